@@ -1,0 +1,144 @@
+//! The command line: `serve` and the rules-engine commands.
+
+pub mod engine;
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::config::ServeArgs;
+
+#[derive(Parser)]
+#[command(
+    name = "mahjong-league",
+    version,
+    about = "Leagues, tournaments and an exact rules engine for American Mah Jongg clubs"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run the web service.
+    Serve(ServeArgs),
+    /// Card files: check one.
+    #[command(subcommand)]
+    Card(CardCommand),
+    /// Hands: check one against a card, or adjudicate a dead-hand call.
+    #[command(subcommand)]
+    Hand(HandCommand),
+    /// Score a game result (rules.md §5) with its ruleset.
+    Score(ScoreArgs),
+}
+
+#[derive(Subcommand)]
+enum CardCommand {
+    /// Check a card file: print a summary (hands, targets) or every error with its line; exit 1 if invalid.
+    Check {
+        /// The card file (TOML), or the name of a built-in card.
+        file: String,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// List the built-in cards.
+    List,
+}
+
+#[derive(Args)]
+struct CardArg {
+    /// A card file, or the name of a built-in card (see `card list`).
+    #[arg(long)]
+    card: String,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+    /// Read one JSON request per line from standard input; answer one JSON line each.
+    #[arg(long)]
+    batch: bool,
+}
+
+#[derive(Subcommand)]
+enum HandCommand {
+    /// Does the hand win? Every matching line, the best, and for a losing hand the nearest lines.
+    Check {
+        #[command(flatten)]
+        card: CardArg,
+        /// An exposure made during play, e.g. "2B 2B J" (repeat for each).
+        #[arg(long = "exposure", value_name = "TILES", allow_hyphen_values = true)]
+        exposures: Vec<String>,
+        /// The 14 tiles, e.g. "F F 2B 2B 2B 4B 4B 4B 4B 6C 6C 6C 8C 8C".
+        #[arg(value_name = "TILES", required_unless_present = "batch")]
+        hand: Option<String>,
+    },
+    /// Decide a dead-hand call from the challenged seat's exposures and the tiles out of play.
+    Adjudicate {
+        #[command(flatten)]
+        card: CardArg,
+        /// An exposure of the challenged seat (repeat for each).
+        #[arg(long = "exposure", value_name = "TILES")]
+        exposures: Vec<String>,
+        /// Every tile known to be out of play: discards and other players' exposures.
+        #[arg(long, value_name = "TILES")]
+        out: Option<String>,
+    },
+}
+
+#[derive(Args)]
+struct ScoreArgs {
+    #[command(flatten)]
+    card: CardArg,
+    /// The result as a JSON file, or - for standard input.
+    #[arg(value_name = "RESULT.json|-", required_unless_present = "batch")]
+    result: Option<String>,
+}
+
+/// Runs the command line; returns the process exit status.
+pub fn run() -> u8 {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Serve(args) => crate::startup::serve_main(args),
+        Command::Card(CardCommand::Check { file, json }) => engine::card_check(&file, json),
+        Command::Card(CardCommand::List) => {
+            for name in crate::rules::builtin::names() {
+                if let Some(card) = crate::rules::builtin::get(name) {
+                    println!(
+                        "{name}\t{} ({}), {} hands",
+                        card.name,
+                        card.year,
+                        card.lines.len()
+                    );
+                }
+            }
+            engine::OK
+        }
+        Command::Hand(HandCommand::Check {
+            card,
+            exposures,
+            hand,
+        }) => engine::hand_check(
+            &card.card,
+            &exposures,
+            hand.as_deref(),
+            card.json,
+            card.batch,
+        ),
+        Command::Hand(HandCommand::Adjudicate {
+            card,
+            exposures,
+            out,
+        }) => engine::hand_adjudicate(
+            &card.card,
+            &exposures,
+            out.as_deref(),
+            card.json,
+            card.batch,
+        ),
+        Command::Score(args) => engine::score(
+            &args.card.card,
+            args.result.as_deref(),
+            args.card.json,
+            args.card.batch,
+        ),
+    }
+}

@@ -1,0 +1,483 @@
+//! Card files (rules.md §2): parsing, validation with line-numbered errors, and compilation.
+
+use std::collections::HashSet;
+use std::fmt;
+use std::ops::Range;
+
+use serde::Deserialize;
+use toml::Spanned;
+
+use super::pattern::{NumbersRule, Options, Pattern, SuitsRule, Target, WindsRule};
+
+/// One problem in a card file: where it is, which hand, and what is wrong.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct CardError {
+    /// 1-based line in the file, when known.
+    pub line: Option<usize>,
+    /// The hand's id, when the problem is in a hand.
+    pub hand: Option<String>,
+    pub message: String,
+}
+
+impl fmt::Display for CardError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(line) = self.line {
+            write!(f, "line {line}: ")?;
+        }
+        if let Some(hand) = &self.hand {
+            write!(f, "hand {hand}: ")?;
+        }
+        f.write_str(&self.message)
+    }
+}
+
+/// A hand line of a card.
+#[derive(Debug, Clone)]
+pub struct Line {
+    pub id: String,
+    pub section: String,
+    pub value: u32,
+    pub concealed: bool,
+    /// The pattern alternatives as written.
+    pub patterns: Vec<String>,
+    pub suits: SuitsRule,
+    pub numbers: NumbersRule,
+    pub winds: WindsRule,
+    pub note: Option<String>,
+    /// This line's targets in `Card::targets`.
+    pub targets: Range<usize>,
+    /// Where the hand starts in the file (1-based).
+    pub source_line: usize,
+}
+
+/// A compiled card: its lines and every target they stand for.
+#[derive(Debug, Clone)]
+pub struct Card {
+    pub name: String,
+    pub year: i64,
+    pub publisher: Option<String>,
+    /// Section names in the order they first appear.
+    pub sections: Vec<String>,
+    pub lines: Vec<Line>,
+    pub targets: Vec<Target>,
+    /// Per target: (mask of its tile kinds, mask of its natural-only kinds), for quick rejection.
+    pub(crate) filters: Vec<(u64, u64)>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawCard {
+    name: Option<Spanned<String>>,
+    year: Option<Spanned<i64>>,
+    #[allow(dead_code)]
+    publisher: Option<String>,
+    #[serde(default)]
+    hand: Vec<Spanned<RawHand>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawHand {
+    section: Option<Spanned<String>>,
+    pattern: Option<Spanned<toml::Value>>,
+    value: Option<Spanned<i64>>,
+    concealed: Option<bool>,
+    suits: Option<Spanned<String>>,
+    numbers: Option<Spanned<toml::Value>>,
+    winds: Option<Spanned<String>>,
+    id: Option<Spanned<String>>,
+    note: Option<String>,
+}
+
+/// Maps byte offsets to 1-based line numbers.
+struct Lines<'a>(&'a str);
+
+impl Lines<'_> {
+    fn at(&self, offset: usize) -> usize {
+        let end = offset.min(self.0.len());
+        self.0.as_bytes()[..end]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count()
+            + 1
+    }
+
+    /// 1-based line numbers of the `[[hand]]` headers.
+    fn hand_headers(&self) -> Vec<usize> {
+        self.0
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| {
+                let compact: String = l.chars().filter(|c| !c.is_whitespace()).collect();
+                compact.starts_with("[[hand]]")
+            })
+            .map(|(i, _)| i + 1)
+            .collect()
+    }
+}
+
+/// The id a hand has (or would have) given its section and position.
+fn default_id(section: &str, n: usize) -> String {
+    format!("{section}#{n}")
+}
+
+impl Card {
+    /// Parses and compiles a card file. Every problem found is returned.
+    pub fn parse(text: &str) -> Result<Card, Vec<CardError>> {
+        let lines = Lines(text);
+        // A syntax check first, so the messages for type and key errors can name the hand.
+        let loose: toml::Table = match toml::from_str(text) {
+            Ok(v) => v,
+            Err(e) => {
+                return Err(vec![CardError {
+                    line: e.span().map(|s| lines.at(s.start)),
+                    hand: None,
+                    message: e.message().trim().to_string(),
+                }]);
+            }
+        };
+        let raw: RawCard = match toml::from_str(text) {
+            Ok(raw) => raw,
+            Err(e) => {
+                let line = e.span().map(|s| lines.at(s.start));
+                let hand = line.and_then(|l| hand_id_at(&lines, &loose, l));
+                return Err(vec![CardError {
+                    line,
+                    hand,
+                    message: e.message().trim().to_string(),
+                }]);
+            }
+        };
+        compile(raw, &lines)
+    }
+
+    /// The targets of one line.
+    pub fn line_targets(&self, line: usize) -> &[Target] {
+        &self.targets[self.lines[line].targets.clone()]
+    }
+
+    /// Finds a line by id.
+    pub fn line_by_id(&self, id: &str) -> Option<&Line> {
+        self.lines.iter().find(|l| l.id == id)
+    }
+}
+
+/// Finds the id of the hand whose table contains `line`, from a loosely parsed card.
+fn hand_id_at(lines: &Lines<'_>, loose: &toml::Table, line: usize) -> Option<String> {
+    let headers = lines.hand_headers();
+    let index = headers.iter().rposition(|&h| h <= line)?;
+    let hands = loose.get("hand")?.as_array()?;
+    let hand = hands.get(index)?.as_table()?;
+    if let Some(id) = hand.get("id").and_then(|v| v.as_str()) {
+        return Some(id.to_string());
+    }
+    let section = hand.get("section").and_then(|v| v.as_str())?;
+    let n = hands[..=index]
+        .iter()
+        .filter(|h| h.get("section").and_then(|v| v.as_str()) == Some(section))
+        .count();
+    Some(default_id(section, n))
+}
+
+fn compile(raw: RawCard, lines: &Lines<'_>) -> Result<Card, Vec<CardError>> {
+    let mut errors = Vec::new();
+    let card_error = |line: Option<usize>, message: String| CardError {
+        line,
+        hand: None,
+        message,
+    };
+    let name = match raw.name {
+        Some(n) if !n.get_ref().trim().is_empty() => n.into_inner(),
+        Some(n) => {
+            errors.push(card_error(
+                Some(lines.at(n.span().start)),
+                "name is empty".into(),
+            ));
+            String::new()
+        }
+        None => {
+            errors.push(card_error(Some(1), "the card needs a `name`".into()));
+            String::new()
+        }
+    };
+    let year = match raw.year {
+        Some(y) => *y.get_ref(),
+        None => {
+            errors.push(card_error(Some(1), "the card needs a `year`".into()));
+            0
+        }
+    };
+    if raw.hand.is_empty() {
+        errors.push(card_error(
+            None,
+            "the card has no hands; add [[hand]] tables".into(),
+        ));
+    }
+
+    let mut sections: Vec<String> = Vec::new();
+    let mut section_counts: Vec<usize> = Vec::new();
+    let mut ids: HashSet<String> = HashSet::new();
+    let mut out_lines = Vec::new();
+    let mut targets = Vec::new();
+
+    for spanned in raw.hand {
+        let hand_line = lines.at(spanned.span().start);
+        let hand = spanned.into_inner();
+        // Work out the id first so every later message can name the hand.
+        let section = hand
+            .section
+            .as_ref()
+            .map(|s| s.get_ref().trim().to_string());
+        let position = section
+            .as_ref()
+            .map(|s| match sections.iter().position(|x| x == s) {
+                Some(i) => {
+                    section_counts[i] += 1;
+                    section_counts[i]
+                }
+                None => {
+                    sections.push(s.clone());
+                    section_counts.push(1);
+                    1
+                }
+            });
+        let id = match (&hand.id, &section, position) {
+            (Some(id), _, _) => id.get_ref().trim().to_string(),
+            (None, Some(s), Some(n)) => default_id(s, n),
+            _ => format!("#{}", out_lines.len() + 1),
+        };
+        let mut err = |line: usize, message: String| {
+            errors.push(CardError {
+                line: Some(line),
+                hand: Some(id.clone()),
+                message,
+            })
+        };
+        let at = |s: std::ops::Range<usize>| lines.at(s.start);
+
+        match &section {
+            None => err(hand_line, "the hand needs a `section`".into()),
+            Some(s) if s.is_empty() => err(hand_line, "section is empty".into()),
+            _ => {}
+        }
+        if let Some(raw_id) = &hand.id
+            && raw_id.get_ref().trim().is_empty()
+        {
+            err(at(raw_id.span()), "id is empty".into());
+        }
+        if !ids.insert(id.clone()) {
+            err(hand_line, format!("another hand already has the id `{id}`"));
+        }
+        let value = match &hand.value {
+            None => {
+                err(hand_line, "the hand needs a `value`".into());
+                0
+            }
+            Some(v) if *v.get_ref() <= 0 || *v.get_ref() > u32::MAX as i64 => {
+                err(
+                    at(v.span()),
+                    format!("value must be a whole number above 0, not {}", v.get_ref()),
+                );
+                0
+            }
+            Some(v) => *v.get_ref() as u32,
+        };
+        let suits = match hand
+            .suits
+            .as_ref()
+            .map(|s| (s.get_ref().as_str(), s.span()))
+        {
+            None | Some(("distinct", _)) => SuitsRule::Distinct,
+            Some(("any", _)) => SuitsRule::Any,
+            Some((other, span)) => {
+                err(
+                    at(span),
+                    format!("suits must be \"distinct\" or \"any\", not \"{other}\""),
+                );
+                SuitsRule::Distinct
+            }
+        };
+        let winds = match hand
+            .winds
+            .as_ref()
+            .map(|s| (s.get_ref().as_str(), s.span()))
+        {
+            None | Some(("as-written", _)) => WindsRule::AsWritten,
+            Some(("any", _)) => WindsRule::Any,
+            Some((other, span)) => {
+                err(
+                    at(span),
+                    format!("winds must be \"as-written\" or \"any\", not \"{other}\""),
+                );
+                WindsRule::AsWritten
+            }
+        };
+        let numbers = match &hand.numbers {
+            None => NumbersRule::AsWritten,
+            Some(n) => match parse_numbers(n.get_ref()) {
+                Ok(rule) => rule,
+                Err(message) => {
+                    err(at(n.span()), message);
+                    NumbersRule::AsWritten
+                }
+            },
+        };
+        let (pattern_line, texts) = match &hand.pattern {
+            None => {
+                err(hand_line, "the hand needs a `pattern`".into());
+                (hand_line, Vec::new())
+            }
+            Some(p) => match pattern_texts(p.get_ref()) {
+                Ok(texts) => (at(p.span()), texts),
+                Err(message) => {
+                    err(at(p.span()), message);
+                    (at(p.span()), Vec::new())
+                }
+            },
+        };
+
+        let options = Options {
+            suits,
+            numbers: numbers.clone(),
+            winds,
+        };
+        let start = targets.len();
+        let mut seen = HashSet::new();
+        let several = texts.len() > 1;
+        for (alt, text) in texts.iter().enumerate() {
+            let prefix = if several {
+                format!("pattern {} (`{text}`): ", alt + 1)
+            } else {
+                String::new()
+            };
+            match Pattern::parse(text) {
+                Ok(p) => {
+                    if let Err(message) =
+                        p.expand(&options, out_lines.len(), alt, &mut seen, &mut targets)
+                    {
+                        err(pattern_line, format!("{prefix}{message}"));
+                    }
+                }
+                Err(message) => err(pattern_line, format!("{prefix}{message}")),
+            }
+        }
+        out_lines.push(Line {
+            id,
+            section: section.unwrap_or_default(),
+            value,
+            concealed: hand.concealed.unwrap_or(false),
+            patterns: texts,
+            suits,
+            numbers,
+            winds,
+            note: hand.note,
+            targets: start..targets.len(),
+            source_line: hand_line,
+        });
+    }
+
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    let filters = targets.iter().map(|t| (t.mask, t.need_mask)).collect();
+    Ok(Card {
+        name,
+        year,
+        publisher: raw.publisher,
+        sections,
+        lines: out_lines,
+        targets,
+        filters,
+    })
+}
+
+fn pattern_texts(value: &toml::Value) -> Result<Vec<String>, String> {
+    const WANT: &str = "pattern must be a string or a list of strings";
+    match value {
+        toml::Value::String(s) => Ok(vec![s.clone()]),
+        toml::Value::Array(items) if !items.is_empty() => items
+            .iter()
+            .map(|v| {
+                v.as_str()
+                    .map(str::to_string)
+                    .ok_or_else(|| WANT.to_string())
+            })
+            .collect(),
+        toml::Value::Array(_) => Err("pattern list is empty".into()),
+        _ => Err(WANT.into()),
+    }
+}
+
+fn parse_numbers(value: &toml::Value) -> Result<NumbersRule, String> {
+    const WANT: &str = "numbers must be \"as-written\", \"any\" or a list of numbers 1-9";
+    match value {
+        toml::Value::String(s) if s == "as-written" => Ok(NumbersRule::AsWritten),
+        toml::Value::String(s) if s == "any" => Ok(NumbersRule::Any),
+        toml::Value::Array(items) if !items.is_empty() => {
+            let mut values = Vec::new();
+            for item in items {
+                match item.as_integer() {
+                    Some(n @ 1..=9) => values.push(n as u8),
+                    Some(n) => return Err(format!("numbers lists {n}; numbers run from 1 to 9")),
+                    None => return Err(WANT.into()),
+                }
+            }
+            Ok(NumbersRule::Lowest(values))
+        }
+        _ => Err(WANT.into()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    pub(crate) const EXAMPLE: &str = include_str!("../../tests/fixtures/example.toml");
+
+    #[test]
+    fn example_card_has_35_targets() {
+        let card = Card::parse(EXAMPLE).unwrap();
+        assert_eq!(card.lines.len(), 4);
+        assert_eq!(card.targets.len(), 35);
+        assert_eq!(card.sections, ["2468", "Like Numbers", "Winds", "Year"]);
+        assert_eq!(card.lines[1].id, "Like Numbers#1");
+    }
+
+    #[test]
+    fn short_pattern_names_line_and_hand() {
+        let text = "name = \"T\"\nyear = 2026\n\n[[hand]]\nsection = \"2468\"\nvalue = 25\n\n[[hand]]\nsection = \"2468\"\npattern = \"FF 222:g 4444:g 666:r 8:r\"\nvalue = 25\n";
+        let errs = Card::parse(text).unwrap_err();
+        let shown: Vec<String> = errs.iter().map(|e| e.to_string()).collect();
+        assert_eq!(
+            shown,
+            [
+                "line 4: hand 2468#1: the hand needs a `pattern`",
+                "line 10: hand 2468#2: pattern has 13 tiles, a hand needs 14"
+            ]
+        );
+    }
+
+    #[test]
+    fn unknown_keys_are_refused_with_the_hand() {
+        let text = "name = \"T\"\nyear = 2026\n[[hand]]\nsection = \"Winds\"\npattern = \"NNN EEEE WWWW SSS\"\nvalue = 25\ncolour = \"red\"\n";
+        let errs = Card::parse(text).unwrap_err();
+        assert_eq!(errs.len(), 1);
+        assert_eq!(errs[0].line, Some(7));
+        assert_eq!(errs[0].hand.as_deref(), Some("Winds#1"));
+        assert!(errs[0].message.contains("colour"), "{}", errs[0].message);
+        let top = "name = \"T\"\nyear = 2026\nedition = 2\n";
+        assert_eq!(Card::parse(top).unwrap_err()[0].line, Some(3));
+    }
+
+    #[test]
+    fn too_many_colours_and_bad_values_are_errors() {
+        let text = "name = \"T\"\nyear = 2026\n[[hand]]\nsection = \"X\"\npattern = \"11:a 22:b 33:c 44:d 555:a 111:b\"\nvalue = 0\n";
+        let errs = Card::parse(text).unwrap_err();
+        let shown: Vec<String> = errs.iter().map(|e| e.to_string()).collect();
+        assert!(
+            shown.iter().any(|e| e.contains("value must be")),
+            "{shown:?}"
+        );
+        assert!(shown.iter().any(|e| e.contains("4 colours")), "{shown:?}");
+    }
+}

@@ -1,0 +1,797 @@
+//! Scoring rulesets (rules.md §5): results, rulesets as data, the four presets, and scores with
+//! their breakdown in words.
+
+use serde::{Deserialize, Serialize};
+
+use super::InputError;
+use super::card::Card;
+use super::matching::{Hand, MatchReport};
+use super::tile::{Tile, parse_tiles};
+
+/// Tiles as a string (`"2B 2B J"`) or a list of strings.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(untagged)]
+pub enum Tiles {
+    Text(String),
+    List(Vec<String>),
+}
+
+impl Tiles {
+    pub fn parse(&self) -> Result<Vec<Tile>, InputError> {
+        let r = match self {
+            Tiles::Text(s) => parse_tiles(s),
+            Tiles::List(items) => super::tile::parse_tile_list(items),
+        };
+        r.map_err(|e| InputError::new(e.to_string()))
+    }
+}
+
+/// How a game ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    Mahjong,
+    Wall,
+    Redeal,
+}
+
+/// How the winning tile came.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WonBy {
+    SelfPick,
+    Discard,
+    JokerExchange,
+    Heavenly,
+    Earthly,
+}
+
+/// A dead-hand entry of a result.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+pub struct DeadEntry {
+    pub seat: String,
+    #[serde(default)]
+    pub called_by: Option<String>,
+    #[serde(default)]
+    pub reason: Option<String>,
+    #[serde(default)]
+    pub contested: bool,
+    #[serde(default)]
+    pub upheld: Option<bool>,
+}
+
+/// A ruleset named by preset or given as data.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(untagged)]
+pub enum RulesetSpec {
+    Preset(String),
+    Custom(Ruleset),
+}
+
+impl RulesetSpec {
+    pub fn resolve(&self) -> Result<Ruleset, InputError> {
+        match self {
+            RulesetSpec::Preset(name) => Ruleset::preset(name).ok_or_else(|| {
+                InputError::new(format!(
+                    "ruleset `{name}` is not a preset; presets are {}",
+                    Ruleset::PRESETS.join(", ")
+                ))
+            }),
+            RulesetSpec::Custom(r) => Ok(r.clone()),
+        }
+    }
+}
+
+/// A game result (rules.md §5).
+#[derive(Debug, Clone, Deserialize, Serialize)]
+pub struct GameResult {
+    #[serde(default)]
+    pub ruleset: Option<RulesetSpec>,
+    pub seats: Vec<String>,
+    pub outcome: Outcome,
+    #[serde(default)]
+    pub winner: Option<String>,
+    #[serde(default)]
+    pub hand: Option<Tiles>,
+    #[serde(default)]
+    pub exposures: Vec<Tiles>,
+    #[serde(default)]
+    pub won_by: Option<WonBy>,
+    #[serde(default)]
+    pub discarder: Option<String>,
+    #[serde(default)]
+    pub misnamed_discard: bool,
+    #[serde(default)]
+    pub dead: Vec<DeadEntry>,
+}
+
+/// Payment rules: every player pays or is paid; the total is zero.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct MoneyRules {
+    /// Multiple of the hand's value the discarder pays.
+    pub discarder: i64,
+    /// Multiple each other player pays on a discard win.
+    pub others_on_discard: i64,
+    /// Multiple every other player pays on a self-pick (and joker exchange, heavenly, earthly).
+    pub self_pick: i64,
+    /// Factor on every payment for a jokerless win on a line that is not singles-and-pairs.
+    pub jokerless_multiplier: i64,
+    /// Multiple the player who misnamed the winning discard pays, alone.
+    pub misnamed_discard: i64,
+    /// When the discarder pays for the whole table; `None` for never.
+    pub pays_for_table: Option<PaysForTable>,
+    /// Paid by the loser of a contested dead-hand call to the other player.
+    pub dispute: i64,
+}
+
+/// Exposure counts of the winner at which the discarder pays every share.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct PaysForTable {
+    pub exposures: usize,
+    pub exposures_on_quints: usize,
+}
+
+impl Default for MoneyRules {
+    fn default() -> Self {
+        MoneyRules {
+            discarder: 2,
+            others_on_discard: 1,
+            self_pick: 2,
+            jokerless_multiplier: 2,
+            misnamed_discard: 4,
+            pays_for_table: None,
+            dispute: 25,
+        }
+    }
+}
+
+/// Points rules: the winner scores the hand plus bonuses, the discarder a penalty.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PointsRules {
+    /// Bonus for a self-picked win (heavenly and earthly count as self-picked).
+    pub self_pick: i64,
+    /// Bonus for a win by joker exchange ("finesse").
+    pub joker_exchange: i64,
+    /// Whether a joker-exchange win also counts as self-picked.
+    pub joker_exchange_is_self_pick: bool,
+    /// Bonus for a jokerless win on a line that is not singles-and-pairs.
+    pub jokerless: i64,
+    /// Bonus for a win with no exposures on a line that is not concealed.
+    pub no_exposures: i64,
+    /// Discarder penalties (positive numbers, subtracted).
+    pub discarder: DiscarderPenalty,
+    /// Penalty for the player whose misnamed discard gave mahjong, in place of the
+    /// discarder penalty; `None` treats it as an ordinary discard.
+    pub misnamed_discard: Option<i64>,
+    /// Points for each hand that is not dead in a wall game.
+    pub wall_alive: i64,
+    /// A caller whose contested call was not upheld scores nothing for the game but penalties.
+    pub wrong_caller_scores_zero: bool,
+}
+
+/// The discarder's penalty by the winner's exposures.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct DiscarderPenalty {
+    pub up_to_one_exposure: i64,
+    pub two_exposures: i64,
+    pub three_or_more: i64,
+    pub two_or_more_on_quints: i64,
+}
+
+impl Default for PointsRules {
+    fn default() -> Self {
+        PointsRules {
+            self_pick: 10,
+            joker_exchange: 10,
+            joker_exchange_is_self_pick: false,
+            jokerless: 20,
+            no_exposures: 10,
+            discarder: DiscarderPenalty {
+                up_to_one_exposure: 10,
+                two_exposures: 20,
+                three_or_more: 25,
+                two_or_more_on_quints: 25,
+            },
+            misnamed_discard: None,
+            wall_alive: 10,
+            wrong_caller_scores_zero: true,
+        }
+    }
+}
+
+/// A scoring ruleset: a preset or a league's own, with the same knobs.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Ruleset {
+    Money {
+        #[serde(default)]
+        name: Option<String>,
+        #[serde(flatten)]
+        rules: MoneyRules,
+    },
+    Points {
+        #[serde(default)]
+        name: Option<String>,
+        #[serde(flatten)]
+        rules: PointsRules,
+    },
+}
+
+impl Ruleset {
+    pub const PRESETS: [&'static str; 4] = [
+        "nmjl-money",
+        "bigcard-money",
+        "bigcard-points",
+        "tournament",
+    ];
+
+    pub fn preset(name: &str) -> Option<Ruleset> {
+        let named = Some(name.to_string());
+        Some(match name {
+            "nmjl-money" => Ruleset::Money {
+                name: named,
+                rules: MoneyRules::default(),
+            },
+            "bigcard-money" => Ruleset::Money {
+                name: named,
+                rules: MoneyRules {
+                    pays_for_table: Some(PaysForTable {
+                        exposures: 3,
+                        exposures_on_quints: 2,
+                    }),
+                    ..MoneyRules::default()
+                },
+            },
+            "bigcard-points" => Ruleset::Points {
+                name: named,
+                rules: PointsRules::default(),
+            },
+            "tournament" => Ruleset::Points {
+                name: named,
+                rules: PointsRules {
+                    joker_exchange: 0,
+                    joker_exchange_is_self_pick: true,
+                    no_exposures: 0,
+                    misnamed_discard: Some(25),
+                    ..PointsRules::default()
+                },
+            },
+            _ => return None,
+        })
+    }
+
+    pub fn is_money(&self) -> bool {
+        matches!(self, Ruleset::Money { .. })
+    }
+}
+
+/// One seat's score and how it came about.
+#[derive(Debug, Clone, Serialize)]
+pub struct SeatBreakdown {
+    pub seat: String,
+    pub score: i64,
+    /// The score in words ("hand 2468#3: 25; self-picked +10; jokerless +20").
+    pub text: String,
+}
+
+/// Scores in seat order, serialized as an object.
+#[derive(Debug, Clone)]
+pub struct SeatScores(pub Vec<(String, i64)>);
+
+impl Serialize for SeatScores {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut m = s.serialize_map(Some(self.0.len()))?;
+        for (k, v) in &self.0 {
+            m.serialize_entry(k, v)?;
+        }
+        m.end()
+    }
+}
+
+/// The scored result.
+#[derive(Debug, Clone, Serialize)]
+pub struct ScoreReport {
+    pub scores: SeatScores,
+    pub breakdown: Vec<SeatBreakdown>,
+    /// The winning line, for a mahjong.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<MatchReport>,
+    /// Whether the game counts as a game played (a redeal does not).
+    pub counts: bool,
+}
+
+/// Seat labels: the winds, by letter or name.
+fn seat_label(text: &str) -> Option<&'static str> {
+    match text.trim().to_ascii_lowercase().as_str() {
+        "e" | "east" => Some("E"),
+        "s" | "south" => Some("S"),
+        "w" | "west" => Some("W"),
+        "n" | "north" => Some("N"),
+        _ => None,
+    }
+}
+
+/// A result checked against the card, ready to score.
+#[derive(Debug, Clone)]
+pub struct ValidResult {
+    pub seats: Vec<&'static str>,
+    pub outcome: Outcome,
+    pub winner: Option<usize>,
+    pub won_by: Option<WonBy>,
+    pub discarder: Option<usize>,
+    pub misnamed: bool,
+    /// Per seat: is the hand dead for scoring.
+    pub dead: Vec<bool>,
+    /// (caller, challenged, upheld) for each contested call.
+    pub disputes: Vec<(usize, usize, bool)>,
+    /// The winning line.
+    pub line: Option<MatchReport>,
+}
+
+impl GameResult {
+    /// Validates the result against the card: seats, roles and the winning hand.
+    pub fn validate(&self, card: &Card) -> Result<ValidResult, InputError> {
+        let err = |m: String| Err(InputError::new(m));
+        if !(2..=4).contains(&self.seats.len()) {
+            return err(format!(
+                "seats lists {} players; a table has 2 to 4",
+                self.seats.len()
+            ));
+        }
+        let mut seats: Vec<&'static str> = Vec::new();
+        for s in &self.seats {
+            let Some(label) = seat_label(s) else {
+                return err(format!("seat `{s}` is not a wind (E, S, W or N)"));
+            };
+            if seats.contains(&label) {
+                return err(format!("seat {label} is listed twice"));
+            }
+            seats.push(label);
+        }
+        let find = |field: &str, s: &str| -> Result<usize, InputError> {
+            seat_label(s)
+                .and_then(|l| seats.iter().position(|x| *x == l))
+                .ok_or_else(|| {
+                    InputError::new(format!(
+                        "{field} `{s}` is not a seat at this table ({})",
+                        seats.join(", ")
+                    ))
+                })
+        };
+        let mut dead = vec![false; seats.len()];
+        let mut disputes = Vec::new();
+        for (i, d) in self.dead.iter().enumerate() {
+            let at = |f: &str| format!("dead[{i}].{f}");
+            let seat = find(&at("seat"), &d.seat)?;
+            let caller = match &d.called_by {
+                Some(c) => Some(find(&at("called_by"), c)?),
+                None => None,
+            };
+            if caller == Some(seat) {
+                return err(format!(
+                    "{}: a player cannot call their own hand dead; only an opponent may",
+                    at("called_by")
+                ));
+            }
+            if d.contested {
+                let Some(caller) = caller else {
+                    return err(format!(
+                        "{}: a contested call needs the caller",
+                        at("called_by")
+                    ));
+                };
+                let Some(upheld) = d.upheld else {
+                    return err(format!(
+                        "{}: say whether the contested call was upheld",
+                        at("upheld")
+                    ));
+                };
+                disputes.push((caller, seat, upheld));
+                if upheld {
+                    dead[seat] = true;
+                }
+            } else {
+                dead[seat] = true;
+            }
+        }
+        let uncontested_dead = |seat: usize| {
+            self.dead
+                .iter()
+                .any(|d| !d.contested && seat_label(&d.seat) == Some(seats[seat]))
+        };
+
+        let mut v = ValidResult {
+            seats: seats.clone(),
+            outcome: self.outcome,
+            winner: None,
+            won_by: None,
+            discarder: None,
+            misnamed: false,
+            dead,
+            disputes,
+            line: None,
+        };
+        if self.outcome != Outcome::Mahjong {
+            let what = if self.outcome == Outcome::Wall {
+                "a wall game"
+            } else {
+                "a redeal"
+            };
+            if self.winner.is_some() {
+                return err(format!("winner: {what} has no winner"));
+            }
+            if self.discarder.is_some() {
+                return err(format!("discarder: {what} has no winning discard"));
+            }
+            if self.outcome == Outcome::Redeal && !self.dead.is_empty() {
+                return err(
+                    "dead: hands cannot be called dead before play starts (a redeal)".into(),
+                );
+            }
+            return Ok(v);
+        }
+
+        let Some(winner) = &self.winner else {
+            return err("winner: a mahjong needs the winner's seat".into());
+        };
+        let winner = find("winner", winner)?;
+        if v.dead[winner] {
+            return err(format!(
+                "dead: the winner {} has a dead hand; a dead hand cannot win",
+                seats[winner]
+            ));
+        }
+        let Some(won_by) = self.won_by else {
+            return err("won_by: say how the game was won (self_pick, discard, joker_exchange, heavenly, earthly)".into());
+        };
+        match (won_by, &self.discarder) {
+            (WonBy::Discard, None) => {
+                return err("discarder: a win from a discard needs the discarder".into());
+            }
+            (WonBy::Discard, Some(d)) => {
+                let d = find("discarder", d)?;
+                if d == winner {
+                    return err(format!(
+                        "discarder: {} is the winner; the winning discard comes from another player",
+                        seats[d]
+                    ));
+                }
+                if uncontested_dead(d) {
+                    return err(format!(
+                        "discarder: {}'s hand is dead and a dead hand stops playing, so it did not discard",
+                        seats[d]
+                    ));
+                }
+                v.discarder = Some(d);
+            }
+            (_, Some(_)) => {
+                return err("discarder: only a win from a discard has a discarder".into());
+            }
+            (_, None) => {}
+        }
+        if self.misnamed_discard && won_by != WonBy::Discard {
+            return err(
+                "misnamed_discard: only a win from a discard can come from a misnamed discard"
+                    .into(),
+            );
+        }
+        if matches!(won_by, WonBy::Heavenly | WonBy::Earthly) && seats[winner] != "E" {
+            return err(format!(
+                "won_by: a heavenly or earthly win is East's, but the winner is {}",
+                seats[winner]
+            ));
+        }
+        let Some(hand) = &self.hand else {
+            return err("hand: a mahjong needs the winning hand".into());
+        };
+        let tiles = hand.parse().map_err(|e| e.context("hand"))?;
+        let exposures = self
+            .exposures
+            .iter()
+            .enumerate()
+            .map(|(i, t)| t.parse().map_err(|e| e.context(&format!("exposures[{i}]"))))
+            .collect::<Result<Vec<_>, _>>()?;
+        let hand = Hand::new(&tiles, &exposures)?;
+        let check = card.check(&hand);
+        let Some(best) = check.best else {
+            let near = card.check_report(&check);
+            let hint = near
+                .nearest
+                .iter()
+                .map(|n| {
+                    if n.missing == 0 {
+                        format!("{} ({})", n.id, n.reason.clone().unwrap_or_default())
+                    } else {
+                        format!("{} (needs {})", n.id, n.needs.join(" "))
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join("; ");
+            return err(format!(
+                "hand: matches no line of card \"{}\"; nearest: {hint}",
+                card.name
+            ));
+        };
+        v.line = Some(card.match_report(&check.matches[best], &check));
+        v.winner = Some(winner);
+        v.won_by = Some(won_by);
+        v.misnamed = self.misnamed_discard;
+        Ok(v)
+    }
+}
+
+/// Builds each seat's score from items in words.
+struct Sheet {
+    items: Vec<Vec<(String, i64)>>,
+}
+
+impl Sheet {
+    fn new(n: usize) -> Sheet {
+        Sheet {
+            items: vec![Vec::new(); n],
+        }
+    }
+
+    fn add(&mut self, seat: usize, what: String, amount: i64) {
+        self.items[seat].push((what, amount));
+    }
+
+    fn finish(self, v: &ValidResult, counts: bool, zeroed: &[bool]) -> ScoreReport {
+        let mut scores = Vec::new();
+        let mut breakdown = Vec::new();
+        for (i, items) in self.items.into_iter().enumerate() {
+            let mut score = 0;
+            let mut parts = Vec::new();
+            for (what, amount) in items {
+                if zeroed[i] && amount > 0 {
+                    parts.push(format!(
+                        "{what} (void: called a hand dead and was not upheld)"
+                    ));
+                    continue;
+                }
+                score += amount;
+                parts.push(what);
+            }
+            if parts.is_empty() {
+                parts.push("nothing".into());
+            }
+            let seat = v.seats[i].to_string();
+            scores.push((seat.clone(), score));
+            breakdown.push(SeatBreakdown {
+                seat,
+                score,
+                text: parts.join("; "),
+            });
+        }
+        ScoreReport {
+            scores: SeatScores(scores),
+            breakdown,
+            line: v.line.clone(),
+            counts,
+        }
+    }
+}
+
+fn signed(n: i64) -> String {
+    if n >= 0 {
+        format!("+{n}")
+    } else {
+        n.to_string()
+    }
+}
+
+impl ValidResult {
+    /// Scores the result under a ruleset.
+    pub fn score(&self, ruleset: &Ruleset) -> ScoreReport {
+        let n = self.seats.len();
+        let mut sheet = Sheet::new(n);
+        let no_zero = vec![false; n];
+        if self.outcome == Outcome::Redeal {
+            for i in 0..n {
+                sheet.add(
+                    i,
+                    "redeal: nothing scored, the game does not count".into(),
+                    0,
+                );
+            }
+            return sheet.finish(self, false, &no_zero);
+        }
+        match ruleset {
+            Ruleset::Money { rules, .. } => {
+                self.score_money(rules, &mut sheet);
+                sheet.finish(self, true, &no_zero)
+            }
+            Ruleset::Points { rules, .. } => {
+                let zeroed = self.score_points(rules, &mut sheet);
+                sheet.finish(self, true, &zeroed)
+            }
+        }
+    }
+
+    fn pay(&self, sheet: &mut Sheet, payer: usize, payee: usize, amount: i64, why: &str) {
+        if amount == 0 {
+            return;
+        }
+        let (from, to) = (self.seats[payer], self.seats[payee]);
+        sheet.add(payee, format!("{from} pays {amount} ({why})"), amount);
+        sheet.add(payer, format!("pays {to} {amount} ({why})"), -amount);
+    }
+
+    fn score_money(&self, r: &MoneyRules, sheet: &mut Sheet) {
+        if let (Some(w), Some(line)) = (self.winner, &self.line) {
+            let value = line.value as i64;
+            let doubled = line.jokerless && !line.singles_and_pairs;
+            let m = if doubled { r.jokerless_multiplier } else { 1 };
+            let jl = if doubled {
+                format!(", jokerless ×{}", r.jokerless_multiplier)
+            } else {
+                String::new()
+            };
+            let hand = format!("hand {} at {value}", line.id);
+            match (self.won_by, self.discarder) {
+                (Some(WonBy::Discard), Some(d)) if self.misnamed => {
+                    let why = format!("{hand}, misnamed discard ×{}", r.misnamed_discard);
+                    self.pay(sheet, d, w, r.misnamed_discard * value, &why);
+                }
+                (Some(WonBy::Discard), Some(d)) => {
+                    let table = r.pays_for_table.as_ref().is_some_and(|p| {
+                        line.exposures >= p.exposures
+                            || (line.quints && line.exposures >= p.exposures_on_quints)
+                    });
+                    let own = r.discarder * value * m;
+                    let other = r.others_on_discard * value * m;
+                    if table {
+                        let total = own + other * (self.seats.len() as i64 - 2);
+                        let why = format!(
+                            "{hand}, discarder ×{}{jl}, pays for the table: {} exposures",
+                            r.discarder, line.exposures
+                        );
+                        self.pay(sheet, d, w, total, &why);
+                    } else {
+                        let why = format!("{hand}, discarder ×{}{jl}", r.discarder);
+                        self.pay(sheet, d, w, own, &why);
+                        let why = format!("{hand}, ×{}{jl}", r.others_on_discard);
+                        for p in (0..self.seats.len()).filter(|&p| p != w && p != d) {
+                            self.pay(sheet, p, w, other, &why);
+                        }
+                    }
+                }
+                (won_by, _) => {
+                    let how = match won_by {
+                        Some(WonBy::JokerExchange) => "joker exchange",
+                        Some(WonBy::Heavenly) => "heavenly",
+                        Some(WonBy::Earthly) => "earthly",
+                        _ => "self-picked",
+                    };
+                    let why = format!("{hand}, {how} ×{}{jl}", r.self_pick);
+                    for p in (0..self.seats.len()).filter(|&p| p != w) {
+                        self.pay(sheet, p, w, r.self_pick * value * m, &why);
+                    }
+                }
+            }
+        }
+        for &(caller, challenged, upheld) in &self.disputes {
+            if upheld {
+                self.pay(
+                    sheet,
+                    challenged,
+                    caller,
+                    r.dispute,
+                    "dead-hand call upheld",
+                );
+            } else {
+                self.pay(
+                    sheet,
+                    caller,
+                    challenged,
+                    r.dispute,
+                    "dead-hand call not upheld",
+                );
+            }
+        }
+    }
+
+    /// Returns, per seat, whether its gains are void (a wrong dead-hand caller).
+    fn score_points(&self, r: &PointsRules, sheet: &mut Sheet) -> Vec<bool> {
+        let n = self.seats.len();
+        let mut zeroed = vec![false; n];
+        if r.wrong_caller_scores_zero {
+            for &(caller, _, upheld) in &self.disputes {
+                if !upheld {
+                    zeroed[caller] = true;
+                }
+            }
+        }
+        match (self.winner, &self.line) {
+            (Some(w), Some(line)) => {
+                sheet.add(
+                    w,
+                    format!("hand {}: {}", line.id, line.value),
+                    line.value as i64,
+                );
+                let won_by = self.won_by.unwrap_or(WonBy::SelfPick);
+                let self_picked = match won_by {
+                    WonBy::SelfPick | WonBy::Heavenly | WonBy::Earthly => true,
+                    WonBy::JokerExchange => r.joker_exchange_is_self_pick,
+                    WonBy::Discard => false,
+                };
+                if self_picked && r.self_pick != 0 {
+                    sheet.add(
+                        w,
+                        format!("self-picked {}", signed(r.self_pick)),
+                        r.self_pick,
+                    );
+                }
+                if won_by == WonBy::JokerExchange && r.joker_exchange != 0 {
+                    sheet.add(
+                        w,
+                        format!("joker exchange {}", signed(r.joker_exchange)),
+                        r.joker_exchange,
+                    );
+                }
+                if line.jokerless && !line.singles_and_pairs && r.jokerless != 0 {
+                    sheet.add(w, format!("jokerless {}", signed(r.jokerless)), r.jokerless);
+                }
+                if line.exposures == 0 && !line.concealed && r.no_exposures != 0 {
+                    sheet.add(
+                        w,
+                        format!("no exposures {}", signed(r.no_exposures)),
+                        r.no_exposures,
+                    );
+                }
+                if let Some(d) = self.discarder {
+                    match r.misnamed_discard {
+                        Some(p) if self.misnamed => {
+                            sheet.add(
+                                d,
+                                format!("misnamed the winning discard {}", signed(-p)),
+                                -p,
+                            );
+                        }
+                        _ => {
+                            let p = &r.discarder;
+                            let penalty = if line.quints && line.exposures >= 2 {
+                                p.two_or_more_on_quints
+                            } else if line.exposures >= 3 {
+                                p.three_or_more
+                            } else if line.exposures == 2 {
+                                p.two_exposures
+                            } else {
+                                p.up_to_one_exposure
+                            };
+                            sheet.add(
+                                d,
+                                format!(
+                                    "discarded the winning tile (winner made {} exposure{}) {}",
+                                    line.exposures,
+                                    if line.exposures == 1 { "" } else { "s" },
+                                    signed(-penalty)
+                                ),
+                                -penalty,
+                            );
+                        }
+                    }
+                }
+            }
+            _ => {
+                for i in 0..n {
+                    if self.dead[i] {
+                        sheet.add(i, "wall game, dead hand: 0".into(), 0);
+                    } else {
+                        sheet.add(
+                            i,
+                            format!("wall game, hand alive {}", signed(r.wall_alive)),
+                            r.wall_alive,
+                        );
+                    }
+                }
+            }
+        }
+        zeroed
+    }
+}
