@@ -1,6 +1,195 @@
-//! Configuration: command-line flags, environment variables and an optional file.
+//! Configuration: command-line flags, then environment variables, then an optional TOML file,
+//! then safe local defaults. Secrets are never printed (see `Secret`).
 
-use clap::Args;
+use std::fmt;
+use std::path::{Path, PathBuf};
 
-#[derive(Args, Debug, Clone)]
-pub struct ServeArgs {}
+use anyhow::Context;
+use clap::{Args, ValueEnum};
+use serde::Deserialize;
+
+/// Default address: loopback only, so a fresh install is not reachable from the network.
+pub const DEFAULT_BIND: &str = "127.0.0.1:8080";
+pub const DEFAULT_DATA_DIR: &str = "./.data";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum LogFormat {
+    /// Readable lines for a terminal.
+    #[default]
+    Human,
+    /// One JSON object per line, for log collectors.
+    Json,
+}
+
+/// A secret value: its Debug and Display never show it.
+#[derive(Clone, Deserialize)]
+#[serde(transparent)]
+pub struct Secret(String);
+
+impl Secret {
+    pub fn new(s: impl Into<String>) -> Secret {
+        Secret(s.into())
+    }
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("[redacted]")
+    }
+}
+
+/// Flags of `serve`; each also reads an environment variable.
+#[derive(Args, Debug, Clone, Default)]
+pub struct ServeArgs {
+    /// Optional TOML file with any of: bind, data_dir, database_url, log_format, session_key, demo.
+    #[arg(long, env = "MAHJONG_CONFIG", value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Address to listen on [default: 127.0.0.1:8080].
+    #[arg(long, env = "MAHJONG_BIND", value_name = "ADDR:PORT")]
+    pub bind: Option<String>,
+    /// Where the service keeps its files (the embedded PostgreSQL, the session key) [default: ./.data].
+    #[arg(long, env = "MAHJONG_DATA_DIR", value_name = "DIR")]
+    pub data_dir: Option<PathBuf>,
+    /// PostgreSQL to use. Without it the service starts its own private PostgreSQL in the data directory.
+    #[arg(long, env = "DATABASE_URL", hide_env_values = true, value_name = "URL")]
+    pub database_url: Option<String>,
+    /// Log format [default: human].
+    #[arg(long, env = "MAHJONG_LOG_FORMAT", value_enum)]
+    pub log_format: Option<LogFormat>,
+    /// Key that signs session cookies (64+ characters). Without it one is made and kept in the data directory.
+    #[arg(
+        long,
+        env = "MAHJONG_SESSION_KEY",
+        hide_env_values = true,
+        value_name = "KEY"
+    )]
+    pub session_key: Option<String>,
+    /// Create the demo club (slug `demo`) if it does not exist.
+    #[arg(long, env = "MAHJONG_DEMO")]
+    pub demo: bool,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct FileConfig {
+    bind: Option<String>,
+    data_dir: Option<PathBuf>,
+    database_url: Option<Secret>,
+    log_format: Option<LogFormat>,
+    session_key: Option<Secret>,
+    demo: Option<bool>,
+}
+
+/// The settings the service runs with.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub bind: String,
+    pub data_dir: PathBuf,
+    pub database_url: Option<Secret>,
+    pub log_format: LogFormat,
+    pub session_key: Secret,
+    pub demo: bool,
+}
+
+impl Settings {
+    /// Merges flags and environment (already in `args`) over the file over the defaults.
+    pub fn load(args: ServeArgs) -> anyhow::Result<Settings> {
+        let file: FileConfig = match &args.config {
+            Some(path) => {
+                let text = std::fs::read_to_string(path)
+                    .with_context(|| format!("reading config file {}", path.display()))?;
+                toml::from_str(&text).map_err(|e| {
+                    anyhow::anyhow!("config file {}: {}", path.display(), e.to_string().trim())
+                })?
+            }
+            None => FileConfig::default(),
+        };
+        let data_dir = args
+            .data_dir
+            .or(file.data_dir)
+            .unwrap_or_else(|| PathBuf::from(DEFAULT_DATA_DIR));
+        let session_key = match args.session_key.map(Secret::new).or(file.session_key) {
+            Some(k) if k.expose().len() < 64 => {
+                anyhow::bail!("the session key must be at least 64 characters long")
+            }
+            Some(k) => k,
+            None => stored_session_key(&data_dir)?,
+        };
+        Ok(Settings {
+            bind: args
+                .bind
+                .or(file.bind)
+                .unwrap_or_else(|| DEFAULT_BIND.to_string()),
+            data_dir,
+            database_url: args.database_url.map(Secret::new).or(file.database_url),
+            log_format: args.log_format.or(file.log_format).unwrap_or_default(),
+            session_key,
+            demo: args.demo || file.demo.unwrap_or(false),
+        })
+    }
+}
+
+/// Reads the session key kept in the data directory, making one the first time.
+fn stored_session_key(data_dir: &Path) -> anyhow::Result<Secret> {
+    let path = data_dir.join("session-key");
+    if let Ok(key) = std::fs::read_to_string(&path)
+        && key.trim().len() >= 64
+    {
+        return Ok(Secret::new(key.trim()));
+    }
+    std::fs::create_dir_all(data_dir)
+        .with_context(|| format!("creating data directory {}", data_dir.display()))?;
+    let bytes: [u8; 48] = rand::random();
+    let key: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    std::fs::write(&path, &key).with_context(|| format!("writing {}", path.display()))?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600))?;
+    }
+    Ok(Secret::new(key))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flags_win_over_the_file_and_defaults_fill_the_rest() {
+        let dir = std::env::temp_dir().join(format!("ml-config-{}", uuid::Uuid::new_v4()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("c.toml");
+        std::fs::write(&file, "bind = \"127.0.0.1:9000\"\nlog_format = \"json\"\n").unwrap();
+        let args = ServeArgs {
+            config: Some(file.clone()),
+            bind: Some("127.0.0.1:9999".into()),
+            data_dir: Some(dir.clone()),
+            ..Default::default()
+        };
+        let s = Settings::load(args).unwrap();
+        assert_eq!(s.bind, "127.0.0.1:9999");
+        assert_eq!(s.log_format, LogFormat::Json);
+        assert!(s.database_url.is_none());
+        assert_eq!(format!("{:?}", s.session_key), "[redacted]");
+        // The generated key is kept and reused.
+        let again = Settings::load(ServeArgs {
+            data_dir: Some(dir.clone()),
+            ..Default::default()
+        })
+        .unwrap();
+        assert_eq!(again.session_key.expose(), s.session_key.expose());
+        std::fs::write(&file, "bnid = 1\n").unwrap();
+        let err = Settings::load(ServeArgs {
+            config: Some(file),
+            data_dir: Some(dir.clone()),
+            ..Default::default()
+        })
+        .unwrap_err();
+        assert!(err.to_string().contains("bnid"), "{err}");
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+}

@@ -1,7 +1,170 @@
-//! Building and running the application.
+//! Building and running the application: the listener, the middleware, the routes, and the
+//! embedded PostgreSQL's lifetime.
 
-use crate::config::ServeArgs;
+use std::net::TcpListener;
 
-pub fn serve_main(_args: ServeArgs) -> u8 {
-    1
+use actix_web::dev::Server;
+use actix_web::middleware::from_fn;
+use actix_web::{App, HttpMessage, HttpServer, web};
+use anyhow::Context;
+use sqlx::PgPool;
+use tracing_actix_web::{RequestId, TracingLogger};
+use utoipa_actix_web::AppExt;
+use utoipa_swagger_ui::SwaggerUi;
+
+use crate::config::{ServeArgs, Settings};
+use crate::error::{self, AppError};
+use crate::storage::{self, embedded::EmbeddedPostgres};
+
+/// State shared by every handler. Nothing that matters lives only in memory: several
+/// processes can serve one database.
+pub struct AppState {
+    pub db: PgPool,
+}
+
+/// A built server, bound to its port.
+pub struct Application {
+    port: u16,
+    server: Server,
+}
+
+impl Application {
+    /// Binds `settings.bind` (port 0 picks a free port) and builds the server.
+    pub fn build(settings: &Settings, db: PgPool) -> anyhow::Result<Application> {
+        let listener = TcpListener::bind(&settings.bind)
+            .with_context(|| format!("listening on {}", settings.bind))?;
+        let port = listener.local_addr()?.port();
+        let state = web::Data::new(AppState { db });
+        let server = HttpServer::new(move || {
+            let (app, doc) = App::new()
+                .into_utoipa_app()
+                .openapi(crate::api::openapi())
+                .configure(crate::api::configure)
+                .split_for_parts();
+            // The document is built from the same registrations the app serves.
+            let _ = doc;
+            app.app_data(state.clone())
+                .app_data(crate::api::json_config())
+                .service(
+                    SwaggerUi::new("/api/docs/{_:.*}")
+                        .url("/api/openapi.json", crate::api::openapi()),
+                )
+                .service(web::redirect("/api/docs", "/api/docs/"))
+                .configure(crate::pages::configure)
+                .default_service(web::to(|req: actix_web::HttpRequest| async move {
+                    Err::<actix_web::HttpResponse, _>(AppError::NotFound(format!(
+                        "no route for {} {}",
+                        req.method(),
+                        req.path()
+                    )))
+                }))
+                .wrap(from_fn(error::render))
+                .wrap(from_fn(request_id_header))
+                .wrap(TracingLogger::default())
+        })
+        .listen(listener)?
+        .shutdown_timeout(10)
+        .run();
+        Ok(Application { port, server })
+    }
+
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    pub async fn run_until_stopped(self) -> std::io::Result<()> {
+        self.server.await
+    }
+}
+
+/// Echoes the request id the logs use as `X-Request-Id`.
+async fn request_id_header(
+    req: actix_web::dev::ServiceRequest,
+    next: actix_web::middleware::Next<impl actix_web::body::MessageBody + 'static>,
+) -> Result<actix_web::dev::ServiceResponse<impl actix_web::body::MessageBody>, actix_web::Error> {
+    let id = req.extensions().get::<RequestId>().map(|id| id.to_string());
+    let mut res = next.call(req).await?;
+    if let Some(id) = id
+        && let Ok(value) = actix_web::http::header::HeaderValue::from_str(&id)
+    {
+        res.headers_mut().insert(
+            actix_web::http::header::HeaderName::from_static("x-request-id"),
+            value,
+        );
+    }
+    Ok(res)
+}
+
+/// Name of the service's database on the embedded server.
+pub const EMBEDDED_DATABASE: &str = "mahjong_league";
+
+/// Connects to the configured database, or starts the embedded one.
+pub async fn open_database(
+    settings: &Settings,
+) -> anyhow::Result<(PgPool, Option<EmbeddedPostgres>)> {
+    let (url, embedded) = match &settings.database_url {
+        Some(url) => (url.expose().to_string(), None),
+        None => {
+            let dir = settings.data_dir.clone();
+            let pg = tokio::task::spawn_blocking(move || {
+                EmbeddedPostgres::start(&dir, Default::default())
+            })
+            .await
+            .context("starting the private PostgreSQL")??;
+            (pg.url(EMBEDDED_DATABASE), Some(pg))
+        }
+    };
+    storage::ensure_database(&url).await?;
+    let pool = storage::connect(&url).await?;
+    storage::migrate(&pool).await?;
+    Ok((pool, embedded))
+}
+
+async fn serve(settings: Settings) -> anyhow::Result<()> {
+    let (pool, embedded) = open_database(&settings).await?;
+    if settings.demo {
+        storage::clubs::ensure_demo(&pool).await?;
+    }
+    let app = Application::build(&settings, pool.clone())?;
+    let host = settings
+        .bind
+        .rsplit_once(':')
+        .map(|(h, _)| h)
+        .unwrap_or("127.0.0.1");
+    let shown = if host == "0.0.0.0" || host == "[::]" {
+        "127.0.0.1"
+    } else {
+        host
+    };
+    tracing::info!(port = app.port(), "serving");
+    println!(
+        "mahjong-league is serving on http://{shown}:{}/",
+        app.port()
+    );
+    let result = app.run_until_stopped().await;
+    pool.close().await;
+    if let Some(mut pg) = embedded {
+        tokio::task::spawn_blocking(move || pg.stop()).await??;
+    }
+    result.context("running the server")
+}
+
+/// `serve`: returns the exit status.
+pub fn serve_main(args: ServeArgs) -> u8 {
+    let settings = match Settings::load(args) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            return 2;
+        }
+    };
+    crate::telemetry::init(settings.log_format);
+    match actix_web::rt::System::new().block_on(serve(settings)) {
+        Ok(()) => 0,
+        Err(e) => {
+            tracing::error!(error = %format!("{e:#}"), "the service stopped");
+            eprintln!("error: {e:#}");
+            1
+        }
+    }
 }

@@ -29,6 +29,30 @@ enum Command {
     Hand(HandCommand),
     /// Score a game result (rules.md §5) with its ruleset.
     Score(ScoreArgs),
+    /// The private PostgreSQL in a data directory (the test command uses these).
+    #[command(subcommand)]
+    Db(DbCommand),
+    /// Print the OpenAPI document the service serves.
+    Openapi,
+}
+
+#[derive(Subcommand)]
+enum DbCommand {
+    /// Start (or reuse) the private PostgreSQL and leave it running; print its URL.
+    Start {
+        /// Data directory [default: ./.data].
+        #[arg(long, env = "MAHJONG_DATA_DIR", default_value = crate::config::DEFAULT_DATA_DIR)]
+        data_dir: std::path::PathBuf,
+        /// Trade durability for speed (fsync off): for throwaway test servers.
+        #[arg(long)]
+        throwaway: bool,
+    },
+    /// Stop the private PostgreSQL of a data directory.
+    Stop {
+        /// Data directory [default: ./.data].
+        #[arg(long, env = "MAHJONG_DATA_DIR", default_value = crate::config::DEFAULT_DATA_DIR)]
+        data_dir: std::path::PathBuf,
+    },
 }
 
 #[derive(Subcommand)]
@@ -134,6 +158,42 @@ pub fn run() -> u8 {
             card.json,
             card.batch,
         ),
+        Command::Db(DbCommand::Start {
+            data_dir,
+            throwaway,
+        }) => {
+            use crate::storage::embedded::{EmbeddedPostgres, StartOptions};
+            match EmbeddedPostgres::start(&data_dir, StartOptions { throwaway }) {
+                Ok(pg) => {
+                    println!("{}", pg.url("postgres"));
+                    pg.detach();
+                    engine::OK
+                }
+                Err(e) => {
+                    eprintln!("error: {e:#}");
+                    1
+                }
+            }
+        }
+        Command::Db(DbCommand::Stop { data_dir }) => {
+            match crate::storage::embedded::EmbeddedPostgres::stop_in(&data_dir) {
+                Ok(()) => engine::OK,
+                Err(e) => {
+                    eprintln!("error: {e:#}");
+                    1
+                }
+            }
+        }
+        Command::Openapi => match crate::api::openapi().to_pretty_json() {
+            Ok(json) => {
+                println!("{json}");
+                engine::OK
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                1
+            }
+        },
         Command::Score(args) => engine::score(
             &args.card.card,
             args.result.as_deref(),

@@ -1,0 +1,20 @@
+.PHONY: run test openapi bench fmt
+
+# Install what is missing, build, and serve on http://127.0.0.1:8080 with a demo club.
+run:
+	scripts/run.sh
+
+# fmt check, clippy, and the whole test suite against a throwaway PostgreSQL.
+test:
+	scripts/test.sh
+
+# Regenerate the committed OpenAPI document from the code.
+openapi:
+	cargo run --quiet -- openapi > openapi/openapi.json
+
+# Rules-engine benchmarks (criterion).
+bench:
+	cargo bench --bench rules
+
+fmt:
+	cargo fmt

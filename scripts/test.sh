@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# The whole test suite: formatting, lints, and every test against a throwaway PostgreSQL that
+# this script starts itself (one database per test) and removes afterwards.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+scripts/ensure-postgres.sh
+cargo fmt --check
+cargo clippy --all-targets --locked -- -D warnings
+cargo build --locked --quiet
+
+PGDIR="$(mktemp -d /tmp/mahjong-league-test-pg.XXXXXX)"
+cleanup() {
+  target/debug/mahjong-league db stop --data-dir "$PGDIR" >/dev/null 2>&1 || true
+  rm -rf "$PGDIR"
+}
+trap cleanup EXIT
+
+TEST_DATABASE_URL="$(target/debug/mahjong-league db start --throwaway --data-dir "$PGDIR")"
+export TEST_DATABASE_URL
+echo "throwaway PostgreSQL: $TEST_DATABASE_URL"
+
+if cargo nextest --version >/dev/null 2>&1; then
+  cargo nextest run --locked --no-fail-fast
+else
+  cargo test --locked --no-fail-fast
+fi

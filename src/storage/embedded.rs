@@ -1,0 +1,393 @@
+//! The embedded default: a private PostgreSQL started from the machine's own binaries, kept in
+//! the data directory, listening only on a unix socket there (or a free loopback port when the
+//! socket path would be too long), and stopped when the service exits.
+//!
+//! Why not a crate: postgresql_embedded downloads server builds by default and, pointed at the
+//! system's binaries, still runs them as the current user (PostgreSQL refuses root) and has no
+//! notion of reusing a server left by a crashed run; pgtemp makes throwaway clusters only. What
+//! is needed here is ~250 lines of glue around `initdb` and `pg_ctl`, so it lives here.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{Context, bail};
+
+/// Port number of the private server. With a unix socket it only names the socket file; over
+/// TCP a free port is chosen instead. Never the standard 5432.
+const SOCKET_PORT: u16 = 55432;
+/// Longest socket path the kernel accepts, less a margin.
+const MAX_SOCKET_PATH: usize = 100;
+
+const INSTALL_HINT: &str = "PostgreSQL server binaries (initdb, pg_ctl, postgres) were not found on PATH or in /usr/lib/postgresql/*/bin. \
+Install them: on Debian/Ubuntu `sudo apt-get install postgresql`; on Fedora `sudo dnf install postgresql-server`; \
+on macOS `brew install postgresql@16`. Or point DATABASE_URL at an existing PostgreSQL.";
+
+/// How the private server is reached.
+#[derive(Debug, Clone)]
+enum Listen {
+    Socket(PathBuf),
+    Tcp(u16),
+}
+
+/// A private PostgreSQL server in a data directory.
+#[derive(Debug)]
+pub struct EmbeddedPostgres {
+    bin: PathBuf,
+    root: PathBuf,
+    pgdata: PathBuf,
+    listen: Listen,
+    run_as: Option<String>,
+    stop_on_drop: bool,
+}
+
+/// Options for starting the server.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct StartOptions {
+    /// Trade durability for speed (fsync off): for throwaway test servers only.
+    pub throwaway: bool,
+}
+
+/// Finds the directory that holds `pg_ctl`, `initdb` and `postgres`.
+pub fn find_binaries() -> anyhow::Result<PathBuf> {
+    let has_all = |dir: &Path| {
+        ["pg_ctl", "initdb", "postgres"]
+            .iter()
+            .all(|b| dir.join(b).is_file())
+    };
+    if let Some(path) = std::env::var_os("PATH") {
+        for dir in std::env::split_paths(&path) {
+            if has_all(&dir) {
+                return Ok(dir);
+            }
+        }
+    }
+    let mut versions: Vec<(u32, PathBuf)> = std::fs::read_dir("/usr/lib/postgresql")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| {
+            let v: u32 = e.file_name().to_str()?.parse().ok()?;
+            let bin = e.path().join("bin");
+            has_all(&bin).then_some((v, bin))
+        })
+        .collect();
+    versions.sort();
+    versions
+        .pop()
+        .map(|(_, b)| b)
+        .ok_or_else(|| anyhow::anyhow!(INSTALL_HINT))
+}
+
+fn is_root() -> bool {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    unsafe { libc::geteuid() == 0 }
+}
+
+/// Percent-encodes a path for a URL query value.
+fn encode(path: &Path) -> String {
+    path.to_string_lossy()
+        .bytes()
+        .map(|b| match b {
+            b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'/' | b'-' | b'_' | b'.' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+impl EmbeddedPostgres {
+    /// Starts (or reuses) the private server kept under `data_dir`.
+    pub fn start(data_dir: &Path, options: StartOptions) -> anyhow::Result<EmbeddedPostgres> {
+        let bin = find_binaries()?;
+        std::fs::create_dir_all(data_dir)
+            .with_context(|| format!("creating data directory {}", data_dir.display()))?;
+        let data_dir = data_dir.canonicalize()?;
+        if data_dir.to_string_lossy().contains(['\'', '"', '\\']) {
+            bail!(
+                "the data directory path {} must not contain quotes or backslashes",
+                data_dir.display()
+            );
+        }
+        let root = data_dir.join("postgres");
+        let pgdata = root.join("data");
+        let socket_dir = root.join("run");
+        std::fs::create_dir_all(&socket_dir)?;
+        let socket_len = socket_dir
+            .join(format!(".s.PGSQL.{SOCKET_PORT}"))
+            .as_os_str()
+            .len();
+        let listen = if socket_len <= MAX_SOCKET_PATH {
+            Listen::Socket(socket_dir)
+        } else {
+            Listen::Tcp(free_port()?)
+        };
+        let run_as = if is_root() {
+            prepare_for_postgres_user(&root)?;
+            Some("postgres".to_string())
+        } else {
+            None
+        };
+        let mut pg = EmbeddedPostgres {
+            bin,
+            root,
+            pgdata,
+            listen,
+            run_as,
+            stop_on_drop: true,
+        };
+        pg.init()?;
+        if pg.running()? {
+            if matches!(pg.listen, Listen::Socket(_)) {
+                tracing::info!(pgdata = %pg.pgdata.display(), "reusing the private PostgreSQL left running by an earlier run");
+                return Ok(pg);
+            }
+            // Over TCP the old port is unknown to us: restart on the new one.
+            pg.stop()?;
+        }
+        pg.launch(options)?;
+        Ok(pg)
+    }
+
+    /// Leaves the server running when this value is dropped (for `db start`).
+    pub fn detach(mut self) {
+        self.stop_on_drop = false;
+    }
+
+    /// Connection URL for a database on this server.
+    pub fn url(&self, database: &str) -> String {
+        match &self.listen {
+            Listen::Socket(dir) => format!(
+                "postgres://postgres@localhost:{SOCKET_PORT}/{database}?host={}",
+                encode(dir)
+            ),
+            Listen::Tcp(port) => format!("postgres://postgres@127.0.0.1:{port}/{database}"),
+        }
+    }
+
+    fn command(&self, program: &str) -> Command {
+        let exe = self.bin.join(program);
+        let mut cmd = match &self.run_as {
+            Some(user) => {
+                let mut c = Command::new("runuser");
+                c.arg("-u").arg(user).arg("--").arg(exe);
+                c
+            }
+            None => Command::new(exe),
+        };
+        // PostgreSQL changes into its own directories; start from one it can read.
+        cmd.current_dir(&self.root);
+        cmd.env_remove("PGDATA").env("LC_ALL", "C");
+        cmd
+    }
+
+    fn run(&self, mut cmd: Command, what: &str) -> anyhow::Result<std::process::Output> {
+        let out = cmd.output().with_context(|| format!("running {what}"))?;
+        Ok(out)
+    }
+
+    fn init(&self) -> anyhow::Result<()> {
+        let version_file = self.pgdata.join("PG_VERSION");
+        if version_file.is_file() {
+            let have = std::fs::read_to_string(&version_file)?.trim().to_string();
+            let out = self.run(
+                {
+                    let mut c = self.command("postgres");
+                    c.arg("--version");
+                    c
+                },
+                "postgres --version",
+            )?;
+            let text = String::from_utf8_lossy(&out.stdout);
+            let major = text
+                .split_whitespace()
+                .find_map(|w| {
+                    w.split('.')
+                        .next()
+                        .filter(|m| m.chars().all(|c| c.is_ascii_digit()) && !m.is_empty())
+                })
+                .unwrap_or_default()
+                .to_string();
+            if !major.is_empty() && major != have {
+                bail!(
+                    "the data in {} was made by PostgreSQL {have}, but the binaries in {} are PostgreSQL {major}; \
+                     install PostgreSQL {have}, or move the data directory aside to start afresh",
+                    self.pgdata.display(),
+                    self.bin.display()
+                );
+            }
+            return Ok(());
+        }
+        // A directory without PG_VERSION is a half-finished initdb: it holds no data.
+        if self.pgdata.exists() {
+            std::fs::remove_dir_all(&self.pgdata)?;
+        }
+        if let Some(user) = &self.run_as {
+            std::fs::create_dir_all(&self.pgdata)?;
+            chown(&self.root, user)?;
+        }
+        tracing::info!(pgdata = %self.pgdata.display(), "creating the private PostgreSQL cluster");
+        let mut cmd = self.command("initdb");
+        cmd.arg("-D").arg(&self.pgdata).args([
+            "-U",
+            "postgres",
+            "--auth=trust",
+            "--encoding=UTF8",
+            "--no-locale",
+        ]);
+        let out = self.run(cmd, "initdb")?;
+        if !out.status.success() {
+            bail!(
+                "initdb failed: {}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            );
+        }
+        Ok(())
+    }
+
+    /// Whether a server is running on this data directory.
+    fn running(&self) -> anyhow::Result<bool> {
+        let mut cmd = self.command("pg_ctl");
+        cmd.arg("status").arg("-D").arg(&self.pgdata);
+        Ok(self.run(cmd, "pg_ctl status")?.status.success())
+    }
+
+    fn launch(&self, options: StartOptions) -> anyhow::Result<()> {
+        let mut opts = match &self.listen {
+            Listen::Socket(dir) => format!(
+                "-c listen_addresses='' -c unix_socket_directories='{}' -p {SOCKET_PORT}",
+                dir.display()
+            ),
+            Listen::Tcp(port) => {
+                format!("-c listen_addresses='127.0.0.1' -c unix_socket_directories='' -p {port}")
+            }
+        };
+        opts.push_str(" -c max_connections=200");
+        if options.throwaway {
+            opts.push_str(" -c fsync=off -c synchronous_commit=off -c full_page_writes=off");
+        }
+        let log = self.root.join("postgres.log");
+        let mut cmd = self.command("pg_ctl");
+        cmd.arg("start")
+            .arg("-D")
+            .arg(&self.pgdata)
+            .arg("-l")
+            .arg(&log)
+            .args(["-w", "-t", "60", "-o"])
+            .arg(opts);
+        let out = self.run(cmd, "pg_ctl start")?;
+        if !out.status.success() {
+            let tail = std::fs::read_to_string(&log)
+                .map(|l| {
+                    l.lines()
+                        .rev()
+                        .take(8)
+                        .collect::<Vec<_>>()
+                        .into_iter()
+                        .rev()
+                        .collect::<Vec<_>>()
+                        .join("\n")
+                })
+                .unwrap_or_default();
+            bail!(
+                "the private PostgreSQL did not start: {}\n{tail}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            );
+        }
+        tracing::info!(pgdata = %self.pgdata.display(), "private PostgreSQL started");
+        Ok(())
+    }
+
+    /// Stops the server (fast shutdown: sessions end, committed data is kept).
+    pub fn stop(&mut self) -> anyhow::Result<()> {
+        self.stop_on_drop = false;
+        let mut cmd = self.command("pg_ctl");
+        cmd.arg("stop")
+            .arg("-D")
+            .arg(&self.pgdata)
+            .args(["-m", "fast", "-w", "-t", "60"]);
+        let out = self.run(cmd, "pg_ctl stop")?;
+        if !out.status.success() && self.running()? {
+            bail!(
+                "pg_ctl stop failed: {}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            );
+        }
+        tracing::info!("private PostgreSQL stopped");
+        Ok(())
+    }
+
+    /// Stops the server kept under `data_dir`, if one runs.
+    pub fn stop_in(data_dir: &Path) -> anyhow::Result<()> {
+        let root = data_dir.canonicalize()?.join("postgres");
+        let pg = EmbeddedPostgres {
+            bin: find_binaries()?,
+            pgdata: root.join("data"),
+            listen: Listen::Tcp(0),
+            run_as: is_root().then(|| "postgres".to_string()),
+            root,
+            stop_on_drop: false,
+        };
+        let mut pg = pg;
+        if pg.running()? {
+            pg.stop()?;
+        }
+        Ok(())
+    }
+}
+
+impl Drop for EmbeddedPostgres {
+    fn drop(&mut self) {
+        if self.stop_on_drop
+            && let Err(e) = self.stop()
+        {
+            tracing::error!(error = %e, "stopping the private PostgreSQL");
+        }
+    }
+}
+
+fn free_port() -> anyhow::Result<u16> {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
+    Ok(listener.local_addr()?.port())
+}
+
+fn chown(path: &Path, user: &str) -> anyhow::Result<()> {
+    let status = Command::new("chown")
+        .arg("-R")
+        .arg(format!("{user}:"))
+        .arg(path)
+        .status()
+        .context("running chown")?;
+    if !status.success() {
+        bail!("could not give {} to the {user} user", path.display());
+    }
+    Ok(())
+}
+
+/// As root, PostgreSQL runs as the `postgres` system user: it must own its directory and be
+/// able to reach it.
+fn prepare_for_postgres_user(root: &Path) -> anyhow::Result<()> {
+    let exists = Command::new("id")
+        .args(["-u", "postgres"])
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false);
+    if !exists {
+        bail!(
+            "running as root, the private PostgreSQL must run as the `postgres` system user, and there is none. \
+             Install PostgreSQL from the system packages (it creates that user), or run the service as an ordinary user"
+        );
+    }
+    chown(root, "postgres")?;
+    // Every directory above must let others pass through (execute bit only; nothing is listed).
+    use std::os::unix::fs::PermissionsExt;
+    for dir in root.ancestors().skip(1) {
+        let meta = std::fs::metadata(dir)?;
+        let mode = meta.permissions().mode();
+        if mode & 0o001 == 0 {
+            tracing::warn!(dir = %dir.display(), "allowing other users to pass through this directory (o+x) so PostgreSQL can reach its data");
+            std::fs::set_permissions(dir, std::fs::Permissions::from_mode(mode | 0o001))?;
+        }
+    }
+    Ok(())
+}

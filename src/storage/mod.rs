@@ -1,0 +1,71 @@
+//! Storage: every SQL statement of the service lives under this module.
+
+pub mod clubs;
+pub mod embedded;
+
+use std::str::FromStr;
+use std::time::Duration;
+
+use anyhow::Context;
+use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
+use sqlx::{ConnectOptions, Connection, PgPool};
+
+/// Opens a pool on the database at `url`.
+pub async fn connect(url: &str) -> anyhow::Result<PgPool> {
+    let options =
+        PgConnectOptions::from_str(url).context("DATABASE_URL is not a valid PostgreSQL URL")?;
+    connect_with(options).await
+}
+
+/// Opens a pool with the given options.
+pub async fn connect_with(options: PgConnectOptions) -> anyhow::Result<PgPool> {
+    let options = options.log_statements(tracing::log::LevelFilter::Debug);
+    PgPoolOptions::new()
+        .max_connections(20)
+        .acquire_timeout(Duration::from_secs(5))
+        .connect_with(options)
+        .await
+        .context("connecting to PostgreSQL")
+}
+
+/// Creates the database named in `url` when the server has no such database yet.
+pub async fn ensure_database(url: &str) -> anyhow::Result<()> {
+    let options = PgConnectOptions::from_str(url)?;
+    let name = options.get_database().unwrap_or("postgres").to_string();
+    let mut conn = sqlx::PgConnection::connect_with(&options.clone().database("postgres"))
+        .await
+        .context("connecting to PostgreSQL")?;
+    let exists: bool =
+        sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)")
+            .bind(&name)
+            .fetch_one(&mut conn)
+            .await?;
+    if !exists {
+        // Identifiers cannot be bound; quote it.
+        let quoted = format!("\"{}\"", name.replace('"', "\"\""));
+        sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {quoted}")))
+            .execute(&mut conn)
+            .await?;
+    }
+    conn.close().await?;
+    Ok(())
+}
+
+/// Brings the schema up to date.
+pub async fn migrate(pool: &PgPool) -> anyhow::Result<()> {
+    sqlx::migrate!("./migrations")
+        .run(pool)
+        .await
+        .context("running migrations")
+}
+
+/// Whether the database answers.
+pub async fn ping(pool: &PgPool) -> bool {
+    tokio::time::timeout(
+        Duration::from_secs(2),
+        sqlx::query("SELECT 1").execute(pool),
+    )
+    .await
+    .map(|r| r.is_ok())
+    .unwrap_or(false)
+}

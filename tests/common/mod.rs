@@ -1,0 +1,85 @@
+//! Test harness: the real application on port 0 against a fresh database of its own, and an
+//! HTTP client with a cookie store. The server comes from TEST_DATABASE_URL, which `make test`
+//! sets after starting a throwaway PostgreSQL.
+
+#![allow(dead_code)]
+
+use std::str::FromStr;
+
+use mahjong_league::config::{LogFormat, Secret, Settings};
+use mahjong_league::startup::Application;
+use sqlx::postgres::PgConnectOptions;
+use sqlx::{Connection, PgPool};
+
+pub struct TestApp {
+    pub address: String,
+    pub client: reqwest::Client,
+    pub db: PgPool,
+}
+
+impl TestApp {
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{}", self.address, path)
+    }
+
+    pub async fn get(&self, path: &str) -> reqwest::Response {
+        self.client
+            .get(self.url(path))
+            .send()
+            .await
+            .expect("request sent")
+    }
+}
+
+fn admin_options() -> PgConnectOptions {
+    let url = std::env::var("TEST_DATABASE_URL")
+        .expect("TEST_DATABASE_URL is not set: run the tests with `make test`, which starts a throwaway PostgreSQL");
+    PgConnectOptions::from_str(&url).expect("TEST_DATABASE_URL is a PostgreSQL URL")
+}
+
+/// A new, migrated database of its own.
+pub async fn fresh_database() -> PgPool {
+    let admin = admin_options();
+    let name = format!("test_{}", uuid::Uuid::new_v4().simple());
+    let mut conn = sqlx::PgConnection::connect_with(&admin)
+        .await
+        .expect("connect to the test server");
+    sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE \"{name}\"")))
+        .execute(&mut conn)
+        .await
+        .expect("create the test database");
+    conn.close().await.ok();
+    let pool = mahjong_league::storage::connect_with(admin.database(&name))
+        .await
+        .expect("connect to the test database");
+    mahjong_league::storage::migrate(&pool)
+        .await
+        .expect("migrate");
+    pool
+}
+
+/// Spawns the application on a free port against a fresh database.
+pub async fn spawn_app() -> TestApp {
+    let db = fresh_database().await;
+    let settings = Settings {
+        bind: "127.0.0.1:0".into(),
+        data_dir: std::env::temp_dir(),
+        database_url: None,
+        log_format: LogFormat::Human,
+        session_key: Secret::new("k".repeat(64)),
+        demo: false,
+    };
+    let app = Application::build(&settings, db.clone()).expect("build the app");
+    let address = format!("http://127.0.0.1:{}", app.port());
+    tokio::spawn(app.run_until_stopped());
+    let client = reqwest::Client::builder()
+        .cookie_store(true)
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .expect("http client");
+    TestApp {
+        address,
+        client,
+        db,
+    }
+}
