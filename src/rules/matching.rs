@@ -216,6 +216,19 @@ fn place(target: &Target, hand: &Hand) -> Option<Vec<Tile>> {
     Some(jokers)
 }
 
+/// How many tiles the hand lacks to make the target, ignoring exposures (no allocation).
+fn missing_count(target: &Target, hand: &Hand) -> usize {
+    let (mut needs, mut empty_slots) = (0usize, 0usize);
+    for &t in &target.kinds {
+        let have = hand.counts.get(t);
+        let need = target.need.get(t);
+        let for_need = have.min(need);
+        needs += (need - for_need) as usize;
+        empty_slots += (target.slots.get(t) - (have - for_need).min(target.slots.get(t))) as usize;
+    }
+    needs + empty_slots.saturating_sub(hand.jokers() as usize)
+}
+
 /// Tiles the hand lacks to make the target, ignoring exposures.
 fn missing(target: &Target, hand: &Hand) -> Vec<Tile> {
     let mut needs = Vec::new();
@@ -285,14 +298,15 @@ impl Card {
     fn nearest(&self, hand: &Hand) -> Vec<Near> {
         let mut near: Vec<Near> = Vec::new();
         for (li, line) in self.lines.iter().enumerate() {
-            let mut best: Option<(usize, Vec<Tile>)> = None;
+            let mut best: Option<(usize, usize)> = None;
             for ti in line.targets.clone() {
-                let needs = missing(&self.targets[ti], hand);
-                if best.as_ref().is_none_or(|(_, b)| needs.len() < b.len()) {
-                    best = Some((ti, needs));
+                let count = missing_count(&self.targets[ti], hand);
+                if best.is_none_or(|(_, b)| count < b) {
+                    best = Some((ti, count));
                 }
             }
-            let Some((ti, needs)) = best else { continue };
+            let Some((ti, _)) = best else { continue };
+            let needs = missing(&self.targets[ti], hand);
             let reason = if line.concealed && !hand.exposures.is_empty() {
                 Some("the line is concealed: it takes no exposures".to_string())
             } else if !hand.exposures.fit(&self.targets[ti]) {
