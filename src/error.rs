@@ -21,6 +21,12 @@ pub struct FieldError {
     /// Where the problem is, as a JSON path (`exposures[1]`, `hand`).
     pub field: String,
     pub message: String,
+    /// For a card file: the line of the problem.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<usize>,
+    /// For a card file: the hand's id.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hand: Option<String>,
 }
 
 impl FieldError {
@@ -28,6 +34,8 @@ impl FieldError {
         FieldError {
             field: field.into(),
             message: message.into(),
+            line: None,
+            hand: None,
         }
     }
 }
@@ -87,6 +95,8 @@ pub enum AppError {
     },
     #[error("{0}")]
     Unavailable(String),
+    #[error("{0}")]
+    TooLarge(String),
     #[error(transparent)]
     Internal(#[from] anyhow::Error),
 }
@@ -146,6 +156,7 @@ impl ResponseError for AppError {
             AppError::PreconditionFailed(_) => StatusCode::PRECONDITION_FAILED,
             AppError::TooManyRequests { .. } => StatusCode::TOO_MANY_REQUESTS,
             AppError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
+            AppError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             AppError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }

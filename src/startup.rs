@@ -20,6 +20,9 @@ use crate::storage::{self, embedded::EmbeddedPostgres};
 /// processes can serve one database.
 pub struct AppState {
     pub db: PgPool,
+    pub keys: crate::auth::Keys,
+    pub limits: crate::auth::limits::Limits,
+    pub cards: crate::api::cards::CardCache,
 }
 
 /// A built server, bound to its port.
@@ -34,7 +37,12 @@ impl Application {
         let listener = TcpListener::bind(&settings.bind)
             .with_context(|| format!("listening on {}", settings.bind))?;
         let port = listener.local_addr()?.port();
-        let state = web::Data::new(AppState { db });
+        let state = web::Data::new(AppState {
+            db,
+            keys: crate::auth::Keys::new(settings.session_key.expose()),
+            limits: Default::default(),
+            cards: Default::default(),
+        });
         let server = HttpServer::new(move || {
             let (app, doc) = App::new()
                 .into_utoipa_app()
@@ -45,6 +53,7 @@ impl Application {
             let _ = doc;
             app.app_data(state.clone())
                 .app_data(crate::api::json_config())
+                .app_data(web::PayloadConfig::new(crate::api::json::BODY_LIMIT))
                 .service(
                     SwaggerUi::new("/api/docs/{_:.*}")
                         .url("/api/openapi.json", crate::api::openapi()),

@@ -1,6 +1,13 @@
 //! The HTTP API: JSON handlers, each in the OpenAPI document.
 
+pub mod accounts;
+pub mod cards;
+pub mod clubs;
+pub mod engine;
 pub mod health;
+pub mod json;
+pub mod leagues;
+pub mod players;
 
 use actix_web::web;
 use utoipa::OpenApi;
@@ -17,13 +24,49 @@ use crate::error::{AppError, FieldError, Problem};
         license(name = "MIT")
     ),
     components(schemas(Problem, FieldError)),
-    tags((name = "health", description = "Liveness and readiness"))
+    tags(
+        (name = "health", description = "Liveness and readiness"),
+        (name = "engine", description = "The rules engine, stateless: no login, rate-limited per address"),
+        (name = "accounts", description = "Sign up, log in (session cookie), log out"),
+        (name = "clubs", description = "Clubs, members and roles"),
+        (name = "tokens", description = "API tokens for third-party apps (Authorization: Bearer)"),
+        (name = "players", description = "A club's players"),
+        (name = "cards", description = "Card files: built-in and uploaded"),
+        (name = "leagues", description = "Leagues and their settings")
+    )
 )]
 pub struct ApiDoc;
 
 /// Registers every documented route.
 pub fn configure(cfg: &mut ServiceConfig) {
-    cfg.service(health::healthz).service(health::readyz);
+    cfg.service(health::healthz)
+        .service(health::readyz)
+        .service(engine::check)
+        .service(engine::adjudicate)
+        .service(engine::preview)
+        .service(accounts::sign_up)
+        .service(accounts::log_in)
+        .service(accounts::current)
+        .service(accounts::log_out)
+        .service(clubs::create)
+        .service(clubs::show)
+        .service(clubs::members)
+        .service(clubs::set_member)
+        .service(clubs::remove_member)
+        .service(clubs::list_tokens)
+        .service(clubs::create_token)
+        .service(clubs::revoke_token)
+        .service(players::list)
+        .service(players::create)
+        .service(players::update)
+        .service(cards::list_public)
+        .service(cards::show)
+        .service(cards::list_for_club)
+        .service(cards::upload)
+        .service(leagues::list)
+        .service(leagues::create)
+        .service(leagues::show)
+        .service(leagues::update);
 }
 
 /// The OpenAPI document, as served at `/api/openapi.json` and committed in `openapi/openapi.json`.

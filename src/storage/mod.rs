@@ -1,7 +1,12 @@
 //! Storage: every SQL statement of the service lives under this module.
 
+pub mod cards;
 pub mod clubs;
 pub mod embedded;
+pub mod leagues;
+pub mod players;
+pub mod tokens;
+pub mod users;
 
 use std::str::FromStr;
 use std::time::Duration;

@@ -1,0 +1,105 @@
+//! Players of a club.
+
+use actix_web::{HttpResponse, get, patch, post, web};
+use serde::Deserialize;
+use utoipa::{IntoParams, ToSchema};
+
+use crate::api::json::ValidJson;
+use crate::auth::{Caller, Need};
+use crate::error::AppError;
+use crate::startup::AppState;
+use crate::storage::players::{self, Player, Updated};
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewPlayer {
+    #[schema(example = "Rose Adler")]
+    pub name: String,
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PlayerChange {
+    /// A new name.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// false to deactivate (kept in history, no longer offered for check-in).
+    #[serde(default)]
+    pub active: Option<bool>,
+}
+
+#[derive(Deserialize, IntoParams)]
+pub struct ListQuery {
+    /// Include deactivated players.
+    #[serde(default)]
+    pub all: bool,
+}
+
+fn clean_name(name: &str) -> Result<String, AppError> {
+    let n = name.split_whitespace().collect::<Vec<_>>().join(" ");
+    if n.is_empty() || n.chars().count() > 100 {
+        return Err(AppError::invalid(
+            "name",
+            "give a name of 1 to 100 characters",
+        ));
+    }
+    Ok(n)
+}
+
+/// The club's players, active ones unless `all=true`.
+#[utoipa::path(tag = "players", params(("club" = String, Path), ListQuery), responses((status = 200, body = [Player])))]
+#[get("/api/v1/clubs/{club}/players")]
+pub async fn list(
+    state: web::Data<AppState>,
+    caller: Caller,
+    club: web::Path<String>,
+    q: web::Query<ListQuery>,
+) -> Result<HttpResponse, AppError> {
+    let (club, _) = caller.club(&state, &club, Need::Read).await?;
+    Ok(HttpResponse::Ok().json(players::list(&state.db, club.id, q.all).await?))
+}
+
+/// Add a player.
+#[utoipa::path(tag = "players", params(("club" = String, Path)), request_body = NewPlayer,
+    responses((status = 201, body = Player), (status = 409, description = "The club has a player of that name", body = crate::error::Problem, content_type = "application/problem+json")))]
+#[post("/api/v1/clubs/{club}/players")]
+pub async fn create(
+    state: web::Data<AppState>,
+    caller: Caller,
+    club: web::Path<String>,
+    body: ValidJson<NewPlayer>,
+) -> Result<HttpResponse, AppError> {
+    let (club, _) = caller.club(&state, &club, Need::Admin).await?;
+    let name = clean_name(&body.0.name)?;
+    let player = players::create(&state.db, club.id, &name)
+        .await?
+        .ok_or_else(|| {
+            AppError::Conflict(format!("the club already has a player named `{name}`"))
+        })?;
+    Ok(HttpResponse::Created().json(player))
+}
+
+/// Rename, deactivate or reactivate a player.
+#[utoipa::path(tag = "players", params(("club" = String, Path), ("player" = i64, Path)), request_body = PlayerChange,
+    responses((status = 200, body = Player), (status = 404, body = crate::error::Problem, content_type = "application/problem+json"),
+              (status = 409, body = crate::error::Problem, content_type = "application/problem+json")))]
+#[patch("/api/v1/clubs/{club}/players/{player}")]
+pub async fn update(
+    state: web::Data<AppState>,
+    caller: Caller,
+    path: web::Path<(String, i64)>,
+    body: ValidJson<PlayerChange>,
+) -> Result<HttpResponse, AppError> {
+    let (slug, id) = path.into_inner();
+    let (club, _) = caller.club(&state, &slug, Need::Admin).await?;
+    let change = body.0;
+    let name = change.name.as_deref().map(clean_name).transpose()?;
+    match players::update(&state.db, club.id, id, name.as_deref(), change.active).await? {
+        Updated::Done(p) => Ok(HttpResponse::Ok().json(p)),
+        Updated::NotFound => Err(AppError::NotFound(format!("this club has no player {id}"))),
+        Updated::NameTaken => Err(AppError::Conflict(format!(
+            "the club already has a player named `{}`",
+            name.unwrap_or_default()
+        ))),
+    }
+}

@@ -1,0 +1,96 @@
+//! Leagues.
+
+use chrono::{DateTime, NaiveDate, Utc};
+use sqlx::PgPool;
+
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct League {
+    pub id: i64,
+    pub club_id: i64,
+    pub name: String,
+    pub card_id: Option<i64>,
+    pub builtin_card: Option<String>,
+    pub ruleset: serde_json::Value,
+    pub games_per_table: i32,
+    pub visibility: String,
+    pub board: String,
+    pub min_games: i32,
+    pub starts_on: Option<NaiveDate>,
+    pub ends_on: Option<NaiveDate>,
+    pub created_at: DateTime<Utc>,
+}
+
+/// The fields of a league that can be set.
+#[derive(Debug, Clone)]
+pub struct LeagueFields {
+    pub name: String,
+    pub card_id: Option<i64>,
+    pub builtin_card: Option<String>,
+    pub ruleset: serde_json::Value,
+    pub games_per_table: i32,
+    pub visibility: String,
+    pub board: String,
+    pub min_games: i32,
+    pub starts_on: Option<NaiveDate>,
+    pub ends_on: Option<NaiveDate>,
+}
+
+const COLUMNS: &str = "id, club_id, name, card_id, builtin_card, ruleset, games_per_table, visibility, board, min_games, starts_on, ends_on, created_at";
+
+pub async fn create(pool: &PgPool, club_id: i64, f: &LeagueFields) -> sqlx::Result<League> {
+    sqlx::query_as::<_, League>(sqlx::AssertSqlSafe(format!(
+        "INSERT INTO leagues (club_id, name, card_id, builtin_card, ruleset, games_per_table, visibility, board, min_games, starts_on, ends_on) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING {COLUMNS}"
+    )))
+    .bind(club_id)
+    .bind(&f.name)
+    .bind(f.card_id)
+    .bind(&f.builtin_card)
+    .bind(&f.ruleset)
+    .bind(f.games_per_table)
+    .bind(&f.visibility)
+    .bind(&f.board)
+    .bind(f.min_games)
+    .bind(f.starts_on)
+    .bind(f.ends_on)
+    .fetch_one(pool)
+    .await
+}
+
+pub async fn update(pool: &PgPool, id: i64, f: &LeagueFields) -> sqlx::Result<League> {
+    sqlx::query_as::<_, League>(sqlx::AssertSqlSafe(format!(
+        "UPDATE leagues SET name = $2, card_id = $3, builtin_card = $4, ruleset = $5, games_per_table = $6, visibility = $7, \
+         board = $8, min_games = $9, starts_on = $10, ends_on = $11 WHERE id = $1 RETURNING {COLUMNS}"
+    )))
+    .bind(id)
+    .bind(&f.name)
+    .bind(f.card_id)
+    .bind(&f.builtin_card)
+    .bind(&f.ruleset)
+    .bind(f.games_per_table)
+    .bind(&f.visibility)
+    .bind(&f.board)
+    .bind(f.min_games)
+    .bind(f.starts_on)
+    .bind(f.ends_on)
+    .fetch_one(pool)
+    .await
+}
+
+pub async fn list(pool: &PgPool, club_id: i64) -> sqlx::Result<Vec<League>> {
+    sqlx::query_as::<_, League>(sqlx::AssertSqlSafe(format!(
+        "SELECT {COLUMNS} FROM leagues WHERE club_id = $1 ORDER BY id"
+    )))
+    .bind(club_id)
+    .fetch_all(pool)
+    .await
+}
+
+pub async fn get(pool: &PgPool, id: i64) -> sqlx::Result<Option<League>> {
+    sqlx::query_as::<_, League>(sqlx::AssertSqlSafe(format!(
+        "SELECT {COLUMNS} FROM leagues WHERE id = $1"
+    )))
+    .bind(id)
+    .fetch_optional(pool)
+    .await
+}

@@ -1,0 +1,87 @@
+//! Players of a club.
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use sqlx::PgPool;
+use utoipa::ToSchema;
+
+#[derive(Debug, Clone, sqlx::FromRow, Serialize, ToSchema)]
+pub struct Player {
+    pub id: i64,
+    #[schema(example = "Rose Adler")]
+    pub name: String,
+    pub active: bool,
+    pub created_at: DateTime<Utc>,
+}
+
+const COLUMNS: &str = "id, name, active, created_at";
+
+/// Creates a player; `None` when the club already has a player of that name.
+pub async fn create(pool: &PgPool, club_id: i64, name: &str) -> sqlx::Result<Option<Player>> {
+    sqlx::query_as::<_, Player>(sqlx::AssertSqlSafe(format!(
+        "INSERT INTO players (club_id, name) VALUES ($1, $2) ON CONFLICT (club_id, lower(name)) DO NOTHING RETURNING {COLUMNS}"
+    )))
+    .bind(club_id)
+    .bind(name)
+    .fetch_optional(pool)
+    .await
+}
+
+pub async fn list(
+    pool: &PgPool,
+    club_id: i64,
+    include_inactive: bool,
+) -> sqlx::Result<Vec<Player>> {
+    sqlx::query_as::<_, Player>(sqlx::AssertSqlSafe(format!(
+        "SELECT {COLUMNS} FROM players WHERE club_id = $1 AND (active OR $2) ORDER BY lower(name), id"
+    )))
+    .bind(club_id)
+    .bind(include_inactive)
+    .fetch_all(pool)
+    .await
+}
+
+pub async fn get(pool: &PgPool, club_id: i64, id: i64) -> sqlx::Result<Option<Player>> {
+    sqlx::query_as::<_, Player>(sqlx::AssertSqlSafe(format!(
+        "SELECT {COLUMNS} FROM players WHERE club_id = $1 AND id = $2"
+    )))
+    .bind(club_id)
+    .bind(id)
+    .fetch_optional(pool)
+    .await
+}
+
+/// Outcome of an update.
+pub enum Updated<T> {
+    Done(T),
+    NotFound,
+    NameTaken,
+}
+
+/// Renames and/or (de)activates a player.
+pub async fn update(
+    pool: &PgPool,
+    club_id: i64,
+    id: i64,
+    name: Option<&str>,
+    active: Option<bool>,
+) -> sqlx::Result<Updated<Player>> {
+    let r = sqlx::query_as::<_, Player>(sqlx::AssertSqlSafe(format!(
+        "UPDATE players SET name = coalesce($3, name), active = coalesce($4, active) \
+         WHERE club_id = $1 AND id = $2 RETURNING {COLUMNS}"
+    )))
+    .bind(club_id)
+    .bind(id)
+    .bind(name)
+    .bind(active)
+    .fetch_optional(pool)
+    .await;
+    match r {
+        Ok(Some(p)) => Ok(Updated::Done(p)),
+        Ok(None) => Ok(Updated::NotFound),
+        Err(sqlx::Error::Database(e)) if e.constraint() == Some("players_club_name") => {
+            Ok(Updated::NameTaken)
+        }
+        Err(e) => Err(e),
+    }
+}
