@@ -10,6 +10,7 @@ pub mod config;
 pub mod error;
 pub mod pages;
 pub mod rules;
+pub mod seating;
 pub mod startup;
 pub mod storage;
 pub mod telemetry;

@@ -249,3 +249,83 @@ fn every_subcommand_has_help() {
         );
     }
 }
+
+fn seat(players: usize, rounds: usize) -> serde_json::Value {
+    let out = cli(
+        &[
+            "seat",
+            "--players",
+            &players.to_string(),
+            "--rounds",
+            &rounds.to_string(),
+            "--seed",
+            "1",
+            "--json",
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(0));
+    json(&out)
+}
+
+/// Recomputes the figures from the printed rounds, so the test does not trust the command's own.
+fn check_plan(v: &serde_json::Value, players: usize, rounds: usize) -> (u64, u64) {
+    let rs = v["rounds"].as_array().unwrap();
+    assert_eq!(rs.len(), rounds);
+    let mut met = std::collections::HashMap::new();
+    for round in rs {
+        let mut seen: Vec<u64> = round
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|t| t.as_array().unwrap().iter().map(|p| p.as_u64().unwrap()))
+            .collect();
+        seen.sort();
+        assert_eq!(
+            seen,
+            (1..=players as u64).collect::<Vec<_>>(),
+            "every player once per round"
+        );
+        for table in round.as_array().unwrap() {
+            let t: Vec<u64> = table
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|p| p.as_u64().unwrap())
+                .collect();
+            assert!((2..=4).contains(&t.len()));
+            for i in 0..t.len() {
+                for j in i + 1..t.len() {
+                    *met.entry((t[i].min(t[j]), t[i].max(t[j]))).or_insert(0u64) += 1;
+                }
+            }
+        }
+    }
+    let extra: u64 = met.values().map(|c| c - 1).sum();
+    let max = met.values().copied().max().unwrap_or(0);
+    assert_eq!(v["extra_meetings"].as_u64(), Some(extra));
+    assert_eq!(v["max_meetings"].as_u64(), Some(max));
+    (extra, max)
+}
+
+#[test]
+fn seat_plans_meet_the_targets() {
+    assert_eq!(check_plan(&seat(16, 5), 16, 5), (0, 1));
+    assert_eq!(check_plan(&seat(16, 8), 16, 8).0, 72);
+    assert_eq!(check_plan(&seat(32, 8), 32, 8), (0, 1));
+    let v = seat(13, 4);
+    check_plan(&v, 13, 4);
+    let sizes: Vec<usize> = v["rounds"][0]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.as_array().unwrap().len())
+        .collect();
+    assert_eq!(sizes, [4, 3, 3, 3]);
+    assert!(v["east_spread"].as_u64().unwrap() <= 2);
+    assert_eq!(
+        seat(16, 5)["rounds"],
+        seat(16, 5)["rounds"],
+        "the same seed gives the same plan"
+    );
+}

@@ -426,3 +426,56 @@ pub fn score(card: &str, result: Option<&str>, as_json: bool, batch_mode: bool) 
         }
     }
 }
+
+/// How long `seat` may search before it answers with the best plan found.
+const SEAT_BUDGET: std::time::Duration = std::time::Duration::from_secs(8);
+
+/// `seat`: plans rounds for numbered players (1..=N).
+pub fn seat(players: usize, rounds: usize, seed: u64, as_json: bool) -> u8 {
+    if players > 1000 || rounds > 100 {
+        return fail("plan at most 1000 players and 100 rounds");
+    }
+    let plan = match crate::seating::plan(players, rounds, seed, None, SEAT_BUDGET, 4) {
+        Ok(p) => p,
+        Err(e) => return fail(&e),
+    };
+    let stats = plan.stats(players, 4, None);
+    let numbered: Vec<Vec<Vec<usize>>> = plan
+        .rounds
+        .iter()
+        .map(|r| {
+            r.iter()
+                .map(|t| t.iter().map(|p| p + 1).collect())
+                .collect()
+        })
+        .collect();
+    if as_json {
+        println!(
+            "{}",
+            json!({
+                "rounds": numbered,
+                "extra_meetings": stats.extra_meetings,
+                "max_meetings": stats.max_meetings,
+                "east_spread": stats.east_spread,
+            })
+        );
+    } else {
+        for (i, round) in numbered.iter().enumerate() {
+            let tables: Vec<String> = round
+                .iter()
+                .map(|t| {
+                    t.iter()
+                        .map(|p| p.to_string())
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                })
+                .collect();
+            println!("round {}: {}", i + 1, tables.join(" | "));
+        }
+        println!(
+            "extra meetings {}, most meetings of a pair {}, East spread {}",
+            stats.extra_meetings, stats.max_meetings, stats.east_spread
+        );
+    }
+    OK
+}

@@ -29,11 +29,29 @@ enum Command {
     Hand(HandCommand),
     /// Score a game result (rules.md §5) with its ruleset.
     Score(ScoreArgs),
+    /// Plan R rounds of seating for N players from scratch.
+    Seat(SeatArgs),
     /// The private PostgreSQL in a data directory (the test command uses these).
     #[command(subcommand)]
     Db(DbCommand),
     /// Print the OpenAPI document the service serves.
     Openapi,
+}
+
+#[derive(Args)]
+struct SeatArgs {
+    /// How many players.
+    #[arg(long)]
+    players: usize,
+    /// How many rounds (nights) to plan.
+    #[arg(long)]
+    rounds: usize,
+    /// Seed: the same seed gives the same plan.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(Subcommand)]
@@ -158,6 +176,7 @@ pub fn run() -> u8 {
             card.json,
             card.batch,
         ),
+        Command::Seat(a) => engine::seat(a.players, a.rounds, a.seed, a.json),
         Command::Db(DbCommand::Start {
             data_dir,
             throwaway,
