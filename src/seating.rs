@@ -254,11 +254,11 @@ fn affine_plane_16() -> Vec<Vec<Vec<usize>>> {
     const MUL: [[usize; 4]; 4] = [[0, 0, 0, 0], [0, 1, 2, 3], [0, 2, 3, 1], [0, 3, 1, 2]];
     let point = |x: usize, y: usize| x * 4 + y;
     let mut rounds = Vec::new();
-    for m in 0..4 {
+    for row in &MUL {
         // Lines y = m·x + c.
         rounds.push(
             (0..4)
-                .map(|c| (0..4).map(|x| point(x, MUL[m][x] ^ c)).collect())
+                .map(|c| (0..4).map(|x| point(x, row[x] ^ c)).collect())
                 .collect(),
         );
     }
@@ -302,22 +302,14 @@ fn transversal_rounds(n: usize) -> Vec<Vec<Vec<usize>>> {
         return Vec::new();
     }
     let q = n / 4;
-    let (add, sub, mul): (
-        fn(usize, usize, usize) -> usize,
-        fn(usize, usize, usize) -> usize,
-        fn(usize, usize, usize) -> usize,
-    ) = if q == 8 {
-        (|a, b, _| a ^ b, |a, b, _| a ^ b, |a, b, _| gf8_mul(a, b))
+    type Op = fn(usize, usize, usize) -> usize;
+    let (add, mul): (Op, Op) = if q == 8 {
+        (|a, b, _| a ^ b, |a, b, _| gf8_mul(a, b))
     } else if q >= 5 && is_prime(q) {
-        (
-            |a, b, q| (a + b) % q,
-            |a, b, q| (a + q - b) % q,
-            |a, b, q| a * b % q,
-        )
+        (|a, b, q| (a + b) % q, |a, b, q| a * b % q)
     } else {
         return Vec::new();
     };
-    let _ = sub;
     (0..q)
         .map(|r| {
             (0..q)
