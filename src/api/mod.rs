@@ -7,6 +7,7 @@ pub mod engine;
 pub mod health;
 pub mod json;
 pub mod leagues;
+pub mod nights;
 pub mod players;
 
 use actix_web::web;
@@ -32,7 +33,8 @@ use crate::error::{AppError, FieldError, Problem};
         (name = "tokens", description = "API tokens for third-party apps (Authorization: Bearer)"),
         (name = "players", description = "A club's players"),
         (name = "cards", description = "Card files: built-in and uploaded"),
-        (name = "leagues", description = "Leagues and their settings")
+        (name = "leagues", description = "Leagues and their settings"),
+        (name = "nights", description = "League nights: check-in, seating, tables")
     )
 )]
 pub struct ApiDoc;
@@ -66,7 +68,16 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(leagues::list)
         .service(leagues::create)
         .service(leagues::show)
-        .service(leagues::update);
+        .service(leagues::update)
+        .service(nights::create)
+        .service(nights::list)
+        .service(nights::show)
+        .service(nights::check_in)
+        .service(nights::check_out)
+        .service(nights::propose)
+        .service(nights::lock)
+        .service(nights::close)
+        .service(nights::reopen);
 }
 
 /// The OpenAPI document, as served at `/api/openapi.json` and committed in `openapi/openapi.json`.

@@ -4,6 +4,7 @@ pub mod cards;
 pub mod clubs;
 pub mod embedded;
 pub mod leagues;
+pub mod nights;
 pub mod players;
 pub mod tokens;
 pub mod users;

@@ -1,0 +1,183 @@
+//! League nights, check-ins and tables.
+
+use chrono::NaiveDate;
+use sqlx::PgPool;
+
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct Night {
+    pub id: i64,
+    pub league_id: i64,
+    pub number: i32,
+    pub night_date: NaiveDate,
+    pub status: String,
+    pub proposal: Option<serde_json::Value>,
+}
+
+const COLUMNS: &str = "id, league_id, number, night_date, status, proposal";
+
+/// Creates the league's next night (numbered after the last), in one statement.
+pub async fn create(pool: &PgPool, league_id: i64, date: NaiveDate) -> sqlx::Result<Night> {
+    sqlx::query_as::<_, Night>(sqlx::AssertSqlSafe(format!(
+        "INSERT INTO nights (league_id, number, night_date) \
+         VALUES ($1, (SELECT coalesce(max(number), 0) + 1 FROM nights WHERE league_id = $1), $2) RETURNING {COLUMNS}"
+    )))
+    .bind(league_id)
+    .bind(date)
+    .fetch_one(pool)
+    .await
+}
+
+pub async fn get(pool: &PgPool, id: i64) -> sqlx::Result<Option<Night>> {
+    sqlx::query_as::<_, Night>(sqlx::AssertSqlSafe(format!(
+        "SELECT {COLUMNS} FROM nights WHERE id = $1"
+    )))
+    .bind(id)
+    .fetch_optional(pool)
+    .await
+}
+
+pub async fn list(pool: &PgPool, league_id: i64) -> sqlx::Result<Vec<Night>> {
+    sqlx::query_as::<_, Night>(sqlx::AssertSqlSafe(format!(
+        "SELECT {COLUMNS} FROM nights WHERE league_id = $1 ORDER BY number"
+    )))
+    .bind(league_id)
+    .fetch_all(pool)
+    .await
+}
+
+pub async fn set_status(pool: &PgPool, id: i64, status: &str) -> sqlx::Result<()> {
+    sqlx::query("UPDATE nights SET status = $2 WHERE id = $1")
+        .bind(id)
+        .bind(status)
+        .execute(pool)
+        .await?;
+    Ok(())
+}
+
+pub async fn set_proposal(
+    pool: &PgPool,
+    id: i64,
+    proposal: &serde_json::Value,
+) -> sqlx::Result<()> {
+    sqlx::query("UPDATE nights SET proposal = $2 WHERE id = $1")
+        .bind(id)
+        .bind(proposal)
+        .execute(pool)
+        .await?;
+    Ok(())
+}
+
+/// Checks a player in; false when already checked in.
+pub async fn check_in(pool: &PgPool, night_id: i64, player_id: i64) -> sqlx::Result<bool> {
+    let r = sqlx::query(
+        "INSERT INTO checkins (night_id, player_id) VALUES ($1, $2) ON CONFLICT DO NOTHING",
+    )
+    .bind(night_id)
+    .bind(player_id)
+    .execute(pool)
+    .await?;
+    Ok(r.rows_affected() > 0)
+}
+
+pub async fn check_out(pool: &PgPool, night_id: i64, player_id: i64) -> sqlx::Result<bool> {
+    let r = sqlx::query("DELETE FROM checkins WHERE night_id = $1 AND player_id = $2")
+        .bind(night_id)
+        .bind(player_id)
+        .execute(pool)
+        .await?;
+    Ok(r.rows_affected() > 0)
+}
+
+/// Checked-in players as (id, name), by id.
+pub async fn checkins(pool: &PgPool, night_id: i64) -> sqlx::Result<Vec<(i64, String)>> {
+    sqlx::query_as("SELECT p.id, p.name FROM checkins c JOIN players p ON p.id = c.player_id WHERE c.night_id = $1 ORDER BY p.id")
+        .bind(night_id)
+        .fetch_all(pool)
+        .await
+}
+
+/// A table with its players in seat order.
+#[derive(Debug, Clone)]
+pub struct Table {
+    pub id: i64,
+    pub number: i32,
+    pub players: Vec<(i64, String)>,
+}
+
+pub async fn tables(pool: &PgPool, night_id: i64) -> sqlx::Result<Vec<Table>> {
+    let rows: Vec<(i64, i32, i64, String)> = sqlx::query_as(
+        "SELECT t.id, t.number, p.id, p.name FROM night_tables t JOIN table_seats s ON s.table_id = t.id \
+         JOIN players p ON p.id = s.player_id WHERE t.night_id = $1 ORDER BY t.number, s.seat",
+    )
+    .bind(night_id)
+    .fetch_all(pool)
+    .await?;
+    let mut out: Vec<Table> = Vec::new();
+    for (id, number, pid, name) in rows {
+        match out.last_mut() {
+            Some(t) if t.id == id => t.players.push((pid, name)),
+            _ => out.push(Table {
+                id,
+                number,
+                players: vec![(pid, name)],
+            }),
+        }
+    }
+    Ok(out)
+}
+
+/// Replaces the night's tables and marks it seated, in one transaction.
+pub async fn lock_tables(pool: &PgPool, night_id: i64, tables: &[Vec<i64>]) -> sqlx::Result<()> {
+    let mut tx = pool.begin().await?;
+    sqlx::query("DELETE FROM night_tables WHERE night_id = $1")
+        .bind(night_id)
+        .execute(&mut *tx)
+        .await?;
+    for (i, players) in tables.iter().enumerate() {
+        let table_id: i64 = sqlx::query_scalar(
+            "INSERT INTO night_tables (night_id, number) VALUES ($1, $2) RETURNING id",
+        )
+        .bind(night_id)
+        .bind(i as i32 + 1)
+        .fetch_one(&mut *tx)
+        .await?;
+        for (seat, player) in players.iter().enumerate() {
+            sqlx::query("INSERT INTO table_seats (table_id, seat, player_id) VALUES ($1, $2, $3)")
+                .bind(table_id)
+                .bind(seat as i32)
+                .bind(player)
+                .execute(&mut *tx)
+                .await?;
+        }
+    }
+    sqlx::query("UPDATE nights SET status = 'seated' WHERE id = $1")
+        .bind(night_id)
+        .execute(&mut *tx)
+        .await?;
+    tx.commit().await
+}
+
+/// Tables of the league's earlier nights, newest night first: (night number, players in seat order).
+pub async fn earlier_tables(
+    pool: &PgPool,
+    league_id: i64,
+    before: i32,
+) -> sqlx::Result<Vec<(i32, Vec<i64>)>> {
+    let rows: Vec<(i32, i64, i64)> = sqlx::query_as(
+        "SELECT n.number, t.id, s.player_id FROM nights n JOIN night_tables t ON t.night_id = n.id \
+         JOIN table_seats s ON s.table_id = t.id WHERE n.league_id = $1 AND n.number < $2 \
+         ORDER BY n.number DESC, t.id, s.seat",
+    )
+    .bind(league_id)
+    .bind(before)
+    .fetch_all(pool)
+    .await?;
+    let mut out: Vec<(i32, i64, Vec<i64>)> = Vec::new();
+    for (number, table, player) in rows {
+        match out.last_mut() {
+            Some((_, t, players)) if *t == table => players.push(player),
+            _ => out.push((number, table, vec![player])),
+        }
+    }
+    Ok(out.into_iter().map(|(n, _, p)| (n, p)).collect())
+}
