@@ -55,5 +55,34 @@ fn benches(c: &mut Criterion) {
     });
 }
 
-criterion_group!(rules, benches);
+fn seating(c: &mut Criterion) {
+    use mahjong_league::seating::{History, plan};
+    use std::time::Duration;
+    // 100 players with five earlier nights of history (tables of 4 from earlier plans).
+    let n = 100;
+    let mut history = History::new(n);
+    let earlier = plan(n, 5, 3, None, Duration::from_secs(5), 4).unwrap();
+    for (age, round) in earlier.rounds.iter().rev().enumerate() {
+        for table in round {
+            for i in 0..table.len() {
+                for j in i + 1..table.len() {
+                    history.met(table[i], table[j], age as u32);
+                }
+            }
+        }
+    }
+    let mut group = c.benchmark_group("seating");
+    group.sample_size(10);
+    group.bench_function(
+        "propose one night for 100 players with 5 nights of history",
+        |b| {
+            b.iter(|| {
+                black_box(plan(n, 1, 7, Some(&history), Duration::from_millis(800), 4).unwrap())
+            })
+        },
+    );
+    group.finish();
+}
+
+criterion_group!(rules, benches, seating);
 criterion_main!(rules);

@@ -30,7 +30,7 @@ fn refusal(e: InputError) -> AppError {
 
 /// The field an engine message is about: "exposure 2 (…)" → `exposures[1]`, "discarder: …" →
 /// `discarder`, "the hand has 3 tiles" → `hand`.
-fn refused_field(message: &str) -> String {
+pub(crate) fn refused_field(message: &str) -> String {
     if let Some(n) = message
         .strip_prefix("exposure ")
         .and_then(|rest| rest.split(|c: char| !c.is_ascii_digit()).next())

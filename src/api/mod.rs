@@ -4,6 +4,7 @@ pub mod accounts;
 pub mod cards;
 pub mod clubs;
 pub mod engine;
+pub mod games;
 pub mod health;
 pub mod json;
 pub mod leagues;
@@ -34,7 +35,8 @@ use crate::error::{AppError, FieldError, Problem};
         (name = "players", description = "A club's players"),
         (name = "cards", description = "Card files: built-in and uploaded"),
         (name = "leagues", description = "Leagues and their settings"),
-        (name = "nights", description = "League nights: check-in, seating, tables")
+        (name = "nights", description = "League nights: check-in, seating, tables"),
+        (name = "games", description = "Game results: entry, validation, scoring")
     )
 )]
 pub struct ApiDoc;
@@ -77,7 +79,9 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(nights::propose)
         .service(nights::lock)
         .service(nights::close)
-        .service(nights::reopen);
+        .service(nights::reopen)
+        .service(games::create)
+        .service(games::show);
 }
 
 /// The OpenAPI document, as served at `/api/openapi.json` and committed in `openapi/openapi.json`.

@@ -3,6 +3,7 @@
 pub mod cards;
 pub mod clubs;
 pub mod embedded;
+pub mod games;
 pub mod leagues;
 pub mod nights;
 pub mod players;

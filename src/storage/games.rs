@@ -1,0 +1,219 @@
+//! Games, their scores, idempotency keys and the audit log.
+
+use sqlx::{PgPool, Postgres, Transaction};
+
+/// A table with everything game entry needs to know about it.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct TableContext {
+    pub table_id: i64,
+    pub table_number: i32,
+    pub night_id: i64,
+    pub night_status: String,
+    pub league_id: i64,
+}
+
+pub async fn table_context(pool: &PgPool, table_id: i64) -> sqlx::Result<Option<TableContext>> {
+    sqlx::query_as::<_, TableContext>(
+        "SELECT t.id AS table_id, t.number AS table_number, n.id AS night_id, n.status AS night_status, n.league_id \
+         FROM night_tables t JOIN nights n ON n.id = t.night_id WHERE t.id = $1",
+    )
+    .bind(table_id)
+    .fetch_optional(pool)
+    .await
+}
+
+/// Players at a table in seat order.
+pub async fn table_players(pool: &PgPool, table_id: i64) -> sqlx::Result<Vec<(i64, String)>> {
+    sqlx::query_as("SELECT p.id, p.name FROM table_seats s JOIN players p ON p.id = s.player_id WHERE s.table_id = $1 ORDER BY s.seat")
+        .bind(table_id)
+        .fetch_all(pool)
+        .await
+}
+
+/// The next game number at a table.
+pub async fn next_number(pool: &PgPool, table_id: i64) -> sqlx::Result<i32> {
+    sqlx::query_scalar(
+        "SELECT coalesce(max(number), 0) + 1 FROM games WHERE table_id = $1 AND status = 'recorded' AND outcome <> 'redeal'",
+    )
+    .bind(table_id)
+    .fetch_one(pool)
+    .await
+}
+
+/// The recorded game holding a number at a table.
+pub async fn holder(pool: &PgPool, table_id: i64, number: i32) -> sqlx::Result<Option<i64>> {
+    sqlx::query_scalar(
+        "SELECT id FROM games WHERE table_id = $1 AND number = $2 AND status = 'recorded' AND outcome <> 'redeal'",
+    )
+    .bind(table_id)
+    .bind(number)
+    .fetch_optional(pool)
+    .await
+}
+
+/// A game to store.
+#[derive(Debug, Clone)]
+pub struct NewGame {
+    pub table_id: i64,
+    pub number: i32,
+    pub east_player: i64,
+    pub outcome: String,
+    pub submitted: serde_json::Value,
+    pub engine: serde_json::Value,
+    pub line_id: Option<String>,
+    pub line_value: Option<i32>,
+    pub winner: Option<i64>,
+    pub discarder: Option<i64>,
+    pub won_by: Option<String>,
+    pub jokerless: bool,
+    /// (player, seat, score, breakdown, dead)
+    pub scores: Vec<(i64, String, i64, String, bool)>,
+}
+
+/// Why a game could not be stored.
+pub enum InsertError {
+    /// Another recorded game holds the number.
+    Taken,
+    Db(sqlx::Error),
+}
+
+impl From<sqlx::Error> for InsertError {
+    fn from(e: sqlx::Error) -> Self {
+        match &e {
+            sqlx::Error::Database(d) if d.constraint() == Some("games_table_number") => {
+                InsertError::Taken
+            }
+            _ => InsertError::Db(e),
+        }
+    }
+}
+
+/// Inserts a game, its scores and its audit entry in the given transaction.
+pub async fn insert(
+    tx: &mut Transaction<'_, Postgres>,
+    g: &NewGame,
+    actor: &str,
+) -> Result<i64, InsertError> {
+    let id: i64 = sqlx::query_scalar(
+        "INSERT INTO games (table_id, number, east_player, outcome, submitted, engine, line_id, line_value, winner, discarder, won_by, jokerless) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING id",
+    )
+    .bind(g.table_id)
+    .bind(g.number)
+    .bind(g.east_player)
+    .bind(&g.outcome)
+    .bind(&g.submitted)
+    .bind(&g.engine)
+    .bind(&g.line_id)
+    .bind(g.line_value)
+    .bind(g.winner)
+    .bind(g.discarder)
+    .bind(&g.won_by)
+    .bind(g.jokerless)
+    .fetch_one(&mut **tx)
+    .await?;
+    for (player, seat, score, breakdown, dead) in &g.scores {
+        sqlx::query("INSERT INTO game_scores (game_id, player_id, seat, score, breakdown, dead) VALUES ($1, $2, $3, $4, $5, $6)")
+            .bind(id)
+            .bind(player)
+            .bind(seat)
+            .bind(score)
+            .bind(breakdown)
+            .bind(dead)
+            .execute(&mut **tx)
+            .await?;
+    }
+    sqlx::query(
+        "INSERT INTO game_audit (game_id, actor, action, after) VALUES ($1, $2, 'recorded', $3)",
+    )
+    .bind(id)
+    .bind(actor)
+    .bind(&g.submitted)
+    .execute(&mut **tx)
+    .await?;
+    Ok(id)
+}
+
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct GameRow {
+    pub id: i64,
+    pub table_id: i64,
+    pub number: i32,
+    pub east_player: i64,
+    pub outcome: String,
+    pub submitted: serde_json::Value,
+    pub engine: serde_json::Value,
+    pub line_id: Option<String>,
+    pub line_value: Option<i32>,
+    pub status: String,
+    pub version: i32,
+}
+
+pub async fn get(pool: &PgPool, id: i64) -> sqlx::Result<Option<GameRow>> {
+    sqlx::query_as::<_, GameRow>(
+        "SELECT id, table_id, number, east_player, outcome, submitted, engine, line_id, line_value, status, version FROM games WHERE id = $1",
+    )
+    .bind(id)
+    .fetch_optional(pool)
+    .await
+}
+
+/// Scores of a game: (player id, name, seat, score, breakdown, dead), in seat order E S W N.
+pub async fn scores(
+    pool: &PgPool,
+    game_id: i64,
+) -> sqlx::Result<Vec<(i64, String, String, i64, String, bool)>> {
+    sqlx::query_as(
+        "SELECT s.player_id, p.name, s.seat, s.score, s.breakdown, s.dead FROM game_scores s JOIN players p ON p.id = s.player_id \
+         WHERE s.game_id = $1 ORDER BY array_position(ARRAY['E','S','W','N'], s.seat)",
+    )
+    .bind(game_id)
+    .fetch_all(pool)
+    .await
+}
+
+/// Claims an idempotency key inside the transaction; `false` when it is already taken.
+pub async fn claim_key(
+    tx: &mut Transaction<'_, Postgres>,
+    club_id: i64,
+    key: &str,
+    hash: &str,
+) -> sqlx::Result<bool> {
+    let r = sqlx::query("INSERT INTO idempotency_keys (club_id, key, request_hash) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING")
+        .bind(club_id)
+        .bind(key)
+        .bind(hash)
+        .execute(&mut **tx)
+        .await?;
+    Ok(r.rows_affected() > 0)
+}
+
+pub async fn save_response(
+    tx: &mut Transaction<'_, Postgres>,
+    club_id: i64,
+    key: &str,
+    code: u16,
+    body: &serde_json::Value,
+) -> sqlx::Result<()> {
+    sqlx::query("UPDATE idempotency_keys SET response_code = $3, response_body = $4 WHERE club_id = $1 AND key = $2")
+        .bind(club_id)
+        .bind(key)
+        .bind(code as i32)
+        .bind(body)
+        .execute(&mut **tx)
+        .await?;
+    Ok(())
+}
+
+/// A stored key: (request hash, response code, response body).
+pub async fn saved_response(
+    pool: &PgPool,
+    club_id: i64,
+    key: &str,
+) -> sqlx::Result<Option<(String, Option<i32>, Option<serde_json::Value>)>> {
+    sqlx::query_as("SELECT request_hash, response_code, response_body FROM idempotency_keys WHERE club_id = $1 AND key = $2")
+        .bind(club_id)
+        .bind(key)
+        .fetch_optional(pool)
+        .await
+}

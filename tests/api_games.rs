@@ -1,0 +1,383 @@
+//! Game entry over real HTTP: validation, scoring, East rotation, idempotency, races, redeals.
+
+mod common;
+
+use common::{TestApp, spawn_app};
+use serde_json::{Value, json};
+
+const WIN: &str = "F F 2B 2B J 2B 4C 4C 6C 6C 8B 8B J 8B"; // 2468#2, 25, not jokerless
+const WIN_JOKERLESS: &str = "F F 2B 2B 2B 2B 4C 4C 6C 6C 8B 8B 8B 8B";
+
+struct Setup {
+    owner: reqwest::Client,
+    table: i64,
+    night: i64,
+    /// Players in seat order.
+    seats: Vec<i64>,
+}
+
+async fn setup(app: &TestApp) -> Setup {
+    let owner = reqwest::Client::builder()
+        .cookie_store(true)
+        .build()
+        .unwrap();
+    owner.post(app.url("/api/v1/users")).json(&json!({"email": "o@example.org", "display_name": "O", "password": "correct horse battery"})).send().await.unwrap();
+    owner
+        .post(app.url("/api/v1/clubs"))
+        .json(&json!({"slug": "club", "name": "Club"}))
+        .send()
+        .await
+        .unwrap();
+    let mut players = Vec::new();
+    for name in ["Ann", "Bea", "Cy", "Dot"] {
+        let p: Value = owner
+            .post(app.url("/api/v1/clubs/club/players"))
+            .json(&json!({"name": name}))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        players.push(p["id"].as_i64().unwrap());
+    }
+    let l: Value = owner
+        .post(app.url("/api/v1/clubs/club/leagues"))
+        .json(&json!({"name": "L", "card": "demo-2026", "ruleset": "nmjl-money"}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let n: Value = owner
+        .post(app.url(&format!("/api/v1/leagues/{}/nights", l["id"])))
+        .json(&json!({"date": "2026-03-03"}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let night = n["id"].as_i64().unwrap();
+    for p in &players {
+        owner
+            .put(app.url(&format!("/api/v1/nights/{night}/checkins/{p}")))
+            .send()
+            .await
+            .unwrap();
+    }
+    let locked: Value = owner
+        .put(app.url(&format!("/api/v1/nights/{night}/tables")))
+        .json(&json!({"tables": [players.clone()]}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    Setup {
+        owner,
+        table: locked["tables"][0]["id"].as_i64().unwrap(),
+        night,
+        seats: players,
+    }
+}
+
+fn score_of(game: &Value, player: i64) -> i64 {
+    game["scores"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["player"]["id"] == player)
+        .unwrap()["score"]
+        .as_i64()
+        .unwrap()
+}
+
+fn seat_of(game: &Value, player: i64) -> String {
+    game["scores"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["player"]["id"] == player)
+        .unwrap()["seat"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+#[tokio::test]
+async fn games_are_scored_with_east_passing_each_game() {
+    let app = spawn_app().await;
+    let s = setup(&app).await;
+    let url = app.url(&format!("/api/v1/tables/{}/games", s.table));
+    // Game 1: East is the first seat; Bea (South) self-picks: everyone pays her 2 × 25.
+    let res = s.owner.post(&url).json(&json!({"outcome": "mahjong", "winner": s.seats[1], "hand": WIN, "won_by": "self_pick"})).send().await.unwrap();
+    assert_eq!(res.status(), 201);
+    let g1: Value = res.json().await.unwrap();
+    assert_eq!(
+        (g1["number"].as_i64(), g1["east"].as_i64()),
+        (Some(1), Some(s.seats[0]))
+    );
+    assert_eq!(seat_of(&g1, s.seats[1]), "S");
+    assert_eq!(score_of(&g1, s.seats[1]), 150);
+    for p in [s.seats[0], s.seats[2], s.seats[3]] {
+        assert_eq!(score_of(&g1, p), -50);
+    }
+    assert_eq!(g1["line"], "2468#2");
+
+    // Game 2: East passes to Bea; Ann wins jokerless from Dot's discard: Dot pays 4 × 25, the others 2 × 25.
+    let g2: Value = s.owner.post(&url).json(&json!({"outcome": "mahjong", "winner": s.seats[0], "hand": WIN_JOKERLESS, "won_by": "discard", "discarder": s.seats[3]})).send().await.unwrap().json().await.unwrap();
+    assert_eq!(
+        (g2["number"].as_i64(), g2["east"].as_i64()),
+        (Some(2), Some(s.seats[1]))
+    );
+    assert_eq!(seat_of(&g2, s.seats[1]), "E");
+    assert_eq!(seat_of(&g2, s.seats[0]), "N");
+    assert_eq!(score_of(&g2, s.seats[0]), 200);
+    assert_eq!(score_of(&g2, s.seats[3]), -100);
+    assert_eq!(score_of(&g2, s.seats[1]), -50);
+
+    // A redeal is stored but holds no number: game 3 can still be recorded after it.
+    let redeal: Value = s
+        .owner
+        .post(&url)
+        .json(&json!({"outcome": "redeal"}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(redeal["number"], 3);
+    assert!(
+        redeal["scores"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|x| x["score"] == 0)
+    );
+    let wall: Value = s
+        .owner
+        .post(&url)
+        .json(&json!({"outcome": "wall", "number": 3}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(wall["number"], 3);
+    let fetched: Value = s
+        .owner
+        .get(app.url(&format!("/api/v1/games/{}", g1["id"])))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(fetched["scores"], g1["scores"]);
+}
+
+#[tokio::test]
+async fn refusals_say_what_is_wrong() {
+    let app = spawn_app().await;
+    let s = setup(&app).await;
+    let url = app.url(&format!("/api/v1/tables/{}/games", s.table));
+    let cases = [
+        (
+            json!({"outcome": "mahjong", "winner": 999999, "hand": WIN, "won_by": "self_pick"}),
+            "winner",
+            "not at this table",
+        ),
+        (
+            json!({"outcome": "mahjong", "winner": s.seats[0], "hand": WIN, "won_by": "discard", "discarder": s.seats[0]}),
+            "discarder",
+            "is the winner",
+        ),
+        (
+            json!({"outcome": "mahjong", "winner": s.seats[0], "hand": format!("{WIN} 9D"), "won_by": "self_pick"}),
+            "hand",
+            "15 tiles",
+        ),
+        (
+            json!({"outcome": "mahjong", "winner": s.seats[0], "hand": "F F 2B 2B J 2B 4C 4C 6C 6C 8B 8B J 9B", "won_by": "self_pick"}),
+            "hand",
+            "nearest",
+        ),
+        (
+            json!({"outcome": "mahjong", "winner": s.seats[0], "hand": WIN, "won_by": "discard"}),
+            "discarder",
+            "needs the discarder",
+        ),
+        (
+            json!({"outcome": "wall", "number": 5}),
+            "number",
+            "4 games per table",
+        ),
+        (
+            json!({"outcome": "wall", "dead": [{"player": s.seats[1], "called_by": 999999}]}),
+            "dead[0].called_by",
+            "not at this table",
+        ),
+    ];
+    for (body, field, text) in cases {
+        let res = s.owner.post(&url).json(&body).send().await.unwrap();
+        assert_eq!(res.status(), 422, "{body}");
+        let p: Value = res.json().await.unwrap();
+        assert_eq!(p["errors"][0]["field"], field, "{body}: {p}");
+        assert!(p["detail"].as_str().unwrap().contains(text), "{body}: {p}");
+    }
+    let res = s
+        .owner
+        .post(&url)
+        .json(&json!({"outcome": "draw"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 400);
+    // Nothing was stored.
+    let stored: i64 = sqlx::query_scalar("SELECT count(*) FROM games")
+        .fetch_one(&app.db)
+        .await
+        .unwrap();
+    assert_eq!(stored, 0);
+}
+
+#[tokio::test]
+async fn retries_with_the_same_key_store_once() {
+    let app = spawn_app().await;
+    let s = setup(&app).await;
+    let url = app.url(&format!("/api/v1/tables/{}/games", s.table));
+    let body =
+        json!({"outcome": "mahjong", "winner": s.seats[2], "hand": WIN, "won_by": "self_pick"});
+    let first = s
+        .owner
+        .post(&url)
+        .header("Idempotency-Key", "tablet-7-game-1")
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(first.status(), 201);
+    let first: Value = first.json().await.unwrap();
+    let again = s
+        .owner
+        .post(&url)
+        .header("Idempotency-Key", "tablet-7-game-1")
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(again.status(), 201);
+    assert_eq!(again.json::<Value>().await.unwrap(), first);
+    let stored: i64 = sqlx::query_scalar("SELECT count(*) FROM games")
+        .fetch_one(&app.db)
+        .await
+        .unwrap();
+    assert_eq!(stored, 1);
+    let other = s
+        .owner
+        .post(&url)
+        .header("Idempotency-Key", "tablet-7-game-1")
+        .json(&json!({"outcome": "wall"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(other.status(), 422);
+}
+
+#[tokio::test]
+async fn racing_scorers_one_stored_one_told() {
+    let app = spawn_app().await;
+    let s = setup(&app).await;
+    let url = app.url(&format!("/api/v1/tables/{}/games", s.table));
+    let a = s
+        .owner
+        .post(&url)
+        .json(&json!({"number": 1, "outcome": "wall"}))
+        .send();
+    let b = s.owner.post(&url).json(&json!({"number": 1, "outcome": "mahjong", "winner": s.seats[1], "hand": WIN, "won_by": "self_pick"})).send();
+    let (a, b) = tokio::join!(a, b);
+    let mut statuses = [
+        a.as_ref().unwrap().status().as_u16(),
+        b.as_ref().unwrap().status().as_u16(),
+    ];
+    statuses.sort();
+    assert_eq!(statuses, [201, 409]);
+    let loser = if a.as_ref().unwrap().status() == 409 {
+        a.unwrap()
+    } else {
+        b.unwrap()
+    };
+    let p: Value = loser.json().await.unwrap();
+    assert!(
+        p["detail"]
+            .as_str()
+            .unwrap()
+            .contains("already recorded as game"),
+        "{p}"
+    );
+    let stored: i64 = sqlx::query_scalar("SELECT count(*) FROM games")
+        .fetch_one(&app.db)
+        .await
+        .unwrap();
+    assert_eq!(stored, 1);
+}
+
+#[tokio::test]
+async fn dead_hand_calls_keep_the_engines_verdict_and_closed_nights_refuse() {
+    let app = spawn_app().await;
+    let s = setup(&app).await;
+    let url = app.url(&format!("/api/v1/tables/{}/games", s.table));
+    let body = json!({"outcome": "wall", "dead": [{"player": s.seats[2], "called_by": s.seats[3], "reason": "exposure fits no line",
+        "contested": true, "upheld": true, "exposures": ["5B 5B 5B 5B"], "out_of_play": "", "adjudicate": true}]});
+    let g: Value = s
+        .owner
+        .post(&url)
+        .json(&body)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert!(
+        g["result"]["dead"][0]["engine_verdict"]["verdict"].is_string(),
+        "{g}"
+    );
+    // nmjl-money: the upheld caller is paid 25 by the challenged player.
+    assert_eq!(score_of(&g, s.seats[3]), 25);
+    assert_eq!(score_of(&g, s.seats[2]), -25);
+    let dead = g["scores"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["player"]["id"] == s.seats[2])
+        .unwrap();
+    assert_eq!(dead["dead"], true);
+
+    s.owner
+        .post(app.url(&format!("/api/v1/nights/{}/close", s.night)))
+        .send()
+        .await
+        .unwrap();
+    let res = s
+        .owner
+        .post(&url)
+        .json(&json!({"outcome": "wall"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 409);
+    // Strangers cannot record or see.
+    let res = reqwest::Client::new()
+        .post(&url)
+        .json(&json!({"outcome": "wall"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 404);
+}
