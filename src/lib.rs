@@ -11,6 +11,7 @@ pub mod error;
 pub mod pages;
 pub mod rules;
 pub mod seating;
+pub mod standings;
 pub mod startup;
 pub mod storage;
 pub mod telemetry;

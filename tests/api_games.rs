@@ -381,3 +381,134 @@ async fn dead_hand_calls_keep_the_engines_verdict_and_closed_nights_refuse() {
         .unwrap();
     assert_eq!(res.status(), 404);
 }
+
+#[tokio::test]
+async fn standings_follow_the_games() {
+    let app = spawn_app().await;
+    let s = setup(&app).await;
+    let (ann, bea, cy, dot) = (s.seats[0], s.seats[1], s.seats[2], s.seats[3]);
+    let url = app.url(&format!("/api/v1/tables/{}/games", s.table));
+    for body in [
+        // Bea self-picks 2468#2 (25): +150, the others −50 each.
+        json!({"outcome": "mahjong", "winner": bea, "hand": WIN, "won_by": "self_pick"}),
+        // Ann jokerless from Dot: +200; Dot −100; Bea and Cy −50.
+        json!({"outcome": "mahjong", "winner": ann, "hand": WIN_JOKERLESS, "won_by": "discard", "discarder": dot}),
+        // A redeal: nothing, and not a game.
+        json!({"outcome": "redeal"}),
+        json!({"outcome": "wall"}),
+        // Cy from Ann's discard: +100; Ann −50; Bea and Dot −25.
+        json!({"outcome": "mahjong", "winner": cy, "hand": WIN, "won_by": "discard", "discarder": ann}),
+    ] {
+        let res = s.owner.post(&url).json(&body).send().await.unwrap();
+        assert_eq!(res.status(), 201, "{body}");
+    }
+    let league: i64 = sqlx::query_scalar("SELECT id FROM leagues")
+        .fetch_one(&app.db)
+        .await
+        .unwrap();
+    let res = s
+        .owner
+        .get(app.url(&format!("/api/v1/leagues/{league}/standings")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    let tag = res.headers()["etag"].to_str().unwrap().to_string();
+    let v: Value = res.json().await.unwrap();
+    let rows = v["standings"].as_array().unwrap();
+    type Row = (i64, i64, i64, i64, i64, i64, i64, i64);
+    let got: Vec<Row> = rows
+        .iter()
+        .map(|r| {
+            let n = |k: &str| r[k].as_i64().unwrap();
+            (
+                n("player_id"),
+                n("rank"),
+                n("games"),
+                n("wins"),
+                n("points"),
+                n("self_picks"),
+                n("jokerless_wins"),
+                n("deal_ins"),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (ann, 1, 4, 1, 100, 0, 1, 1),
+            (bea, 2, 4, 1, 75, 1, 0, 0),
+            (cy, 3, 4, 1, 0, 0, 0, 0),
+            (dot, 4, 4, 0, -175, 0, 0, 1)
+        ]
+    );
+    assert!(
+        rows.iter()
+            .all(|r| r["wall_games"] == 1 && r["dead_hands"] == 0)
+    );
+    assert_eq!(rows[0]["average"], 25.0);
+
+    // Unchanged standings: 304 for the same ETag.
+    let res = s
+        .owner
+        .get(app.url(&format!("/api/v1/leagues/{league}/standings")))
+        .header("If-None-Match", &tag)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 304);
+
+    let csv = s
+        .owner
+        .get(app.url(&format!("/api/v1/leagues/{league}/standings.csv")))
+        .send()
+        .await
+        .unwrap();
+    assert!(
+        csv.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("text/csv")
+    );
+    let text = csv.text().await.unwrap();
+    assert_eq!(text.lines().count(), 5);
+    assert!(
+        text.lines()
+            .nth(1)
+            .unwrap()
+            .starts_with(&format!("1,false,{ann},Ann,4,1,100,25.00,")),
+        "{text}"
+    );
+    let games = s
+        .owner
+        .get(app.url(&format!("/api/v1/leagues/{league}/games.csv")))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert_eq!(games.lines().count(), 1 + 5 * 4, "{games}");
+
+    // Members-only league: strangers see nothing; made public, anyone sees the standings.
+    assert_eq!(
+        reqwest::get(app.url(&format!("/api/v1/leagues/{league}/standings")))
+            .await
+            .unwrap()
+            .status(),
+        404
+    );
+    s.owner
+        .patch(app.url(&format!("/api/v1/leagues/{league}")))
+        .json(&json!({"visibility": "public"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        reqwest::get(app.url(&format!("/api/v1/leagues/{league}/standings")))
+            .await
+            .unwrap()
+            .status(),
+        200
+    );
+}

@@ -10,6 +10,7 @@ pub mod json;
 pub mod leagues;
 pub mod nights;
 pub mod players;
+pub mod standings;
 
 use actix_web::web;
 use utoipa::OpenApi;
@@ -36,7 +37,8 @@ use crate::error::{AppError, FieldError, Problem};
         (name = "cards", description = "Card files: built-in and uploaded"),
         (name = "leagues", description = "Leagues and their settings"),
         (name = "nights", description = "League nights: check-in, seating, tables"),
-        (name = "games", description = "Game results: entry, validation, scoring")
+        (name = "games", description = "Game results: entry, validation, scoring"),
+        (name = "standings", description = "Standings and CSV exports")
     )
 )]
 pub struct ApiDoc;
@@ -81,7 +83,10 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(nights::close)
         .service(nights::reopen)
         .service(games::create)
-        .service(games::show);
+        .service(games::show)
+        .service(standings::show)
+        .service(standings::standings_csv)
+        .service(standings::games_csv);
 }
 
 /// The OpenAPI document, as served at `/api/openapi.json` and committed in `openapi/openapi.json`.

@@ -217,3 +217,90 @@ pub async fn saved_response(
         .fetch_optional(pool)
         .await
 }
+
+/// One player's totals in a league.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct Totals {
+    pub player_id: i64,
+    pub name: String,
+    pub games: i64,
+    pub wins: i64,
+    pub points: i64,
+    pub self_picks: i64,
+    pub jokerless_wins: i64,
+    pub deal_ins: i64,
+    pub dead_hands: i64,
+    pub wall_games: i64,
+}
+
+/// Totals of every player with a counted game in the league (recorded, not redeals).
+pub async fn league_totals(pool: &PgPool, league_id: i64) -> sqlx::Result<Vec<Totals>> {
+    sqlx::query_as::<_, Totals>(
+        "SELECT p.id AS player_id, p.name, count(*) AS games, \
+                count(*) FILTER (WHERE g.winner = p.id) AS wins, \
+                coalesce(sum(s.score), 0)::BIGINT AS points, \
+                count(*) FILTER (WHERE g.winner = p.id AND g.won_by IN ('self_pick', 'heavenly', 'earthly')) AS self_picks, \
+                count(*) FILTER (WHERE g.winner = p.id AND g.jokerless) AS jokerless_wins, \
+                count(*) FILTER (WHERE g.discarder = p.id) AS deal_ins, \
+                count(*) FILTER (WHERE s.dead) AS dead_hands, \
+                count(*) FILTER (WHERE g.outcome = 'wall') AS wall_games \
+         FROM game_scores s JOIN games g ON g.id = s.game_id JOIN night_tables t ON t.id = g.table_id \
+         JOIN nights n ON n.id = t.night_id JOIN players p ON p.id = s.player_id \
+         WHERE n.league_id = $1 AND g.status = 'recorded' AND g.outcome <> 'redeal' \
+         GROUP BY p.id, p.name",
+    )
+    .bind(league_id)
+    .fetch_all(pool)
+    .await
+}
+
+/// (game id, player id, score) of the league's counted games that any of `players` played.
+pub async fn scores_of_players(
+    pool: &PgPool,
+    league_id: i64,
+    players: &[i64],
+) -> sqlx::Result<Vec<(i64, i64, i64)>> {
+    sqlx::query_as(
+        "SELECT s.game_id, s.player_id, s.score FROM game_scores s JOIN games g ON g.id = s.game_id \
+         JOIN night_tables t ON t.id = g.table_id JOIN nights n ON n.id = t.night_id \
+         WHERE n.league_id = $1 AND g.status = 'recorded' AND g.outcome <> 'redeal' \
+           AND s.game_id IN (SELECT game_id FROM game_scores WHERE player_id = ANY($2))",
+    )
+    .bind(league_id)
+    .bind(players)
+    .fetch_all(pool)
+    .await
+}
+
+/// One row per player per game of the league, for the CSV export.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct GameLine {
+    pub game_id: i64,
+    pub night: i32,
+    pub night_date: chrono::NaiveDate,
+    pub table_number: i32,
+    pub number: i32,
+    pub status: String,
+    pub outcome: String,
+    pub line_id: Option<String>,
+    pub line_value: Option<i32>,
+    pub player_id: i64,
+    pub player: String,
+    pub seat: String,
+    pub score: i64,
+    pub breakdown: String,
+}
+
+pub async fn league_game_lines(pool: &PgPool, league_id: i64) -> sqlx::Result<Vec<GameLine>> {
+    sqlx::query_as::<_, GameLine>(
+        "SELECT g.id AS game_id, n.number AS night, n.night_date, t.number AS table_number, g.number, g.status, g.outcome, \
+                g.line_id, g.line_value, p.id AS player_id, p.name AS player, s.seat, s.score, s.breakdown \
+         FROM games g JOIN night_tables t ON t.id = g.table_id JOIN nights n ON n.id = t.night_id \
+         JOIN game_scores s ON s.game_id = g.id JOIN players p ON p.id = s.player_id \
+         WHERE n.league_id = $1 \
+         ORDER BY n.number, t.number, g.number, g.id, array_position(ARRAY['E','S','W','N'], s.seat)",
+    )
+    .bind(league_id)
+    .fetch_all(pool)
+    .await
+}

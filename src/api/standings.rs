@@ -1,0 +1,227 @@
+//! Standings and CSV exports of a league (public leagues: no login needed).
+
+use actix_web::http::header::{CONTENT_DISPOSITION, ETAG, IF_NONE_MATCH};
+use actix_web::{HttpRequest, HttpResponse, get, web};
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+use utoipa::ToSchema;
+
+use crate::api::leagues::visible;
+use crate::auth::{Caller, Need};
+use crate::error::AppError;
+use crate::standings::{self, Board, Standing};
+use crate::startup::AppState;
+use crate::storage::games;
+use crate::storage::leagues::League;
+
+#[derive(Serialize, ToSchema)]
+pub struct StandingsView {
+    pub league: i64,
+    /// `total` or `average`.
+    pub board: String,
+    pub min_games: i32,
+    pub standings: Vec<Standing>,
+}
+
+async fn compute(state: &AppState, league: &League) -> Result<Vec<Standing>, AppError> {
+    let totals = games::league_totals(&state.db, league.id).await?;
+    let lines: Vec<standings::Line> = totals
+        .into_iter()
+        .map(|t| standings::Line {
+            player_id: t.player_id,
+            name: t.name,
+            games: t.games,
+            wins: t.wins,
+            points: t.points,
+            self_picks: t.self_picks,
+            jokerless_wins: t.jokerless_wins,
+            deal_ins: t.deal_ins,
+            dead_hands: t.dead_hands,
+            wall_games: t.wall_games,
+        })
+        .collect();
+    let board = if league.board == "average" {
+        Board::Average {
+            min_games: league.min_games as i64,
+        }
+    } else {
+        Board::Total
+    };
+    // Head-to-head needs per-game scores, only for players tied on everything else.
+    let mut tied = Vec::new();
+    for (i, a) in lines.iter().enumerate() {
+        if lines.iter().enumerate().any(|(j, b)| {
+            i != j && a.points == b.points && a.wins == b.wins && a.deal_ins == b.deal_ins
+        }) {
+            tied.push(a.player_id);
+        }
+    }
+    let per_game = if tied.is_empty() {
+        Vec::new()
+    } else {
+        games::scores_of_players(&state.db, league.id, &tied).await?
+    };
+    Ok(standings::rank(lines, board, &per_game))
+}
+
+/// The league's standings. Sends an `ETag`; with a matching `If-None-Match` the answer is 304.
+#[utoipa::path(tag = "standings", params(("league" = i64, Path)),
+    responses((status = 200, body = StandingsView), (status = 304, description = "Not modified"),
+              (status = 404, body = crate::error::Problem, content_type = "application/problem+json")))]
+#[get("/api/v1/leagues/{league}/standings")]
+pub async fn show(
+    state: web::Data<AppState>,
+    caller: Caller,
+    req: HttpRequest,
+    id: web::Path<i64>,
+) -> Result<HttpResponse, AppError> {
+    let (league, _) = visible(&state, &caller, *id, Need::Read).await?;
+    let view = StandingsView {
+        league: league.id,
+        board: league.board.clone(),
+        min_games: league.min_games,
+        standings: compute(&state, &league).await?,
+    };
+    let body = serde_json::to_vec(&view).map_err(|e| AppError::Internal(e.into()))?;
+    let tag = format!(
+        "\"{}\"",
+        Sha256::digest(&body)
+            .iter()
+            .take(16)
+            .map(|b| format!("{b:02x}"))
+            .collect::<String>()
+    );
+    let matches = req
+        .headers()
+        .get(IF_NONE_MATCH)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.split(',').any(|t| t.trim() == tag || t.trim() == "*"));
+    if matches {
+        return Ok(HttpResponse::NotModified()
+            .insert_header((ETAG, tag))
+            .finish());
+    }
+    Ok(HttpResponse::Ok()
+        .insert_header((ETAG, tag))
+        .content_type("application/json")
+        .body(body))
+}
+
+fn csv_response(name: String, bytes: Vec<u8>) -> HttpResponse {
+    HttpResponse::Ok()
+        .content_type("text/csv; charset=utf-8")
+        .insert_header((
+            CONTENT_DISPOSITION,
+            format!("attachment; filename=\"{name}\""),
+        ))
+        .body(bytes)
+}
+
+fn csv_error(e: impl std::fmt::Display) -> AppError {
+    AppError::Internal(anyhow::anyhow!("writing CSV: {e}"))
+}
+
+/// The standings as CSV.
+#[utoipa::path(tag = "standings", params(("league" = i64, Path)), responses((status = 200, content_type = "text/csv", body = String)))]
+#[get("/api/v1/leagues/{league}/standings.csv")]
+pub async fn standings_csv(
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<i64>,
+) -> Result<HttpResponse, AppError> {
+    let (league, _) = visible(&state, &caller, *id, Need::Read).await?;
+    let rows = compute(&state, &league).await?;
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record([
+        "rank",
+        "shared",
+        "player_id",
+        "player",
+        "games",
+        "wins",
+        "points",
+        "average",
+        "self_picks",
+        "jokerless_wins",
+        "deal_ins",
+        "dead_hands",
+        "wall_games",
+    ])
+    .map_err(csv_error)?;
+    for s in rows {
+        w.write_record([
+            s.rank.map(|r| r.to_string()).unwrap_or_default(),
+            s.shared.to_string(),
+            s.player_id.to_string(),
+            s.player,
+            s.games.to_string(),
+            s.wins.to_string(),
+            s.points.to_string(),
+            format!("{:.2}", s.average),
+            s.self_picks.to_string(),
+            s.jokerless_wins.to_string(),
+            s.deal_ins.to_string(),
+            s.dead_hands.to_string(),
+            s.wall_games.to_string(),
+        ])
+        .map_err(csv_error)?;
+    }
+    let bytes = w.into_inner().map_err(csv_error)?;
+    Ok(csv_response(
+        format!("league-{}-standings.csv", league.id),
+        bytes,
+    ))
+}
+
+/// Every game of the league as CSV: one row per player per game, voided games and redeals included (see `status`, `outcome`).
+#[utoipa::path(tag = "standings", params(("league" = i64, Path)), responses((status = 200, content_type = "text/csv", body = String)))]
+#[get("/api/v1/leagues/{league}/games.csv")]
+pub async fn games_csv(
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<i64>,
+) -> Result<HttpResponse, AppError> {
+    let (league, _) = visible(&state, &caller, *id, Need::Read).await?;
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record([
+        "game_id",
+        "night",
+        "date",
+        "table",
+        "game",
+        "status",
+        "outcome",
+        "line",
+        "value",
+        "player_id",
+        "player",
+        "seat",
+        "score",
+        "breakdown",
+    ])
+    .map_err(csv_error)?;
+    for g in games::league_game_lines(&state.db, league.id).await? {
+        w.write_record([
+            g.game_id.to_string(),
+            g.night.to_string(),
+            g.night_date.to_string(),
+            g.table_number.to_string(),
+            g.number.to_string(),
+            g.status,
+            g.outcome,
+            g.line_id.unwrap_or_default(),
+            g.line_value.map(|v| v.to_string()).unwrap_or_default(),
+            g.player_id.to_string(),
+            g.player,
+            g.seat,
+            g.score.to_string(),
+            g.breakdown,
+        ])
+        .map_err(csv_error)?;
+    }
+    let bytes = w.into_inner().map_err(csv_error)?;
+    Ok(csv_response(
+        format!("league-{}-games.csv", league.id),
+        bytes,
+    ))
+}
