@@ -88,6 +88,8 @@ pub enum AppError {
     Conflict(String),
     #[error("{0}")]
     PreconditionFailed(String),
+    #[error("{0}")]
+    PreconditionRequired(String),
     #[error("{detail}")]
     TooManyRequests {
         detail: String,
@@ -154,6 +156,7 @@ impl ResponseError for AppError {
             AppError::Forbidden(_) => StatusCode::FORBIDDEN,
             AppError::Conflict(_) => StatusCode::CONFLICT,
             AppError::PreconditionFailed(_) => StatusCode::PRECONDITION_FAILED,
+            AppError::PreconditionRequired(_) => StatusCode::PRECONDITION_REQUIRED,
             AppError::TooManyRequests { .. } => StatusCode::TOO_MANY_REQUESTS,
             AppError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
             AppError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,

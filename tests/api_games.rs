@@ -512,3 +512,138 @@ async fn standings_follow_the_games() {
         200
     );
 }
+
+#[tokio::test]
+async fn corrections_need_the_current_version_and_are_audited() {
+    let app = spawn_app().await;
+    let s = setup(&app).await;
+    let (ann, bea) = (s.seats[0], s.seats[1]);
+    let url = app.url(&format!("/api/v1/tables/{}/games", s.table));
+    let g: Value = s
+        .owner
+        .post(&url)
+        .json(&json!({"outcome": "mahjong", "winner": bea, "hand": WIN, "won_by": "self_pick"}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let game = app.url(&format!("/api/v1/games/{}", g["id"]));
+    assert_eq!(g["version"], 1);
+
+    // The scorer entered the wrong winner: it was Ann, from Bea's discard.
+    let fixed = json!({"outcome": "mahjong", "winner": ann, "hand": WIN, "won_by": "discard", "discarder": bea});
+    let res = s.owner.put(&game).json(&fixed).send().await.unwrap();
+    assert_eq!(res.status(), 428);
+    let res = s
+        .owner
+        .put(&game)
+        .header("If-Match", "\"1\"")
+        .json(&fixed)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    assert_eq!(res.headers()["etag"], "\"2\"");
+    let amended: Value = res.json().await.unwrap();
+    assert_eq!(
+        (amended["version"].as_i64(), amended["number"].as_i64()),
+        (Some(2), Some(1))
+    );
+    assert_eq!(score_of(&amended, ann), 100);
+    assert_eq!(score_of(&amended, bea), -50);
+
+    // A second editor who saw version 1 is told the current version.
+    let res = s
+        .owner
+        .put(&game)
+        .header("If-Match", "1")
+        .json(&json!({"outcome": "wall"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 412);
+    let p: Value = res.json().await.unwrap();
+    assert!(
+        p["detail"].as_str().unwrap().contains("version is now 2"),
+        "{p}"
+    );
+
+    let league: i64 = sqlx::query_scalar("SELECT id FROM leagues")
+        .fetch_one(&app.db)
+        .await
+        .unwrap();
+    let standings = |app: &TestApp| {
+        let url = app.url(&format!("/api/v1/leagues/{league}/standings"));
+        let client = s.owner.clone();
+        async move {
+            client
+                .get(url)
+                .send()
+                .await
+                .unwrap()
+                .json::<Value>()
+                .await
+                .unwrap()
+        }
+    };
+    let st = standings(&app).await;
+    assert_eq!(st["standings"][0]["player_id"], ann);
+    assert_eq!(st["standings"][0]["points"], 100);
+
+    // Void: the game stops counting.
+    let res = s
+        .owner
+        .post(format!("{game}/void"))
+        .header("If-Match", "2")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    let st = standings(&app).await;
+    assert_eq!(st["standings"].as_array().unwrap().len(), 0);
+    assert_eq!(
+        s.owner
+            .put(&game)
+            .header("If-Match", "3")
+            .json(&fixed)
+            .send()
+            .await
+            .unwrap()
+            .status(),
+        409
+    );
+    // Its number is free again.
+    let again = s
+        .owner
+        .post(&url)
+        .json(&json!({"number": 1, "outcome": "wall"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(again.status(), 201);
+
+    let audit: Vec<Value> = s
+        .owner
+        .get(format!("{game}/audit"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let actions: Vec<&str> = audit
+        .iter()
+        .map(|a| a["action"].as_str().unwrap())
+        .collect();
+    assert_eq!(actions, ["recorded", "amended", "voided"]);
+    assert_eq!(audit[1]["before"]["winner"], bea);
+    assert_eq!(audit[1]["after"]["winner"], ann);
+    assert!(
+        audit[1]["actor"]
+            .as_str()
+            .unwrap()
+            .contains("o@example.org")
+    );
+}

@@ -3,7 +3,7 @@
 //! two scorers racing for the same game number: one is stored, the other gets 409.
 
 use actix_web::http::header::{ETAG, HeaderValue};
-use actix_web::{HttpRequest, HttpResponse, get, post, web};
+use actix_web::{HttpRequest, HttpResponse, get, post, put, web};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use utoipa::ToSchema;
@@ -509,4 +509,144 @@ pub async fn show(
         res.headers_mut().insert(ETAG, v);
     }
     Ok(res)
+}
+
+/// Reads `If-Match` as a game version (`"3"` or `3`).
+fn if_match(req: &HttpRequest) -> Result<Option<i32>, AppError> {
+    let Some(v) = req.headers().get(actix_web::http::header::IF_MATCH) else {
+        return Ok(None);
+    };
+    let text = v
+        .to_str()
+        .unwrap_or_default()
+        .trim()
+        .trim_start_matches("W/")
+        .trim_matches('"');
+    text.parse().map(Some).map_err(|_| {
+        AppError::invalid(
+            "If-Match",
+            format!(
+                "`{text}` is not a game version; send the version you saw, e.g. If-Match: \"3\""
+            ),
+        )
+    })
+}
+
+/// Loads a game's table context and checks the caller's access to its league.
+async fn game_access(
+    state: &AppState,
+    caller: &Caller,
+    id: i64,
+    need: Need,
+) -> Result<(games::GameRow, games::TableContext, League), AppError> {
+    let not_found = || AppError::NotFound(format!("no game {id}"));
+    let g = games::get(&state.db, id).await?.ok_or_else(not_found)?;
+    let ctx = games::table_context(&state.db, g.table_id)
+        .await?
+        .ok_or_else(not_found)?;
+    let (league, _) = visible(state, caller, ctx.league_id, need)
+        .await
+        .map_err(|e| match e {
+            AppError::NotFound(_) => not_found(),
+            other => other,
+        })?;
+    Ok((g, ctx, league))
+}
+
+fn stale(current: i32) -> AppError {
+    AppError::PreconditionFailed(format!(
+        "the game has changed since you saw it: its version is now {current}; reload it and try again"
+    ))
+}
+
+/// Amend a game: send the whole corrected result with `If-Match: <version>`. The result is
+/// validated and scored again; the change goes in the audit log.
+#[utoipa::path(tag = "games", params(("game" = i64, Path), ("If-Match" = String, Header, description = "the version you saw")),
+    request_body = GameInput,
+    responses((status = 200, body = GameView),
+              (status = 412, description = "Stale version; the detail gives the current one", body = crate::error::Problem, content_type = "application/problem+json"),
+              (status = 428, description = "If-Match is missing", body = crate::error::Problem, content_type = "application/problem+json")))]
+#[put("/api/v1/games/{game}")]
+pub async fn amend(
+    state: web::Data<AppState>,
+    caller: Caller,
+    req: HttpRequest,
+    id: web::Path<i64>,
+    body: ValidJson<GameInput>,
+) -> Result<HttpResponse, AppError> {
+    let (g, ctx, league) = game_access(&state, &caller, *id, Need::Score).await?;
+    let version = if_match(&req)?.ok_or_else(|| {
+        AppError::PreconditionRequired(
+            "send If-Match with the version of the game you are correcting".into(),
+        )
+    })?;
+    if ctx.night_status == "closed" {
+        return Err(AppError::Conflict(format!(
+            "night {} is closed; an organizer can reopen it",
+            ctx.night_id
+        )));
+    }
+    let mut input = body.0;
+    input.number = Some(input.number.unwrap_or(g.number));
+    let players = games::table_players(&state.db, g.table_id).await?;
+    let game = prepare(&state, &league, g.table_id, &players, &input).await?;
+    match games::amend(&state.db, g.id, version, &game, &actor(&caller)).await? {
+        games::Change::Done => {}
+        games::Change::Stale(current) => return Err(stale(current)),
+        games::Change::Gone => {
+            return Err(AppError::Conflict(format!(
+                "game {} is voided; record a new game instead",
+                g.id
+            )));
+        }
+        games::Change::Taken => {
+            return Err(AppError::Conflict(format!(
+                "game {} at this table is already recorded",
+                game.number
+            )));
+        }
+    }
+    let view = game_view(&state, g.id).await?;
+    Ok(HttpResponse::Ok()
+        .insert_header((ETAG, format!("\"{}\"", view.version)))
+        .json(view))
+}
+
+/// Void a game (organizers): it stops counting; `If-Match` is checked when sent.
+#[utoipa::path(tag = "games", params(("game" = i64, Path)),
+    responses((status = 200, body = GameView), (status = 412, body = crate::error::Problem, content_type = "application/problem+json")))]
+#[post("/api/v1/games/{game}/void")]
+pub async fn void(
+    state: web::Data<AppState>,
+    caller: Caller,
+    req: HttpRequest,
+    id: web::Path<i64>,
+) -> Result<HttpResponse, AppError> {
+    let (g, _, _) = game_access(&state, &caller, *id, Need::Admin).await?;
+    match games::void(&state.db, g.id, if_match(&req)?, &actor(&caller)).await? {
+        games::Change::Done => {}
+        games::Change::Stale(current) => return Err(stale(current)),
+        games::Change::Gone | games::Change::Taken => {
+            return Err(AppError::Conflict(format!(
+                "game {} is already voided",
+                g.id
+            )));
+        }
+    }
+    let view = game_view(&state, g.id).await?;
+    Ok(HttpResponse::Ok()
+        .insert_header((ETAG, format!("\"{}\"", view.version)))
+        .json(view))
+}
+
+/// Every change to a game: who, when, before and after.
+#[utoipa::path(tag = "games", params(("game" = i64, Path)), responses((status = 200, body = [games::AuditEntry])))]
+#[get("/api/v1/games/{game}/audit")]
+pub async fn audit(
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<i64>,
+) -> Result<HttpResponse, AppError> {
+    let (g, _, _) = game_access(&state, &caller, *id, Need::Read).await?;
+    Ok(HttpResponse::Ok().json(games::audit(&state.db, g.id).await?))
 }

@@ -84,6 +84,9 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(nights::reopen)
         .service(games::create)
         .service(games::show)
+        .service(games::amend)
+        .service(games::void)
+        .service(games::audit)
         .service(standings::show)
         .service(standings::standings_csv)
         .service(standings::games_csv);

@@ -304,3 +304,151 @@ pub async fn league_game_lines(pool: &PgPool, league_id: i64) -> sqlx::Result<Ve
     .fetch_all(pool)
     .await
 }
+
+/// Outcome of a versioned change.
+pub enum Change {
+    Done,
+    /// The version did not match: the current one.
+    Stale(i32),
+    Gone,
+    Taken,
+}
+
+async fn current_version(tx: &mut Transaction<'_, Postgres>, id: i64) -> sqlx::Result<Option<i32>> {
+    sqlx::query_scalar("SELECT version FROM games WHERE id = $1")
+        .bind(id)
+        .fetch_optional(&mut **tx)
+        .await
+}
+
+/// Replaces a recorded game's result and scores if it is still at `version`; audited.
+pub async fn amend(
+    pool: &PgPool,
+    id: i64,
+    version: i32,
+    g: &NewGame,
+    actor: &str,
+) -> sqlx::Result<Change> {
+    let mut tx = pool.begin().await?;
+    let before: Option<serde_json::Value> = sqlx::query_scalar(
+        "SELECT submitted FROM games WHERE id = $1 AND status = 'recorded' FOR UPDATE",
+    )
+    .bind(id)
+    .fetch_optional(&mut *tx)
+    .await?;
+    let Some(before) = before else {
+        return Ok(Change::Gone);
+    };
+    let updated = sqlx::query(
+        "UPDATE games SET number = $3, east_player = $4, outcome = $5, submitted = $6, engine = $7, line_id = $8, line_value = $9, \
+         winner = $10, discarder = $11, won_by = $12, jokerless = $13, version = version + 1, updated_at = now() \
+         WHERE id = $1 AND version = $2",
+    )
+    .bind(id)
+    .bind(version)
+    .bind(g.number)
+    .bind(g.east_player)
+    .bind(&g.outcome)
+    .bind(&g.submitted)
+    .bind(&g.engine)
+    .bind(&g.line_id)
+    .bind(g.line_value)
+    .bind(g.winner)
+    .bind(g.discarder)
+    .bind(&g.won_by)
+    .bind(g.jokerless)
+    .execute(&mut *tx)
+    .await;
+    match updated {
+        Err(sqlx::Error::Database(d)) if d.constraint() == Some("games_table_number") => {
+            return Ok(Change::Taken);
+        }
+        Err(e) => return Err(e),
+        Ok(r) if r.rows_affected() == 0 => {
+            let current = current_version(&mut tx, id).await?.unwrap_or(version);
+            return Ok(Change::Stale(current));
+        }
+        Ok(_) => {}
+    }
+    sqlx::query("DELETE FROM game_scores WHERE game_id = $1")
+        .bind(id)
+        .execute(&mut *tx)
+        .await?;
+    for (player, seat, score, breakdown, dead) in &g.scores {
+        sqlx::query("INSERT INTO game_scores (game_id, player_id, seat, score, breakdown, dead) VALUES ($1, $2, $3, $4, $5, $6)")
+            .bind(id)
+            .bind(player)
+            .bind(seat)
+            .bind(score)
+            .bind(breakdown)
+            .bind(dead)
+            .execute(&mut *tx)
+            .await?;
+    }
+    sqlx::query("INSERT INTO game_audit (game_id, actor, action, before, after) VALUES ($1, $2, 'amended', $3, $4)")
+        .bind(id)
+        .bind(actor)
+        .bind(&before)
+        .bind(&g.submitted)
+        .execute(&mut *tx)
+        .await?;
+    tx.commit().await?;
+    Ok(Change::Done)
+}
+
+/// Voids a recorded game (at `version` when given); audited.
+pub async fn void(
+    pool: &PgPool,
+    id: i64,
+    version: Option<i32>,
+    actor: &str,
+) -> sqlx::Result<Change> {
+    let mut tx = pool.begin().await?;
+    let row: Option<(String, i32, serde_json::Value)> =
+        sqlx::query_as("SELECT status, version, submitted FROM games WHERE id = $1 FOR UPDATE")
+            .bind(id)
+            .fetch_optional(&mut *tx)
+            .await?;
+    let Some((status, current, submitted)) = row else {
+        return Ok(Change::Gone);
+    };
+    if status != "recorded" {
+        return Ok(Change::Gone);
+    }
+    if version.is_some_and(|v| v != current) {
+        return Ok(Change::Stale(current));
+    }
+    sqlx::query("UPDATE games SET status = 'voided', version = version + 1, updated_at = now() WHERE id = $1")
+        .bind(id)
+        .execute(&mut *tx)
+        .await?;
+    sqlx::query("INSERT INTO game_audit (game_id, actor, action, before, after) VALUES ($1, $2, 'voided', $3, NULL)")
+        .bind(id)
+        .bind(actor)
+        .bind(&submitted)
+        .execute(&mut *tx)
+        .await?;
+    tx.commit().await?;
+    Ok(Change::Done)
+}
+
+#[derive(Debug, Clone, sqlx::FromRow, serde::Serialize, utoipa::ToSchema)]
+pub struct AuditEntry {
+    pub at: chrono::DateTime<chrono::Utc>,
+    pub actor: String,
+    /// recorded, amended or voided.
+    pub action: String,
+    #[schema(value_type = Object)]
+    pub before: Option<serde_json::Value>,
+    #[schema(value_type = Object)]
+    pub after: Option<serde_json::Value>,
+}
+
+pub async fn audit(pool: &PgPool, game_id: i64) -> sqlx::Result<Vec<AuditEntry>> {
+    sqlx::query_as::<_, AuditEntry>(
+        "SELECT at, actor, action, before, after FROM game_audit WHERE game_id = $1 ORDER BY id",
+    )
+    .bind(game_id)
+    .fetch_all(pool)
+    .await
+}
