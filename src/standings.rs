@@ -50,6 +50,8 @@ pub struct Standing {
     pub deal_ins: i64,
     pub dead_hands: i64,
     pub wall_games: i64,
+    /// Weng-Lin (OpenSkill) rating, μ − 3σ; see `ratings`.
+    pub rating: Option<f64>,
 }
 
 fn average(l: &Line) -> f64 {
@@ -146,6 +148,7 @@ fn standing(l: &Line, rank: Option<u32>, shared: bool) -> Standing {
         deal_ins: l.deal_ins,
         dead_hands: l.dead_hands,
         wall_games: l.wall_games,
+        rating: None,
     }
 }
 
@@ -212,5 +215,78 @@ mod tests {
             (1, Some(2), 10.0)
         );
         assert_eq!((s[2].player_id, s[2].rank), (3, None));
+    }
+}
+
+/// Weng-Lin (OpenSkill) ratings from games in the order they were played: each game is a
+/// free-for-all ranked by the game's scores (equal scores tie). Games where everyone scored
+/// the same (a wall game with no penalties) tell nothing and are skipped. The rating shown is
+/// the conservative μ − 3σ, so a new player starts at 0 and rises with evidence.
+pub fn ratings(games: &[(i64, i64, i64)]) -> HashMap<i64, f64> {
+    use skillratings::MultiTeamOutcome;
+    use skillratings::weng_lin::{WengLinConfig, WengLinRating, weng_lin_multi_team};
+
+    let config = WengLinConfig::new();
+    let mut rating: HashMap<i64, WengLinRating> = HashMap::new();
+    let mut i = 0;
+    while i < games.len() {
+        let mut j = i + 1;
+        while j < games.len() && games[j].0 == games[i].0 {
+            j += 1;
+        }
+        let game = &games[i..j];
+        i = j;
+        if game.len() < 2 || game.iter().all(|g| g.2 == game[0].2) {
+            continue;
+        }
+        let mut scores: Vec<i64> = game.iter().map(|g| g.2).collect();
+        scores.sort_unstable_by(|a, b| b.cmp(a));
+        scores.dedup();
+        let teams: Vec<[WengLinRating; 1]> = game
+            .iter()
+            .map(|g| [rating.get(&g.1).copied().unwrap_or_default()])
+            .collect();
+        let input: Vec<(&[WengLinRating], MultiTeamOutcome)> = game
+            .iter()
+            .zip(&teams)
+            .map(|(g, team)| {
+                let place = scores.iter().position(|&s| s == g.2).unwrap_or(0) + 1;
+                (&team[..], MultiTeamOutcome::new(place))
+            })
+            .collect();
+        for (g, new) in game.iter().zip(weng_lin_multi_team(&input, &config)) {
+            if let Some(r) = new.first() {
+                rating.insert(g.1, *r);
+            }
+        }
+    }
+    rating
+        .into_iter()
+        .map(|(p, r)| {
+            (
+                p,
+                ((r.rating - 3.0 * r.uncertainty) * 100.0).round() / 100.0,
+            )
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod rating_tests {
+    use super::*;
+
+    #[test]
+    fn winners_rise_and_losers_fall() {
+        // Player 1 wins three games against 2, 3 and 4; a wall game with equal scores is skipped.
+        let mut games = Vec::new();
+        for g in 0..3 {
+            games.extend([(g, 1, 150), (g, 2, -50), (g, 3, -50), (g, 4, -50)]);
+        }
+        games.extend([(9, 1, 0), (9, 2, 0), (9, 3, 0), (9, 4, 0)]);
+        let r = ratings(&games);
+        assert!(r[&1] > r[&2], "{r:?}");
+        assert_eq!(r[&2], r[&3]);
+        let once = ratings(&games[..12]);
+        assert_eq!(once, r, "the equal-score game changes nothing");
     }
 }

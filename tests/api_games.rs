@@ -447,6 +447,38 @@ async fn standings_follow_the_games() {
             .all(|r| r["wall_games"] == 1 && r["dead_hands"] == 0)
     );
     assert_eq!(rows[0]["average"], 25.0);
+    assert!(
+        rows[0]["rating"].as_f64().unwrap() > rows[3]["rating"].as_f64().unwrap(),
+        "{v}"
+    );
+
+    // The player's own statistics agree.
+    let stats: Value = s
+        .owner
+        .get(app.url(&format!("/api/v1/players/{ann}/stats")))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(
+        (
+            stats["games"].as_i64(),
+            stats["wins"].as_i64(),
+            stats["points"].as_i64()
+        ),
+        (Some(4), Some(1), Some(100))
+    );
+    assert_eq!(stats["best_hands"][0]["line"], "2468#2");
+    assert_eq!(stats["best_hands"][0]["times"], 1);
+    assert_eq!(
+        reqwest::get(app.url(&format!("/api/v1/players/{ann}/stats")))
+            .await
+            .unwrap()
+            .status(),
+        401
+    );
 
     // Unchanged standings: 304 for the same ETag.
     let res = s

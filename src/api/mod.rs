@@ -65,6 +65,7 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(players::list)
         .service(players::create)
         .service(players::update)
+        .service(players::stats)
         .service(cards::list_public)
         .service(cards::show)
         .service(cards::list_for_club)

@@ -2,6 +2,7 @@
 
 use actix_web::{HttpResponse, get, patch, post, web};
 use serde::Deserialize;
+use serde::Serialize;
 use utoipa::{IntoParams, ToSchema};
 
 use crate::api::json::ValidJson;
@@ -9,6 +10,7 @@ use crate::auth::{Caller, Need};
 use crate::error::AppError;
 use crate::startup::AppState;
 use crate::storage::players::{self, Player, Updated};
+use crate::storage::{clubs, games};
 
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -102,4 +104,72 @@ pub async fn update(
             name.unwrap_or_default()
         ))),
     }
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct BestHand {
+    #[schema(example = "2468#2")]
+    pub line: String,
+    pub value: i32,
+    pub times: i64,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct PlayerStats {
+    pub player_id: i64,
+    pub player: String,
+    pub games: i64,
+    pub wins: i64,
+    pub points: i64,
+    pub self_picks: i64,
+    pub jokerless_wins: i64,
+    pub deal_ins: i64,
+    pub dead_hands: i64,
+    pub wall_games: i64,
+    /// The lines this player won with, most valuable first.
+    pub best_hands: Vec<BestHand>,
+}
+
+/// A player's statistics over all the club's leagues (members of the club).
+#[utoipa::path(tag = "players", params(("player" = i64, Path)), responses((status = 200, body = PlayerStats), (status = 404, body = crate::error::Problem, content_type = "application/problem+json")))]
+#[get("/api/v1/players/{player}/stats")]
+pub async fn stats(
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<i64>,
+) -> Result<HttpResponse, AppError> {
+    let not_found = || AppError::NotFound(format!("no player {id}"));
+    let club_id = players::club_of(&state.db, *id)
+        .await?
+        .ok_or_else(not_found)?;
+    let club = clubs::by_id(&state.db, club_id)
+        .await?
+        .ok_or_else(not_found)?;
+    caller
+        .club_access(&state, club, Need::Read)
+        .await
+        .map_err(|e| match e {
+            AppError::NotFound(_) => not_found(),
+            other => other,
+        })?;
+    let t = games::player_totals(&state.db, *id)
+        .await?
+        .ok_or_else(not_found)?;
+    let best = games::best_hands(&state.db, *id).await?;
+    Ok(HttpResponse::Ok().json(PlayerStats {
+        player_id: t.player_id,
+        player: t.name,
+        games: t.games,
+        wins: t.wins,
+        points: t.points,
+        self_picks: t.self_picks,
+        jokerless_wins: t.jokerless_wins,
+        deal_ins: t.deal_ins,
+        dead_hands: t.dead_hands,
+        wall_games: t.wall_games,
+        best_hands: best
+            .into_iter()
+            .map(|(line, value, times)| BestHand { line, value, times })
+            .collect(),
+    }))
 }

@@ -61,7 +61,12 @@ async fn compute(state: &AppState, league: &League) -> Result<Vec<Standing>, App
     } else {
         games::scores_of_players(&state.db, league.id, &tied).await?
     };
-    Ok(standings::rank(lines, board, &per_game))
+    let mut ranked = standings::rank(lines, board, &per_game);
+    let ratings = standings::ratings(&games::league_scores_in_order(&state.db, league.id).await?);
+    for s in &mut ranked {
+        s.rating = Some(ratings.get(&s.player_id).copied().unwrap_or(0.0));
+    }
+    Ok(ranked)
 }
 
 /// The league's standings. Sends an `ETag`; with a matching `If-None-Match` the answer is 304.
@@ -146,6 +151,7 @@ pub async fn standings_csv(
         "deal_ins",
         "dead_hands",
         "wall_games",
+        "rating",
     ])
     .map_err(csv_error)?;
     for s in rows {
@@ -163,6 +169,7 @@ pub async fn standings_csv(
             s.deal_ins.to_string(),
             s.dead_hands.to_string(),
             s.wall_games.to_string(),
+            s.rating.map(|r| format!("{r:.2}")).unwrap_or_default(),
         ])
         .map_err(csv_error)?;
     }

@@ -452,3 +452,50 @@ pub async fn audit(pool: &PgPool, game_id: i64) -> sqlx::Result<Vec<AuditEntry>>
     .fetch_all(pool)
     .await
 }
+
+/// (game id, player id, score) of every counted game of the league, in the order played.
+pub async fn league_scores_in_order(
+    pool: &PgPool,
+    league_id: i64,
+) -> sqlx::Result<Vec<(i64, i64, i64)>> {
+    sqlx::query_as(
+        "SELECT s.game_id, s.player_id, s.score FROM game_scores s JOIN games g ON g.id = s.game_id \
+         JOIN night_tables t ON t.id = g.table_id JOIN nights n ON n.id = t.night_id \
+         WHERE n.league_id = $1 AND g.status = 'recorded' AND g.outcome <> 'redeal' \
+         ORDER BY n.number, g.number, t.number, g.id",
+    )
+    .bind(league_id)
+    .fetch_all(pool)
+    .await
+}
+
+/// A player's totals over every league of the club, and the club they belong to.
+pub async fn player_totals(pool: &PgPool, player_id: i64) -> sqlx::Result<Option<Totals>> {
+    sqlx::query_as::<_, Totals>(
+        "SELECT p.id AS player_id, p.name, count(g.id) AS games, \
+                count(g.id) FILTER (WHERE g.winner = p.id) AS wins, \
+                coalesce(sum(s.score), 0)::BIGINT AS points, \
+                count(g.id) FILTER (WHERE g.winner = p.id AND g.won_by IN ('self_pick', 'heavenly', 'earthly')) AS self_picks, \
+                count(g.id) FILTER (WHERE g.winner = p.id AND g.jokerless) AS jokerless_wins, \
+                count(g.id) FILTER (WHERE g.discarder = p.id) AS deal_ins, \
+                count(g.id) FILTER (WHERE s.dead) AS dead_hands, \
+                count(g.id) FILTER (WHERE g.outcome = 'wall') AS wall_games \
+         FROM players p LEFT JOIN game_scores s ON s.player_id = p.id \
+         LEFT JOIN games g ON g.id = s.game_id AND g.status = 'recorded' AND g.outcome <> 'redeal' \
+         WHERE p.id = $1 GROUP BY p.id, p.name",
+    )
+    .bind(player_id)
+    .fetch_optional(pool)
+    .await
+}
+
+/// The lines a player won with: (line, value, times), most valuable first.
+pub async fn best_hands(pool: &PgPool, player_id: i64) -> sqlx::Result<Vec<(String, i32, i64)>> {
+    sqlx::query_as(
+        "SELECT line_id, line_value, count(*) FROM games WHERE winner = $1 AND status = 'recorded' AND line_id IS NOT NULL \
+         GROUP BY line_id, line_value ORDER BY line_value DESC, count(*) DESC, line_id LIMIT 10",
+    )
+    .bind(player_id)
+    .fetch_all(pool)
+    .await
+}

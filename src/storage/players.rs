@@ -85,3 +85,11 @@ pub async fn update(
         Err(e) => Err(e),
     }
 }
+
+/// The club a player belongs to.
+pub async fn club_of(pool: &PgPool, id: i64) -> sqlx::Result<Option<i64>> {
+    sqlx::query_scalar("SELECT club_id FROM players WHERE id = $1")
+        .bind(id)
+        .fetch_optional(pool)
+        .await
+}
