@@ -23,6 +23,7 @@ pub struct AppState {
     pub keys: crate::auth::Keys,
     pub limits: crate::auth::limits::Limits,
     pub cards: crate::api::cards::CardCache,
+    pub standings: crate::api::standings::StandingsCache,
 }
 
 /// A built server, bound to its port.
@@ -42,6 +43,7 @@ impl Application {
             keys: crate::auth::Keys::new(settings.session_key.expose()),
             limits: Default::default(),
             cards: Default::default(),
+            standings: Default::default(),
         });
         let server = HttpServer::new(move || {
             let (app, doc) = App::new()

@@ -655,6 +655,16 @@ async fn corrections_need_the_current_version_and_are_audited() {
         .await
         .unwrap();
     assert_eq!(again.status(), 201);
+    // A new game shows in the (cached) standings at once.
+    let st = standings(&app).await;
+    assert_eq!(st["standings"].as_array().unwrap().len(), 4);
+    assert!(
+        st["standings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|r| r["games"] == 1 && r["wall_games"] == 1)
+    );
 
     let audit: Vec<Value> = s
         .owner

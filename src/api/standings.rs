@@ -1,5 +1,8 @@
 //! Standings and CSV exports of a league (public leagues: no login needed).
 
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
 use actix_web::http::header::{CONTENT_DISPOSITION, ETAG, IF_NONE_MATCH};
 use actix_web::{HttpRequest, HttpResponse, get, web};
 use serde::Serialize;
@@ -13,6 +16,33 @@ use crate::standings::{self, Board, Standing};
 use crate::startup::AppState;
 use crate::storage::games;
 use crate::storage::leagues::League;
+
+/// Standings bodies by league, with the revision they were computed at. Every write that can
+/// move standings bumps the league's revision in PostgreSQL, so a process serves its cached
+/// body only while the revision is unchanged: safe with several processes.
+#[derive(Default)]
+pub struct StandingsCache(Mutex<HashMap<i64, CachedStandings>>);
+
+/// (revision, body, ETag) of one league's standings.
+type CachedStandings = (i64, Arc<Vec<u8>>, String);
+
+impl StandingsCache {
+    fn get(&self, league: i64, revision: i64) -> Option<(Arc<Vec<u8>>, String)> {
+        let map = self.0.lock().ok()?;
+        map.get(&league)
+            .filter(|(r, _, _)| *r == revision)
+            .map(|(_, b, t)| (b.clone(), t.clone()))
+    }
+
+    fn put(&self, league: i64, revision: i64, body: Arc<Vec<u8>>, tag: String) {
+        if let Ok(mut map) = self.0.lock() {
+            if map.len() > 10_000 {
+                map.clear();
+            }
+            map.insert(league, (revision, body, tag));
+        }
+    }
+}
 
 #[derive(Serialize, ToSchema)]
 pub struct StandingsView {
@@ -81,21 +111,33 @@ pub async fn show(
     id: web::Path<i64>,
 ) -> Result<HttpResponse, AppError> {
     let (league, _) = visible(&state, &caller, *id, Need::Read).await?;
-    let view = StandingsView {
-        league: league.id,
-        board: league.board.clone(),
-        min_games: league.min_games,
-        standings: compute(&state, &league).await?,
+    let revision = games::revision(&state.db, league.id).await?;
+    let (body, tag) = match state.standings.get(league.id, revision) {
+        Some(hit) => hit,
+        None => {
+            let view = StandingsView {
+                league: league.id,
+                board: league.board.clone(),
+                min_games: league.min_games,
+                standings: compute(&state, &league).await?,
+            };
+            let body =
+                Arc::new(serde_json::to_vec(&view).map_err(|e| AppError::Internal(e.into()))?);
+            let digest = Sha256::digest(body.as_slice());
+            let tag = format!(
+                "\"{}\"",
+                digest
+                    .iter()
+                    .take(16)
+                    .map(|b| format!("{b:02x}"))
+                    .collect::<String>()
+            );
+            state
+                .standings
+                .put(league.id, revision, body.clone(), tag.clone());
+            (body, tag)
+        }
     };
-    let body = serde_json::to_vec(&view).map_err(|e| AppError::Internal(e.into()))?;
-    let tag = format!(
-        "\"{}\"",
-        Sha256::digest(&body)
-            .iter()
-            .take(16)
-            .map(|b| format!("{b:02x}"))
-            .collect::<String>()
-    );
     let matches = req
         .headers()
         .get(IF_NONE_MATCH)
@@ -109,7 +151,7 @@ pub async fn show(
     Ok(HttpResponse::Ok()
         .insert_header((ETAG, tag))
         .content_type("application/json")
-        .body(body))
+        .body(body.as_ref().clone()))
 }
 
 fn csv_response(name: String, bytes: Vec<u8>) -> HttpResponse {

@@ -88,6 +88,26 @@ impl From<sqlx::Error> for InsertError {
     }
 }
 
+/// Marks the standings of the league a table belongs to as changed.
+async fn bump_revision(tx: &mut Transaction<'_, Postgres>, table_id: i64) -> sqlx::Result<()> {
+    sqlx::query(
+        "UPDATE leagues SET revision = revision + 1 WHERE id = \
+         (SELECT n.league_id FROM night_tables t JOIN nights n ON n.id = t.night_id WHERE t.id = $1)",
+    )
+    .bind(table_id)
+    .execute(&mut **tx)
+    .await?;
+    Ok(())
+}
+
+/// The league's standings revision.
+pub async fn revision(pool: &PgPool, league_id: i64) -> sqlx::Result<i64> {
+    sqlx::query_scalar("SELECT revision FROM leagues WHERE id = $1")
+        .bind(league_id)
+        .fetch_one(pool)
+        .await
+}
+
 /// Inserts a game, its scores and its audit entry in the given transaction.
 pub async fn insert(
     tx: &mut Transaction<'_, Postgres>,
@@ -131,6 +151,7 @@ pub async fn insert(
     .bind(&g.submitted)
     .execute(&mut **tx)
     .await?;
+    bump_revision(tx, g.table_id).await?;
     Ok(id)
 }
 
@@ -392,6 +413,7 @@ pub async fn amend(
         .bind(&g.submitted)
         .execute(&mut *tx)
         .await?;
+    bump_revision(&mut tx, g.table_id).await?;
     tx.commit().await?;
     Ok(Change::Done)
 }
@@ -404,12 +426,13 @@ pub async fn void(
     actor: &str,
 ) -> sqlx::Result<Change> {
     let mut tx = pool.begin().await?;
-    let row: Option<(String, i32, serde_json::Value)> =
-        sqlx::query_as("SELECT status, version, submitted FROM games WHERE id = $1 FOR UPDATE")
-            .bind(id)
-            .fetch_optional(&mut *tx)
-            .await?;
-    let Some((status, current, submitted)) = row else {
+    let row: Option<(String, i32, serde_json::Value, i64)> = sqlx::query_as(
+        "SELECT status, version, submitted, table_id FROM games WHERE id = $1 FOR UPDATE",
+    )
+    .bind(id)
+    .fetch_optional(&mut *tx)
+    .await?;
+    let Some((status, current, submitted, table_id)) = row else {
         return Ok(Change::Gone);
     };
     if status != "recorded" {
@@ -428,6 +451,7 @@ pub async fn void(
         .bind(&submitted)
         .execute(&mut *tx)
         .await?;
+    bump_revision(&mut tx, table_id).await?;
     tx.commit().await?;
     Ok(Change::Done)
 }

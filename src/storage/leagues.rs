@@ -60,7 +60,7 @@ pub async fn create(pool: &PgPool, club_id: i64, f: &LeagueFields) -> sqlx::Resu
 pub async fn update(pool: &PgPool, id: i64, f: &LeagueFields) -> sqlx::Result<League> {
     sqlx::query_as::<_, League>(sqlx::AssertSqlSafe(format!(
         "UPDATE leagues SET name = $2, card_id = $3, builtin_card = $4, ruleset = $5, games_per_table = $6, visibility = $7, \
-         board = $8, min_games = $9, starts_on = $10, ends_on = $11 WHERE id = $1 RETURNING {COLUMNS}"
+         board = $8, min_games = $9, starts_on = $10, ends_on = $11, revision = revision + 1 WHERE id = $1 RETURNING {COLUMNS}"
     )))
     .bind(id)
     .bind(&f.name)

@@ -67,8 +67,10 @@ pub async fn update(
     active: Option<bool>,
 ) -> sqlx::Result<Updated<Player>> {
     let r = sqlx::query_as::<_, Player>(sqlx::AssertSqlSafe(format!(
-        "UPDATE players SET name = coalesce($3, name), active = coalesce($4, active) \
-         WHERE club_id = $1 AND id = $2 RETURNING {COLUMNS}"
+        "WITH renamed AS (UPDATE players SET name = coalesce($3, name), active = coalesce($4, active) \
+         WHERE club_id = $1 AND id = $2 RETURNING {COLUMNS}), \
+         touched AS (UPDATE leagues SET revision = revision + 1 WHERE club_id = $1 AND EXISTS (SELECT 1 FROM renamed)) \
+         SELECT {COLUMNS} FROM renamed"
     )))
     .bind(club_id)
     .bind(id)
