@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# League benchmark: 200 players and 100,000 games in one league on a throwaway PostgreSQL, the
+# release server on loopback, then (1) standings latency under concurrent reads and (2) game
+# submission throughput over HTTP. Everything it starts it stops.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+CONCURRENCY="${CONCURRENCY:-8}"
+SECONDS_PER_RUN="${SECONDS_PER_RUN:-10}"
+
+scripts/ensure-postgres.sh
+cargo build --release --quiet --bins --examples
+BIN=target/release/mahjong-league
+DIR="$(mktemp -d /tmp/mahjong-league-bench.XXXXXX)"
+SERVER_PID=""
+cleanup() {
+  [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null && wait "$SERVER_PID" 2>/dev/null || true
+  $BIN db stop --data-dir "$DIR" >/dev/null 2>&1 || true
+  rm -rf "$DIR"
+}
+trap cleanup EXIT
+
+ADMIN_URL="$($BIN db start --throwaway --data-dir "$DIR")"
+DB_URL="${ADMIN_URL/\/postgres\?/\/bench?}"
+PORT="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
+$BIN serve --database-url "$DB_URL" --bind "127.0.0.1:$PORT" --data-dir "$DIR" > "$DIR/serve.log" 2>&1 &
+SERVER_PID=$!
+BASE="http://127.0.0.1:$PORT"
+for _ in $(seq 60); do curl -fs "$BASE/readyz" >/dev/null && break; sleep 0.5; done
+
+J='Content-Type: application/json'
+curl -fs -c "$DIR/jar" -H "$J" -d '{"email":"bench@example.org","display_name":"Bench","password":"bench password 1"}' "$BASE/api/v1/users" >/dev/null
+curl -fs -b "$DIR/jar" -H "$J" -d '{"slug":"bench","name":"Bench club"}' "$BASE/api/v1/clubs" >/dev/null
+TOKEN="$(curl -fs -b "$DIR/jar" -H "$J" -d '{"name":"bench","scopes":["admin"]}' "$BASE/api/v1/clubs/bench/tokens" | python3 -c 'import json,sys; print(json.load(sys.stdin)["token"])')"
+LEAGUE="$(curl -fs -b "$DIR/jar" -H "$J" -d '{"name":"Bench league","card":"demo-2026","ruleset":"nmjl-money","visibility":"public"}' "$BASE/api/v1/clubs/bench/leagues" | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')"
+
+echo "seeding 200 players, 500 nights x 50 tables x 4 games = 100,000 games ..."
+START=$(date +%s)
+psql -q -v ON_ERROR_STOP=1 "$DB_URL" <<SQL
+INSERT INTO players (club_id, name) SELECT c.id, 'Player ' || g FROM clubs c, generate_series(1, 200) g WHERE c.slug = 'bench';
+-- Nights 1-500 are history; 501-525 are seated and empty, for the submission run.
+INSERT INTO nights (league_id, number, night_date, status)
+SELECT $LEAGUE, n, date '2020-01-01' + n, CASE WHEN n <= 500 THEN 'closed' ELSE 'seated' END FROM generate_series(1, 525) n;
+INSERT INTO night_tables (night_id, number) SELECT n.id, t FROM nights n, generate_series(1, 50) t WHERE n.league_id = $LEAGUE;
+WITH roster AS (SELECT array_agg(p.id ORDER BY p.id) AS ids FROM players p JOIN clubs c ON c.id = p.club_id WHERE c.slug = 'bench')
+INSERT INTO table_seats (table_id, seat, player_id)
+SELECT nt.id, s, roster.ids[((nt.number - 1) * 4 + s + n.number * 13) % 200 + 1]
+FROM night_tables nt JOIN nights n ON n.id = nt.night_id CROSS JOIN generate_series(0, 3) s CROSS JOIN roster
+WHERE n.league_id = $LEAGUE;
+INSERT INTO games (table_id, number, east_player, outcome, submitted, engine, line_id, line_value, winner, won_by, jokerless)
+SELECT nt.id, g, e.player_id, CASE WHEN g = 4 THEN 'wall' ELSE 'mahjong' END, '{"seeded": true}', '{}',
+       CASE WHEN g = 4 THEN NULL ELSE '2468#2' END, CASE WHEN g = 4 THEN NULL ELSE 25 END,
+       CASE WHEN g = 4 THEN NULL ELSE w.player_id END, CASE WHEN g = 4 THEN NULL ELSE 'self_pick' END, false
+FROM night_tables nt JOIN nights n ON n.id = nt.night_id CROSS JOIN generate_series(1, 4) g
+JOIN table_seats e ON e.table_id = nt.id AND e.seat = (g - 1) % 4
+JOIN table_seats w ON w.table_id = nt.id AND w.seat = (g + n.number) % 4
+WHERE n.league_id = $LEAGUE AND n.number <= 500;
+INSERT INTO game_scores (game_id, player_id, seat, score, breakdown)
+SELECT g.id, ts.player_id, (ARRAY['E','S','W','N'])[((ts.seat - (g.number - 1)) % 4 + 4) % 4 + 1],
+       CASE WHEN g.outcome = 'wall' THEN 0 WHEN g.winner = ts.player_id THEN 150 ELSE -50 END, 'seeded'
+FROM games g JOIN table_seats ts ON ts.table_id = g.table_id;
+UPDATE leagues SET revision = revision + 1 WHERE id = $LEAGUE;
+ANALYZE;
+SQL
+echo "seeded in $(( $(date +%s) - START )) s: $(psql -At "$DB_URL" -c 'SELECT count(*) FROM games') games"
+
+STANDINGS="/api/v1/leagues/$LEAGUE/standings"
+T0=$(date +%s.%N); curl -fs "$BASE$STANDINGS" -o /dev/null; T1=$(date +%s.%N)
+python3 -c "print(f'standings, first request after a change (computed): {($T1-$T0)*1000:.0f} ms')"
+target/release/examples/load --url "$BASE" --token "$TOKEN" --get "$STANDINGS" --seconds "$SECONDS_PER_RUN" --concurrency "$CONCURRENCY"
+
+psql -At -F ' ' "$DB_URL" -c "SELECT t.id, s.player_id FROM night_tables t JOIN nights n ON n.id = t.night_id JOIN table_seats s ON s.table_id = t.id AND s.seat = 1 WHERE n.league_id = $LEAGUE AND n.number > 500 ORDER BY t.id" > "$DIR/slots"
+# Each table takes 4 games: repeat the slot list 4 times, game numbers follow.
+for _ in 1 2 3 4; do cat "$DIR/slots"; done > "$DIR/jobs"
+target/release/examples/load --url "$BASE" --token "$TOKEN" --games "$DIR/jobs" --concurrency "$CONCURRENCY"
+T0=$(date +%s.%N); curl -fs "$BASE$STANDINGS" -o /dev/null; T1=$(date +%s.%N)
+python3 -c "print(f'standings after the submissions (computed): {($T1-$T0)*1000:.0f} ms')"
+echo "games now: $(psql -At "$DB_URL" -c 'SELECT count(*) FROM games')"
