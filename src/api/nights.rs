@@ -94,6 +94,23 @@ async fn night_view(state: &AppState, night: Night) -> Result<NightView, AppErro
     })
 }
 
+/// Ids of the players checked in, by id.
+async fn checked_in_ids(state: &AppState, night_id: i64) -> Result<Vec<i64>, AppError> {
+    Ok(nights::checkins(&state.db, night_id)
+        .await?
+        .into_iter()
+        .map(|(id, _)| id)
+        .collect())
+}
+
+/// The night as it is now, as the answer of a change.
+async fn reloaded(state: &AppState, id: i64) -> Result<HttpResponse, AppError> {
+    let night = nights::get(&state.db, id)
+        .await?
+        .ok_or_else(|| AppError::NotFound(format!("no night {id}")))?;
+    Ok(HttpResponse::Ok().json(night_view(state, night).await?))
+}
+
 /// Loads a night and its league for a caller with `need`.
 async fn night_for(
     state: &AppState,
@@ -239,11 +256,7 @@ pub async fn propose(
 ) -> Result<HttpResponse, AppError> {
     let (night, league) = night_for(&state, &caller, *id, Need::Admin).await?;
     must_not_be_closed(&night)?;
-    let present: Vec<i64> = nights::checkins(&state.db, night.id)
-        .await?
-        .into_iter()
-        .map(|(id, _)| id)
-        .collect();
+    let present = checked_in_ids(&state, night.id).await?;
     if present.len() < 2 {
         return Err(AppError::invalid(
             "checkins",
@@ -296,10 +309,7 @@ pub async fn propose(
         &serde_json::json!({"seed": seed, "tables": tables}),
     )
     .await?;
-    let night = nights::get(&state.db, night.id)
-        .await?
-        .ok_or_else(|| AppError::NotFound("night".into()))?;
-    Ok(HttpResponse::Ok().json(night_view(&state, night).await?))
+    reloaded(&state, night.id).await
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -322,11 +332,7 @@ pub async fn lock(
 ) -> Result<HttpResponse, AppError> {
     let (night, _) = night_for(&state, &caller, *id, Need::Admin).await?;
     must_not_be_closed(&night)?;
-    let present: Vec<i64> = nights::checkins(&state.db, night.id)
-        .await?
-        .into_iter()
-        .map(|(id, _)| id)
-        .collect();
+    let present = checked_in_ids(&state, night.id).await?;
     let tables = body.0.tables;
     if tables.is_empty() {
         return Err(AppError::invalid("tables", "give at least one table"));
@@ -361,10 +367,7 @@ pub async fn lock(
         ));
     }
     nights::lock_tables(&state.db, night.id, &tables).await?;
-    let night = nights::get(&state.db, night.id)
-        .await?
-        .ok_or_else(|| AppError::NotFound("night".into()))?;
-    Ok(HttpResponse::Ok().json(night_view(&state, night).await?))
+    reloaded(&state, night.id).await
 }
 
 /// Close a night: it takes no new games until reopened.
@@ -377,10 +380,7 @@ pub async fn close(
 ) -> Result<HttpResponse, AppError> {
     let (night, _) = night_for(&state, &caller, *id, Need::Admin).await?;
     nights::set_status(&state.db, night.id, "closed").await?;
-    let night = nights::get(&state.db, night.id)
-        .await?
-        .ok_or_else(|| AppError::NotFound("night".into()))?;
-    Ok(HttpResponse::Ok().json(night_view(&state, night).await?))
+    reloaded(&state, night.id).await
 }
 
 /// Reopen a closed night (seated again if it has tables, else open).
@@ -398,8 +398,5 @@ pub async fn reopen(
         "seated"
     };
     nights::set_status(&state.db, night.id, status).await?;
-    let night = nights::get(&state.db, night.id)
-        .await?
-        .ok_or_else(|| AppError::NotFound("night".into()))?;
-    Ok(HttpResponse::Ok().json(night_view(&state, night).await?))
+    reloaded(&state, night.id).await
 }

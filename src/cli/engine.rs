@@ -127,6 +127,15 @@ fn parse_tiles_arg(text: &str, what: &str) -> Result<Vec<rules::Tile>, InputErro
     rules::parse_tiles(text).map_err(|e| InputError::new(format!("{what}: {e}")))
 }
 
+/// `--exposure` arguments, numbered from 1 in messages.
+fn parse_exposure_args(exposures: &[String]) -> Result<Vec<Vec<rules::Tile>>, InputError> {
+    exposures
+        .iter()
+        .enumerate()
+        .map(|(i, e)| parse_tiles_arg(e, &format!("exposure {}", i + 1)))
+        .collect()
+}
+
 fn parse_exposures(items: &[Tiles]) -> Result<Vec<Vec<rules::Tile>>, InputError> {
     items
         .iter()
@@ -240,11 +249,7 @@ pub fn hand_check(
     };
     let answer = (|| {
         let tiles = parse_tiles_arg(hand, "hand")?;
-        let exps = exposures
-            .iter()
-            .enumerate()
-            .map(|(i, e)| parse_tiles_arg(e, &format!("exposure {}", i + 1)))
-            .collect::<Result<Vec<_>, _>>()?;
+        let exps = parse_exposure_args(exposures)?;
         check_value(&card, &tiles, &exps)
     })();
     match answer {
@@ -342,11 +347,7 @@ pub fn hand_adjudicate(
         });
     }
     let answer = (|| {
-        let exps = exposures
-            .iter()
-            .enumerate()
-            .map(|(i, e)| parse_tiles_arg(e, &format!("exposure {}", i + 1)))
-            .collect::<Result<Vec<_>, _>>()?;
+        let exps = parse_exposure_args(exposures)?;
         let out = match out {
             Some(o) => parse_tiles_arg(o, "out")?,
             None => Vec::new(),

@@ -108,6 +108,28 @@ pub async fn revision(pool: &PgPool, league_id: i64) -> sqlx::Result<i64> {
         .await
 }
 
+/// A game's scores: (player, seat, score, breakdown, dead).
+type Scores = [(i64, String, i64, String, bool)];
+
+async fn insert_scores(
+    tx: &mut Transaction<'_, Postgres>,
+    game_id: i64,
+    scores: &Scores,
+) -> sqlx::Result<()> {
+    for (player, seat, score, breakdown, dead) in scores {
+        sqlx::query("INSERT INTO game_scores (game_id, player_id, seat, score, breakdown, dead) VALUES ($1, $2, $3, $4, $5, $6)")
+            .bind(game_id)
+            .bind(player)
+            .bind(seat)
+            .bind(score)
+            .bind(breakdown)
+            .bind(dead)
+            .execute(&mut **tx)
+            .await?;
+    }
+    Ok(())
+}
+
 /// Inserts a game, its scores and its audit entry in the given transaction.
 pub async fn insert(
     tx: &mut Transaction<'_, Postgres>,
@@ -132,17 +154,7 @@ pub async fn insert(
     .bind(g.jokerless)
     .fetch_one(&mut **tx)
     .await?;
-    for (player, seat, score, breakdown, dead) in &g.scores {
-        sqlx::query("INSERT INTO game_scores (game_id, player_id, seat, score, breakdown, dead) VALUES ($1, $2, $3, $4, $5, $6)")
-            .bind(id)
-            .bind(player)
-            .bind(seat)
-            .bind(score)
-            .bind(breakdown)
-            .bind(dead)
-            .execute(&mut **tx)
-            .await?;
-    }
+    insert_scores(tx, id, &g.scores).await?;
     sqlx::query(
         "INSERT INTO game_audit (game_id, actor, action, after) VALUES ($1, $2, 'recorded', $3)",
     )
@@ -395,17 +407,7 @@ pub async fn amend(
         .bind(id)
         .execute(&mut *tx)
         .await?;
-    for (player, seat, score, breakdown, dead) in &g.scores {
-        sqlx::query("INSERT INTO game_scores (game_id, player_id, seat, score, breakdown, dead) VALUES ($1, $2, $3, $4, $5, $6)")
-            .bind(id)
-            .bind(player)
-            .bind(seat)
-            .bind(score)
-            .bind(breakdown)
-            .bind(dead)
-            .execute(&mut *tx)
-            .await?;
-    }
+    insert_scores(&mut tx, id, &g.scores).await?;
     sqlx::query("INSERT INTO game_audit (game_id, actor, action, before, after) VALUES ($1, $2, 'amended', $3, $4)")
         .bind(id)
         .bind(actor)
