@@ -64,7 +64,7 @@ fn average(l: &Line) -> f64 {
 
 /// Ranks players: by the board, then more wins, then fewer deal-ins, then head-to-head points
 /// (points scored in games shared with the other tied players). `games` holds
-/// (game, player, score) for at least every game a tied player played.
+/// (game, player, score) for every counted game, rows of a game next to each other.
 pub fn rank(lines: Vec<Line>, board: Board, games: &[(i64, i64, i64)]) -> Vec<Standing> {
     let eligible = |l: &Line| match board {
         Board::Total => true,

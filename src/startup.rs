@@ -48,18 +48,13 @@ impl Application {
         let server = HttpServer::new(move || {
             let (app, doc) = App::new()
                 .into_utoipa_app()
-                .openapi(crate::api::openapi())
+                .openapi(<crate::api::ApiDoc as utoipa::OpenApi>::openapi())
                 .configure(crate::api::configure)
                 .split_for_parts();
-            // The document is built from the same registrations the app serves.
-            let _ = doc;
+            // Swagger UI serves the document built from the same registrations as the app.
             app.app_data(state.clone())
-                .app_data(crate::api::json_config())
                 .app_data(web::PayloadConfig::new(crate::api::json::BODY_LIMIT))
-                .service(
-                    SwaggerUi::new("/api/docs/{_:.*}")
-                        .url("/api/openapi.json", crate::api::openapi()),
-                )
+                .service(SwaggerUi::new("/api/docs/{_:.*}").url("/api/openapi.json", doc))
                 .service(web::redirect("/api/docs", "/api/docs/"))
                 .configure(crate::pages::configure)
                 .default_service(web::to(|req: actix_web::HttpRequest| async move {

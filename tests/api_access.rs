@@ -2,27 +2,8 @@
 
 mod common;
 
-use common::{TestApp, spawn_app};
-use reqwest::StatusCode;
+use common::{PASSWORD, TestApp, signed_up, spawn_app};
 use serde_json::{Value, json};
-
-const PASSWORD: &str = "correct horse battery";
-
-/// A client of its own (own cookies) logged in as a new user.
-async fn user(app: &TestApp, email: &str) -> reqwest::Client {
-    let client = reqwest::Client::builder()
-        .cookie_store(true)
-        .build()
-        .unwrap();
-    let res = client
-        .post(app.url("/api/v1/users"))
-        .json(&json!({"email": email, "display_name": email, "password": PASSWORD}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(res.status(), StatusCode::CREATED, "sign up {email}");
-    client
-}
 
 async fn send(
     client: &reqwest::Client,
@@ -186,7 +167,7 @@ async fn sign_up_input_is_checked_field_by_field() {
 #[tokio::test]
 async fn login_attempts_are_rate_limited() {
     let app = spawn_app().await;
-    user(&app, "bea@example.org").await;
+    signed_up(&app, "bea@example.org").await;
     let mut statuses = Vec::new();
     for _ in 0..7 {
         let res = app
@@ -223,11 +204,11 @@ struct Club {
 }
 
 async fn club(app: &TestApp) -> Club {
-    let owner = user(app, "owner@example.org").await;
-    let organizer = user(app, "organizer@example.org").await;
-    let scorer = user(app, "scorer@example.org").await;
-    let member = user(app, "member@example.org").await;
-    let outsider = user(app, "outsider@example.org").await;
+    let owner = signed_up(app, "owner@example.org").await;
+    let organizer = signed_up(app, "organizer@example.org").await;
+    let scorer = signed_up(app, "scorer@example.org").await;
+    let member = signed_up(app, "member@example.org").await;
+    let outsider = signed_up(app, "outsider@example.org").await;
     assert_eq!(
         send(
             &owner,

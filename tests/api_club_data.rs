@@ -2,39 +2,15 @@
 
 mod common;
 
-use common::{TestApp, spawn_app};
+use common::{club_owner, spawn_app};
 use serde_json::{Value, json};
 
 const EXAMPLE: &str = include_str!("fixtures/example.toml");
 
-async fn owner(app: &TestApp, slug: &str, email: &str) -> reqwest::Client {
-    let client = reqwest::Client::builder()
-        .cookie_store(true)
-        .build()
-        .unwrap();
-    let res = client
-        .post(app.url("/api/v1/users"))
-        .json(
-            &json!({"email": email, "display_name": "Owner", "password": "correct horse battery"}),
-        )
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(res.status(), 201);
-    let res = client
-        .post(app.url("/api/v1/clubs"))
-        .json(&json!({"slug": slug, "name": slug}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(res.status(), 201);
-    client
-}
-
 #[tokio::test]
 async fn players_are_created_renamed_and_deactivated() {
     let app = spawn_app().await;
-    let o = owner(&app, "club", "o@example.org").await;
+    let o = club_owner(&app, "club", "o@example.org").await;
     let url = app.url("/api/v1/clubs/club/players");
     let rose: Value = o
         .post(&url)
@@ -126,8 +102,8 @@ async fn players_are_created_renamed_and_deactivated() {
 #[tokio::test]
 async fn cards_upload_with_line_numbered_errors_and_visibility() {
     let app = spawn_app().await;
-    let a = owner(&app, "a-club", "a@example.org").await;
-    let b = owner(&app, "b-club", "b@example.org").await;
+    let a = club_owner(&app, "a-club", "a@example.org").await;
+    let b = club_owner(&app, "b-club", "b@example.org").await;
     // Raw TOML upload.
     let res = a
         .post(app.url("/api/v1/clubs/a-club/cards"))
@@ -244,7 +220,7 @@ async fn cards_upload_with_line_numbered_errors_and_visibility() {
 #[tokio::test]
 async fn leagues_take_presets_or_their_own_ruleset() {
     let app = spawn_app().await;
-    let o = owner(&app, "club", "o@example.org").await;
+    let o = club_owner(&app, "club", "o@example.org").await;
     let url = app.url("/api/v1/clubs/club/leagues");
     let custom = json!({"kind": "points", "name": "house", "self_pick": 15, "jokerless": 25});
     let res = o.post(&url).json(&json!({"name": "House rules", "card": "demo-2026", "ruleset": custom, "board": "average", "min_games": 8, "starts_on": "2026-03-01", "ends_on": "2026-06-30"})).send().await.unwrap();

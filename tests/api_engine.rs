@@ -3,7 +3,7 @@
 mod common;
 
 use common::spawn_app;
-use mahjong_league::cli::engine::{adjudicate_value, check_value, score_value};
+use mahjong_league::rules::answers::{adjudicate_value, check_value, score_value};
 use mahjong_league::rules::{Card, GameResult, parse_tiles};
 use serde_json::{Value, json};
 

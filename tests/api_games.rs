@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{TestApp, spawn_app};
+use common::{TestApp, club_owner, spawn_app};
 use serde_json::{Value, json};
 
 const WIN: &str = "F F 2B 2B J 2B 4C 4C 6C 6C 8B 8B J 8B"; // 2468#2, 25, not jokerless
@@ -17,17 +17,7 @@ struct Setup {
 }
 
 async fn setup(app: &TestApp) -> Setup {
-    let owner = reqwest::Client::builder()
-        .cookie_store(true)
-        .build()
-        .unwrap();
-    owner.post(app.url("/api/v1/users")).json(&json!({"email": "o@example.org", "display_name": "O", "password": "correct horse battery"})).send().await.unwrap();
-    owner
-        .post(app.url("/api/v1/clubs"))
-        .json(&json!({"slug": "club", "name": "Club"}))
-        .send()
-        .await
-        .unwrap();
+    let owner = club_owner(app, "club", "o@example.org").await;
     let mut players = Vec::new();
     for name in ["Ann", "Bea", "Cy", "Dot"] {
         let p: Value = owner
@@ -688,4 +678,36 @@ async fn corrections_need_the_current_version_and_are_audited() {
             .unwrap()
             .contains("o@example.org")
     );
+}
+
+#[tokio::test]
+async fn concurrent_retries_with_one_key_get_one_game_and_one_answer() {
+    let app = spawn_app().await;
+    let s = setup(&app).await;
+    let url = app.url(&format!("/api/v1/tables/{}/games", s.table));
+    let body =
+        json!({"outcome": "mahjong", "winner": s.seats[1], "hand": WIN, "won_by": "self_pick"});
+    let send = || {
+        s.owner
+            .post(&url)
+            .header("Idempotency-Key", "flaky-wifi")
+            .json(&body)
+            .send()
+    };
+    let (a, b) = tokio::join!(send(), send());
+    let (a, b) = (a.unwrap(), b.unwrap());
+    assert_eq!((a.status().as_u16(), b.status().as_u16()), (201, 201));
+    let (a, b): (Value, Value) = (a.json().await.unwrap(), b.json().await.unwrap());
+    assert_eq!(a, b, "both get the stored answer");
+    let stored: i64 = sqlx::query_scalar("SELECT count(*) FROM games")
+        .fetch_one(&app.db)
+        .await
+        .unwrap();
+    assert_eq!(stored, 1);
+    let saved: Option<i32> =
+        sqlx::query_scalar("SELECT response_code FROM idempotency_keys WHERE key = 'flaky-wifi'")
+            .fetch_one(&app.db)
+            .await
+            .unwrap();
+    assert_eq!(saved, Some(201), "the answer is stored with the game");
 }

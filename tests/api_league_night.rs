@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::spawn_app;
+use common::{club_owner, spawn_app};
 use serde_json::{Value, json};
 
 const WIN: &str = "F F 2B 2B J 2B 4C 4C 6C 6C 8B 8B J 8B"; // 2468#2, value 25, with jokers
@@ -13,16 +13,7 @@ const WIN_JL: &str = "F F 2B 2B 2B 2B 4C 4C 6C 6C 8B 8B 8B 8B"; // the same line
 #[tokio::test]
 async fn a_whole_night() {
     let app = spawn_app().await;
-    let org = reqwest::Client::builder()
-        .cookie_store(true)
-        .build()
-        .unwrap();
-    org.post(app.url("/api/v1/users")).json(&json!({"email": "org@example.org", "display_name": "Org", "password": "correct horse battery"})).send().await.unwrap();
-    org.post(app.url("/api/v1/clubs"))
-        .json(&json!({"slug": "club", "name": "Club"}))
-        .send()
-        .await
-        .unwrap();
+    let org = club_owner(&app, "club", "org@example.org").await;
     let names = [
         "a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m",
     ];

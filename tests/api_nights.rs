@@ -4,7 +4,7 @@ mod common;
 
 use std::collections::HashSet;
 
-use common::{TestApp, spawn_app};
+use common::{TestApp, club_owner, spawn_app};
 use serde_json::{Value, json};
 
 struct Setup {
@@ -14,17 +14,7 @@ struct Setup {
 }
 
 async fn setup(app: &TestApp, n: usize) -> Setup {
-    let owner = reqwest::Client::builder()
-        .cookie_store(true)
-        .build()
-        .unwrap();
-    owner.post(app.url("/api/v1/users")).json(&json!({"email": "o@example.org", "display_name": "O", "password": "correct horse battery"})).send().await.unwrap();
-    owner
-        .post(app.url("/api/v1/clubs"))
-        .json(&json!({"slug": "club", "name": "Club"}))
-        .send()
-        .await
-        .unwrap();
+    let owner = club_owner(app, "club", "o@example.org").await;
     let mut players = Vec::new();
     for i in 0..n {
         let p: Value = owner

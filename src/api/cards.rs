@@ -12,26 +12,9 @@ use crate::api::json;
 use crate::auth::{Caller, Need};
 use crate::error::{AppError, FieldError};
 use crate::rules::pattern::{NumbersRule, SuitsRule, WindsRule};
-use crate::rules::{Card, builtin};
+use crate::rules::{Card, CardRef, builtin};
 use crate::startup::AppState;
 use crate::storage::{cards, cards::StoredCard, clubs};
-
-/// A compiled card, built in or uploaded.
-#[derive(Clone)]
-pub enum CardHandle {
-    Builtin(&'static Card),
-    Shared(Arc<Card>),
-}
-
-impl std::ops::Deref for CardHandle {
-    type Target = Card;
-    fn deref(&self) -> &Card {
-        match self {
-            CardHandle::Builtin(c) => c,
-            CardHandle::Shared(c) => c,
-        }
-    }
-}
 
 /// Compiled uploaded cards by id. Cards never change once stored, so entries never go stale
 /// and every process may keep its own.
@@ -93,14 +76,14 @@ pub async fn resolve(
     caller: &Caller,
     spec: &str,
     inline: bool,
-) -> Result<CardHandle, AppError> {
+) -> Result<CardRef, AppError> {
     if inline && spec.contains('\n') {
         return Card::parse(spec)
-            .map(|c| CardHandle::Shared(Arc::new(c)))
+            .map(|c| CardRef::Shared(Arc::new(c)))
             .map_err(card_errors);
     }
     if let Some(card) = builtin::get(spec) {
-        return Ok(CardHandle::Builtin(card));
+        return Ok(CardRef::Builtin(card));
     }
     let not_found = || {
         AppError::invalid(
@@ -123,7 +106,7 @@ pub async fn resolve(
             .await
             .map_err(|_| not_found())?;
     }
-    Ok(CardHandle::Shared(state.cards.compiled(&stored)?))
+    Ok(CardRef::Shared(state.cards.compiled(&stored)?))
 }
 
 /// One line of a card.

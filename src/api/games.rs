@@ -8,14 +8,13 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use utoipa::ToSchema;
 
-use crate::api::cards::CardHandle;
 use crate::api::json::ValidJson;
 use crate::api::leagues::visible;
 use crate::api::nights::PlayerRef;
 use crate::auth::{Caller, Need, Principal};
 use crate::error::{AppError, FieldError};
 use crate::rules::scoring::{DeadEntry, GameResult, Outcome, RulesetSpec, Tiles, WonBy};
-use crate::rules::{Table, builtin};
+use crate::rules::{CardRef, Table, builtin};
 use crate::startup::AppState;
 use crate::storage::cards;
 use crate::storage::games::{self, InsertError, NewGame};
@@ -111,11 +110,12 @@ pub struct GameView {
     pub result: serde_json::Value,
 }
 
-pub async fn game_view(state: &AppState, id: i64) -> Result<GameView, AppError> {
-    let g = games::get(&state.db, id)
+/// A game as stored, read on `conn` (inside a transaction it sees the transaction's writes).
+pub async fn game_view(conn: &mut sqlx::PgConnection, id: i64) -> Result<GameView, AppError> {
+    let g = games::get(&mut *conn, id)
         .await?
         .ok_or_else(|| AppError::NotFound(format!("no game {id}")))?;
-    let scores = games::scores(&state.db, id).await?;
+    let scores = games::scores(&mut *conn, id).await?;
     Ok(GameView {
         id: g.id,
         table: g.table_id,
@@ -141,9 +141,9 @@ pub async fn game_view(state: &AppState, id: i64) -> Result<GameView, AppError> 
 }
 
 /// The league's card, compiled.
-pub async fn league_card(state: &AppState, league: &League) -> Result<CardHandle, AppError> {
+pub async fn league_card(state: &AppState, league: &League) -> Result<CardRef, AppError> {
     if let Some(name) = &league.builtin_card {
-        return builtin::get(name).map(CardHandle::Builtin).ok_or_else(|| {
+        return builtin::get(name).map(CardRef::Builtin).ok_or_else(|| {
             AppError::Internal(anyhow::anyhow!(
                 "league {} names unknown built-in card {name}",
                 league.id
@@ -156,7 +156,7 @@ pub async fn league_card(state: &AppState, league: &League) -> Result<CardHandle
     let stored = cards::get(&state.db, id)
         .await?
         .ok_or_else(|| AppError::Internal(anyhow::anyhow!("card {id} missing")))?;
-    Ok(CardHandle::Shared(state.cards.compiled(&stored)?))
+    Ok(CardRef::Shared(state.cards.compiled(&stored)?))
 }
 
 fn actor(caller: &Caller) -> String {
@@ -330,20 +330,14 @@ async fn prepare(
         table_id,
         number,
         east_player: players[east_index].0,
-        outcome: serde_json::to_value(input.outcome)
-            .ok()
-            .and_then(|v| v.as_str().map(str::to_string))
-            .unwrap_or_default(),
+        outcome: input.outcome.as_str().to_string(),
         submitted,
         engine: serde_json::to_value(&report).map_err(|e| AppError::Internal(e.into()))?,
         line_id: report.line.as_ref().map(|l| l.id.clone()),
         line_value: report.line.as_ref().map(|l| l.value as i32),
         winner: player_of(winner),
         discarder: player_of(discarder),
-        won_by: input
-            .won_by
-            .and_then(|w| serde_json::to_value(w).ok())
-            .and_then(|v| v.as_str().map(str::to_string)),
+        won_by: input.won_by.map(|w| w.as_str().to_string()),
         jokerless: report.line.as_ref().is_some_and(|l| l.jokerless),
         scores,
     })
@@ -442,14 +436,13 @@ pub async fn create(
         }
         Err(InsertError::Db(e)) => return Err(e.into()),
     };
-    tx.commit().await?;
-    let view = game_view(&state, id).await?;
+    // The stored answer commits with the game: a retry sees both or neither.
+    let view = game_view(&mut tx, id).await?;
     let body = serde_json::to_value(&view).map_err(|e| AppError::Internal(e.into()))?;
     if let Some(k) = &key {
-        let mut tx = state.db.begin().await?;
         games::save_response(&mut tx, club.id, k, 201, &body).await?;
-        tx.commit().await?;
     }
+    tx.commit().await?;
     Ok(created(view.version, body))
 }
 
@@ -503,7 +496,7 @@ pub async fn show(
             AppError::NotFound(_) => not_found(),
             other => other,
         })?;
-    let view = game_view(&state, g.id).await?;
+    let view = game_view(&mut *state.db.acquire().await?, g.id).await?;
     let mut res = HttpResponse::Ok().json(&view);
     if let Ok(v) = HeaderValue::from_str(&format!("\"{}\"", view.version)) {
         res.headers_mut().insert(ETAG, v);
@@ -606,7 +599,7 @@ pub async fn amend(
             )));
         }
     }
-    let view = game_view(&state, g.id).await?;
+    let view = game_view(&mut *state.db.acquire().await?, g.id).await?;
     Ok(HttpResponse::Ok()
         .insert_header((ETAG, format!("\"{}\"", view.version)))
         .json(view))
@@ -633,7 +626,7 @@ pub async fn void(
             )));
         }
     }
-    let view = game_view(&state, g.id).await?;
+    let view = game_view(&mut *state.db.acquire().await?, g.id).await?;
     Ok(HttpResponse::Ok()
         .insert_header((ETAG, format!("\"{}\"", view.version)))
         .json(view))

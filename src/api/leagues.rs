@@ -6,7 +6,6 @@ use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::api::cards;
 use crate::api::json::ValidJson;
 use crate::auth::{Caller, Need};
 use crate::error::AppError;
@@ -80,7 +79,6 @@ pub struct LeagueInput {
 /// Applies input over current fields, validating each.
 async fn merge(
     state: &AppState,
-    caller: &Caller,
     club_id: i64,
     input: LeagueInput,
     mut f: LeagueFields,
@@ -100,18 +98,21 @@ async fn merge(
             (f.card_id, f.builtin_card) = (None, Some(card));
         } else {
             // The card must be one the club may use: its own or a public one.
-            cards::resolve(state, caller, &card, false).await?;
-            let id: i64 = card
-                .parse()
-                .map_err(|_| AppError::invalid("card", "no such card"))?;
+            let unusable = || {
+                AppError::invalid(
+                    "card",
+                    format!(
+                        "no card `{card}` this club can use: give a built-in card ({}) or the id of the club's own or a public card",
+                        builtin::names().collect::<Vec<_>>().join(", ")
+                    ),
+                )
+            };
+            let id: i64 = card.trim().parse().map_err(|_| unusable())?;
             let stored = stored_cards::get(&state.db, id)
                 .await?
-                .ok_or_else(|| AppError::invalid("card", "no such card"))?;
+                .ok_or_else(unusable)?;
             if stored.club_id != club_id && !stored.public {
-                return Err(AppError::invalid(
-                    "card",
-                    format!("no card `{card}` this club can use"),
-                ));
+                return Err(unusable());
             }
             (f.card_id, f.builtin_card) = (Some(id), None);
         }
@@ -221,7 +222,7 @@ pub async fn create(
         starts_on: None,
         ends_on: None,
     };
-    let fields = merge(&state, &caller, club.id, input, blank).await?;
+    let fields = merge(&state, club.id, input, blank).await?;
     let league = leagues::create(&state.db, club.id, &fields).await?;
     Ok(HttpResponse::Created().json(view(league, &club.slug)))
 }
@@ -286,7 +287,7 @@ pub async fn update(
         starts_on: league.starts_on,
         ends_on: league.ends_on,
     };
-    let fields = merge(&state, &caller, club.id, body.0, current).await?;
+    let fields = merge(&state, club.id, body.0, current).await?;
     let updated = leagues::update(&state.db, league.id, &fields).await?;
     Ok(HttpResponse::Ok().json(view(updated, &club.slug)))
 }

@@ -77,22 +77,10 @@ async fn compute(state: &AppState, league: &League) -> Result<Vec<Standing>, App
     } else {
         Board::Total
     };
-    // Head-to-head needs per-game scores, only for players tied on everything else.
-    let mut tied = Vec::new();
-    for (i, a) in lines.iter().enumerate() {
-        if lines.iter().enumerate().any(|(j, b)| {
-            i != j && a.points == b.points && a.wins == b.wins && a.deal_ins == b.deal_ins
-        }) {
-            tied.push(a.player_id);
-        }
-    }
-    let per_game = if tied.is_empty() {
-        Vec::new()
-    } else {
-        games::scores_of_players(&state.db, league.id, &tied).await?
-    };
+    // One read of every counted game's scores serves head-to-head and the ratings.
+    let per_game = games::league_scores_in_order(&state.db, league.id).await?;
     let mut ranked = standings::rank(lines, board, &per_game);
-    let ratings = standings::ratings(&games::league_scores_in_order(&state.db, league.id).await?);
+    let ratings = standings::ratings(&per_game);
     for s in &mut ranked {
         s.rating = Some(ratings.get(&s.player_id).copied().unwrap_or(0.0));
     }

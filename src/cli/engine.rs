@@ -3,12 +3,14 @@
 
 use std::io::{BufRead, BufWriter, Read, Write};
 use std::path::Path;
+use std::sync::Arc;
 
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+use crate::rules::answers::{adjudicate_value, check_value, score_value};
 use crate::rules::scoring::Tiles;
-use crate::rules::{self, Card, GameResult, Hand, InputError, Table, builtin};
+use crate::rules::{self, Card, CardRef, GameResult, InputError, builtin};
 
 /// Exit status for a question answered.
 pub const OK: u8 = 0;
@@ -17,35 +19,19 @@ pub const INVALID_CARD: u8 = 1;
 /// Exit status for input that cannot be read.
 pub const BAD_INPUT: u8 = 2;
 
-/// An owned card, either built in or read from a file.
-pub enum LoadedCard {
-    Builtin(&'static Card),
-    File(Box<Card>),
-}
-
-impl std::ops::Deref for LoadedCard {
-    type Target = Card;
-    fn deref(&self) -> &Card {
-        match self {
-            LoadedCard::Builtin(c) => c,
-            LoadedCard::File(c) => c,
-        }
-    }
-}
-
 /// Loads CARD: a file path, or else the name of a built-in card.
-pub fn load_card(spec: &str) -> Result<LoadedCard, String> {
+pub fn load_card(spec: &str) -> Result<CardRef, String> {
     let path = Path::new(spec);
     if path.is_file() {
         let text = std::fs::read_to_string(path).map_err(|e| format!("card {spec}: {e}"))?;
         return Card::parse(&text)
-            .map(|c| LoadedCard::File(Box::new(c)))
+            .map(|c| CardRef::Shared(Arc::new(c)))
             .map_err(|errs| {
                 let shown: Vec<String> = errs.iter().map(|e| e.to_string()).collect();
                 format!("card {spec} is invalid: {}", shown.join("; "))
             });
     }
-    builtin::get(spec).map(LoadedCard::Builtin).ok_or_else(|| {
+    builtin::get(spec).map(CardRef::Builtin).ok_or_else(|| {
         format!(
             "card `{spec}`: no such file, and no built-in card has that name (built-in: {})",
             builtin::names().collect::<Vec<_>>().join(", ")
@@ -160,41 +146,6 @@ struct AdjudicateRequest {
     exposures: Vec<Tiles>,
     #[serde(default, alias = "out_of_play")]
     out: Option<Tiles>,
-}
-
-/// Checks a hand; the answer as JSON.
-pub fn check_value(
-    card: &Card,
-    hand: &[rules::Tile],
-    exposures: &[Vec<rules::Tile>],
-) -> Result<Value, InputError> {
-    let hand = Hand::new(hand, exposures)?;
-    let report = card.check_report(&card.check(&hand));
-    serde_json::to_value(report).map_err(|e| InputError::new(e.to_string()))
-}
-
-/// Adjudicates a call; the answer as JSON.
-pub fn adjudicate_value(
-    card: &Card,
-    exposures: &[Vec<rules::Tile>],
-    out: &[rules::Tile],
-) -> Result<Value, InputError> {
-    let table = Table::new(exposures, out)?;
-    serde_json::to_value(card.verdict_report(&card.adjudicate(&table)))
-        .map_err(|e| InputError::new(e.to_string()))
-}
-
-/// Scores a result; the answer as JSON.
-pub fn score_value(card: &Card, result: &GameResult) -> Result<Value, InputError> {
-    let Some(spec) = &result.ruleset else {
-        return Err(InputError::new(format!(
-            "ruleset: name a preset ({}) or give a ruleset",
-            rules::Ruleset::PRESETS.join(", ")
-        )));
-    };
-    let ruleset = spec.resolve().map_err(|e| e.context("ruleset"))?;
-    let valid = result.validate(card)?;
-    serde_json::to_value(valid.score(&ruleset)).map_err(|e| InputError::new(e.to_string()))
 }
 
 /// Runs a batch: one JSON request per stdin line, one JSON answer per stdout line.

@@ -31,6 +31,23 @@ impl fmt::Display for CardError {
     }
 }
 
+/// A compiled card, built in or loaded: cheap to clone and to share between threads.
+#[derive(Debug, Clone)]
+pub enum CardRef {
+    Builtin(&'static Card),
+    Shared(std::sync::Arc<Card>),
+}
+
+impl std::ops::Deref for CardRef {
+    type Target = Card;
+    fn deref(&self) -> &Card {
+        match self {
+            CardRef::Builtin(c) => c,
+            CardRef::Shared(c) => c,
+        }
+    }
+}
+
 /// A hand line of a card.
 #[derive(Debug, Clone)]
 pub struct Line {

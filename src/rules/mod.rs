@@ -4,6 +4,7 @@
 //! it depends on nothing else in the crate.
 
 pub mod adjudicate;
+pub mod answers;
 pub mod builtin;
 pub mod card;
 pub mod matching;
@@ -12,7 +13,7 @@ pub mod scoring;
 pub mod tile;
 
 pub use adjudicate::{DeadReason, Table, Verdict, VerdictReport};
-pub use card::{Card, CardError, Line};
+pub use card::{Card, CardError, CardRef, Line};
 pub use matching::{Check, CheckReport, Exposure, Hand, MatchReport};
 pub use scoring::{GameResult, Ruleset, RulesetSpec, ScoreReport, Tiles};
 pub use tile::{Tile, format_tiles, parse_tiles};

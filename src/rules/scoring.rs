@@ -35,6 +35,17 @@ pub enum Outcome {
     Redeal,
 }
 
+impl Outcome {
+    /// The name used in results and storage.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Mahjong => "mahjong",
+            Outcome::Wall => "wall",
+            Outcome::Redeal => "redeal",
+        }
+    }
+}
+
 /// How the winning tile came.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -44,6 +55,19 @@ pub enum WonBy {
     JokerExchange,
     Heavenly,
     Earthly,
+}
+
+impl WonBy {
+    /// The name used in results and storage.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            WonBy::SelfPick => "self_pick",
+            WonBy::Discard => "discard",
+            WonBy::JokerExchange => "joker_exchange",
+            WonBy::Heavenly => "heavenly",
+            WonBy::Earthly => "earthly",
+        }
+    }
 }
 
 /// A dead-hand entry of a result.
@@ -793,5 +817,26 @@ impl ValidResult {
             }
         }
         zeroed
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_agree_with_the_json_names() {
+        for o in [Outcome::Mahjong, Outcome::Wall, Outcome::Redeal] {
+            assert_eq!(serde_json::to_value(o).unwrap(), o.as_str());
+        }
+        for w in [
+            WonBy::SelfPick,
+            WonBy::Discard,
+            WonBy::JokerExchange,
+            WonBy::Heavenly,
+            WonBy::Earthly,
+        ] {
+            assert_eq!(serde_json::to_value(w).unwrap(), w.as_str());
+        }
     }
 }

@@ -182,18 +182,18 @@ pub struct GameRow {
     pub version: i32,
 }
 
-pub async fn get(pool: &PgPool, id: i64) -> sqlx::Result<Option<GameRow>> {
+pub async fn get(db: impl sqlx::PgExecutor<'_>, id: i64) -> sqlx::Result<Option<GameRow>> {
     sqlx::query_as::<_, GameRow>(
         "SELECT id, table_id, number, east_player, outcome, submitted, engine, line_id, line_value, status, version FROM games WHERE id = $1",
     )
     .bind(id)
-    .fetch_optional(pool)
+    .fetch_optional(db)
     .await
 }
 
 /// Scores of a game: (player id, name, seat, score, breakdown, dead), in seat order E S W N.
 pub async fn scores(
-    pool: &PgPool,
+    db: impl sqlx::PgExecutor<'_>,
     game_id: i64,
 ) -> sqlx::Result<Vec<(i64, String, String, i64, String, bool)>> {
     sqlx::query_as(
@@ -201,7 +201,7 @@ pub async fn scores(
          WHERE s.game_id = $1 ORDER BY array_position(ARRAY['E','S','W','N'], s.seat)",
     )
     .bind(game_id)
-    .fetch_all(pool)
+    .fetch_all(db)
     .await
 }
 
@@ -283,24 +283,6 @@ pub async fn league_totals(pool: &PgPool, league_id: i64) -> sqlx::Result<Vec<To
          GROUP BY p.id, p.name",
     )
     .bind(league_id)
-    .fetch_all(pool)
-    .await
-}
-
-/// (game id, player id, score) of the league's counted games that any of `players` played.
-pub async fn scores_of_players(
-    pool: &PgPool,
-    league_id: i64,
-    players: &[i64],
-) -> sqlx::Result<Vec<(i64, i64, i64)>> {
-    sqlx::query_as(
-        "SELECT s.game_id, s.player_id, s.score FROM game_scores s JOIN games g ON g.id = s.game_id \
-         JOIN night_tables t ON t.id = g.table_id JOIN nights n ON n.id = t.night_id \
-         WHERE n.league_id = $1 AND g.status = 'recorded' AND g.outcome <> 'redeal' \
-           AND s.game_id IN (SELECT game_id FROM game_scores WHERE player_id = ANY($2))",
-    )
-    .bind(league_id)
-    .bind(players)
     .fetch_all(pool)
     .await
 }

@@ -83,3 +83,34 @@ pub async fn spawn_app() -> TestApp {
         db,
     }
 }
+
+pub const PASSWORD: &str = "correct horse battery";
+
+/// A client of its own (its own cookies), signed up and so logged in as a new user.
+pub async fn signed_up(app: &TestApp, email: &str) -> reqwest::Client {
+    let client = reqwest::Client::builder()
+        .cookie_store(true)
+        .build()
+        .expect("http client");
+    let res = client
+        .post(app.url("/api/v1/users"))
+        .json(&serde_json::json!({"email": email, "display_name": email, "password": PASSWORD}))
+        .send()
+        .await
+        .expect("request sent");
+    assert_eq!(res.status(), 201, "sign up {email}");
+    client
+}
+
+/// A new user who owns a new club with this slug.
+pub async fn club_owner(app: &TestApp, slug: &str, email: &str) -> reqwest::Client {
+    let client = signed_up(app, email).await;
+    let res = client
+        .post(app.url("/api/v1/clubs"))
+        .json(&serde_json::json!({"slug": slug, "name": slug}))
+        .send()
+        .await
+        .expect("request sent");
+    assert_eq!(res.status(), 201, "create club {slug}");
+    client
+}
