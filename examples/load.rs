@@ -1,9 +1,10 @@
-//! HTTP load client for `scripts/bench-league.sh`: either repeated GETs of one path for a number
-//! of seconds, or game submissions read from a file ("table_id winner_id" per line).
-//! Prints requests, errors, requests per second and latency percentiles.
+//! HTTP load client for `scripts/bench-league.sh`: repeated GETs of one path for a number of
+//! seconds, or game submissions read from a file ("table_id winner_id" per line), or both at
+//! once (the GETs then run until the submissions are done). Prints requests, errors, requests
+//! per second and latency percentiles.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 struct Args {
@@ -67,19 +68,28 @@ async fn main() {
         .unwrap();
     let start = Instant::now();
     let errors = Arc::new(AtomicUsize::new(0));
+    let read_errors = Arc::new(AtomicUsize::new(0));
+    let writing = Arc::new(AtomicBool::new(a.games.is_some()));
+    let mut readers = Vec::new();
     let mut tasks = Vec::new();
     if let Some(path) = &a.get {
         let deadline = start + Duration::from_secs(a.seconds);
         for _ in 0..a.concurrency {
-            let (client, url, token, errors) = (
+            let (client, url, token, errors, writing) = (
                 client.clone(),
                 format!("{}{}", a.url, path),
                 a.token.clone(),
-                errors.clone(),
+                read_errors.clone(),
+                writing.clone(),
             );
-            tasks.push(tokio::spawn(async move {
+            let mixed = a.games.is_some();
+            readers.push(tokio::spawn(async move {
                 let mut lat = Vec::new();
-                while Instant::now() < deadline {
+                while if mixed {
+                    writing.load(Ordering::Relaxed)
+                } else {
+                    Instant::now() < deadline
+                } {
                     let t = Instant::now();
                     match client.get(&url).bearer_auth(&token).send().await {
                         Ok(r) if r.status().is_success() => {
@@ -94,7 +104,8 @@ async fn main() {
                 lat
             }));
         }
-    } else if let Some(file) = &a.games {
+    }
+    if let Some(file) = &a.games {
         let jobs: Vec<(i64, i64)> = std::fs::read_to_string(file)
             .unwrap()
             .lines()
@@ -146,6 +157,30 @@ async fn main() {
     for t in tasks {
         all.extend(t.await.unwrap());
     }
-    let what = if a.get.is_some() { "GET" } else { "POST games" };
-    report(what, all, errors.load(Ordering::Relaxed), start.elapsed());
+    if a.games.is_some() {
+        report(
+            "POST games",
+            all,
+            errors.load(Ordering::Relaxed),
+            start.elapsed(),
+        );
+        writing.store(false, Ordering::Relaxed);
+    }
+    let mut reads = Vec::new();
+    for t in readers {
+        reads.extend(t.await.unwrap());
+    }
+    if a.get.is_some() {
+        let what = if a.games.is_some() {
+            "GET while submitting"
+        } else {
+            "GET"
+        };
+        report(
+            what,
+            reads,
+            read_errors.load(Ordering::Relaxed),
+            start.elapsed(),
+        );
+    }
 }

@@ -7,7 +7,7 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 /// One player's totals, the input of ranking.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
 pub struct Line {
     pub player_id: i64,
     pub name: String,
@@ -62,10 +62,9 @@ fn average(l: &Line) -> f64 {
     }
 }
 
-/// Ranks players: by the board, then more wins, then fewer deal-ins, then head-to-head points
-/// (points scored in games shared with the other tied players). `games` holds
-/// (game, player, score) for every counted game, rows of a game next to each other.
-pub fn rank(lines: Vec<Line>, board: Board, games: &[(i64, i64, i64)]) -> Vec<Standing> {
+/// Players sorted by the board, then more wins, then fewer deal-ins, in groups that these
+/// cannot tell apart; and the players the board leaves unranked (too few games).
+fn groups(lines: Vec<Line>, board: Board) -> (Vec<Vec<Line>>, Vec<Line>) {
     let eligible = |l: &Line| match board {
         Board::Total => true,
         Board::Average { min_games } => l.games >= min_games,
@@ -74,8 +73,7 @@ pub fn rank(lines: Vec<Line>, board: Board, games: &[(i64, i64, i64)]) -> Vec<St
         Board::Total => l.points as f64,
         Board::Average { .. } => l.points as f64 / l.games.max(1) as f64,
     };
-    let (mut ranked, mut others): (Vec<Line>, Vec<Line>) =
-        lines.into_iter().partition(|l| eligible(l));
+    let (mut ranked, others): (Vec<Line>, Vec<Line>) = lines.into_iter().partition(|l| eligible(l));
     let primary = |a: &Line, b: &Line| {
         key(b)
             .partial_cmp(&key(a))
@@ -84,24 +82,48 @@ pub fn rank(lines: Vec<Line>, board: Board, games: &[(i64, i64, i64)]) -> Vec<St
             .then(a.deal_ins.cmp(&b.deal_ins))
     };
     ranked.sort_by(|a, b| primary(a, b).then(a.name.cmp(&b.name)));
+    let mut groups: Vec<Vec<Line>> = Vec::new();
+    for l in ranked {
+        match groups.last_mut() {
+            Some(g) if primary(&g[0], &l).is_eq() => g.push(l),
+            _ => groups.push(vec![l]),
+        }
+    }
+    (groups, others)
+}
 
+/// The players whose rank needs head-to-head points: those tied on the board, wins and
+/// deal-ins.
+pub fn tied_players(lines: &[Line], board: Board) -> Vec<i64> {
+    groups(lines.to_vec(), board)
+        .0
+        .iter()
+        .filter(|g| g.len() > 1)
+        .flatten()
+        .map(|l| l.player_id)
+        .collect()
+}
+
+/// Ranks players: by the board, then more wins, then fewer deal-ins, then head-to-head points
+/// (points scored in games shared with the other tied players). `games` holds
+/// (game, player, score) for the counted games of at least the `tied_players`.
+pub fn rank(lines: Vec<Line>, board: Board, games: &[(i64, i64, i64)]) -> Vec<Standing> {
+    let (groups, mut others) = groups(lines, board);
     // Players in the same game, for head-to-head.
     let mut by_game: HashMap<i64, Vec<(i64, i64)>> = HashMap::new();
     for &(g, p, s) in games {
         by_game.entry(g).or_default().push((p, s));
     }
 
-    let mut out = Vec::with_capacity(ranked.len() + others.len());
-    let mut i = 0;
-    while i < ranked.len() {
-        let mut j = i + 1;
-        while j < ranked.len() && primary(&ranked[i], &ranked[j]).is_eq() {
-            j += 1;
-        }
-        let group: Vec<Line> = ranked[i..j].to_vec();
+    let mut out = Vec::with_capacity(groups.len() + others.len());
+    for group in groups {
+        let first = out.len();
         let ids: HashSet<i64> = group.iter().map(|l| l.player_id).collect();
         // Head-to-head: each tied player's points in games with another tied player.
         let h2h = |p: i64| -> i64 {
+            if ids.len() < 2 {
+                return 0;
+            }
             by_game
                 .values()
                 .filter(|seats| {
@@ -122,11 +144,10 @@ pub fn rank(lines: Vec<Line>, board: Board, games: &[(i64, i64, i64)]) -> Vec<St
             }
             let shared = m - k > 1;
             for (_, l) in &scored[k..m] {
-                out.push(standing(l, Some((i + k + 1) as u32), shared));
+                out.push(standing(l, Some((first + k + 1) as u32), shared));
             }
             k = m;
         }
-        i = j;
     }
     others.sort_by(|a, b| b.games.cmp(&a.games).then(a.name.cmp(&b.name)));
     out.extend(others.iter().map(|l| standing(l, None, false)));
@@ -218,57 +239,59 @@ mod tests {
     }
 }
 
-/// Weng-Lin (OpenSkill) ratings from games in the order they were played: each game is a
-/// free-for-all ranked by the game's scores (equal scores tie). Games where everyone scored
-/// the same (a wall game with no penalties) tell nothing and are skipped. The rating shown is
-/// the conservative μ − 3σ, so a new player starts at 0 and rises with evidence.
-pub fn ratings(games: &[(i64, i64, i64)]) -> HashMap<i64, f64> {
-    use skillratings::MultiTeamOutcome;
-    use skillratings::weng_lin::{WengLinConfig, WengLinRating, weng_lin_multi_team};
+pub use skillratings::weng_lin::WengLinRating as Skill;
 
-    let config = WengLinConfig::new();
-    let mut rating: HashMap<i64, WengLinRating> = HashMap::new();
-    let mut i = 0;
-    while i < games.len() {
-        let mut j = i + 1;
-        while j < games.len() && games[j].0 == games[i].0 {
-            j += 1;
-        }
-        let game = &games[i..j];
-        i = j;
-        if game.len() < 2 || game.iter().all(|g| g.2 == game[0].2) {
-            continue;
-        }
-        let mut scores: Vec<i64> = game.iter().map(|g| g.2).collect();
-        scores.sort_unstable_by(|a, b| b.cmp(a));
-        scores.dedup();
-        let teams: Vec<[WengLinRating; 1]> = game
+/// One game's effect on Weng-Lin (OpenSkill) ratings. `game` holds (player, score, rating
+/// before) for each seat; the game is a free-for-all ranked by score (equal scores tie). A game
+/// where everyone scored the same (a wall game with no penalties) tells nothing: `None`.
+pub fn rate_game(game: &[(i64, i64, Skill)]) -> Option<Vec<(i64, Skill)>> {
+    use skillratings::MultiTeamOutcome;
+    use skillratings::weng_lin::{WengLinConfig, weng_lin_multi_team};
+
+    if game.len() < 2 || game.iter().all(|g| g.1 == game[0].1) {
+        return None;
+    }
+    let mut scores: Vec<i64> = game.iter().map(|g| g.1).collect();
+    scores.sort_unstable_by(|a, b| b.cmp(a));
+    scores.dedup();
+    let teams: Vec<[Skill; 1]> = game.iter().map(|g| [g.2]).collect();
+    let input: Vec<(&[Skill], MultiTeamOutcome)> = game
+        .iter()
+        .zip(&teams)
+        .map(|(g, team)| {
+            let place = scores.iter().position(|&s| s == g.1).unwrap_or(0) + 1;
+            (&team[..], MultiTeamOutcome::new(place))
+        })
+        .collect();
+    let new = weng_lin_multi_team(&input, &WengLinConfig::new());
+    Some(
+        game.iter()
+            .zip(new)
+            .filter_map(|(g, r)| r.first().map(|r| (g.0, *r)))
+            .collect(),
+    )
+}
+
+/// Ratings after replaying games in the order they were played: `games` holds
+/// (game, player, score), rows of a game next to each other.
+pub fn ratings(games: &[(i64, i64, i64)]) -> HashMap<i64, Skill> {
+    let mut rating: HashMap<i64, Skill> = HashMap::new();
+    for game in games.chunk_by(|a, b| a.0 == b.0) {
+        let seats: Vec<(i64, i64, Skill)> = game
             .iter()
-            .map(|g| [rating.get(&g.1).copied().unwrap_or_default()])
+            .map(|g| (g.1, g.2, rating.get(&g.1).copied().unwrap_or_default()))
             .collect();
-        let input: Vec<(&[WengLinRating], MultiTeamOutcome)> = game
-            .iter()
-            .zip(&teams)
-            .map(|(g, team)| {
-                let place = scores.iter().position(|&s| s == g.2).unwrap_or(0) + 1;
-                (&team[..], MultiTeamOutcome::new(place))
-            })
-            .collect();
-        for (g, new) in game.iter().zip(weng_lin_multi_team(&input, &config)) {
-            if let Some(r) = new.first() {
-                rating.insert(g.1, *r);
-            }
+        for (p, r) in rate_game(&seats).unwrap_or_default() {
+            rating.insert(p, r);
         }
     }
     rating
-        .into_iter()
-        .map(|(p, r)| {
-            (
-                p,
-                ((r.rating - 3.0 * r.uncertainty) * 100.0).round() / 100.0,
-            )
-        })
-        .collect()
+}
+
+/// The rating shown: the conservative μ − 3σ to two decimals, so a new player is 0 and rises
+/// with evidence.
+pub fn shown(r: Skill) -> f64 {
+    ((r.rating - 3.0 * r.uncertainty) * 100.0).round() / 100.0
 }
 
 #[cfg(test)]
@@ -284,8 +307,9 @@ mod rating_tests {
         }
         games.extend([(9, 1, 0), (9, 2, 0), (9, 3, 0), (9, 4, 0)]);
         let r = ratings(&games);
-        assert!(r[&1] > r[&2], "{r:?}");
+        assert!(shown(r[&1]) > shown(r[&2]), "{r:?}");
         assert_eq!(r[&2], r[&3]);
+        assert_eq!(shown(Skill::default()), 0.0, "a new player shows 0");
         let once = ratings(&games[..12]);
         assert_eq!(once, r, "the equal-score game changes nothing");
     }

@@ -711,3 +711,193 @@ async fn concurrent_retries_with_one_key_get_one_game_and_one_answer() {
             .unwrap();
     assert_eq!(saved, Some(201), "the answer is stored with the game");
 }
+
+/// The standings as JSON, read through the API.
+async fn standings_json(app: &TestApp, client: &reqwest::Client) -> Value {
+    let league: i64 = sqlx::query_scalar("SELECT id FROM leagues")
+        .fetch_one(&app.db)
+        .await
+        .unwrap();
+    let res = client
+        .get(app.url(&format!("/api/v1/leagues/{league}/standings")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    res.json().await.unwrap()
+}
+
+async fn stale(app: &TestApp) -> bool {
+    sqlx::query_scalar("SELECT standings_stale FROM leagues")
+        .fetch_one(&app.db)
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn totals_kept_per_game_agree_with_a_rebuild_from_the_games() {
+    let app = spawn_app().await;
+    let s = setup(&app).await;
+    let (ann, bea, cy, dot) = (s.seats[0], s.seats[1], s.seats[2], s.seats[3]);
+    let url = app.url(&format!("/api/v1/tables/{}/games", s.table));
+    for body in [
+        json!({"outcome": "mahjong", "winner": bea, "hand": WIN, "won_by": "self_pick"}),
+        json!({"outcome": "mahjong", "winner": ann, "hand": WIN_JOKERLESS, "won_by": "discard", "discarder": dot}),
+        json!({"outcome": "redeal"}),
+        json!({"outcome": "wall",
+               "dead": [{"player": dot, "called_by": ann, "reason": "exposure fits no line", "contested": true, "upheld": true}]}),
+        json!({"outcome": "mahjong", "winner": cy, "hand": WIN, "won_by": "discard", "discarder": ann}),
+    ] {
+        let res = s.owner.post(&url).json(&body).send().await.unwrap();
+        let status = res.status();
+        assert_eq!(status, 201, "{body}: {}", res.text().await.unwrap());
+        assert!(
+            !stale(&app).await,
+            "a game of the latest night is added, not rebuilt"
+        );
+    }
+    let kept = standings_json(&app, &s.owner).await;
+    assert!(
+        kept["standings"][0]["rating"].as_f64().unwrap() > 0.0,
+        "{kept}"
+    );
+
+    // Throw the kept rows away and rebuild them from the games: the same standings.
+    sqlx::query("UPDATE leagues SET standings_stale = true, revision = revision + 1")
+        .execute(&app.db)
+        .await
+        .unwrap();
+    sqlx::query("UPDATE league_totals SET points = 0, mu = NULL")
+        .execute(&app.db)
+        .await
+        .unwrap();
+    let rebuilt = standings_json(&app, &s.owner).await;
+    assert!(!stale(&app).await);
+    assert_eq!(kept, rebuilt);
+}
+
+#[tokio::test]
+async fn late_entries_add_up_and_voids_rebuild_the_standings() {
+    let app = spawn_app().await;
+    let s = setup(&app).await;
+    let (ann, bea, _, _) = (s.seats[0], s.seats[1], s.seats[2], s.seats[3]);
+    // A second night with the same four players.
+    let league: i64 = sqlx::query_scalar("SELECT id FROM leagues")
+        .fetch_one(&app.db)
+        .await
+        .unwrap();
+    let n2: Value = s
+        .owner
+        .post(app.url(&format!("/api/v1/leagues/{league}/nights")))
+        .json(&json!({"date": "2026-03-10"}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let n2 = n2["id"].as_i64().unwrap();
+    for p in &s.seats {
+        s.owner
+            .put(app.url(&format!("/api/v1/nights/{n2}/checkins/{p}")))
+            .send()
+            .await
+            .unwrap();
+    }
+    let locked: Value = s
+        .owner
+        .put(app.url(&format!("/api/v1/nights/{n2}/tables")))
+        .json(&json!({"tables": [s.seats.clone()]}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let table2 = locked["tables"][0]["id"].as_i64().unwrap();
+    let win =
+        |p: i64| json!({"outcome": "mahjong", "winner": p, "hand": WIN, "won_by": "self_pick"});
+    let post = |table: i64, body: Value| {
+        let req = s
+            .owner
+            .post(app.url(&format!("/api/v1/tables/{table}/games")))
+            .json(&body);
+        async move {
+            let res = req.send().await.unwrap();
+            assert_eq!(res.status(), 201);
+            res.json::<Value>().await.unwrap()
+        }
+    };
+    post(table2, win(ann)).await;
+    // Night 1's game is entered after night 2's: it is added like any other.
+    post(s.table, win(bea)).await;
+    assert!(!stale(&app).await, "a late entry is added, not rebuilt");
+    let after_backfill = standings_json(&app, &s.owner).await;
+    let row = |v: &Value, p: i64, k: &str| {
+        v["standings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["player_id"] == p)
+            .unwrap()[k]
+            .clone()
+    };
+    assert_eq!(row(&after_backfill, ann, "points"), 150 - 50);
+    assert_eq!(row(&after_backfill, bea, "points"), 150 - 50);
+    // Ratings follow the order games were recorded: Bea's win came last and counts last.
+    assert!(
+        row(&after_backfill, bea, "rating").as_f64() > row(&after_backfill, ann, "rating").as_f64(),
+        "{after_backfill}"
+    );
+
+    // A void marks the league stale too, and the read after it no longer counts the game.
+    let g = post(table2, win(bea)).await;
+    let res = s
+        .owner
+        .post(app.url(&format!("/api/v1/games/{}/void", g["id"])))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    assert!(stale(&app).await);
+    let after_void = standings_json(&app, &s.owner).await;
+    assert_eq!(after_void["standings"], after_backfill["standings"]);
+}
+
+#[tokio::test]
+async fn re_seating_a_night_with_games_is_refused_and_keeps_them() {
+    let app = spawn_app().await;
+    let s = setup(&app).await;
+    let url = app.url(&format!("/api/v1/tables/{}/games", s.table));
+    let res = s
+        .owner
+        .post(&url)
+        .json(&json!({"outcome": "wall"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 201);
+    let mut reversed = s.seats.clone();
+    reversed.reverse();
+    let res = s
+        .owner
+        .put(app.url(&format!("/api/v1/nights/{}/tables", s.night)))
+        .json(&json!({"tables": [reversed]}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 409);
+    let problem: Value = res.json().await.unwrap();
+    assert!(
+        problem["detail"]
+            .as_str()
+            .unwrap()
+            .contains("games recorded"),
+        "{problem}"
+    );
+    let games: i64 = sqlx::query_scalar("SELECT count(*) FROM games")
+        .fetch_one(&app.db)
+        .await
+        .unwrap();
+    assert_eq!(games, 1);
+}

@@ -420,7 +420,7 @@ pub async fn create(
                 )
             });
     }
-    let id = match games::insert(&mut tx, &game, &actor(&caller)).await {
+    let id = match games::insert(&mut tx, &ctx, &game, &actor(&caller)).await {
         Ok(id) => id,
         Err(InsertError::Taken) => {
             tx.rollback().await?;
@@ -583,7 +583,16 @@ pub async fn amend(
     input.number = Some(input.number.unwrap_or(g.number));
     let players = games::table_players(&state.db, g.table_id).await?;
     let game = prepare(&state, &league, g.table_id, &players, &input).await?;
-    match games::amend(&state.db, g.id, version, &game, &actor(&caller)).await? {
+    match games::amend(
+        &state.db,
+        ctx.league_id,
+        g.id,
+        version,
+        &game,
+        &actor(&caller),
+    )
+    .await?
+    {
         games::Change::Done => {}
         games::Change::Stale(current) => return Err(stale(current)),
         games::Change::Gone => {
@@ -615,8 +624,16 @@ pub async fn void(
     req: HttpRequest,
     id: web::Path<i64>,
 ) -> Result<HttpResponse, AppError> {
-    let (g, _, _) = game_access(&state, &caller, *id, Need::Admin).await?;
-    match games::void(&state.db, g.id, if_match(&req)?, &actor(&caller)).await? {
+    let (g, ctx, _) = game_access(&state, &caller, *id, Need::Admin).await?;
+    match games::void(
+        &state.db,
+        ctx.league_id,
+        g.id,
+        if_match(&req)?,
+        &actor(&caller),
+    )
+    .await?
+    {
         games::Change::Done => {}
         games::Change::Stale(current) => return Err(stale(current)),
         games::Change::Gone | games::Change::Taken => {

@@ -322,7 +322,8 @@ pub struct LockTables {
 
 /// Lock the night's tables (the proposal, or with changes made by hand).
 #[utoipa::path(tag = "nights", params(("night" = i64, Path)), request_body = LockTables,
-    responses((status = 200, body = NightView), (status = 422, body = crate::error::Problem, content_type = "application/problem+json")))]
+    responses((status = 200, body = NightView), (status = 422, body = crate::error::Problem, content_type = "application/problem+json"),
+              (status = 409, description = "The night is closed, or games are recorded at its tables", body = crate::error::Problem, content_type = "application/problem+json")))]
 #[put("/api/v1/nights/{night}/tables")]
 pub async fn lock(
     state: web::Data<AppState>,
@@ -366,7 +367,12 @@ pub async fn lock(
             format!("checked-in player {missing} has no seat; check them out or seat them"),
         ));
     }
-    nights::lock_tables(&state.db, night.id, &tables).await?;
+    if !nights::lock_tables(&state.db, night.id, &tables).await? {
+        return Err(AppError::Conflict(format!(
+            "night {} has games recorded at its tables, which re-seating would drop; start a new night for new tables",
+            night.number
+        )));
+    }
     reloaded(&state, night.id).await
 }
 

@@ -14,8 +14,8 @@ use crate::auth::{Caller, Need};
 use crate::error::AppError;
 use crate::standings::{self, Board, Standing};
 use crate::startup::AppState;
-use crate::storage::games;
 use crate::storage::leagues::League;
+use crate::storage::{games, totals};
 
 /// Standings bodies by league, with the revision they were computed at. Every write that can
 /// move standings bumps the league's revision in PostgreSQL, so a process serves its cached
@@ -54,22 +54,8 @@ pub struct StandingsView {
 }
 
 async fn compute(state: &AppState, league: &League) -> Result<Vec<Standing>, AppError> {
-    let totals = games::league_totals(&state.db, league.id).await?;
-    let lines: Vec<standings::Line> = totals
-        .into_iter()
-        .map(|t| standings::Line {
-            player_id: t.player_id,
-            name: t.name,
-            games: t.games,
-            wins: t.wins,
-            points: t.points,
-            self_picks: t.self_picks,
-            jokerless_wins: t.jokerless_wins,
-            deal_ins: t.deal_ins,
-            dead_hands: t.dead_hands,
-            wall_games: t.wall_games,
-        })
-        .collect();
+    totals::rebuild_if_stale(&state.db, league.id).await?;
+    let rows = totals::lines(&state.db, league.id).await?;
     let board = if league.board == "average" {
         Board::Average {
             min_games: league.min_games as i64,
@@ -77,12 +63,17 @@ async fn compute(state: &AppState, league: &League) -> Result<Vec<Standing>, App
     } else {
         Board::Total
     };
-    // One read of every counted game's scores serves head-to-head and the ratings.
-    let per_game = games::league_scores_in_order(&state.db, league.id).await?;
+    let ratings: HashMap<i64, f64> = rows
+        .iter()
+        .map(|(l, r)| (l.player_id, standings::shown(*r)))
+        .collect();
+    let lines: Vec<standings::Line> = rows.into_iter().map(|(l, _)| l).collect();
+    // Head-to-head needs the games of tied players only.
+    let tied = standings::tied_players(&lines, board);
+    let per_game = totals::games_of(&state.db, league.id, &tied).await?;
     let mut ranked = standings::rank(lines, board, &per_game);
-    let ratings = standings::ratings(&per_game);
     for s in &mut ranked {
-        s.rating = Some(ratings.get(&s.player_id).copied().unwrap_or(0.0));
+        s.rating = ratings.get(&s.player_id).copied();
     }
     Ok(ranked)
 }

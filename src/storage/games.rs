@@ -2,6 +2,9 @@
 
 use sqlx::{PgPool, Postgres, Transaction};
 
+use crate::standings::Line;
+use crate::storage::totals;
+
 /// A table with everything game entry needs to know about it.
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct TableContext {
@@ -88,18 +91,6 @@ impl From<sqlx::Error> for InsertError {
     }
 }
 
-/// Marks the standings of the league a table belongs to as changed.
-async fn bump_revision(tx: &mut Transaction<'_, Postgres>, table_id: i64) -> sqlx::Result<()> {
-    sqlx::query(
-        "UPDATE leagues SET revision = revision + 1 WHERE id = \
-         (SELECT n.league_id FROM night_tables t JOIN nights n ON n.id = t.night_id WHERE t.id = $1)",
-    )
-    .bind(table_id)
-    .execute(&mut **tx)
-    .await?;
-    Ok(())
-}
-
 /// The league's standings revision.
 pub async fn revision(pool: &PgPool, league_id: i64) -> sqlx::Result<i64> {
     sqlx::query_scalar("SELECT revision FROM leagues WHERE id = $1")
@@ -130,12 +121,15 @@ async fn insert_scores(
     Ok(())
 }
 
-/// Inserts a game, its scores and its audit entry in the given transaction.
+/// Inserts a game at the table `ctx`, its scores and its audit entry in the given transaction,
+/// and adds it to the league's standings totals.
 pub async fn insert(
     tx: &mut Transaction<'_, Postgres>,
+    ctx: &TableContext,
     g: &NewGame,
     actor: &str,
 ) -> Result<i64, InsertError> {
+    let locked = totals::lock_league(tx, ctx.league_id).await?;
     let id: i64 = sqlx::query_scalar(
         "INSERT INTO games (table_id, number, east_player, outcome, submitted, engine, line_id, line_value, winner, discarder, won_by, jokerless) \
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING id",
@@ -163,7 +157,9 @@ pub async fn insert(
     .bind(&g.submitted)
     .execute(&mut **tx)
     .await?;
-    bump_revision(tx, g.table_id).await?;
+    if g.outcome != "redeal" {
+        totals::add_game(tx, ctx.league_id, locked, id).await?;
+    }
     Ok(id)
 }
 
@@ -251,42 +247,6 @@ pub async fn saved_response(
         .await
 }
 
-/// One player's totals in a league.
-#[derive(Debug, Clone, sqlx::FromRow)]
-pub struct Totals {
-    pub player_id: i64,
-    pub name: String,
-    pub games: i64,
-    pub wins: i64,
-    pub points: i64,
-    pub self_picks: i64,
-    pub jokerless_wins: i64,
-    pub deal_ins: i64,
-    pub dead_hands: i64,
-    pub wall_games: i64,
-}
-
-/// Totals of every player with a counted game in the league (recorded, not redeals).
-pub async fn league_totals(pool: &PgPool, league_id: i64) -> sqlx::Result<Vec<Totals>> {
-    sqlx::query_as::<_, Totals>(
-        "SELECT p.id AS player_id, p.name, count(*) AS games, \
-                count(*) FILTER (WHERE g.winner = p.id) AS wins, \
-                coalesce(sum(s.score), 0)::BIGINT AS points, \
-                count(*) FILTER (WHERE g.winner = p.id AND g.won_by IN ('self_pick', 'heavenly', 'earthly')) AS self_picks, \
-                count(*) FILTER (WHERE g.winner = p.id AND g.jokerless) AS jokerless_wins, \
-                count(*) FILTER (WHERE g.discarder = p.id) AS deal_ins, \
-                count(*) FILTER (WHERE s.dead) AS dead_hands, \
-                count(*) FILTER (WHERE g.outcome = 'wall') AS wall_games \
-         FROM game_scores s JOIN games g ON g.id = s.game_id JOIN night_tables t ON t.id = g.table_id \
-         JOIN nights n ON n.id = t.night_id JOIN players p ON p.id = s.player_id \
-         WHERE n.league_id = $1 AND g.status = 'recorded' AND g.outcome <> 'redeal' \
-         GROUP BY p.id, p.name",
-    )
-    .bind(league_id)
-    .fetch_all(pool)
-    .await
-}
-
 /// One row per player per game of the league, for the CSV export.
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct GameLine {
@@ -336,15 +296,18 @@ async fn current_version(tx: &mut Transaction<'_, Postgres>, id: i64) -> sqlx::R
         .await
 }
 
-/// Replaces a recorded game's result and scores if it is still at `version`; audited.
+/// Replaces a recorded game's result and scores if it is still at `version`; audited. The
+/// league's standings are rebuilt on their next read.
 pub async fn amend(
     pool: &PgPool,
+    league_id: i64,
     id: i64,
     version: i32,
     g: &NewGame,
     actor: &str,
 ) -> sqlx::Result<Change> {
     let mut tx = pool.begin().await?;
+    totals::lock_league(&mut tx, league_id).await?;
     let before: Option<serde_json::Value> = sqlx::query_scalar(
         "SELECT submitted FROM games WHERE id = $1 AND status = 'recorded' FOR UPDATE",
     )
@@ -397,26 +360,28 @@ pub async fn amend(
         .bind(&g.submitted)
         .execute(&mut *tx)
         .await?;
-    bump_revision(&mut tx, g.table_id).await?;
+    totals::mark_stale(&mut tx, league_id).await?;
     tx.commit().await?;
     Ok(Change::Done)
 }
 
-/// Voids a recorded game (at `version` when given); audited.
+/// Voids a recorded game (at `version` when given); audited. The league's standings are
+/// rebuilt on their next read.
 pub async fn void(
     pool: &PgPool,
+    league_id: i64,
     id: i64,
     version: Option<i32>,
     actor: &str,
 ) -> sqlx::Result<Change> {
     let mut tx = pool.begin().await?;
-    let row: Option<(String, i32, serde_json::Value, i64)> = sqlx::query_as(
-        "SELECT status, version, submitted, table_id FROM games WHERE id = $1 FOR UPDATE",
-    )
-    .bind(id)
-    .fetch_optional(&mut *tx)
-    .await?;
-    let Some((status, current, submitted, table_id)) = row else {
+    totals::lock_league(&mut tx, league_id).await?;
+    let row: Option<(String, i32, serde_json::Value)> =
+        sqlx::query_as("SELECT status, version, submitted FROM games WHERE id = $1 FOR UPDATE")
+            .bind(id)
+            .fetch_optional(&mut *tx)
+            .await?;
+    let Some((status, current, submitted)) = row else {
         return Ok(Change::Gone);
     };
     if status != "recorded" {
@@ -435,7 +400,7 @@ pub async fn void(
         .bind(&submitted)
         .execute(&mut *tx)
         .await?;
-    bump_revision(&mut tx, table_id).await?;
+    totals::mark_stale(&mut tx, league_id).await?;
     tx.commit().await?;
     Ok(Change::Done)
 }
@@ -461,25 +426,9 @@ pub async fn audit(pool: &PgPool, game_id: i64) -> sqlx::Result<Vec<AuditEntry>>
     .await
 }
 
-/// (game id, player id, score) of every counted game of the league, in the order played.
-pub async fn league_scores_in_order(
-    pool: &PgPool,
-    league_id: i64,
-) -> sqlx::Result<Vec<(i64, i64, i64)>> {
-    sqlx::query_as(
-        "SELECT s.game_id, s.player_id, s.score FROM game_scores s JOIN games g ON g.id = s.game_id \
-         JOIN night_tables t ON t.id = g.table_id JOIN nights n ON n.id = t.night_id \
-         WHERE n.league_id = $1 AND g.status = 'recorded' AND g.outcome <> 'redeal' \
-         ORDER BY n.number, g.number, t.number, g.id",
-    )
-    .bind(league_id)
-    .fetch_all(pool)
-    .await
-}
-
 /// A player's totals over every league of the club, and the club they belong to.
-pub async fn player_totals(pool: &PgPool, player_id: i64) -> sqlx::Result<Option<Totals>> {
-    sqlx::query_as::<_, Totals>(
+pub async fn player_totals(pool: &PgPool, player_id: i64) -> sqlx::Result<Option<Line>> {
+    sqlx::query_as::<_, Line>(
         "SELECT p.id AS player_id, p.name, count(g.id) AS games, \
                 count(g.id) FILTER (WHERE g.winner = p.id) AS wins, \
                 coalesce(sum(s.score), 0)::BIGINT AS points, \

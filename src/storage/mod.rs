@@ -8,6 +8,7 @@ pub mod leagues;
 pub mod nights;
 pub mod players;
 pub mod tokens;
+pub mod totals;
 pub mod users;
 
 use std::str::FromStr;

@@ -126,13 +126,20 @@ pub async fn tables(pool: &PgPool, night_id: i64) -> sqlx::Result<Vec<Table>> {
     Ok(out)
 }
 
-/// Replaces the night's tables and marks it seated, in one transaction.
-pub async fn lock_tables(pool: &PgPool, night_id: i64, tables: &[Vec<i64>]) -> sqlx::Result<()> {
+/// Replaces the night's tables and marks it seated, in one transaction. `false` (and nothing
+/// changed) when games are recorded at the night's tables.
+pub async fn lock_tables(pool: &PgPool, night_id: i64, tables: &[Vec<i64>]) -> sqlx::Result<bool> {
     let mut tx = pool.begin().await?;
-    sqlx::query("DELETE FROM night_tables WHERE night_id = $1")
+    let deleted = sqlx::query("DELETE FROM night_tables WHERE night_id = $1")
         .bind(night_id)
         .execute(&mut *tx)
-        .await?;
+        .await;
+    match deleted {
+        // games.table_id restricts deletes: a game arrived at one of the tables.
+        Err(sqlx::Error::Database(d)) if d.is_foreign_key_violation() => return Ok(false),
+        Err(e) => return Err(e),
+        Ok(_) => {}
+    }
     for (i, players) in tables.iter().enumerate() {
         let table_id: i64 = sqlx::query_scalar(
             "INSERT INTO night_tables (night_id, number) VALUES ($1, $2) RETURNING id",
@@ -154,7 +161,8 @@ pub async fn lock_tables(pool: &PgPool, night_id: i64, tables: &[Vec<i64>]) -> s
         .bind(night_id)
         .execute(&mut *tx)
         .await?;
-    tx.commit().await
+    tx.commit().await?;
+    Ok(true)
 }
 
 /// Tables of the league's earlier nights, newest night first: (night number, players in seat order).
