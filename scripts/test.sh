@@ -5,6 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/ensure-postgres.sh
+scripts/ensure-chromium.sh
 cargo fmt --check
 cargo clippy --all-targets --locked -- -D warnings
 cargo build --locked --quiet

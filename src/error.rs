@@ -125,6 +125,27 @@ impl AppError {
         }
     }
 
+    /// The error for a person reading a page: the detail, and each field's problem when there
+    /// are several (a card upload's lines).
+    pub fn message(&self) -> String {
+        match self {
+            AppError::BadRequest { detail, errors }
+            | AppError::Unprocessable { detail, errors }
+                if errors.len() > 1 =>
+            {
+                let each: Vec<String> = errors
+                    .iter()
+                    .map(|e| match e.line {
+                        Some(line) => format!("line {line}: {}", e.message),
+                        None => format!("{}: {}", e.field, e.message),
+                    })
+                    .collect();
+                format!("{detail} — {}", each.join("; "))
+            }
+            other => other.to_string(),
+        }
+    }
+
     fn problem(&self) -> Problem {
         let status = self.status_code();
         match self {
@@ -191,6 +212,7 @@ fn problem_response(problem: &Problem) -> HttpResponse {
 #[derive(Template)]
 #[template(path = "error.html")]
 struct ErrorPage<'a> {
+    ctx: crate::pages::Ctx,
     title: &'a str,
     status: u16,
     detail: &'a str,
@@ -199,6 +221,7 @@ struct ErrorPage<'a> {
 fn html_response(problem: &Problem) -> HttpResponse {
     let status = StatusCode::from_u16(problem.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     let page = ErrorPage {
+        ctx: crate::pages::Ctx::default(),
         title: &problem.title,
         status: problem.status,
         detail: &problem.detail,

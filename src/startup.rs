@@ -65,6 +65,7 @@ impl Application {
                     )))
                 }))
                 .wrap(from_fn(error::render))
+                .wrap(from_fn(crate::pages::security::headers))
                 .wrap(from_fn(request_id_header))
                 .wrap(TracingLogger::default())
         })

@@ -109,7 +109,18 @@ pub async fn sign_up(
     req: HttpRequest,
     body: ValidJson<SignUp>,
 ) -> Result<HttpResponse, AppError> {
-    let s = body.0;
+    let (user, cookie) = register(&state, &req, body.0).await?;
+    Ok(HttpResponse::Created()
+        .cookie(cookie)
+        .json(UserView::from(user)))
+}
+
+/// Creates an account and its first session (for the API and the sign-up page).
+pub async fn register(
+    state: &AppState,
+    req: &HttpRequest,
+    s: SignUp,
+) -> Result<(User, Cookie<'static>), AppError> {
     validate_signup(&s)?;
     let hash = password::hash_password(s.password).await?;
     let user = users::create(&state.db, s.email.trim(), s.display_name.trim(), &hash)
@@ -117,10 +128,8 @@ pub async fn sign_up(
         .ok_or_else(|| {
             AppError::Conflict("an account with this email exists; log in instead".into())
         })?;
-    let cookie = start_session(&state, &req, &user).await?;
-    Ok(HttpResponse::Created()
-        .cookie(cookie)
-        .json(UserView::from(user)))
+    let cookie = start_session(state, req, &user).await?;
+    Ok((user, cookie))
 }
 
 /// Log in: a session cookie (HttpOnly, SameSite=Lax, Secure over https).
@@ -134,7 +143,16 @@ pub async fn log_in(
     req: HttpRequest,
     body: ValidJson<LogIn>,
 ) -> Result<HttpResponse, AppError> {
-    let l = body.0;
+    let (user, cookie) = authenticate(&state, &req, body.0).await?;
+    Ok(HttpResponse::Ok().cookie(cookie).json(UserView::from(user)))
+}
+
+/// Checks a login (rate-limited) and starts a session (for the API and the login page).
+pub async fn authenticate(
+    state: &AppState,
+    req: &HttpRequest,
+    l: LogIn,
+) -> Result<(User, Cookie<'static>), AppError> {
     state
         .limits
         .login(l.email.trim(), req.peer_addr().map(|a| a.ip()))?;
@@ -148,8 +166,8 @@ pub async fn log_in(
     let Some(user) = user.filter(|_| ok) else {
         return Err(AppError::Unauthorized("wrong email or password".into()));
     };
-    let cookie = start_session(&state, &req, &user).await?;
-    Ok(HttpResponse::Ok().cookie(cookie).json(UserView::from(user)))
+    let cookie = start_session(state, req, &user).await?;
+    Ok((user, cookie))
 }
 
 /// Who is logged in.
@@ -166,6 +184,13 @@ pub async fn log_out(
     state: web::Data<AppState>,
     req: HttpRequest,
 ) -> Result<HttpResponse, AppError> {
+    Ok(HttpResponse::NoContent()
+        .cookie(end_session(&state, &req).await?)
+        .finish())
+}
+
+/// Ends the request's session on the server; the answer is the cookie that clears it.
+pub async fn end_session(state: &AppState, req: &HttpRequest) -> Result<Cookie<'static>, AppError> {
     if let Some(c) = req.cookie(SESSION_COOKIE) {
         users::delete_session(&state.db, &state.keys.hash(c.value())).await?;
     }
@@ -175,5 +200,5 @@ pub async fn log_out(
         .same_site(SameSite::Lax)
         .finish();
     gone.make_removal();
-    Ok(HttpResponse::NoContent().cookie(gone).finish())
+    Ok(gone)
 }

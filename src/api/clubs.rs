@@ -70,8 +70,13 @@ pub async fn create(
     caller: Caller,
     body: ValidJson<NewClub>,
 ) -> Result<HttpResponse, AppError> {
+    let club = create_club(&state, &caller, body.0).await?;
+    Ok(HttpResponse::Created().json(ClubView::from(club)))
+}
+
+/// Creates a club owned by the caller (for the API and the pages).
+pub async fn create_club(state: &AppState, caller: &Caller, n: NewClub) -> Result<Club, AppError> {
     let user = caller.user()?;
-    let n = body.0;
     if !valid_slug(&n.slug) {
         return Err(AppError::invalid(
             "slug",
@@ -95,7 +100,7 @@ pub async fn create(
     let club = clubs::create_with_owner(&state.db, &n.slug, name, &tz, user.id)
         .await?
         .ok_or_else(|| AppError::Conflict(format!("the slug `{}` is taken", n.slug)))?;
-    Ok(HttpResponse::Created().json(ClubView::from(club)))
+    Ok(club)
 }
 
 /// A club the caller belongs to (or holds a token of).

@@ -23,7 +23,7 @@ use crate::storage::leagues::League;
 const WINDS: [&str; 4] = ["E", "S", "W", "N"];
 
 /// A dead-hand call as entered.
-#[derive(Deserialize, Serialize, ToSchema, Clone)]
+#[derive(Deserialize, Serialize, ToSchema, Clone, Default)]
 #[serde(deny_unknown_fields)]
 pub struct DeadInput {
     /// The player whose hand was called dead.
@@ -358,12 +358,30 @@ pub async fn create(
     table: web::Path<i64>,
     body: ValidJson<GameInput>,
 ) -> Result<HttpResponse, AppError> {
-    let table_id = *table;
+    let key = req
+        .headers()
+        .get("idempotency-key")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string);
+    let (version, body) = record_game(&state, &caller, *table, key, body.0).await?;
+    Ok(created(version, body))
+}
+
+/// Validates, scores and stores a game at a table (for the API and the scoring page): the
+/// stored game's version and its JSON view. With a `key`, a retry of the same request gets the
+/// first answer again.
+pub async fn record_game(
+    state: &AppState,
+    caller: &Caller,
+    table_id: i64,
+    key: Option<String>,
+    input: GameInput,
+) -> Result<(i32, serde_json::Value), AppError> {
     let not_found = || AppError::NotFound(format!("no table {table_id}"));
     let ctx = games::table_context(&state.db, table_id)
         .await?
         .ok_or_else(not_found)?;
-    let (league, club) = visible(&state, &caller, ctx.league_id, Need::Score)
+    let (league, club) = visible(state, caller, ctx.league_id, Need::Score)
         .await
         .map_err(|e| match e {
             AppError::NotFound(_) => not_found(),
@@ -375,12 +393,6 @@ pub async fn create(
             ctx.night_id
         )));
     }
-    let input = body.0;
-    let key = req
-        .headers()
-        .get("idempotency-key")
-        .and_then(|v| v.to_str().ok())
-        .map(str::to_string);
     if let Some(k) = &key
         && (k.is_empty() || k.len() > 200)
     {
@@ -398,13 +410,13 @@ pub async fn create(
             .collect::<String>()
     };
     if let Some(k) = &key
-        && let Some(answer) = replay(&state, club.id, k, &request_hash).await?
+        && let Some(answer) = replay(state, club.id, k, &request_hash).await?
     {
         return Ok(answer);
     }
 
     let players = games::table_players(&state.db, table_id).await?;
-    let game = prepare(&state, &league, table_id, &players, &input).await?;
+    let game = prepare(state, &league, table_id, &players, &input).await?;
 
     let mut tx = state.db.begin().await?;
     if let Some(k) = &key
@@ -412,7 +424,7 @@ pub async fn create(
     {
         // Another request with this key committed first: answer as it did.
         tx.rollback().await?;
-        return replay(&state, club.id, k, &request_hash)
+        return replay(state, club.id, k, &request_hash)
             .await?
             .ok_or_else(|| {
                 AppError::Conflict(
@@ -420,7 +432,7 @@ pub async fn create(
                 )
             });
     }
-    let id = match games::insert(&mut tx, &ctx, &game, &actor(&caller)).await {
+    let id = match games::insert(&mut tx, &ctx, &game, &actor(caller)).await {
         Ok(id) => id,
         Err(InsertError::Taken) => {
             tx.rollback().await?;
@@ -443,7 +455,7 @@ pub async fn create(
         games::save_response(&mut tx, club.id, k, 201, &body).await?;
     }
     tx.commit().await?;
-    Ok(created(view.version, body))
+    Ok((view.version, body))
 }
 
 fn created(version: i32, body: serde_json::Value) -> HttpResponse {
@@ -460,7 +472,7 @@ async fn replay(
     club_id: i64,
     key: &str,
     hash: &str,
-) -> Result<Option<HttpResponse>, AppError> {
+) -> Result<Option<(i32, serde_json::Value)>, AppError> {
     match games::saved_response(&state.db, club_id, key).await? {
         None => Ok(None),
         Some((stored_hash, _, _)) if stored_hash != hash => Err(AppError::invalid(
@@ -469,7 +481,7 @@ async fn replay(
         )),
         Some((_, Some(_), Some(body))) => {
             let version = body["version"].as_i64().unwrap_or(1) as i32;
-            Ok(Some(created(version, body)))
+            Ok(Some((version, body)))
         }
         Some(_) => Err(AppError::Conflict(
             "a request with this Idempotency-Key is still in progress".into(),

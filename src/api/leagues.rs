@@ -199,8 +199,18 @@ pub async fn create(
     club: web::Path<String>,
     body: ValidJson<LeagueInput>,
 ) -> Result<HttpResponse, AppError> {
-    let (club, _) = caller.club(&state, &club, Need::Admin).await?;
-    let input = body.0;
+    let (league, club) = create_league(&state, &caller, &club, body.0).await?;
+    Ok(HttpResponse::Created().json(view(league, &club.slug)))
+}
+
+/// Creates a league in the club `slug` (for the API and the pages).
+pub async fn create_league(
+    state: &AppState,
+    caller: &Caller,
+    slug: &str,
+    input: LeagueInput,
+) -> Result<(League, clubs::Club), AppError> {
+    let (club, _) = caller.club(state, slug, Need::Admin).await?;
     for (field, missing) in [
         ("name", input.name.is_none()),
         ("card", input.card.is_none()),
@@ -222,9 +232,9 @@ pub async fn create(
         starts_on: None,
         ends_on: None,
     };
-    let fields = merge(&state, club.id, input, blank).await?;
+    let fields = merge(state, club.id, input, blank).await?;
     let league = leagues::create(&state.db, club.id, &fields).await?;
-    Ok(HttpResponse::Created().json(view(league, &club.slug)))
+    Ok((league, club))
 }
 
 /// Loads a league the caller may see (public leagues: anyone).

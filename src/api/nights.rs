@@ -61,7 +61,7 @@ pub struct NightView {
     pub tables: Vec<TableView>,
 }
 
-async fn night_view(state: &AppState, night: Night) -> Result<NightView, AppError> {
+pub async fn night_view(state: &AppState, night: Night) -> Result<NightView, AppError> {
     let checkins = nights::checkins(&state.db, night.id).await?;
     let tables = nights::tables(&state.db, night.id).await?;
     Ok(NightView {
@@ -112,7 +112,7 @@ async fn reloaded(state: &AppState, id: i64) -> Result<HttpResponse, AppError> {
 }
 
 /// Loads a night and its league for a caller with `need`.
-async fn night_for(
+pub async fn night_for(
     state: &AppState,
     caller: &Caller,
     id: i64,
@@ -147,9 +147,19 @@ pub async fn create(
     league: web::Path<i64>,
     body: ValidJson<NewNight>,
 ) -> Result<HttpResponse, AppError> {
-    let (league, _) = visible(&state, &caller, *league, Need::Admin).await?;
-    let night = nights::create(&state.db, league.id, body.0.date).await?;
+    let night = create_night(&state, &caller, *league, body.0.date).await?;
     Ok(HttpResponse::Created().json(night_view(&state, night).await?))
+}
+
+/// Starts a night of the league (for the API and the pages).
+pub async fn create_night(
+    state: &AppState,
+    caller: &Caller,
+    league: i64,
+    date: NaiveDate,
+) -> Result<Night, AppError> {
+    let (league, _) = visible(state, caller, league, Need::Admin).await?;
+    Ok(nights::create(&state.db, league.id, date).await?)
 }
 
 /// The league's nights.
@@ -201,7 +211,18 @@ pub async fn check_in(
     path: web::Path<(i64, i64)>,
 ) -> Result<HttpResponse, AppError> {
     let (id, player) = path.into_inner();
-    let (night, league) = night_for(&state, &caller, id, Need::Admin).await?;
+    check_in_player(&state, &caller, id, player).await?;
+    reloaded(&state, id).await
+}
+
+/// Checks a player in (for the API and the pages).
+pub async fn check_in_player(
+    state: &AppState,
+    caller: &Caller,
+    id: i64,
+    player: i64,
+) -> Result<(), AppError> {
+    let (night, league) = night_for(state, caller, id, Need::Admin).await?;
     must_not_be_closed(&night)?;
     let p = players::get(&state.db, league.club_id, player)
         .await?
@@ -213,7 +234,7 @@ pub async fn check_in(
         ));
     }
     nights::check_in(&state.db, night.id, player).await?;
-    Ok(HttpResponse::Ok().json(night_view(&state, night).await?))
+    Ok(())
 }
 
 /// Check a player out.
@@ -225,14 +246,25 @@ pub async fn check_out(
     path: web::Path<(i64, i64)>,
 ) -> Result<HttpResponse, AppError> {
     let (id, player) = path.into_inner();
-    let (night, _) = night_for(&state, &caller, id, Need::Admin).await?;
+    check_out_player(&state, &caller, id, player).await?;
+    reloaded(&state, id).await
+}
+
+/// Checks a player out (for the API and the pages).
+pub async fn check_out_player(
+    state: &AppState,
+    caller: &Caller,
+    id: i64,
+    player: i64,
+) -> Result<(), AppError> {
+    let (night, _) = night_for(state, caller, id, Need::Admin).await?;
     must_not_be_closed(&night)?;
     if !nights::check_out(&state.db, night.id, player).await? {
         return Err(AppError::NotFound(format!(
             "player {player} is not checked in"
         )));
     }
-    Ok(HttpResponse::Ok().json(night_view(&state, night).await?))
+    Ok(())
 }
 
 #[derive(Deserialize, ToSchema, Default)]
@@ -254,9 +286,21 @@ pub async fn propose(
     id: web::Path<i64>,
     body: ValidJson<SeatingRequest>,
 ) -> Result<HttpResponse, AppError> {
-    let (night, league) = night_for(&state, &caller, *id, Need::Admin).await?;
+    propose_seating(&state, &caller, *id, body.0.seed).await?;
+    reloaded(&state, *id).await
+}
+
+/// Proposes tables for the checked-in players and keeps the proposal with the night (for the
+/// API and the pages). `seed` defaults to the night's id.
+pub async fn propose_seating(
+    state: &AppState,
+    caller: &Caller,
+    id: i64,
+    seed: Option<u64>,
+) -> Result<(), AppError> {
+    let (night, league) = night_for(state, caller, id, Need::Admin).await?;
     must_not_be_closed(&night)?;
-    let present = checked_in_ids(&state, night.id).await?;
+    let present = checked_in_ids(state, night.id).await?;
     if present.len() < 2 {
         return Err(AppError::invalid(
             "checkins",
@@ -283,7 +327,7 @@ pub async fn propose(
             }
         }
     }
-    let seed = body.0.seed.unwrap_or(night.id as u64);
+    let seed = seed.unwrap_or(night.id as u64);
     let games = league.games_per_table as usize;
     let present_for_plan = present.clone();
     let plan = web::block(move || {
@@ -309,7 +353,7 @@ pub async fn propose(
         &serde_json::json!({"seed": seed, "tables": tables}),
     )
     .await?;
-    reloaded(&state, night.id).await
+    Ok(())
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -331,10 +375,20 @@ pub async fn lock(
     id: web::Path<i64>,
     body: ValidJson<LockTables>,
 ) -> Result<HttpResponse, AppError> {
-    let (night, _) = night_for(&state, &caller, *id, Need::Admin).await?;
+    lock_night_tables(&state, &caller, *id, body.0.tables).await?;
+    reloaded(&state, *id).await
+}
+
+/// Locks the night's tables: player ids per table in seat order (for the API and the pages).
+pub async fn lock_night_tables(
+    state: &AppState,
+    caller: &Caller,
+    id: i64,
+    tables: Vec<Vec<i64>>,
+) -> Result<(), AppError> {
+    let (night, _) = night_for(state, caller, id, Need::Admin).await?;
     must_not_be_closed(&night)?;
-    let present = checked_in_ids(&state, night.id).await?;
-    let tables = body.0.tables;
+    let present = checked_in_ids(state, night.id).await?;
     if tables.is_empty() {
         return Err(AppError::invalid("tables", "give at least one table"));
     }
@@ -373,7 +427,7 @@ pub async fn lock(
             night.number
         )));
     }
-    reloaded(&state, night.id).await
+    Ok(())
 }
 
 /// Close a night: it takes no new games until reopened.
@@ -384,9 +438,15 @@ pub async fn close(
     caller: Caller,
     id: web::Path<i64>,
 ) -> Result<HttpResponse, AppError> {
-    let (night, _) = night_for(&state, &caller, *id, Need::Admin).await?;
+    close_night(&state, &caller, *id).await?;
+    reloaded(&state, *id).await
+}
+
+/// Closes a night (for the API and the pages).
+pub async fn close_night(state: &AppState, caller: &Caller, id: i64) -> Result<(), AppError> {
+    let (night, _) = night_for(state, caller, id, Need::Admin).await?;
     nights::set_status(&state.db, night.id, "closed").await?;
-    reloaded(&state, night.id).await
+    Ok(())
 }
 
 /// Reopen a closed night (seated again if it has tables, else open).
@@ -397,12 +457,18 @@ pub async fn reopen(
     caller: Caller,
     id: web::Path<i64>,
 ) -> Result<HttpResponse, AppError> {
-    let (night, _) = night_for(&state, &caller, *id, Need::Admin).await?;
+    reopen_night(&state, &caller, *id).await?;
+    reloaded(&state, *id).await
+}
+
+/// Reopens a closed night (for the API and the pages).
+pub async fn reopen_night(state: &AppState, caller: &Caller, id: i64) -> Result<(), AppError> {
+    let (night, _) = night_for(state, caller, id, Need::Admin).await?;
     let status = if nights::tables(&state.db, night.id).await?.is_empty() {
         "open"
     } else {
         "seated"
     };
     nights::set_status(&state.db, night.id, status).await?;
-    reloaded(&state, night.id).await
+    Ok(())
 }

@@ -71,14 +71,25 @@ pub async fn create(
     club: web::Path<String>,
     body: ValidJson<NewPlayer>,
 ) -> Result<HttpResponse, AppError> {
-    let (club, _) = caller.club(&state, &club, Need::Admin).await?;
-    let name = clean_name(&body.0.name)?;
+    let player = add_player(&state, &caller, &club, body.0).await?;
+    Ok(HttpResponse::Created().json(player))
+}
+
+/// Adds a player to the club `slug` (for the API and the pages).
+pub async fn add_player(
+    state: &AppState,
+    caller: &Caller,
+    slug: &str,
+    p: NewPlayer,
+) -> Result<Player, AppError> {
+    let (club, _) = caller.club(state, slug, Need::Admin).await?;
+    let name = clean_name(&p.name)?;
     let player = players::create(&state.db, club.id, &name)
         .await?
         .ok_or_else(|| {
             AppError::Conflict(format!("the club already has a player named `{name}`"))
         })?;
-    Ok(HttpResponse::Created().json(player))
+    Ok(player)
 }
 
 /// Rename, deactivate or reactivate a player.

@@ -53,7 +53,7 @@ pub struct StandingsView {
     pub standings: Vec<Standing>,
 }
 
-async fn compute(state: &AppState, league: &League) -> Result<Vec<Standing>, AppError> {
+pub async fn compute(state: &AppState, league: &League) -> Result<Vec<Standing>, AppError> {
     totals::rebuild_if_stale(&state.db, league.id).await?;
     let rows = totals::lines(&state.db, league.id).await?;
     let board = if league.board == "average" {

@@ -1,47 +1,291 @@
-//! Server-rendered pages (askama). They work without JavaScript.
+//! Server-rendered pages (askama). They work without JavaScript; the scoring screen's script
+//! only adds the tile picker's live checks and offline retries.
+//!
+//! Every page gets a `Ctx`: who is logged in, the CSRF token for its forms and a message left
+//! by the previous form post (post, redirect, get). Forms post to page routes, which call the
+//! same operations as the API and redirect back.
 
-use actix_web::{HttpResponse, get, web};
+mod account;
+mod assets;
+mod card;
+mod club;
+pub mod csrf;
+mod league;
+mod night;
+mod player;
+mod score;
+pub mod security;
+mod view;
+
+use std::future::Future;
+use std::pin::Pin;
+
+use actix_web::cookie::{Cookie, SameSite, time::Duration as CookieDuration};
+use actix_web::http::header::LOCATION;
+use actix_web::{FromRequest, HttpRequest, HttpResponse, web};
 use askama::Template;
+use serde::de::DeserializeOwned;
 
+use crate::auth::{Caller, Principal};
 use crate::error::AppError;
-use crate::rules::builtin;
 use crate::startup::AppState;
-use crate::storage::clubs::{self, Club};
 
-/// The stylesheet, built into the binary so the service runs from any directory.
-const STYLE: &str = include_str!("../../static/style.css");
+/// The cookie holding the message for the next page.
+const FLASH_COOKIE: &str = "ml_flash";
 
-#[derive(Template)]
-#[template(path = "index.html")]
-struct IndexPage {
-    clubs: Vec<Club>,
-    cards: Vec<(&'static str, usize)>,
+/// A message shown once at the top of the next page.
+#[derive(Debug, Clone)]
+pub struct Flash {
+    pub ok: bool,
+    pub text: String,
 }
 
-fn html(page: impl Template) -> Result<HttpResponse, AppError> {
-    let body = page.render().map_err(|e| AppError::Internal(e.into()))?;
-    Ok(HttpResponse::Ok()
-        .content_type("text/html; charset=utf-8")
-        .body(body))
+/// What every page's layout needs.
+#[derive(Debug, Clone, Default)]
+pub struct Ctx {
+    /// The logged-in user's display name.
+    pub user: Option<String>,
+    pub csrf: String,
+    pub flash: Option<Flash>,
 }
 
-#[get("/")]
-async fn index(state: web::Data<AppState>) -> Result<HttpResponse, AppError> {
-    let clubs = clubs::list(&state.db).await?;
-    let cards = builtin::names()
-        .filter_map(|n| builtin::get(n).map(|c| (n, c.lines.len())))
-        .collect();
-    html(IndexPage { clubs, cards })
+/// A page request: the caller and the layout's context.
+pub struct Page {
+    pub caller: Caller,
+    pub ctx: Ctx,
+    /// A CSRF seed cookie to set (first visit of an anonymous browser).
+    set_seed: Option<String>,
 }
 
-#[get("/static/style.css")]
-async fn stylesheet() -> HttpResponse {
-    HttpResponse::Ok()
-        .content_type("text/css; charset=utf-8")
-        .insert_header(("Cache-Control", "public, max-age=3600"))
-        .body(STYLE)
+impl Page {
+    /// The logged-in user's id, or a redirect to the login page.
+    pub fn user_id(&self) -> Result<i64, AppError> {
+        match &self.caller.0 {
+            Some(Principal::User(u)) => Ok(u.id),
+            _ => Err(AppError::Unauthorized("log in first: /login".to_string())),
+        }
+    }
+
+    /// Renders a page, setting or clearing the cookies the request asked for.
+    pub fn render(&self, page: impl Template) -> Result<HttpResponse, AppError> {
+        let body = page.render().map_err(|e| AppError::Internal(e.into()))?;
+        let mut res = HttpResponse::Ok();
+        res.content_type("text/html; charset=utf-8")
+            .insert_header(("Cache-Control", "no-store"));
+        if self.ctx.flash.is_some() {
+            res.cookie(expired(FLASH_COOKIE));
+        }
+        if let Some(seed) = &self.set_seed {
+            res.cookie(csrf::seed_cookie(seed.clone()));
+        }
+        Ok(res.body(body))
+    }
+}
+
+fn expired(name: &'static str) -> Cookie<'static> {
+    let mut c = Cookie::build(name, "")
+        .path("/")
+        .http_only(true)
+        .same_site(SameSite::Lax)
+        .finish();
+    c.make_removal();
+    c
+}
+
+async fn page_from(req: HttpRequest) -> Result<Page, AppError> {
+    let caller = Caller::extract(&req).await?;
+    let user = match &caller.0 {
+        Some(Principal::User(u)) => Some(u.display_name.clone()),
+        _ => None,
+    };
+    let state = state_of(&req)?;
+    let (seed, set_seed) = csrf::seed(&req);
+    let flash = req.cookie(FLASH_COOKIE).and_then(|c| {
+        let v = c.value();
+        let (kind, text) = v.split_once(':')?;
+        let text = urlencoding_decode(text);
+        Some(Flash {
+            ok: kind == "ok",
+            text,
+        })
+    });
+    Ok(Page {
+        caller,
+        ctx: Ctx {
+            user,
+            csrf: csrf::token(&state.keys, &seed),
+            flash,
+        },
+        set_seed,
+    })
+}
+
+impl FromRequest for Page {
+    type Error = AppError;
+    type Future = Pin<Box<dyn Future<Output = Result<Page, AppError>>>>;
+
+    fn from_request(req: &HttpRequest, _: &mut actix_web::dev::Payload) -> Self::Future {
+        Box::pin(page_from(req.clone()))
+    }
+}
+
+fn state_of(req: &HttpRequest) -> Result<web::Data<AppState>, AppError> {
+    req.app_data::<web::Data<AppState>>()
+        .cloned()
+        .ok_or_else(|| AppError::Internal(anyhow::anyhow!("application state missing")))
+}
+
+/// A posted form: the caller, and the fields after the CSRF token was checked. Repeated
+/// fields (`player=1&player=2`) fill a `Vec`.
+pub struct Posted<T> {
+    pub caller: Caller,
+    pub form: T,
+}
+
+async fn posted_from<T: DeserializeOwned>(
+    req: HttpRequest,
+    body: web::Bytes,
+) -> Result<Posted<T>, AppError> {
+    #[derive(serde::Deserialize)]
+    struct Token {
+        #[serde(default)]
+        csrf: String,
+    }
+    let state = state_of(&req)?;
+    let token: Token = serde_html_form::from_bytes(&body).unwrap_or(Token {
+        csrf: String::new(),
+    });
+    let (seed, _) = csrf::seed(&req);
+    if !csrf::verify(&state.keys, &seed, &token.csrf) {
+        return Err(AppError::Forbidden(
+            "this form has expired or came from another site; reload the page and send it again"
+                .into(),
+        ));
+    }
+    let form: T =
+        serde_html_form::from_bytes(&body).map_err(|e| AppError::invalid("form", e.to_string()))?;
+    let caller = Caller::extract(&req).await?;
+    Ok(Posted { caller, form })
+}
+
+impl<T: DeserializeOwned + 'static> FromRequest for Posted<T> {
+    type Error = AppError;
+    type Future = Pin<Box<dyn Future<Output = Result<Posted<T>, AppError>>>>;
+
+    fn from_request(req: &HttpRequest, payload: &mut actix_web::dev::Payload) -> Self::Future {
+        let req = req.clone();
+        let body = web::Bytes::from_request(&req, payload);
+        Box::pin(async move {
+            let body = body
+                .await
+                .map_err(|e| AppError::invalid("form", e.to_string()))?;
+            posted_from(req, body).await
+        })
+    }
+}
+
+fn urlencoding_encode(s: &str) -> String {
+    s.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+fn urlencoding_decode(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%'
+            && i + 2 < bytes.len()
+            && let Some(b) = std::str::from_utf8(&bytes[i + 1..i + 3])
+                .ok()
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
+        {
+            out.push(b);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// 303 to `to`, with a message for the next page.
+pub fn redirect(to: &str, flash: Option<Flash>) -> HttpResponse {
+    let mut res = HttpResponse::SeeOther();
+    res.insert_header((LOCATION, to.to_string()));
+    if let Some(f) = flash {
+        let value = format!(
+            "{}:{}",
+            if f.ok { "ok" } else { "error" },
+            urlencoding_encode(&f.text)
+        );
+        res.cookie(
+            Cookie::build(FLASH_COOKIE, value)
+                .path("/")
+                .http_only(true)
+                .same_site(SameSite::Lax)
+                .max_age(CookieDuration::minutes(5))
+                .finish(),
+        );
+    }
+    res.finish()
+}
+
+/// The answer to a form post: back to `to` saying `done`, or saying what was wrong. Errors
+/// that are about access (401, 403, 404) render as error pages instead.
+pub fn after(to: &str, result: Result<String, AppError>) -> Result<HttpResponse, AppError> {
+    match result {
+        Ok(done) => Ok(redirect(
+            to,
+            Some(Flash {
+                ok: true,
+                text: done,
+            }),
+        )),
+        Err(e @ (AppError::Unauthorized(_) | AppError::Forbidden(_) | AppError::NotFound(_))) => {
+            Err(e)
+        }
+        Err(AppError::Internal(e)) => Err(AppError::Internal(e)),
+        Err(e) => Ok(redirect(
+            to,
+            Some(Flash {
+                ok: false,
+                text: e.message(),
+            }),
+        )),
+    }
 }
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.service(index).service(stylesheet);
+    assets::configure(cfg);
+    account::configure(cfg);
+    club::configure(cfg);
+    league::configure(cfg);
+    night::configure(cfg);
+    score::configure(cfg);
+    player::configure(cfg);
+    card::configure(cfg);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flash_text_survives_the_cookie() {
+        let text = "player 12: \"Ann\" is 100% checked in; ok?";
+        assert_eq!(urlencoding_decode(&urlencoding_encode(text)), text);
+        assert!(
+            urlencoding_encode(text)
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-_.~%".contains(c))
+        );
+    }
 }

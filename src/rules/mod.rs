@@ -16,7 +16,7 @@ pub use adjudicate::{DeadReason, Table, Verdict, VerdictReport};
 pub use card::{Card, CardError, CardRef, Line};
 pub use matching::{Check, CheckReport, Exposure, Hand, MatchReport};
 pub use scoring::{GameResult, Ruleset, RulesetSpec, ScoreReport, Tiles};
-pub use tile::{Tile, format_tiles, parse_tiles};
+pub use tile::{Suit, Tile, format_tiles, parse_tiles};
 
 use std::fmt;
 

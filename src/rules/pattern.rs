@@ -172,6 +172,33 @@ impl Pattern {
         Ok(Pattern { groups })
     }
 
+    /// The groups as a printed card shows them: each group's symbols, and for suited groups
+    /// the index of its colour (0 for the first colour the pattern uses, and so on).
+    pub fn display_groups(&self) -> Vec<(String, Option<usize>)> {
+        let colours = self.colours();
+        self.groups
+            .iter()
+            .map(|g| {
+                let text: String = g
+                    .syms
+                    .iter()
+                    .map(|s| match s {
+                        Sym::Digit(d) => char::from(b'0' + d),
+                        Sym::Zero => '0',
+                        Sym::Dragon => 'D',
+                        Sym::Flower => 'F',
+                        Sym::Wind(w) => *w,
+                    })
+                    .collect();
+                let colour = g
+                    .is_suited()
+                    .then(|| colours.iter().position(|c| *c == g.colour))
+                    .flatten();
+                (text, colour)
+            })
+            .collect()
+    }
+
     fn colours(&self) -> Vec<Option<char>> {
         let mut colours: Vec<Option<char>> = Vec::new();
         for g in self.groups.iter().filter(|g| g.is_suited()) {
@@ -450,6 +477,23 @@ fn all_functions(n: usize, k: usize) -> Vec<Vec<usize>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn groups_are_shown_with_their_colour_order() {
+        let p = Pattern::parse("FFFF 2026:g DDD:r DDD:b").unwrap();
+        assert_eq!(
+            p.display_groups(),
+            vec![
+                ("FFFF".to_string(), None),
+                ("2026".to_string(), Some(0)),
+                ("DDD".to_string(), Some(1)),
+                ("DDD".to_string(), Some(2)),
+            ]
+        );
+        let q = Pattern::parse("NN EEE WWW SS 11 22").unwrap();
+        assert_eq!(q.display_groups()[0], ("NN".to_string(), None));
+        assert_eq!(q.display_groups()[4], ("11".to_string(), Some(0)));
+    }
 
     fn opts(suits: SuitsRule, numbers: NumbersRule, winds: WindsRule) -> Options {
         Options {

@@ -456,3 +456,73 @@ pub async fn best_hands(pool: &PgPool, player_id: i64) -> sqlx::Result<Vec<(Stri
     .fetch_all(pool)
     .await
 }
+
+/// One player's score in a game of a night, for the night page.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct NightScore {
+    pub table_id: i64,
+    pub game_id: i64,
+    pub number: i32,
+    pub outcome: String,
+    pub status: String,
+    pub line_id: Option<String>,
+    pub player_id: i64,
+    pub score: i64,
+}
+
+/// Every game of a night with its scores, redeals and voided games included, in table and
+/// game order.
+pub async fn night_scores(pool: &PgPool, night_id: i64) -> sqlx::Result<Vec<NightScore>> {
+    sqlx::query_as::<_, NightScore>(
+        "SELECT g.table_id, g.id AS game_id, g.number, g.outcome, g.status, g.line_id, s.player_id, s.score \
+         FROM games g JOIN night_tables t ON t.id = g.table_id JOIN game_scores s ON s.game_id = g.id \
+         WHERE t.night_id = $1 ORDER BY t.number, g.number, g.id",
+    )
+    .bind(night_id)
+    .fetch_all(pool)
+    .await
+}
+
+/// A player's night: (league id, league name, night id, night number, date, games, points).
+pub type NightLine = (i64, String, i64, i32, chrono::NaiveDate, i64, i64);
+
+/// A player's nights, latest first (counted games only).
+pub async fn player_nights(pool: &PgPool, player_id: i64) -> sqlx::Result<Vec<NightLine>> {
+    sqlx::query_as(
+        "SELECT l.id, l.name, n.id, n.number, n.night_date, count(*), sum(s.score)::BIGINT \
+         FROM game_scores s JOIN games g ON g.id = s.game_id JOIN night_tables t ON t.id = g.table_id \
+         JOIN nights n ON n.id = t.night_id JOIN leagues l ON l.id = n.league_id \
+         WHERE s.player_id = $1 AND g.status = 'recorded' AND g.outcome <> 'redeal' \
+         GROUP BY l.id, l.name, n.id, n.number, n.night_date ORDER BY n.night_date DESC, n.id DESC LIMIT 100",
+    )
+    .bind(player_id)
+    .fetch_all(pool)
+    .await
+}
+
+/// The player's most valuable winning hands: (line, value, the hand as submitted).
+pub async fn winning_hands(
+    pool: &PgPool,
+    player_id: i64,
+) -> sqlx::Result<Vec<(String, i32, serde_json::Value)>> {
+    sqlx::query_as(
+        "SELECT line_id, line_value, coalesce(submitted->'hand', 'null') FROM games \
+         WHERE winner = $1 AND status = 'recorded' AND line_id IS NOT NULL \
+         ORDER BY line_value DESC, id DESC LIMIT 6",
+    )
+    .bind(player_id)
+    .fetch_all(pool)
+    .await
+}
+
+/// Whether the player has a counted game in a public league.
+pub async fn plays_in_public(pool: &PgPool, player_id: i64) -> sqlx::Result<bool> {
+    sqlx::query_scalar(
+        "SELECT EXISTS (SELECT 1 FROM game_scores s JOIN games g ON g.id = s.game_id JOIN night_tables t ON t.id = g.table_id \
+         JOIN nights n ON n.id = t.night_id JOIN leagues l ON l.id = n.league_id \
+         WHERE s.player_id = $1 AND l.visibility = 'public')",
+    )
+    .bind(player_id)
+    .fetch_one(pool)
+    .await
+}

@@ -219,3 +219,24 @@ pub async fn games_of(
         .fetch_all(pool)
         .await
 }
+
+/// (night number, player, points that night) of the given players in the league's counted
+/// games, for the points chart.
+pub async fn points_by_night(
+    pool: &PgPool,
+    league_id: i64,
+    players: &[i64],
+) -> sqlx::Result<Vec<(i32, i64, i64)>> {
+    if players.is_empty() {
+        return Ok(Vec::new());
+    }
+    let sql = format!(
+        "SELECT n.number, s.player_id, sum(s.score)::BIGINT FROM game_scores s JOIN games g ON g.id = s.game_id {LEAGUE_GAMES} \
+         AND s.player_id = ANY($2) GROUP BY n.number, s.player_id ORDER BY n.number"
+    );
+    sqlx::query_as(sqlx::AssertSqlSafe(sql))
+        .bind(league_id)
+        .bind(players)
+        .fetch_all(pool)
+        .await
+}

@@ -1,0 +1,91 @@
+//! The start page and the static files (built into the binary, so the service runs from any
+//! directory).
+
+use actix_web::{HttpResponse, get, post, web};
+use askama::Template;
+use serde::Deserialize;
+
+use super::{Ctx, Page, Posted, after};
+use crate::api::clubs::{NewClub, create_club};
+use crate::error::AppError;
+use crate::rules::builtin;
+use crate::startup::AppState;
+use crate::storage::clubs::{self, Club};
+
+const STYLE: &str = include_str!("../../static/style.css");
+const SCORE_JS: &str = include_str!("../../static/score.js");
+
+#[derive(Template)]
+#[template(path = "index.html")]
+struct IndexPage {
+    ctx: Ctx,
+    clubs: Vec<Club>,
+    cards: Vec<(&'static str, usize)>,
+}
+
+#[get("/")]
+async fn index(page: Page, state: web::Data<AppState>) -> Result<HttpResponse, AppError> {
+    let clubs = clubs::list(&state.db).await?;
+    let cards = builtin::names()
+        .filter_map(|n| builtin::get(n).map(|c| (n, c.lines.len())))
+        .collect();
+    page.render(IndexPage {
+        ctx: page.ctx.clone(),
+        clubs,
+        cards,
+    })
+}
+
+#[derive(Deserialize)]
+struct ClubForm {
+    slug: String,
+    name: String,
+    time_zone: Option<String>,
+}
+
+#[post("/clubs")]
+async fn create(
+    state: web::Data<AppState>,
+    posted: Posted<ClubForm>,
+) -> Result<HttpResponse, AppError> {
+    let f = posted.form;
+    let slug = f.slug.trim().to_string();
+    let result = create_club(
+        &state,
+        &posted.caller,
+        NewClub {
+            slug: slug.clone(),
+            name: f.name,
+            time_zone: f.time_zone.filter(|t| !t.trim().is_empty()),
+        },
+    )
+    .await;
+    match result {
+        Ok(club) => after(&format!("/clubs/{}", club.slug), Ok("Club created.".into())),
+        Err(e) => after("/", Err(e)),
+    }
+}
+
+fn file(content_type: &str, body: &'static str) -> HttpResponse {
+    HttpResponse::Ok()
+        .content_type(content_type)
+        .insert_header(("Cache-Control", "public, max-age=3600"))
+        .body(body)
+}
+
+#[get("/static/style.css")]
+async fn stylesheet() -> HttpResponse {
+    file("text/css; charset=utf-8", STYLE)
+}
+
+#[get("/static/score.js")]
+async fn score_js() -> HttpResponse {
+    file("text/javascript; charset=utf-8", SCORE_JS)
+}
+
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    cfg.service(index)
+        .service(create)
+        .service(stylesheet)
+        .service(score_js);
+}

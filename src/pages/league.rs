@@ -1,0 +1,205 @@
+//! A league's page: standings with sortable columns, the points chart, its nights.
+
+use actix_web::{HttpResponse, get, post, web};
+use askama::Template;
+use chrono::NaiveDate;
+use serde::Deserialize;
+
+use super::view::{Chart, chart};
+use super::{Ctx, Page, Posted, after};
+use crate::api::leagues::visible;
+use crate::api::nights::create_night;
+use crate::api::standings::compute;
+use crate::auth::{Access, Need, Role};
+use crate::error::AppError;
+use crate::standings::Standing;
+use crate::startup::AppState;
+use crate::storage::clubs::Club;
+use crate::storage::leagues::League;
+use crate::storage::nights::{self, Night};
+use crate::storage::totals;
+
+/// Players drawn in the chart: the top of the standings.
+const CHARTED: usize = 6;
+
+/// The sortable columns: (key, heading, numeric).
+const COLUMNS: [(&str, &str); 12] = [
+    ("rank", "Rank"),
+    ("player", "Player"),
+    ("games", "Games"),
+    ("wins", "Wins"),
+    ("points", "Points"),
+    ("average", "Average"),
+    ("self_picks", "Self-picks"),
+    ("jokerless", "Jokerless"),
+    ("deal_ins", "Deal-ins"),
+    ("dead", "Dead hands"),
+    ("wall", "Wall games"),
+    ("rating", "Rating"),
+];
+
+struct Column {
+    key: &'static str,
+    heading: &'static str,
+    /// ascending, descending or none, for aria-sort.
+    sorted: &'static str,
+    /// The link that sorts by this column (the other way when it is the current one).
+    href: String,
+}
+
+#[derive(Template)]
+#[template(path = "pages/league.html")]
+struct LeaguePage {
+    ctx: Ctx,
+    league: League,
+    club: Club,
+    organizer: bool,
+    columns: Vec<Column>,
+    rows: Vec<Standing>,
+    chart: Option<Chart>,
+    nights: Vec<Night>,
+    today: NaiveDate,
+}
+
+#[derive(Deserialize)]
+struct SortQuery {
+    sort: Option<String>,
+    dir: Option<String>,
+}
+
+fn sort_rows(rows: &mut [Standing], key: &str, descending: bool) {
+    rows.sort_by(|a, b| {
+        let ord = match key {
+            "player" => a.player.to_lowercase().cmp(&b.player.to_lowercase()),
+            "games" => a.games.cmp(&b.games),
+            "wins" => a.wins.cmp(&b.wins),
+            "points" => a.points.cmp(&b.points),
+            "average" => a.average.total_cmp(&b.average),
+            "self_picks" => a.self_picks.cmp(&b.self_picks),
+            "jokerless" => a.jokerless_wins.cmp(&b.jokerless_wins),
+            "deal_ins" => a.deal_ins.cmp(&b.deal_ins),
+            "dead" => a.dead_hands.cmp(&b.dead_hands),
+            "wall" => a.wall_games.cmp(&b.wall_games),
+            "rating" => a.rating.unwrap_or(0.0).total_cmp(&b.rating.unwrap_or(0.0)),
+            // Rank order: unranked players last.
+            _ => a.rank.unwrap_or(u32::MAX).cmp(&b.rank.unwrap_or(u32::MAX)),
+        };
+        if descending { ord.reverse() } else { ord }
+    });
+}
+
+#[get("/leagues/{id}")]
+async fn show(
+    page: Page,
+    state: web::Data<AppState>,
+    id: web::Path<i64>,
+    q: web::Query<SortQuery>,
+) -> Result<HttpResponse, AppError> {
+    let (league, club) = visible(&state, &page.caller, *id, Need::Read).await?;
+    let organizer = matches!(
+        page.caller.club_access(&state, club.clone(), Need::Admin).await,
+        Ok((_, Access::Member { role, .. })) if role >= Role::Organizer
+    );
+    let mut rows = compute(&state, &league).await?;
+
+    // The chart follows the standings' leaders, before any re-sorting.
+    let leaders: Vec<(i64, String)> = rows
+        .iter()
+        .take(CHARTED)
+        .map(|s| (s.player_id, s.player.clone()))
+        .collect();
+    let ids: Vec<i64> = leaders.iter().map(|(id, _)| *id).collect();
+    let per_night = totals::points_by_night(&state.db, league.id, &ids).await?;
+    let mut night_numbers: Vec<i32> = per_night.iter().map(|r| r.0).collect();
+    night_numbers.sort_unstable();
+    night_numbers.dedup();
+    let series: Vec<(String, Vec<i64>)> = leaders
+        .iter()
+        .map(|(id, name)| {
+            let points = night_numbers
+                .iter()
+                .map(|n| {
+                    per_night
+                        .iter()
+                        .find(|r| r.0 == *n && r.1 == *id)
+                        .map(|r| r.2)
+                        .unwrap_or(0)
+                })
+                .collect();
+            (name.clone(), points)
+        })
+        .collect();
+    let chart = chart(&night_numbers, &series);
+
+    let key = COLUMNS
+        .iter()
+        .map(|c| c.0)
+        .find(|k| Some(*k) == q.sort.as_deref())
+        .unwrap_or("rank");
+    // Names and ranks read best ascending, counts descending.
+    let natural_desc = !matches!(key, "rank" | "player");
+    let descending = match q.dir.as_deref() {
+        Some("asc") => false,
+        Some("desc") => true,
+        _ => natural_desc,
+    };
+    sort_rows(&mut rows, key, descending);
+    let columns = COLUMNS
+        .iter()
+        .map(|(k, heading)| {
+            let current = *k == key;
+            let default_desc = !matches!(*k, "rank" | "player");
+            let next_desc = if current { !descending } else { default_desc };
+            Column {
+                key: k,
+                heading,
+                sorted: match (current, descending) {
+                    (false, _) => "none",
+                    (true, true) => "descending",
+                    (true, false) => "ascending",
+                },
+                href: format!(
+                    "/leagues/{}?sort={k}&dir={}#standings",
+                    league.id,
+                    if next_desc { "desc" } else { "asc" }
+                ),
+            }
+        })
+        .collect();
+    let nights = nights::list(&state.db, league.id).await?;
+    page.render(LeaguePage {
+        ctx: page.ctx.clone(),
+        league,
+        club,
+        organizer,
+        columns,
+        rows,
+        chart,
+        nights,
+        today: chrono::Utc::now().date_naive(),
+    })
+}
+
+#[derive(Deserialize)]
+struct NightForm {
+    date: NaiveDate,
+}
+
+#[post("/leagues/{id}/nights")]
+async fn new_night(
+    state: web::Data<AppState>,
+    id: web::Path<i64>,
+    posted: Posted<NightForm>,
+) -> Result<HttpResponse, AppError> {
+    match create_night(&state, &posted.caller, *id, posted.form.date).await {
+        Ok(n) => after(
+            &format!("/nights/{}", n.id),
+            Ok(format!("Night {} started: check players in.", n.number)),
+        ),
+        Err(e) => after(&format!("/leagues/{id}"), Err(e)),
+    }
+}
+
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    cfg.service(show).service(new_night);
+}

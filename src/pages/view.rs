@@ -1,0 +1,190 @@
+//! What pages draw, computed here and marked up in the templates: tiles, the points chart.
+
+use crate::rules::Tile;
+
+/// One tile as drawn: its face and the class that colours it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TileFace {
+    pub face: String,
+    /// `bam`, `crak`, `dot`, `wind`, `dragon`, `flower` or `joker`.
+    pub kind: &'static str,
+    /// The tile as written in notation, for labels.
+    pub label: String,
+}
+
+pub fn tile_face(t: Tile) -> TileFace {
+    use crate::rules::Suit;
+    let label = t.to_string();
+    let (face, kind) = match t.suit_and_number() {
+        Some((Suit::Bam, n)) => (n.to_string(), "bam"),
+        Some((Suit::Crak, n)) => (n.to_string(), "crak"),
+        Some((Suit::Dot, n)) => (n.to_string(), "dot"),
+        None => match label.as_str() {
+            "N" | "E" | "W" | "S" => (label.clone(), "wind"),
+            "RD" => ("R".to_string(), "dragon red"),
+            "GD" => ("G".to_string(), "dragon green"),
+            "WD" => ("0".to_string(), "dragon white"),
+            "F" => ("F".to_string(), "flower"),
+            _ => ("J".to_string(), "joker"),
+        },
+    };
+    TileFace { face, kind, label }
+}
+
+/// Tiles written in notation, as faces; words that are not tiles are skipped.
+pub fn faces(text: &str) -> Vec<TileFace> {
+    text.split_whitespace()
+        .filter_map(Tile::parse)
+        .map(tile_face)
+        .collect()
+}
+
+/// Every tile kind for the picker, in the order a scorer looks for them.
+pub fn picker() -> Vec<TileFace> {
+    Tile::all().map(tile_face).collect()
+}
+
+/// A line of the points chart.
+#[derive(Debug, Clone)]
+pub struct Series {
+    pub name: String,
+    /// Colour class 0..6.
+    pub colour: usize,
+    /// SVG polyline points.
+    pub points: String,
+    pub final_points: i64,
+}
+
+/// The points chart: cumulative points per night for some players.
+#[derive(Debug, Clone)]
+pub struct Chart {
+    pub width: u32,
+    pub height: u32,
+    pub series: Vec<Series>,
+    /// (y, label) of horizontal guides.
+    pub guides: Vec<(f64, String)>,
+    /// (x, label) of nights on the axis.
+    pub nights: Vec<(f64, String)>,
+    pub zero_y: f64,
+    pub left: f64,
+    pub right: f64,
+}
+
+/// Lays out cumulative points: `nights` are the night numbers in order, `players` (name,
+/// points per night in the same order).
+pub fn chart(nights: &[i32], players: &[(String, Vec<i64>)]) -> Option<Chart> {
+    if nights.is_empty() || players.is_empty() {
+        return None;
+    }
+    let (width, height) = (640u32, 260u32);
+    let (left, right, top, bottom) = (56.0, 624.0, 16.0, 228.0);
+    let totals: Vec<Vec<i64>> = players
+        .iter()
+        .map(|(_, per)| {
+            per.iter()
+                .scan(0i64, |acc, p| {
+                    *acc += p;
+                    Some(*acc)
+                })
+                .collect()
+        })
+        .collect();
+    let lo = totals.iter().flatten().copied().min().unwrap_or(0).min(0);
+    let hi = totals.iter().flatten().copied().max().unwrap_or(0).max(0);
+    let span = (hi - lo).max(1) as f64;
+    let y = |v: i64| bottom - (v - lo) as f64 / span * (bottom - top);
+    let step = if nights.len() > 1 {
+        (right - left) / (nights.len() - 1) as f64
+    } else {
+        0.0
+    };
+    let x = |i: usize| {
+        if nights.len() > 1 {
+            left + step * i as f64
+        } else {
+            (left + right) / 2.0
+        }
+    };
+    let series = players
+        .iter()
+        .zip(&totals)
+        .enumerate()
+        .map(|(k, ((name, _), tot))| Series {
+            name: name.clone(),
+            colour: k % 6,
+            points: tot
+                .iter()
+                .enumerate()
+                .map(|(i, v)| format!("{:.1},{:.1}", x(i), y(*v)))
+                .collect::<Vec<_>>()
+                .join(" "),
+            final_points: tot.last().copied().unwrap_or(0),
+        })
+        .collect();
+    let mut guides = vec![(y(hi), hi.to_string()), (y(lo), lo.to_string())];
+    if lo < 0 && hi > 0 {
+        guides.push((y(0), "0".to_string()));
+    }
+    let every = nights.len().div_ceil(12).max(1);
+    let labels = nights
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| i % every == 0 || *i == nights.len() - 1)
+        .map(|(i, n)| (x(i), n.to_string()))
+        .collect();
+    Some(Chart {
+        width,
+        height,
+        series,
+        guides,
+        nights: labels,
+        zero_y: y(0),
+        left,
+        right,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tiles_are_drawn_by_kind() {
+        let f = faces("2B 5C 9D N RD 0 F J nonsense");
+        let kinds: Vec<&str> = f.iter().map(|t| t.kind).collect();
+        assert_eq!(
+            kinds,
+            [
+                "bam",
+                "crak",
+                "dot",
+                "wind",
+                "dragon red",
+                "dragon white",
+                "flower",
+                "joker"
+            ]
+        );
+        assert_eq!(f[0].face, "2");
+        assert_eq!(picker().len(), 36);
+    }
+
+    #[test]
+    fn the_chart_accumulates_and_scales_into_the_box() {
+        let c = chart(
+            &[1, 2, 3],
+            &[
+                ("A".into(), vec![100, -50, 25]),
+                ("B".into(), vec![-100, 0, 0]),
+            ],
+        )
+        .unwrap();
+        assert_eq!(c.series[0].final_points, 75);
+        assert_eq!(c.series[1].final_points, -100);
+        // A's best total (100) is the top of the box, B's -100 the bottom.
+        assert!(c.series[0].points.starts_with("56.0,16.0"));
+        assert!(c.series[1].points.starts_with("56.0,228.0"));
+        assert_eq!(c.series[0].points.split(' ').count(), 3);
+        assert!(chart(&[], &[]).is_none());
+    }
+}

@@ -1,0 +1,359 @@
+//! The pages in a real headless Chromium (Debian's chromium and chromedriver, driven over
+//! WebDriver): log in, check players in, seat them, score a game through the tile picker, see
+//! the standings change. Every page is saved as a screenshot at phone and desktop widths under
+//! `target/screenshots/` for a person to look at (not committed).
+
+mod common;
+
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use common::{PASSWORD, TestApp, club_owner, spawn_app};
+use fantoccini::{Client, ClientBuilder, Locator};
+use serde_json::{Value, json};
+
+const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
+const CHROMIUM: &str = "/usr/bin/chromium";
+const WIDTHS: [(&str, u32, u32); 2] = [("phone", 390, 844), ("desktop", 1280, 900)];
+
+/// A chromedriver of the test's own, stopped when dropped.
+struct Driver {
+    child: Child,
+    url: String,
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+async fn browser() -> (Driver, Client) {
+    assert!(
+        std::path::Path::new(CHROMEDRIVER).exists() && std::path::Path::new(CHROMIUM).exists(),
+        "browser tests need Debian's chromium and chromium-driver: `make test` installs them"
+    );
+    let port = free_port();
+    let child = Command::new(CHROMEDRIVER)
+        .arg(format!("--port={port}"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start chromedriver");
+    let driver = Driver {
+        child,
+        url: format!("http://127.0.0.1:{port}"),
+    };
+    let profile = tempfile::tempdir().unwrap().keep();
+    let mut caps = serde_json::Map::new();
+    caps.insert(
+        "goog:chromeOptions".into(),
+        json!({
+            "binary": CHROMIUM,
+            "args": ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                     "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic",
+                     "--disable-dev-shm-usage", format!("--user-data-dir={}", profile.display())]
+        }),
+    );
+    let connector = hyper_util::client::legacy::connect::HttpConnector::new();
+    let mut last = None;
+    for _ in 0..50 {
+        match ClientBuilder::new(connector.clone())
+            .capabilities(caps.clone())
+            .connect(&driver.url)
+            .await
+        {
+            Ok(c) => return (driver, c),
+            Err(e) => last = Some(e),
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    panic!("chromedriver did not start: {last:?}");
+}
+
+/// Saves the current page at phone and desktop widths, then returns to desktop.
+async fn shots(c: &Client, name: &str) {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/screenshots");
+    std::fs::create_dir_all(&dir).unwrap();
+    for (label, w, h) in WIDTHS {
+        c.set_window_size(w, h).await.unwrap();
+        let png = c.screenshot().await.unwrap();
+        assert!(png.starts_with(b"\x89PNG"), "a PNG screenshot");
+        std::fs::write(dir.join(format!("{name}-{label}.png")), png).unwrap();
+    }
+    c.set_window_size(1280, 900).await.unwrap();
+}
+
+async fn text_of(c: &Client, css: &str) -> String {
+    c.find(Locator::Css(css))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap()
+}
+
+async fn wait_text(c: &Client, css: &str, want: &str) -> String {
+    for _ in 0..100 {
+        if let Ok(e) = c.find(Locator::Css(css)).await
+            && let Ok(t) = e.text().await
+            && t.contains(want)
+        {
+            return t;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!(
+        "`{css}` never said `{want}`; it says `{}`",
+        c.find(Locator::Css(css))
+            .await
+            .map(|_| "something else")
+            .unwrap_or("nothing")
+    );
+}
+
+async fn click(c: &Client, css: &str) {
+    c.find(Locator::Css(css))
+        .await
+        .unwrap_or_else(|e| panic!("no `{css}`: {e}"))
+        .click()
+        .await
+        .unwrap();
+}
+
+async fn fill(c: &Client, css: &str, text: &str) {
+    c.find(Locator::Css(css))
+        .await
+        .unwrap_or_else(|e| panic!("no `{css}`: {e}"))
+        .send_keys(text)
+        .await
+        .unwrap();
+}
+
+async fn api_json(app: &TestApp, path: &str) -> Value {
+    app.client
+        .get(app.url(path))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn an_organizer_runs_a_night_in_the_browser() {
+    let app = spawn_app().await;
+    let owner = club_owner(&app, "tuesday", "org@example.org").await;
+    let mut ids = Vec::new();
+    for name in ["Ann", "Bea", "Cy", "Dot", "Eve"] {
+        let p: Value = owner
+            .post(app.url("/api/v1/clubs/tuesday/players"))
+            .json(&json!({"name": name}))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        ids.push(p["id"].as_i64().unwrap());
+    }
+    let league: Value = owner
+        .post(app.url("/api/v1/clubs/tuesday/leagues"))
+        .json(&json!({"name": "Tuesday league", "card": "demo-2026", "ruleset": "nmjl-money", "visibility": "public"}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let league = league["id"].as_i64().unwrap();
+
+    let (_driver, c) = browser().await;
+    let url = |p: &str| app.url(p);
+
+    // Pages anyone may see.
+    c.goto(&url("/")).await.unwrap();
+    shots(&c, "index").await;
+    c.goto(&url("/cards/demo-2026")).await.unwrap();
+    assert!(text_of(&c, "h1").await.contains("Demo Card"));
+    assert!(
+        c.find_all(Locator::Css(".group.c0")).await.unwrap().len() > 10,
+        "coloured groups"
+    );
+    shots(&c, "card").await;
+    c.goto(&url("/signup")).await.unwrap();
+    shots(&c, "signup").await;
+
+    // Log in.
+    c.goto(&url(&format!("/login?next=/leagues/{league}")))
+        .await
+        .unwrap();
+    shots(&c, "login").await;
+    fill(&c, "#email", "org@example.org").await;
+    fill(&c, "#password", PASSWORD).await;
+    click(&c, "form[action='/login'] button[type=submit]").await;
+    wait_text(&c, ".flash.ok", "Welcome back").await;
+    assert!(
+        c.current_url()
+            .await
+            .unwrap()
+            .path()
+            .ends_with(&format!("/leagues/{league}"))
+    );
+
+    c.goto(&url("/clubs/tuesday")).await.unwrap();
+    shots(&c, "club").await;
+
+    // Start a night, check four players in (not Eve), propose and lock tables.
+    c.goto(&url(&format!("/leagues/{league}"))).await.unwrap();
+    click(&c, "form[action$='/nights'] button[type=submit]").await;
+    wait_text(&c, ".flash.ok", "Night 1 started").await;
+    for id in &ids[..4] {
+        click(&c, &format!("input[name=player][value='{id}']")).await;
+    }
+    click(&c, "form[action$='/checkins'] button[type=submit]").await;
+    wait_text(&c, ".flash.ok", "4 players checked in").await;
+    click(&c, "form[action$='/seating'] button[type=submit]").await;
+    wait_text(&c, ".flash.ok", "Tables proposed").await;
+    shots(&c, "night-proposal").await;
+    click(&c, "form[action$='/tables'] button[type=submit]").await;
+    wait_text(&c, ".flash.ok", "Tables locked").await;
+    let night_url = c.current_url().await.unwrap();
+
+    // Score a game through the tile picker: Ann self-picks 2468#2 with jokers.
+    click(&c, "a.button[href$='/score']").await;
+    wait_text(&c, "h1", "game 1").await;
+    click(&c, &format!("input[name=winner][value='{}']", ids[0])).await;
+    for tile in [
+        "F", "F", "2B", "2B", "J", "2B", "4C", "4C", "6C", "6C", "8B", "8B", "J", "8B",
+    ] {
+        click(&c, &format!("#picker button[data-tile='{tile}']")).await;
+    }
+    let verdict = wait_text(&c, "#verdict", "2468#2").await;
+    assert!(verdict.contains("value 25"), "{verdict}");
+    let preview = wait_text(&c, "#preview", "Ann").await;
+    assert!(preview.contains("Ann: +"), "{preview}");
+    shots(&c, "score").await;
+    click(&c, "#score button[type=submit]").await;
+    wait_text(&c, "#sent", "Saved: game 1").await;
+    for _ in 0..50 {
+        if c.current_url().await.unwrap().path() == night_url.path() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let table_text = text_of(&c, "#tables").await;
+    assert!(table_text.contains("Mah Jongg, 2468#2"), "{table_text}");
+    shots(&c, "night-tables").await;
+
+    // The standings page shows what the API computes: Ann first with her points.
+    let standings = api_json(&app, &format!("/api/v1/leagues/{league}/standings")).await;
+    let first = &standings["standings"][0];
+    assert_eq!(first["player"], "Ann");
+    let points = first["points"].as_i64().unwrap();
+    assert!(points > 0);
+    c.goto(&url(&format!("/leagues/{league}"))).await.unwrap();
+    let row = text_of(&c, "table.standings tbody tr").await;
+    assert!(
+        row.contains("Ann") && row.contains(&points.to_string()),
+        "{row}"
+    );
+    assert!(
+        c.find(Locator::Css("figure.chart svg polyline"))
+            .await
+            .is_ok(),
+        "the points chart is drawn"
+    );
+    shots(&c, "standings").await;
+    // Sorting by a column puts the lowest player first when ascending.
+    click(&c, "th a[href*='sort=points']").await;
+    let first_row = text_of(&c, "table.standings tbody tr").await;
+    assert!(first_row.contains("Ann"), "points descending: {first_row}");
+    click(&c, "th a[href*='sort=points']").await;
+    let first_row = text_of(&c, "table.standings tbody tr").await;
+    assert!(!first_row.contains("Ann"), "points ascending: {first_row}");
+
+    // The player page draws the winning hand as tiles.
+    c.goto(&url(&format!("/players/{}", ids[0]))).await.unwrap();
+    assert_eq!(
+        c.find_all(Locator::Css("figure.hand .tile"))
+            .await
+            .unwrap()
+            .len(),
+        14
+    );
+    shots(&c, "player").await;
+
+    c.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn pages_send_security_headers_and_forms_need_the_token() {
+    let app = spawn_app().await;
+    let res = app.client.get(app.url("/login")).send().await.unwrap();
+    let csp = res.headers()["content-security-policy"].to_str().unwrap();
+    assert!(csp.contains("script-src 'self'") && !csp.contains("unsafe-inline"));
+    assert_eq!(res.headers()["x-content-type-options"], "nosniff");
+    assert_eq!(res.headers()["x-frame-options"], "DENY");
+    let body = res.text().await.unwrap();
+    assert!(!body.contains("<script>"), "no inline scripts");
+
+    // A form without the token is refused; so is one from another site.
+    let res = app
+        .client
+        .post(app.url("/login"))
+        .form(&[("email", "a@b.c"), ("password", "x")])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 403);
+    let token = body
+        .split("name=\"csrf\" value=\"")
+        .nth(1)
+        .and_then(|r| r.split('"').next())
+        .unwrap()
+        .to_string();
+    let res = app
+        .client
+        .post(app.url("/login"))
+        .header("Origin", "http://evil.example")
+        .form(&[
+            ("csrf", token.as_str()),
+            ("email", "a@b.c"),
+            ("password", "x"),
+        ])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 403);
+    // With the token from this site: a wrong password goes back to the login page.
+    let res = app
+        .client
+        .post(app.url("/login"))
+        .header("Origin", app.address.as_str())
+        .form(&[
+            ("csrf", token.as_str()),
+            ("email", "a@b.c"),
+            ("password", "x"),
+        ])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 303);
+    assert!(
+        res.headers()["location"]
+            .to_str()
+            .unwrap()
+            .starts_with("/login")
+    );
+}
