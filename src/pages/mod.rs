@@ -58,14 +58,6 @@ pub struct Page {
 }
 
 impl Page {
-    /// The logged-in user's id, or a redirect to the login page.
-    pub fn user_id(&self) -> Result<i64, AppError> {
-        match &self.caller.0 {
-            Some(Principal::User(u)) => Ok(u.id),
-            _ => Err(AppError::Unauthorized("log in first: /login".to_string())),
-        }
-    }
-
     /// Renders a page, setting or clearing the cookies the request asked for.
     pub fn render(&self, page: impl Template) -> Result<HttpResponse, AppError> {
         let body = page.render().map_err(|e| AppError::Internal(e.into()))?;
@@ -184,36 +176,21 @@ impl<T: DeserializeOwned + 'static> FromRequest for Posted<T> {
     }
 }
 
+/// Every byte but unreserved URL characters is escaped, so the text fits a cookie or a query.
+const ESCAPED: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'_')
+    .remove(b'.')
+    .remove(b'~');
+
 fn urlencoding_encode(s: &str) -> String {
-    s.bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                (b as char).to_string()
-            }
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
+    percent_encoding::utf8_percent_encode(s, ESCAPED).to_string()
 }
 
 fn urlencoding_decode(s: &str) -> String {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%'
-            && i + 2 < bytes.len()
-            && let Some(b) = std::str::from_utf8(&bytes[i + 1..i + 3])
-                .ok()
-                .and_then(|h| u8::from_str_radix(h, 16).ok())
-        {
-            out.push(b);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
+    percent_encoding::percent_decode_str(s)
+        .decode_utf8_lossy()
+        .into_owned()
 }
 
 /// 303 to `to`, with a message for the next page.
@@ -239,7 +216,7 @@ pub fn redirect(to: &str, flash: Option<Flash>) -> HttpResponse {
 }
 
 /// The answer to a form post: back to `to` saying `done`, or saying what was wrong. Errors
-/// that are about access (401, 403, 404) render as error pages instead.
+/// that are about access (401, 403, 404) or ours (500) render as error pages instead.
 pub fn after(to: &str, result: Result<String, AppError>) -> Result<HttpResponse, AppError> {
     match result {
         Ok(done) => Ok(redirect(
@@ -249,10 +226,12 @@ pub fn after(to: &str, result: Result<String, AppError>) -> Result<HttpResponse,
                 text: done,
             }),
         )),
-        Err(e @ (AppError::Unauthorized(_) | AppError::Forbidden(_) | AppError::NotFound(_))) => {
-            Err(e)
-        }
-        Err(AppError::Internal(e)) => Err(AppError::Internal(e)),
+        Err(
+            e @ (AppError::Unauthorized(_)
+            | AppError::Forbidden(_)
+            | AppError::NotFound(_)
+            | AppError::Internal(_)),
+        ) => Err(e),
         Err(e) => Ok(redirect(
             to,
             Some(Flash {
