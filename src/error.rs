@@ -268,6 +268,9 @@ pub async fn render(
     if !(status.is_client_error() || status.is_server_error()) {
         return Ok(res);
     }
+    if res.response().extensions().get::<OwnBody>().is_some() {
+        return Ok(res);
+    }
     let ours = res.response().extensions().get::<Problem>().cloned();
     if api && ours.is_some() {
         return Ok(res);
@@ -294,6 +297,11 @@ pub async fn render(
     }
     Ok(ServiceResponse::new(req, new))
 }
+
+/// Marks a response whose error status comes with a page of its own (a refused form shown
+/// again with its errors in place): `render` leaves it as it is.
+#[derive(Debug, Clone, Copy)]
+pub struct OwnBody;
 
 /// An error already turned into a problem, rendered for its part of the site.
 #[derive(Debug)]

@@ -1,7 +1,7 @@
 //! Standings: ranking players by the league's board, with the tie-breaks clubs use. Pure
 //! computation over totals and per-game scores.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use serde::Serialize;
 use utoipa::ToSchema;
@@ -92,49 +92,33 @@ fn groups(lines: Vec<Line>, board: Board) -> (Vec<Vec<Line>>, Vec<Line>) {
     (groups, others)
 }
 
-/// The players whose rank needs head-to-head points: those tied on the board, wins and
-/// deal-ins.
-pub fn tied_players(lines: &[Line], board: Board) -> Vec<i64> {
+/// The groups of players whose rank needs head-to-head points: those tied on the board, wins
+/// and deal-ins, two or more to a group.
+pub fn tie_groups(lines: &[Line], board: Board) -> Vec<Vec<i64>> {
     groups(lines.to_vec(), board)
         .0
         .iter()
         .filter(|g| g.len() > 1)
-        .flatten()
-        .map(|l| l.player_id)
+        .map(|g| g.iter().map(|l| l.player_id).collect())
         .collect()
 }
 
 /// Ranks players: by the board, then more wins, then fewer deal-ins, then head-to-head points
-/// (points scored in games shared with the other tied players). `games` holds
-/// (game, player, score) for the counted games of at least the `tied_players`.
-pub fn rank(lines: Vec<Line>, board: Board, games: &[(i64, i64, i64)]) -> Vec<Standing> {
+/// (`head_to_head`: each player of a `tie_groups` group's points in games shared with another
+/// player of the group; missing means none).
+pub fn rank(lines: Vec<Line>, board: Board, head_to_head: &HashMap<i64, i64>) -> Vec<Standing> {
     let (groups, mut others) = groups(lines, board);
-    // Players in the same game, for head-to-head.
-    let mut by_game: HashMap<i64, Vec<(i64, i64)>> = HashMap::new();
-    for &(g, p, s) in games {
-        by_game.entry(g).or_default().push((p, s));
-    }
-
     let mut out = Vec::with_capacity(groups.len() + others.len());
     for group in groups {
         let first = out.len();
-        let ids: HashSet<i64> = group.iter().map(|l| l.player_id).collect();
-        // Head-to-head: each tied player's points in games with another tied player.
         let h2h = |p: i64| -> i64 {
-            if ids.len() < 2 {
-                return 0;
+            if group.len() < 2 {
+                0
+            } else {
+                head_to_head.get(&p).copied().unwrap_or(0)
             }
-            by_game
-                .values()
-                .filter(|seats| {
-                    seats.iter().any(|(q, _)| *q == p)
-                        && seats.iter().any(|(q, _)| *q != p && ids.contains(q))
-                })
-                .filter_map(|seats| seats.iter().find(|(q, _)| *q == p).map(|(_, s)| *s))
-                .sum()
         };
-        let mut scored: Vec<(i64, Line)> =
-            group.into_iter().map(|l| (h2h(l.player_id), l)).collect();
+        let mut scored: Vec<(i64, &Line)> = group.iter().map(|l| (h2h(l.player_id), l)).collect();
         scored.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.name.cmp(&b.1.name)));
         let mut k = 0;
         while k < scored.len() {
@@ -203,9 +187,10 @@ mod tests {
             line(6, 10, 0, 0, 4),
             line(7, 10, 0, 0, 4),
         ];
-        // Game 1: 4 and 5 met, 4 scored more. 6 and 7 never met each other.
-        let games = vec![(1, 4, 30), (1, 5, -30), (2, 6, 5), (3, 7, 5)];
-        let s = rank(lines, Board::Total, &games);
+        assert_eq!(tie_groups(&lines, Board::Total), [vec![4, 5], vec![6, 7]]);
+        // 4 and 5 met and 4 scored more there; 6 and 7 never met each other.
+        let h2h = HashMap::from([(4, 30), (5, -30)]);
+        let s = rank(lines, Board::Total, &h2h);
         let order: Vec<(i64, Option<u32>, bool)> =
             s.iter().map(|x| (x.player_id, x.rank, x.shared)).collect();
         assert_eq!(
@@ -229,7 +214,7 @@ mod tests {
             line(2, 90, 1, 0, 3),
             line(3, 30, 0, 0, 2),
         ];
-        let s = rank(lines, Board::Average { min_games: 3 }, &[]);
+        let s = rank(lines, Board::Average { min_games: 3 }, &HashMap::new());
         assert_eq!((s[0].player_id, s[0].rank), (2, Some(1)));
         assert_eq!(
             (s[1].player_id, s[1].rank, s[1].average),

@@ -901,3 +901,118 @@ async fn re_seating_a_night_with_games_is_refused_and_keeps_them() {
         .unwrap();
     assert_eq!(games, 1);
 }
+
+#[tokio::test]
+async fn head_to_head_counts_each_shared_game_once_in_a_three_way_tie() {
+    let app = spawn_app().await;
+    let owner = club_owner(&app, "club", "o@example.org").await;
+    let mut id = std::collections::HashMap::new();
+    for name in ["A", "B", "C", "X", "Y", "Z", "W"] {
+        let p: Value = owner
+            .post(app.url("/api/v1/clubs/club/players"))
+            .json(&json!({"name": name}))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        id.insert(name, p["id"].as_i64().unwrap());
+    }
+    let league: Value = owner
+        .post(app.url("/api/v1/clubs/club/leagues"))
+        .json(&json!({"name": "L", "card": "demo-2026", "ruleset": "nmjl-money"}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let league = league["id"].as_i64().unwrap();
+    // Five past nights entered directly, one game each: (winner, [(player, score)] in seats).
+    // A, B and C all end on -60 with no wins and no deal-ins. Head-to-head counts each game
+    // shared with another of them once: C -10 (game 3), A -10 - 40 = -50, B -30 - 30 + 0 = -60.
+    // Summing per opponent instead would count game 5 twice for A (-90) and put A below B.
+    let games = [
+        ("X", [("A", -10), ("B", -30), ("X", 60), ("Y", -20)]),
+        ("X", [("A", -10), ("X", 60), ("Y", -30), ("Z", -20)]),
+        ("Y", [("B", -30), ("C", -10), ("Y", 60), ("W", -20)]),
+        ("Z", [("C", -50), ("X", -10), ("Z", 80), ("W", -20)]),
+        ("X", [("A", -40), ("B", 0), ("C", 0), ("X", 40)]),
+    ];
+    for (n, (winner, seats)) in games.iter().enumerate() {
+        let table: i64 = sqlx::query_scalar(
+            "WITH n AS (INSERT INTO nights (league_id, number, night_date, status) \
+               VALUES ($1, $2, date '2026-01-01' + $2, 'closed') RETURNING id) \
+             INSERT INTO night_tables (night_id, number) SELECT id, 1 FROM n RETURNING id",
+        )
+        .bind(league)
+        .bind(n as i32 + 1)
+        .fetch_one(&app.db)
+        .await
+        .unwrap();
+        for (seat, (p, _)) in seats.iter().enumerate() {
+            sqlx::query("INSERT INTO table_seats (table_id, seat, player_id) VALUES ($1, $2, $3)")
+                .bind(table)
+                .bind(seat as i32)
+                .bind(id[p])
+                .execute(&app.db)
+                .await
+                .unwrap();
+        }
+        let game: i64 = sqlx::query_scalar(
+            "INSERT INTO games (table_id, number, east_player, outcome, submitted, engine, winner, won_by, jokerless) \
+             VALUES ($1, 1, $2, 'mahjong', '{}', '{}', $3, 'self_pick', false) RETURNING id",
+        )
+        .bind(table)
+        .bind(id[seats[0].0])
+        .bind(id[winner])
+        .fetch_one(&app.db)
+        .await
+        .unwrap();
+        for (seat, (p, score)) in seats.iter().enumerate() {
+            sqlx::query(
+                "INSERT INTO game_scores (game_id, player_id, seat, score, breakdown) VALUES ($1, $2, $3, $4, '')",
+            )
+            .bind(game)
+            .bind(id[p])
+            .bind(["E", "S", "W", "N"][seat])
+            .bind(*score as i64)
+            .execute(&app.db)
+            .await
+            .unwrap();
+        }
+    }
+    sqlx::query("UPDATE leagues SET standings_stale = true, revision = revision + 1")
+        .execute(&app.db)
+        .await
+        .unwrap();
+
+    let view = standings_json(&app, &owner).await;
+    let rows: Vec<(String, i64, i64, bool)> = view["standings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["player"].as_str().unwrap().to_string(),
+                s["rank"].as_i64().unwrap(),
+                s["points"].as_i64().unwrap(),
+                s["shared"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    let expected: Vec<(String, i64, i64, bool)> = [
+        ("X", 1, 150),
+        ("Z", 2, 60),
+        ("Y", 3, 10),
+        ("W", 4, -40),
+        ("C", 5, -60),
+        ("A", 6, -60),
+        ("B", 7, -60),
+    ]
+    .iter()
+    .map(|(p, r, pts)| (p.to_string(), *r, *pts, false))
+    .collect();
+    assert_eq!(rows, expected);
+}

@@ -8,7 +8,8 @@ mod common;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use common::{PASSWORD, TestApp, club_owner, spawn_app};
+use common::{PASSWORD, TestApp, club_owner, signed_up, spawn_app};
+use fantoccini::key::Key;
 use fantoccini::{Client, ClientBuilder, Locator};
 use serde_json::{Value, json};
 
@@ -80,8 +81,21 @@ async fn browser() -> (Driver, Client) {
     panic!("chromedriver did not start: {last:?}");
 }
 
-/// Saves the current page at phone and desktop widths, then returns to desktop.
+/// Saves the current page at phone and desktop widths, then returns to desktop. Checks on the
+/// way that every control on the page has a label a screen reader can announce.
 async fn shots(c: &Client, name: &str) {
+    let unlabelled = c
+        .execute(
+            "return Array.from(document.querySelectorAll('input:not([type=hidden]), select, textarea, button'))
+               .filter(e => e.tagName === 'BUTTON'
+                  ? !(e.textContent.trim() || e.getAttribute('aria-label'))
+                  : !((e.labels && e.labels.length) || e.getAttribute('aria-label') || e.getAttribute('aria-labelledby')))
+               .map(e => e.outerHTML.slice(0, 160));",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(unlabelled, json!([]), "controls without a label on {name}");
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/screenshots");
     std::fs::create_dir_all(&dir).unwrap();
     for (label, w, h) in WIDTHS {
@@ -112,13 +126,12 @@ async fn wait_text(c: &Client, css: &str, want: &str) -> String {
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    panic!(
-        "`{css}` never said `{want}`; it says `{}`",
-        c.find(Locator::Css(css))
-            .await
-            .map(|_| "something else")
-            .unwrap_or("nothing")
-    );
+    let said = match c.find(Locator::Css(css)).await {
+        Ok(e) => e.text().await.unwrap_or_default(),
+        Err(_) => "nothing".into(),
+    };
+    let main = text_of(c, "main").await;
+    panic!("`{css}` never said `{want}`; it says `{said}`. The page says: {main}");
 }
 
 async fn click(c: &Client, css: &str) {
@@ -356,4 +369,325 @@ async fn pages_send_security_headers_and_forms_need_the_token() {
             .unwrap()
             .starts_with("/login")
     );
+}
+
+/// Chromium's network switch (a chromedriver extension command): offline makes every request
+/// of the page fail, as on a tablet that lost its Wi-Fi.
+#[derive(Debug)]
+struct Network {
+    offline: bool,
+}
+
+impl fantoccini::wd::WebDriverCompatibleCommand for Network {
+    fn endpoint(
+        &self,
+        base: &url::Url,
+        session: Option<&str>,
+    ) -> Result<url::Url, url::ParseError> {
+        base.join(&format!(
+            "session/{}/chromium/network_conditions",
+            session.unwrap_or_default()
+        ))
+    }
+
+    fn method_and_body(&self, _: &url::Url) -> (http::Method, Option<String>) {
+        let body = json!({"network_conditions": {"offline": self.offline, "latency": 0,
+                          "download_throughput": -1, "upload_throughput": -1}});
+        (http::Method::POST, Some(body.to_string()))
+    }
+}
+
+/// Presses Tab until the focused element matches `css`; fails if it never does.
+async fn tab_to(c: &Client, css: &str) {
+    for _ in 0..80 {
+        let hit = c
+            .execute(
+                "return !!document.activeElement && document.activeElement.matches(arguments[0]);",
+                vec![json!(css)],
+            )
+            .await
+            .unwrap();
+        if hit == json!(true) {
+            return;
+        }
+        c.active_element()
+            .await
+            .unwrap()
+            .send_keys(&String::from(char::from(Key::Tab)))
+            .await
+            .unwrap();
+    }
+    panic!("Tab never reached `{css}`");
+}
+
+/// Types into the focused element.
+async fn type_keys(c: &Client, text: &str) {
+    c.active_element()
+        .await
+        .unwrap()
+        .send_keys(text)
+        .await
+        .unwrap();
+}
+
+async fn games_stored(app: &TestApp) -> i64 {
+    sqlx::query_scalar("SELECT count(*) FROM games")
+        .fetch_one(&app.db)
+        .await
+        .unwrap()
+}
+
+const BAD_CARD: &str = "name = \"Friday card\"\nyear = 2026\n\n[[hand]]\nsection = \"Winds\"\npattern = \"NNNN EEE WWW SSSS\"\nvalue = 25\n\n[[hand]]\nsection = \"Winds\"\npattern = \"NNNN EEE WWW QQQ\"\nvalue = 30\n\n[[hand]]\nsection = \"Winds\"\npattern = \"NNN EEE WWW SSS\"\nvalue = 35\n";
+
+#[tokio::test]
+async fn an_owner_runs_the_club_by_keyboard_and_a_scorer_saves_offline() {
+    let app = spawn_app().await;
+    let owner = club_owner(&app, "friday", "owner@example.org").await;
+    signed_up(&app, "sam@example.org").await;
+    let mut ids = Vec::new();
+    for name in ["Ann", "Bea", "Cy", "Dot"] {
+        let p: Value = owner
+            .post(app.url("/api/v1/clubs/friday/players"))
+            .json(&json!({"name": name}))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        ids.push(p["id"].as_i64().unwrap());
+    }
+    let league: Value = owner
+        .post(app.url("/api/v1/clubs/friday/leagues"))
+        .json(&json!({"name": "Friday league", "card": "demo-2026", "ruleset": "nmjl-money"}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let night: Value = owner
+        .post(app.url(&format!("/api/v1/leagues/{}/nights", league["id"])))
+        .json(&json!({"date": "2026-11-20"}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let night = night["id"].as_i64().unwrap();
+    for p in &ids {
+        owner
+            .put(app.url(&format!("/api/v1/nights/{night}/checkins/{p}")))
+            .send()
+            .await
+            .unwrap();
+    }
+    let locked: Value = owner
+        .put(app.url(&format!("/api/v1/nights/{night}/tables")))
+        .json(&json!({"tables": [ids.clone()]}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let table = locked["tables"][0]["id"].as_i64().unwrap();
+
+    let (_driver, c) = browser().await;
+    let url = |p: &str| app.url(p);
+
+    // Log in with the keyboard alone.
+    c.goto(&url("/login?next=/clubs/friday")).await.unwrap();
+    tab_to(&c, "#email").await;
+    type_keys(&c, "owner@example.org").await;
+    tab_to(&c, "#password").await;
+    type_keys(&c, PASSWORD).await;
+    type_keys(&c, &String::from(char::from(Key::Enter))).await;
+    wait_text(&c, ".flash.ok", "Welcome back").await;
+
+    // Members and roles: add Sam as a scorer by keyboard, make Sam an organizer, refuse to
+    // remove the last owner, remove Sam.
+    click(&c, "a[href='/clubs/friday/members']").await;
+    wait_text(&c, "h1", "Members and roles").await;
+    tab_to(&c, "#member-email").await;
+    type_keys(&c, "sam@example.org").await;
+    tab_to(&c, "#add-member button[type=submit]").await;
+    type_keys(&c, &String::from(char::from(Key::Enter))).await;
+    wait_text(&c, ".flash.ok", "sam@example.org is now scorer").await;
+    let members: Value = owner
+        .get(app.url("/api/v1/clubs/friday/members"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let sam = members
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["email"] == "sam@example.org")
+        .expect("Sam is a member")["user_id"]
+        .as_i64()
+        .unwrap();
+    c.find(Locator::Css(&format!("#role-{sam}")))
+        .await
+        .unwrap()
+        .select_by_value("organizer")
+        .await
+        .unwrap();
+    click(&c, &format!("form:has(#role-{sam}) button[type=submit]")).await;
+    wait_text(&c, ".flash.ok", "sam@example.org is now organizer").await;
+    shots(&c, "members").await;
+    let owner_id = members
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["email"] == "owner@example.org")
+        .unwrap()["user_id"]
+        .as_i64()
+        .unwrap();
+    click(
+        &c,
+        &format!("form[action$='/members/{owner_id}/remove'] button"),
+    )
+    .await;
+    wait_text(&c, ".flash.bad", "last owner").await;
+    click(&c, &format!("form[action$='/members/{sam}/remove'] button")).await;
+    wait_text(&c, ".flash.ok", "Removed").await;
+    let members: Value = owner
+        .get(app.url("/api/v1/clubs/friday/members"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(members.as_array().unwrap().len(), 1, "{members}");
+
+    // API tokens: the secret is shown once, works, and stops working when revoked.
+    c.goto(&url("/clubs/friday")).await.unwrap();
+    click(&c, "a[href='/clubs/friday/tokens']").await;
+    fill(&c, "#token-name", "standings board").await;
+    click(&c, "#new-token button[type=submit]").await;
+    wait_text(&c, ".secret h2", "standings board").await;
+    let secret = c
+        .find(Locator::Css("#secret"))
+        .await
+        .unwrap()
+        .prop("value")
+        .await
+        .unwrap()
+        .expect("the secret is shown");
+    shots(&c, "tokens").await;
+    let with_token = |path: &str| {
+        reqwest::Client::new()
+            .get(app.url(path))
+            .bearer_auth(&secret)
+            .send()
+    };
+    assert_eq!(
+        with_token("/api/v1/clubs/friday").await.unwrap().status(),
+        200
+    );
+    c.goto(&url("/clubs/friday/tokens")).await.unwrap();
+    let source = c.source().await.unwrap();
+    assert!(!source.contains(&secret), "the secret is never shown again");
+    assert!(source.contains("standings board"));
+    click(&c, "form[action$='/revoke'] button").await;
+    wait_text(&c, ".flash.ok", "revoked").await;
+    assert_eq!(
+        with_token("/api/v1/clubs/friday").await.unwrap().status(),
+        401
+    );
+
+    // Card upload: a file with errors comes back with each error at its line; fixed, it is
+    // stored and its page opens.
+    c.goto(&url("/clubs/friday/cards")).await.unwrap();
+    shots(&c, "cards").await;
+    fill(&c, "#card-source", BAD_CARD).await;
+    click(&c, "#upload button[type=submit]").await;
+    wait_text(&c, ".problems h2", "2 errors").await;
+    let line11 = text_of(&c, "#line-11.bad").await;
+    assert!(line11.contains("`Q` is not a pattern symbol"), "{line11}");
+    let line16 = text_of(&c, "#line-16.bad").await;
+    assert!(line16.contains("12 tiles"), "{line16}");
+    assert_eq!(
+        c.find_all(Locator::Css("ol.source-lines li.bad"))
+            .await
+            .unwrap()
+            .len(),
+        2
+    );
+    let kept = c
+        .find(Locator::Css("#card-source"))
+        .await
+        .unwrap()
+        .prop("value")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(kept, BAD_CARD, "the file is kept to fix");
+    shots(&c, "cards-errors").await;
+    let fixed = BAD_CARD
+        .replace("NNNN EEE WWW QQQ", "NNNN EEEE WWW SSS")
+        .replace("\"NNN EEE WWW SSS\"", "\"FF NNN EEE WWW SSS\"");
+    c.find(Locator::Css("#card-source"))
+        .await
+        .unwrap()
+        .clear()
+        .await
+        .unwrap();
+    fill(&c, "#card-source", &fixed).await;
+    click(&c, "#upload button[type=submit]").await;
+    wait_text(&c, ".flash.ok", "Friday card 2026 uploaded: 3 lines").await;
+    assert!(text_of(&c, "h1").await.contains("Friday card"));
+    assert!(c.current_url().await.unwrap().path().starts_with("/cards/"));
+
+    // The scoring screen by keyboard: Tab reaches the picker's tiles and Enter picks one.
+    c.goto(&url(&format!("/tables/{table}/score")))
+        .await
+        .unwrap();
+    tab_to(&c, "#picker button[data-tile]").await;
+    type_keys(&c, &String::from(char::from(Key::Enter))).await;
+    let hand = c
+        .find(Locator::Css("#hand"))
+        .await
+        .unwrap()
+        .prop("value")
+        .await
+        .unwrap()
+        .unwrap_or_default();
+    assert_eq!(
+        hand.split_whitespace().count(),
+        1,
+        "one tile picked: {hand}"
+    );
+    click(&c, "#clear").await;
+
+    // Offline: the game stays on the page, says so, and is sent when the network is back.
+    click(&c, &format!("input[name=winner][value='{}']", ids[1])).await;
+    for tile in [
+        "F", "F", "2B", "2B", "J", "2B", "4C", "4C", "6C", "6C", "8B", "8B", "J", "8B",
+    ] {
+        click(&c, &format!("#picker button[data-tile='{tile}']")).await;
+    }
+    wait_text(&c, "#verdict", "2468#2").await;
+    c.issue_cmd(Network { offline: true }).await.unwrap();
+    click(&c, "#score button[type=submit]").await;
+    wait_text(&c, "#sent", "Not saved yet").await;
+    c.execute(
+        "document.getElementById('sent').scrollIntoView({block: 'center'});",
+        vec![],
+    )
+    .await
+    .unwrap();
+    shots(&c, "score-offline").await;
+    assert_eq!(games_stored(&app).await, 0);
+    c.issue_cmd(Network { offline: false }).await.unwrap();
+    wait_text(&c, "#sent", "Saved: game 1").await;
+    assert_eq!(games_stored(&app).await, 1, "sent once");
+
+    c.close().await.unwrap();
 }

@@ -298,18 +298,7 @@ pub async fn upload(
             public: false,
         }
     };
-    let card = Card::parse(&upload.source).map_err(card_errors)?;
-    let year = i32::try_from(card.year)
-        .map_err(|_| AppError::invalid("source", "year is out of range"))?;
-    let stored = cards::create(
-        &state.db,
-        club.id,
-        &card.name,
-        year,
-        &upload.source,
-        upload.public,
-    )
-    .await?;
+    let (stored, card) = store(&state, &club, upload).await?;
     Ok(HttpResponse::Created().json(view(
         stored.id.to_string(),
         &card,
@@ -317,4 +306,26 @@ pub async fn upload(
         stored.public,
         true,
     )))
+}
+
+/// Compiles and stores an uploaded card for the club (whose organizer the caller was checked
+/// to be); a file with errors is refused with each error's line and hand (`card_errors`).
+pub async fn store(
+    state: &AppState,
+    club: &clubs::Club,
+    file: CardUpload,
+) -> Result<(StoredCard, Card), AppError> {
+    let card = Card::parse(&file.source).map_err(card_errors)?;
+    let year = i32::try_from(card.year)
+        .map_err(|_| AppError::invalid("source", "year is out of range"))?;
+    let stored = cards::create(
+        &state.db,
+        club.id,
+        &card.name,
+        year,
+        &file.source,
+        file.public,
+    )
+    .await?;
+    Ok((stored, card))
 }

@@ -182,8 +182,18 @@ pub async fn set_member(
     club: web::Path<String>,
     body: ValidJson<SetRole>,
 ) -> Result<HttpResponse, AppError> {
-    let (club, access) = caller.club(&state, &club, Need::Admin).await?;
-    let s = body.0;
+    let after = set_role(&state, &caller, &club, body.0).await?;
+    Ok(HttpResponse::Ok().json(after))
+}
+
+/// Adds a member by email or changes their role; answers the members after the change.
+pub async fn set_role(
+    state: &AppState,
+    caller: &Caller,
+    slug: &str,
+    s: SetRole,
+) -> Result<Vec<Member>, AppError> {
+    let (club, access) = caller.club(state, slug, Need::Admin).await?;
     let role = Role::parse(&s.role)
         .ok_or_else(|| AppError::invalid("role", "use owner, organizer, scorer or member"))?;
     let user = users::by_email(&state.db, s.email.trim())
@@ -191,9 +201,9 @@ pub async fn set_member(
         .ok_or_else(|| {
             AppError::invalid("email", "no account has this email; they sign up first")
         })?;
-    check_role_change(&state, &club, access, user.id, Some(role)).await?;
+    check_role_change(state, &club, access, user.id, Some(role)).await?;
     clubs::set_role(&state.db, club.id, user.id, role.as_str()).await?;
-    Ok(HttpResponse::Ok().json(clubs::members(&state.db, club.id).await?))
+    Ok(clubs::members(&state.db, club.id).await?)
 }
 
 /// Remove a member.
@@ -205,14 +215,25 @@ pub async fn remove_member(
     path: web::Path<(String, i64)>,
 ) -> Result<HttpResponse, AppError> {
     let (slug, user) = path.into_inner();
-    let (club, access) = caller.club(&state, &slug, Need::Admin).await?;
-    check_role_change(&state, &club, access, user, None).await?;
+    remove_from_club(&state, &caller, &slug, user).await?;
+    Ok(HttpResponse::NoContent().finish())
+}
+
+/// Takes a user out of the club (the last owner stays).
+pub async fn remove_from_club(
+    state: &AppState,
+    caller: &Caller,
+    slug: &str,
+    user: i64,
+) -> Result<(), AppError> {
+    let (club, access) = caller.club(state, slug, Need::Admin).await?;
+    check_role_change(state, &club, access, user, None).await?;
     if !clubs::remove_member(&state.db, club.id, user).await? {
         return Err(AppError::NotFound(format!(
             "user {user} is not a member of this club"
         )));
     }
-    Ok(HttpResponse::NoContent().finish())
+    Ok(())
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -255,9 +276,19 @@ pub async fn create_token(
     club: web::Path<String>,
     body: ValidJson<NewToken>,
 ) -> Result<HttpResponse, AppError> {
+    let created = issue_token(&state, &caller, &club, body.0).await?;
+    Ok(HttpResponse::Created().json(created))
+}
+
+/// Creates an API token; the answer holds its secret, which is never stored.
+pub async fn issue_token(
+    state: &AppState,
+    caller: &Caller,
+    slug: &str,
+    n: NewToken,
+) -> Result<CreatedToken, AppError> {
     let user = caller.user()?.clone();
-    let (club, _) = caller.club(&state, &club, Need::Admin).await?;
-    let n = body.0;
+    let (club, _) = caller.club(state, slug, Need::Admin).await?;
     let name = n.name.trim();
     if name.is_empty() || name.chars().count() > 100 {
         return Err(AppError::invalid(
@@ -295,7 +326,7 @@ pub async fn create_token(
         user.id,
     )
     .await?;
-    Ok(HttpResponse::Created().json(CreatedToken { info, token }))
+    Ok(CreatedToken { info, token })
 }
 
 /// Revoke a token: it stops working at once.
@@ -307,9 +338,20 @@ pub async fn revoke_token(
     path: web::Path<(String, i64)>,
 ) -> Result<HttpResponse, AppError> {
     let (slug, id) = path.into_inner();
-    let (club, _) = caller.club(&state, &slug, Need::Admin).await?;
+    revoke(&state, &caller, &slug, id).await?;
+    Ok(HttpResponse::NoContent().finish())
+}
+
+/// Revokes one of the club's tokens.
+pub async fn revoke(
+    state: &AppState,
+    caller: &Caller,
+    slug: &str,
+    id: i64,
+) -> Result<(), AppError> {
+    let (club, _) = caller.club(state, slug, Need::Admin).await?;
     if !tokens::revoke(&state.db, club.id, id).await? {
         return Err(AppError::NotFound(format!("this club has no token {id}")));
     }
-    Ok(HttpResponse::NoContent().finish())
+    Ok(())
 }

@@ -19,6 +19,7 @@ use crate::startup::AppState;
 use crate::storage::cards;
 use crate::storage::games::{self, InsertError, NewGame};
 use crate::storage::leagues::League;
+use crate::storage::totals;
 
 const WINDS: [&str; 4] = ["E", "S", "W", "N"];
 
@@ -432,7 +433,7 @@ pub async fn record_game(
                 )
             });
     }
-    let id = match games::insert(&mut tx, &ctx, &game, &actor(caller)).await {
+    let id = match games::insert(&mut tx, &game, &actor(caller)).await {
         Ok(id) => id,
         Err(InsertError::Taken) => {
             tx.rollback().await?;
@@ -454,6 +455,8 @@ pub async fn record_game(
     if let Some(k) = &key {
         games::save_response(&mut tx, club.id, k, 201, &body).await?;
     }
+    // Last, so the league's lock is held only for the totals and the commit.
+    totals::count_game(&mut tx, ctx.league_id, id, game.outcome != "redeal").await?;
     tx.commit().await?;
     Ok((view.version, body))
 }

@@ -18,28 +18,51 @@ use crate::storage::leagues::League;
 use crate::storage::{games, totals};
 
 /// Standings bodies by league, with the revision they were computed at. Every write that can
-/// move standings bumps the league's revision in PostgreSQL, so a process serves its cached
-/// body only while the revision is unchanged: safe with several processes.
+/// move standings bumps the league's revision in PostgreSQL, so a process serves a cached body
+/// only if it was computed at the revision the request read, or a later one: safe with several
+/// processes. One computation per league runs at a time in a process; readers arriving
+/// meanwhile wait for it and take its body instead of computing the same standings again.
 #[derive(Default)]
-pub struct StandingsCache(Mutex<HashMap<i64, CachedStandings>>);
+pub struct StandingsCache {
+    bodies: Mutex<HashMap<i64, CachedStandings>>,
+    flights: Mutex<HashMap<i64, Arc<tokio::sync::Mutex<()>>>>,
+}
 
 /// (revision, body, ETag) of one league's standings.
 type CachedStandings = (i64, Arc<Vec<u8>>, String);
 
 impl StandingsCache {
+    const MAX: usize = 10_000;
+
+    /// The body computed at `revision` or later.
     fn get(&self, league: i64, revision: i64) -> Option<(Arc<Vec<u8>>, String)> {
-        let map = self.0.lock().ok()?;
+        let map = self.bodies.lock().ok()?;
         map.get(&league)
-            .filter(|(r, _, _)| *r == revision)
+            .filter(|(r, _, _)| *r >= revision)
             .map(|(_, b, t)| (b.clone(), t.clone()))
     }
 
     fn put(&self, league: i64, revision: i64, body: Arc<Vec<u8>>, tag: String) {
-        if let Ok(mut map) = self.0.lock() {
-            if map.len() > 10_000 {
+        if let Ok(mut map) = self.bodies.lock() {
+            if map.len() > Self::MAX {
                 map.clear();
             }
-            map.insert(league, (revision, body, tag));
+            if map.get(&league).is_none_or(|(r, _, _)| *r < revision) {
+                map.insert(league, (revision, body, tag));
+            }
+        }
+    }
+
+    /// The lock that lets one request at a time compute the league's standings.
+    fn flight(&self, league: i64) -> Arc<tokio::sync::Mutex<()>> {
+        match self.flights.lock() {
+            Ok(mut map) => {
+                if map.len() > Self::MAX {
+                    map.retain(|_, m| Arc::strong_count(m) > 1);
+                }
+                map.entry(league).or_default().clone()
+            }
+            Err(_) => Arc::default(),
         }
     }
 }
@@ -68,14 +91,54 @@ pub async fn compute(state: &AppState, league: &League) -> Result<Vec<Standing>,
         .map(|(l, r)| (l.player_id, standings::shown(*r)))
         .collect();
     let lines: Vec<standings::Line> = rows.into_iter().map(|(l, _)| l).collect();
-    // Head-to-head needs the games of tied players only.
-    let tied = standings::tied_players(&lines, board);
-    let per_game = totals::games_of(&state.db, league.id, &tied).await?;
-    let mut ranked = standings::rank(lines, board, &per_game);
+    // Head-to-head only for players tied on everything else, summed in the database.
+    let tied = standings::tie_groups(&lines, board);
+    let h2h = totals::head_to_head(&state.db, league.id, &tied).await?;
+    let mut ranked = standings::rank(lines, board, &h2h);
     for s in &mut ranked {
         s.rating = ratings.get(&s.player_id).copied();
     }
     Ok(ranked)
+}
+
+/// The standings body and its ETag, computed at `revision` or later.
+async fn body_at(
+    state: &AppState,
+    league: &League,
+    revision: i64,
+) -> Result<(Arc<Vec<u8>>, String), AppError> {
+    if let Some(hit) = state.standings.get(league.id, revision) {
+        return Ok(hit);
+    }
+    let flight = state.standings.flight(league.id);
+    let _computing = flight.lock().await;
+    // Whoever held the lock may have computed a body fresh enough for this request.
+    if let Some(hit) = state.standings.get(league.id, revision) {
+        return Ok(hit);
+    }
+    // Read again: what is computed now is at least this new, so readers waiting meanwhile
+    // can take it.
+    let now = games::revision(&state.db, league.id).await?;
+    let view = StandingsView {
+        league: league.id,
+        board: league.board.clone(),
+        min_games: league.min_games,
+        standings: compute(state, league).await?,
+    };
+    let body = Arc::new(serde_json::to_vec(&view).map_err(|e| AppError::Internal(e.into()))?);
+    let digest = Sha256::digest(body.as_slice());
+    let tag = format!(
+        "\"{}\"",
+        digest
+            .iter()
+            .take(16)
+            .map(|b| format!("{b:02x}"))
+            .collect::<String>()
+    );
+    state
+        .standings
+        .put(league.id, now, body.clone(), tag.clone());
+    Ok((body, tag))
 }
 
 /// The league's standings. Sends an `ETag`; with a matching `If-None-Match` the answer is 304.
@@ -91,32 +154,7 @@ pub async fn show(
 ) -> Result<HttpResponse, AppError> {
     let (league, _) = visible(&state, &caller, *id, Need::Read).await?;
     let revision = games::revision(&state.db, league.id).await?;
-    let (body, tag) = match state.standings.get(league.id, revision) {
-        Some(hit) => hit,
-        None => {
-            let view = StandingsView {
-                league: league.id,
-                board: league.board.clone(),
-                min_games: league.min_games,
-                standings: compute(&state, &league).await?,
-            };
-            let body =
-                Arc::new(serde_json::to_vec(&view).map_err(|e| AppError::Internal(e.into()))?);
-            let digest = Sha256::digest(body.as_slice());
-            let tag = format!(
-                "\"{}\"",
-                digest
-                    .iter()
-                    .take(16)
-                    .map(|b| format!("{b:02x}"))
-                    .collect::<String>()
-            );
-            state
-                .standings
-                .put(league.id, revision, body.clone(), tag.clone());
-            (body, tag)
-        }
-    };
+    let (body, tag) = body_at(&state, &league, revision).await?;
     let matches = req
         .headers()
         .get(IF_NONE_MATCH)

@@ -14,6 +14,7 @@ use crate::storage::clubs::{self, Club};
 
 const STYLE: &str = include_str!("../../static/style.css");
 const SCORE_JS: &str = include_str!("../../static/score.js");
+const UPLOAD_JS: &str = include_str!("../../static/upload.js");
 
 #[derive(Template)]
 #[template(path = "index.html")]
@@ -83,9 +84,15 @@ async fn score_js() -> HttpResponse {
     file("text/javascript; charset=utf-8", SCORE_JS)
 }
 
+#[get("/static/upload.js")]
+async fn upload_js() -> HttpResponse {
+    file("text/javascript; charset=utf-8", UPLOAD_JS)
+}
+
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.service(index)
         .service(create)
         .service(stylesheet)
-        .service(score_js);
+        .service(score_js)
+        .service(upload_js);
 }

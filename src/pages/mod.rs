@@ -6,6 +6,7 @@
 //! same operations as the API and redirect back.
 
 mod account;
+mod admin;
 mod assets;
 mod card;
 mod club;
@@ -246,6 +247,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     assets::configure(cfg);
     account::configure(cfg);
     club::configure(cfg);
+    admin::configure(cfg);
     league::configure(cfg);
     night::configure(cfg);
     score::configure(cfg);

@@ -121,15 +121,13 @@ async fn insert_scores(
     Ok(())
 }
 
-/// Inserts a game at the table `ctx`, its scores and its audit entry in the given transaction,
-/// and adds it to the league's standings totals.
+/// Inserts a game at its table, its scores and its audit entry in the given transaction.
+/// The caller adds it to the standings with `totals::count_game` as the transaction's last step.
 pub async fn insert(
     tx: &mut Transaction<'_, Postgres>,
-    ctx: &TableContext,
     g: &NewGame,
     actor: &str,
 ) -> Result<i64, InsertError> {
-    let locked = totals::lock_league(tx, ctx.league_id).await?;
     let id: i64 = sqlx::query_scalar(
         "INSERT INTO games (table_id, number, east_player, outcome, submitted, engine, line_id, line_value, winner, discarder, won_by, jokerless) \
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING id",
@@ -157,9 +155,6 @@ pub async fn insert(
     .bind(&g.submitted)
     .execute(&mut **tx)
     .await?;
-    if g.outcome != "redeal" {
-        totals::add_game(tx, ctx.league_id, locked, id).await?;
-    }
     Ok(id)
 }
 

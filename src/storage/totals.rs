@@ -1,9 +1,10 @@
 //! Standings totals and ratings per league and player (`league_totals`), kept in step with
 //! the games inside the transactions that write them.
 //!
-//! Every game write first locks the league's row (bumping its standings revision), so the
-//! writes of one league apply one after another, in the order of their game ids. A recorded
-//! game is added to its players' rows, rating included. A change to the past — a correction
+//! Every game write locks the league's row (bumping its standings revision), so the writes of
+//! one league apply one after another. A new game takes the lock as its transaction's last
+//! step, gets its place in the standings order there, and is added to its players' rows,
+//! rating included. A change to the past — a correction
 //! or a void — marks the league stale instead, and the next read rebuilds the rows from the
 //! games (`rebuild_if_stale`). Ratings follow the games in the order they were recorded.
 
@@ -47,16 +48,22 @@ pub async fn mark_stale(tx: &mut Transaction<'_, Postgres>, league_id: i64) -> s
     Ok(())
 }
 
-/// Adds a just-recorded counted game to the league's totals and ratings. Call after
-/// `lock_league` in the same transaction, with what it answered: a stale league is left to
-/// its rebuild.
-pub async fn add_game(
+/// Adds a just-inserted game to the league's standings: takes the league's lock, gives the game
+/// its place in the standings order and, when it counts (not a redeal) and the totals are
+/// fresh, adds it to its players' totals and ratings. Call it as the transaction's last step:
+/// the lock is held until the commit.
+pub async fn count_game(
     tx: &mut Transaction<'_, Postgres>,
     league_id: i64,
-    stale: bool,
     game_id: i64,
+    counted: bool,
 ) -> sqlx::Result<()> {
-    if stale {
+    let stale = lock_league(tx, league_id).await?;
+    sqlx::query("UPDATE games SET standings_order = nextval('game_standings_order') WHERE id = $1")
+        .bind(game_id)
+        .execute(&mut **tx)
+        .await?;
+    if stale || !counted {
         return Ok(());
     }
     let sql = format!(
@@ -163,7 +170,7 @@ pub async fn rebuild_if_stale(pool: &PgPool, league_id: i64) -> sqlx::Result<()>
         .await?;
     let sql = format!(
         "SELECT s.game_id, s.player_id, s.score FROM game_scores s JOIN games g ON g.id = s.game_id {LEAGUE_GAMES} \
-         ORDER BY g.id, s.player_id"
+         ORDER BY g.standings_order, s.player_id"
     );
     let games: Vec<(i64, i64, i64)> = sqlx::query_as(sqlx::AssertSqlSafe(sql))
         .bind(league_id)
@@ -200,24 +207,36 @@ pub async fn lines(pool: &PgPool, league_id: i64) -> sqlx::Result<Vec<(Line, Ski
         .collect())
 }
 
-/// (game, player, score) of the counted league games of the given players, for head-to-head.
-pub async fn games_of(
+/// Head-to-head points of tied players: for each player of each group in `groups`, the points
+/// they scored in the league's counted games shared with at least one other player of their
+/// group. Computed in the database, so only one row per tied player comes back.
+pub async fn head_to_head(
     pool: &PgPool,
     league_id: i64,
-    players: &[i64],
-) -> sqlx::Result<Vec<(i64, i64, i64)>> {
+    groups: &[Vec<i64>],
+) -> sqlx::Result<HashMap<i64, i64>> {
+    let (players, group): (Vec<i64>, Vec<i32>) = groups
+        .iter()
+        .enumerate()
+        .flat_map(|(i, g)| g.iter().map(move |p| (*p, i as i32)))
+        .unzip();
     if players.is_empty() {
-        return Ok(Vec::new());
+        return Ok(HashMap::new());
     }
     let sql = format!(
-        "SELECT s.game_id, s.player_id, s.score FROM game_scores s JOIN games g ON g.id = s.game_id {LEAGUE_GAMES} \
-         AND s.player_id = ANY($2)"
+        "SELECT player_id, sum(score)::BIGINT FROM ( \
+           SELECT s.player_id, s.score, count(*) OVER (PARTITION BY s.game_id, u.grp) AS together \
+           FROM unnest($2::BIGINT[], $3::INT[]) AS u (player_id, grp) \
+           JOIN game_scores s ON s.player_id = u.player_id JOIN games g ON g.id = s.game_id {LEAGUE_GAMES} \
+         ) x WHERE together > 1 GROUP BY player_id"
     );
-    sqlx::query_as(sqlx::AssertSqlSafe(sql))
+    let rows: Vec<(i64, i64)> = sqlx::query_as(sqlx::AssertSqlSafe(sql))
         .bind(league_id)
-        .bind(players)
+        .bind(&players)
+        .bind(&group)
         .fetch_all(pool)
-        .await
+        .await?;
+    Ok(rows.into_iter().collect())
 }
 
 /// (night number, player, points that night) of the given players in the league's counted
