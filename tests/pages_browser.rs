@@ -691,3 +691,33 @@ async fn an_owner_runs_the_club_by_keyboard_and_a_scorer_saves_offline() {
 
     c.close().await.unwrap();
 }
+
+#[tokio::test]
+async fn organizer_pages_are_for_organizers_only() {
+    let app = spawn_app().await;
+    let owner = club_owner(&app, "friday", "owner@example.org").await;
+    let scorer = signed_up(&app, "scorer@example.org").await;
+    let stranger = signed_up(&app, "stranger@example.org").await;
+    let res = owner
+        .put(app.url("/api/v1/clubs/friday/members"))
+        .json(&json!({"email": "scorer@example.org", "role": "scorer"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    for page in ["members", "tokens", "cards"] {
+        let path = format!("/clubs/friday/{page}");
+        let status = |c: reqwest::Client| {
+            let url = app.url(&path);
+            async move { c.get(url).send().await.unwrap().status().as_u16() }
+        };
+        assert_eq!(status(owner.clone()).await, 200, "{path}: owner");
+        assert_eq!(status(scorer.clone()).await, 403, "{path}: scorer");
+        assert_eq!(status(stranger.clone()).await, 404, "{path}: not a member");
+        assert_eq!(
+            status(reqwest::Client::new()).await,
+            401,
+            "{path}: logged out"
+        );
+    }
+}

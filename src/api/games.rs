@@ -21,8 +21,6 @@ use crate::storage::games::{self, InsertError, NewGame};
 use crate::storage::leagues::League;
 use crate::storage::totals;
 
-const WINDS: [&str; 4] = ["E", "S", "W", "N"];
-
 /// A dead-hand call as entered.
 #[derive(Deserialize, Serialize, ToSchema, Clone, Default)]
 #[serde(deny_unknown_fields)]
@@ -196,7 +194,7 @@ async fn prepare(
         players
             .iter()
             .position(|(id, _)| *id == player)
-            .map(|i| WINDS[(i + n - east_index) % n])
+            .map(|i| games::SEAT_WINDS[(i + n - east_index) % n])
     };
     let at_table = |field: &str, player: i64| {
         wind_of(player).ok_or_else(|| {
@@ -236,7 +234,10 @@ async fn prepare(
         serde_json::from_value(league.ruleset.clone()).map_err(|e| AppError::Internal(e.into()))?;
     let result = GameResult {
         ruleset: Some(ruleset.clone()),
-        seats: WINDS[..n].iter().map(|s| s.to_string()).collect(),
+        seats: games::SEAT_WINDS[..n]
+            .iter()
+            .map(|s| s.to_string())
+            .collect(),
         outcome: input.outcome,
         winner: winner.map(str::to_string),
         hand: input.hand.clone(),
@@ -307,7 +308,7 @@ async fn prepare(
         .iter()
         .enumerate()
         .map(|(i, (id, _))| {
-            let wind = WINDS[(i + n - east_index) % n];
+            let wind = games::SEAT_WINDS[(i + n - east_index) % n];
             let seat_index = (i + n - east_index) % n;
             (
                 *id,
@@ -323,7 +324,7 @@ async fn prepare(
             players
                 .iter()
                 .enumerate()
-                .find(|(i, _)| WINDS[(i + n - east_index) % n] == w)
+                .find(|(i, _)| games::SEAT_WINDS[(i + n - east_index) % n] == w)
                 .map(|(_, (id, _))| *id)
         })
     };

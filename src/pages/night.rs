@@ -20,8 +20,6 @@ use crate::storage::leagues::League;
 use crate::storage::nights::{self, Night};
 use crate::storage::players;
 
-const WINDS: [&str; 4] = ["E", "S", "W", "N"];
-
 struct CheckRow {
     id: i64,
     name: String,
@@ -115,7 +113,7 @@ fn tables_with_games(tables: Vec<nights::Table>, scores: &[NightScore]) -> Vec<T
                     .players
                     .into_iter()
                     .enumerate()
-                    .map(|(i, (id, name))| (id, name, WINDS[i % 4]))
+                    .map(|(i, (id, name))| (id, name, games::SEAT_WINDS[i % 4]))
                     .collect(),
                 games,
                 totals,
@@ -166,7 +164,7 @@ async fn show(
         .map(|(ti, t)| {
             (0..4)
                 .map(|si| ProposedSeat {
-                    wind: WINDS[si],
+                    wind: games::SEAT_WINDS[si],
                     field: format!("t{}s{si}", ti + 1),
                     player: t.get(si).copied().unwrap_or(0),
                 })

@@ -19,8 +19,6 @@ use crate::startup::AppState;
 use crate::storage::games;
 use crate::storage::leagues::League;
 
-const WINDS: [&str; 4] = ["E", "S", "W", "N"];
-
 #[derive(Template)]
 #[template(path = "pages/score.html")]
 struct ScorePage {
@@ -68,7 +66,7 @@ async fn show(
         players: players
             .into_iter()
             .enumerate()
-            .map(|(i, (pid, name))| (pid, name, WINDS[(i + n - east) % n]))
+            .map(|(i, (pid, name))| (pid, name, games::SEAT_WINDS[(i + n - east) % n]))
             .collect(),
         tiles: picker(),
         key: new_secret("page-"),

@@ -5,6 +5,9 @@ use sqlx::{PgPool, Postgres, Transaction};
 use crate::standings::Line;
 use crate::storage::totals;
 
+/// The seat winds as stored in `game_scores.seat`, East first and on round the table.
+pub const SEAT_WINDS: [&str; 4] = ["E", "S", "W", "N"];
+
 /// A table with everything game entry needs to know about it.
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct TableContext {
