@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{TestApp, club_owner, spawn_app};
+use common::{TestApp, club_owner, one_table, spawn_app};
 use serde_json::{Value, json};
 
 const WIN: &str = "F F 2B 2B J 2B 4C 4C 6C 6C 8B 8B J 8B"; // 2468#2, 25, not jokerless
@@ -18,59 +18,12 @@ struct Setup {
 
 async fn setup(app: &TestApp) -> Setup {
     let owner = club_owner(app, "club", "o@example.org").await;
-    let mut players = Vec::new();
-    for name in ["Ann", "Bea", "Cy", "Dot"] {
-        let p: Value = owner
-            .post(app.url("/api/v1/clubs/club/players"))
-            .json(&json!({"name": name}))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
-        players.push(p["id"].as_i64().unwrap());
-    }
-    let l: Value = owner
-        .post(app.url("/api/v1/clubs/club/leagues"))
-        .json(&json!({"name": "L", "card": "demo-2026", "ruleset": "nmjl-money"}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let n: Value = owner
-        .post(app.url(&format!("/api/v1/leagues/{}/nights", l["id"])))
-        .json(&json!({"date": "2026-03-03"}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let night = n["id"].as_i64().unwrap();
-    for p in &players {
-        owner
-            .put(app.url(&format!("/api/v1/nights/{night}/checkins/{p}")))
-            .send()
-            .await
-            .unwrap();
-    }
-    let locked: Value = owner
-        .put(app.url(&format!("/api/v1/nights/{night}/tables")))
-        .json(&json!({"tables": [players.clone()]}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let t = one_table(app, &owner, "club", &["Ann", "Bea", "Cy", "Dot"]).await;
     Setup {
         owner,
-        table: locked["tables"][0]["id"].as_i64().unwrap(),
-        night,
-        seats: players,
+        table: t.table,
+        night: t.night,
+        seats: t.players,
     }
 }
 

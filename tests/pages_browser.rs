@@ -8,7 +8,7 @@ mod common;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use common::{PASSWORD, TestApp, club_owner, signed_up, spawn_app};
+use common::{PASSWORD, TestApp, club_owner, one_table, signed_up, spawn_app};
 use fantoccini::key::Key;
 use fantoccini::{Client, ClientBuilder, Locator};
 use serde_json::{Value, json};
@@ -444,55 +444,8 @@ async fn an_owner_runs_the_club_by_keyboard_and_a_scorer_saves_offline() {
     let app = spawn_app().await;
     let owner = club_owner(&app, "friday", "owner@example.org").await;
     signed_up(&app, "sam@example.org").await;
-    let mut ids = Vec::new();
-    for name in ["Ann", "Bea", "Cy", "Dot"] {
-        let p: Value = owner
-            .post(app.url("/api/v1/clubs/friday/players"))
-            .json(&json!({"name": name}))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
-        ids.push(p["id"].as_i64().unwrap());
-    }
-    let league: Value = owner
-        .post(app.url("/api/v1/clubs/friday/leagues"))
-        .json(&json!({"name": "Friday league", "card": "demo-2026", "ruleset": "nmjl-money"}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let night: Value = owner
-        .post(app.url(&format!("/api/v1/leagues/{}/nights", league["id"])))
-        .json(&json!({"date": "2026-11-20"}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let night = night["id"].as_i64().unwrap();
-    for p in &ids {
-        owner
-            .put(app.url(&format!("/api/v1/nights/{night}/checkins/{p}")))
-            .send()
-            .await
-            .unwrap();
-    }
-    let locked: Value = owner
-        .put(app.url(&format!("/api/v1/nights/{night}/tables")))
-        .json(&json!({"tables": [ids.clone()]}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let table = locked["tables"][0]["id"].as_i64().unwrap();
+    let seated = one_table(&app, &owner, "friday", &["Ann", "Bea", "Cy", "Dot"]).await;
+    let (ids, table) = (seated.players, seated.table);
 
     let (_driver, c) = browser().await;
     let url = |p: &str| app.url(p);

@@ -298,7 +298,7 @@ pub async fn upload(
             public: false,
         }
     };
-    let (stored, card) = store(&state, &club, upload).await?;
+    let (stored, card) = store(&state, &club, &upload).await?;
     Ok(HttpResponse::Created().json(view(
         stored.id.to_string(),
         &card,
@@ -313,7 +313,7 @@ pub async fn upload(
 pub async fn store(
     state: &AppState,
     club: &clubs::Club,
-    file: CardUpload,
+    file: &CardUpload,
 ) -> Result<(StoredCard, Card), AppError> {
     let card = Card::parse(&file.source).map_err(card_errors)?;
     let year = i32::try_from(card.year)

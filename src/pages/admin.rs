@@ -290,11 +290,7 @@ async fn cards_upload(
         source: posted.form.source.replace("\r\n", "\n"),
         public: posted.form.public.is_some(),
     };
-    let kept = CardUpload {
-        source: upload.source.clone(),
-        public: upload.public,
-    };
-    match store(&state, &club, upload).await {
+    match store(&state, &club, &upload).await {
         Ok((stored, card)) => Ok(redirect(
             &format!("/cards/{}", stored.id),
             Some(Flash {
@@ -324,7 +320,7 @@ async fn cards_upload(
                     })
                     .collect()
             };
-            let mut res = cards_page(&page, &state, club, Some((kept, problems))).await?;
+            let mut res = cards_page(&page, &state, club, Some((upload, problems))).await?;
             *res.status_mut() = StatusCode::UNPROCESSABLE_ENTITY;
             res.extensions_mut().insert(OwnBody);
             Ok(res)

@@ -114,3 +114,63 @@ pub async fn club_owner(app: &TestApp, slug: &str, email: &str) -> reqwest::Clie
     assert_eq!(res.status(), 201, "create club {slug}");
     client
 }
+
+/// A league on the demo card (nmjl-money) with one night whose only table seats the players
+/// `names`, created in the club `slug` by its owner, in seat order E S W N.
+pub struct OneTable {
+    pub league: i64,
+    pub night: i64,
+    pub table: i64,
+    pub players: Vec<i64>,
+}
+
+async fn json_of(req: reqwest::RequestBuilder) -> serde_json::Value {
+    let res = req.send().await.expect("request sent");
+    assert!(res.status().is_success(), "{}", res.status());
+    res.json().await.expect("a JSON answer")
+}
+
+pub async fn one_table(
+    app: &TestApp,
+    owner: &reqwest::Client,
+    slug: &str,
+    names: &[&str],
+) -> OneTable {
+    let mut players = Vec::new();
+    for name in names {
+        let url = app.url(&format!("/api/v1/clubs/{slug}/players"));
+        let p = json_of(owner.post(url).json(&serde_json::json!({"name": name}))).await;
+        players.push(p["id"].as_i64().unwrap());
+    }
+    let league = json_of(
+        owner
+            .post(app.url(&format!("/api/v1/clubs/{slug}/leagues")))
+            .json(&serde_json::json!({"name": "L", "card": "demo-2026", "ruleset": "nmjl-money"})),
+    )
+    .await["id"]
+        .as_i64()
+        .unwrap();
+    let night = json_of(
+        owner
+            .post(app.url(&format!("/api/v1/leagues/{league}/nights")))
+            .json(&serde_json::json!({"date": "2026-03-03"})),
+    )
+    .await["id"]
+        .as_i64()
+        .unwrap();
+    for p in &players {
+        json_of(owner.put(app.url(&format!("/api/v1/nights/{night}/checkins/{p}")))).await;
+    }
+    let locked = json_of(
+        owner
+            .put(app.url(&format!("/api/v1/nights/{night}/tables")))
+            .json(&serde_json::json!({"tables": [players.clone()]})),
+    )
+    .await;
+    OneTable {
+        league,
+        night,
+        table: locked["tables"][0]["id"].as_i64().unwrap(),
+        players,
+    }
+}
