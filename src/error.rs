@@ -1,6 +1,8 @@
-//! One error type for the whole service. Under `/api` every error is `application/problem+json`
-//! (RFC 9457); elsewhere it is an HTML page. The `render` middleware applies that to every error
-//! response — ours, the framework's (unknown route, bad JSON) and a panicking handler's.
+//! Errors over HTTP. Every error is `application/problem+json` (RFC 9457): the domain's errors
+//! mapped to their status, and the request's own (unreadable or too large). The `render`
+//! middleware applies that to every error response — ours, the framework's (unknown route, bad
+//! JSON) and a panicking handler's. Outside `/api` a renderer installed as app data
+//! ([`HtmlErrors`], the pages') shows the same problem as a page instead.
 
 use std::panic::AssertUnwindSafe;
 
@@ -10,35 +12,12 @@ use actix_web::http::StatusCode;
 use actix_web::http::header::{self, HeaderValue};
 use actix_web::middleware::Next;
 use actix_web::{HttpResponse, ResponseError};
-use askama::Template;
 use futures_util::FutureExt;
 use serde::Serialize;
 use utoipa::ToSchema;
 
-/// One field that is wrong, and why.
-#[derive(Debug, Clone, Serialize, ToSchema, PartialEq, Eq)]
-pub struct FieldError {
-    /// Where the problem is, as a JSON path (`exposures[1]`, `hand`).
-    pub field: String,
-    pub message: String,
-    /// For a card file: the line of the problem.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub line: Option<usize>,
-    /// For a card file: the hand's id.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub hand: Option<String>,
-}
-
-impl FieldError {
-    pub fn new(field: impl Into<String>, message: impl Into<String>) -> FieldError {
-        FieldError {
-            field: field.into(),
-            message: message.into(),
-            line: None,
-            hand: None,
-        }
-    }
-}
+use crate::domain::Error;
+pub use crate::domain::FieldError;
 
 /// An RFC 9457 problem document.
 #[derive(Debug, Clone, Serialize, ToSchema)]
@@ -66,46 +45,24 @@ impl Problem {
     }
 }
 
+/// An error answered over HTTP: the domain's, or one about the request itself (a body that
+/// cannot be read or is too large).
 #[derive(Debug, thiserror::Error)]
 pub enum AppError {
-    #[error("{0}")]
-    NotFound(String),
+    #[error(transparent)]
+    Domain(#[from] Error),
     #[error("{detail}")]
     BadRequest {
         detail: String,
         errors: Vec<FieldError>,
     },
-    #[error("{detail}")]
-    Unprocessable {
-        detail: String,
-        errors: Vec<FieldError>,
-    },
-    #[error("{0}")]
-    Unauthorized(String),
-    #[error("{0}")]
-    Forbidden(String),
-    #[error("{0}")]
-    Conflict(String),
-    #[error("{0}")]
-    PreconditionFailed(String),
-    #[error("{0}")]
-    PreconditionRequired(String),
-    #[error("{detail}")]
-    TooManyRequests {
-        detail: String,
-        retry_after_secs: u64,
-    },
-    #[error("{0}")]
-    Unavailable(String),
     #[error("{0}")]
     TooLarge(String),
-    #[error(transparent)]
-    Internal(#[from] anyhow::Error),
 }
 
 impl From<sqlx::Error> for AppError {
     fn from(e: sqlx::Error) -> Self {
-        AppError::Internal(e.into())
+        AppError::Domain(e.into())
     }
 }
 
@@ -117,39 +74,18 @@ impl AppError {
         }
     }
 
-    pub fn invalid(field: &str, message: impl Into<String>) -> AppError {
-        let message = message.into();
-        AppError::Unprocessable {
-            detail: format!("{field}: {message}"),
-            errors: vec![FieldError::new(field, message)],
-        }
+    pub fn not_found(detail: impl Into<String>) -> AppError {
+        AppError::Domain(Error::NotFound(detail.into()))
     }
 
-    /// The error for a person reading a page: the detail, and each field's problem when there
-    /// are several (a card upload's lines).
-    pub fn message(&self) -> String {
-        match self {
-            AppError::BadRequest { detail, errors }
-            | AppError::Unprocessable { detail, errors }
-                if errors.len() > 1 =>
-            {
-                let each: Vec<String> = errors
-                    .iter()
-                    .map(|e| match e.line {
-                        Some(line) => format!("line {line}: {}", e.message),
-                        None => format!("{}: {}", e.field, e.message),
-                    })
-                    .collect();
-                format!("{detail} — {}", each.join("; "))
-            }
-            other => other.to_string(),
-        }
+    pub fn internal(e: impl std::fmt::Display) -> AppError {
+        AppError::Domain(Error::internal(e))
     }
 
     fn problem(&self) -> Problem {
         let status = self.status_code();
         match self {
-            AppError::Internal(e) => {
+            AppError::Domain(Error::Internal(e)) => {
                 tracing::error!(error = ?e, "internal error");
                 Problem::new(
                     status,
@@ -157,7 +93,7 @@ impl AppError {
                 )
             }
             AppError::BadRequest { detail, errors }
-            | AppError::Unprocessable { detail, errors } => {
+            | AppError::Domain(Error::Invalid { detail, errors }) => {
                 let mut p = Problem::new(status, detail.clone());
                 p.errors = errors.clone();
                 p
@@ -170,27 +106,29 @@ impl AppError {
 impl ResponseError for AppError {
     fn status_code(&self) -> StatusCode {
         match self {
-            AppError::NotFound(_) => StatusCode::NOT_FOUND,
             AppError::BadRequest { .. } => StatusCode::BAD_REQUEST,
-            AppError::Unprocessable { .. } => StatusCode::UNPROCESSABLE_ENTITY,
-            AppError::Unauthorized(_) => StatusCode::UNAUTHORIZED,
-            AppError::Forbidden(_) => StatusCode::FORBIDDEN,
-            AppError::Conflict(_) => StatusCode::CONFLICT,
-            AppError::PreconditionFailed(_) => StatusCode::PRECONDITION_FAILED,
-            AppError::PreconditionRequired(_) => StatusCode::PRECONDITION_REQUIRED,
-            AppError::TooManyRequests { .. } => StatusCode::TOO_MANY_REQUESTS,
-            AppError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
             AppError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
-            AppError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            AppError::Domain(e) => match e {
+                Error::NotFound(_) => StatusCode::NOT_FOUND,
+                Error::Invalid { .. } => StatusCode::UNPROCESSABLE_ENTITY,
+                Error::Unauthorized(_) => StatusCode::UNAUTHORIZED,
+                Error::Forbidden(_) => StatusCode::FORBIDDEN,
+                Error::Conflict(_) => StatusCode::CONFLICT,
+                Error::Stale(_) => StatusCode::PRECONDITION_FAILED,
+                Error::VersionRequired(_) => StatusCode::PRECONDITION_REQUIRED,
+                Error::TooManyRequests { .. } => StatusCode::TOO_MANY_REQUESTS,
+                Error::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
+                Error::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            },
         }
     }
 
     fn error_response(&self) -> HttpResponse {
         let problem = self.problem();
         let mut res = problem_response(&problem);
-        if let AppError::TooManyRequests {
+        if let AppError::Domain(Error::TooManyRequests {
             retry_after_secs, ..
-        } = self
+        }) = self
         {
             res.headers_mut()
                 .insert(header::RETRY_AFTER, HeaderValue::from(*retry_after_secs));
@@ -209,33 +147,16 @@ fn problem_response(problem: &Problem) -> HttpResponse {
         .body(serde_json::to_string(problem).unwrap_or_default())
 }
 
-#[derive(Template)]
-#[template(path = "error.html")]
-struct ErrorPage<'a> {
-    ctx: crate::pages::Ctx,
-    title: &'a str,
-    status: u16,
-    detail: &'a str,
-}
+/// How errors outside `/api` are shown: a renderer the pages install as app data. Without
+/// one, every error is problem+json.
+#[derive(Clone, Copy)]
+pub struct HtmlErrors(pub fn(&Problem) -> HttpResponse);
 
-fn html_response(problem: &Problem) -> HttpResponse {
-    let status = StatusCode::from_u16(problem.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    let page = ErrorPage {
-        ctx: crate::pages::Ctx::default(),
-        title: &problem.title,
-        status: problem.status,
-        detail: &problem.detail,
-    };
-    match page.render() {
-        Ok(html) => HttpResponse::build(status)
-            .content_type("text/html; charset=utf-8")
-            .body(html),
-        Err(e) => {
-            tracing::error!(error = %e, "rendering the error page");
-            HttpResponse::build(status)
-                .content_type("text/plain")
-                .body(problem.detail.clone())
-        }
+/// The answer to an error in the format of its part of the site.
+fn respond(html: Option<HtmlErrors>, problem: &Problem) -> HttpResponse {
+    match html {
+        Some(HtmlErrors(render)) => render(problem),
+        None => problem_response(problem),
     }
 }
 
@@ -244,7 +165,11 @@ pub async fn render(
     req: ServiceRequest,
     next: Next<impl MessageBody + 'static>,
 ) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
-    let api = req.path().starts_with("/api");
+    let html = match req.path().starts_with("/api") {
+        true => None,
+        false => req.app_data::<HtmlErrors>().copied(),
+    };
+    let api = html.is_none();
     let method = req.method().clone();
     let path = req.path().to_string();
     // The request cannot be kept (routing needs the only reference to it), so failures that
@@ -253,7 +178,7 @@ pub async fn render(
         Ok(Ok(res)) => res.map_into_boxed_body(),
         Ok(Err(e)) => {
             let problem = Problem::new(e.as_response_error().status_code(), e.to_string());
-            return Err(Rendered { api, problem }.into());
+            return Err(Rendered { html, problem }.into());
         }
         Err(_) => {
             tracing::error!(%method, %path, "a handler panicked");
@@ -261,7 +186,7 @@ pub async fn render(
                 StatusCode::INTERNAL_SERVER_ERROR,
                 "something went wrong on our side; it has been logged",
             );
-            return Err(Rendered { api, problem }.into());
+            return Err(Rendered { html, problem }.into());
         }
     };
     let status = res.status();
@@ -285,11 +210,7 @@ pub async fn render(
         Problem::new(status, detail)
     });
     let (req, old) = res.into_parts();
-    let mut new = if api {
-        problem_response(&problem)
-    } else {
-        html_response(&problem)
-    };
+    let mut new = respond(html, &problem);
     for (name, value) in old.headers() {
         if name != header::CONTENT_TYPE && name != header::CONTENT_LENGTH {
             new.headers_mut().append(name.clone(), value.clone());
@@ -306,8 +227,14 @@ pub struct OwnBody;
 /// An error already turned into a problem, rendered for its part of the site.
 #[derive(Debug)]
 struct Rendered {
-    api: bool,
+    html: Option<HtmlErrors>,
     problem: Problem,
+}
+
+impl std::fmt::Debug for HtmlErrors {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("HtmlErrors")
+    }
 }
 
 impl std::fmt::Display for Rendered {
@@ -322,11 +249,7 @@ impl ResponseError for Rendered {
     }
 
     fn error_response(&self) -> HttpResponse {
-        if self.api {
-            problem_response(&self.problem)
-        } else {
-            html_response(&self.problem)
-        }
+        respond(self.html, &self.problem)
     }
 }
 
@@ -339,12 +262,19 @@ mod tests {
         panic!("deliberate")
     }
 
+    fn page(problem: &super::Problem) -> HttpResponse {
+        HttpResponse::build(actix_web::http::StatusCode::from_u16(problem.status).unwrap())
+            .content_type("text/html; charset=utf-8")
+            .body(format!("<p>{}</p>", problem.detail))
+    }
+
     #[actix_web::test]
-    async fn a_panic_becomes_a_500_in_the_right_format() {
+    async fn a_panic_becomes_a_500_in_the_format_of_its_part_of_the_site() {
         let app = test::init_service(
             App::new()
                 .route("/api/boom", web::get().to(boom))
                 .route("/boom", web::get().to(boom))
+                .app_data(super::HtmlErrors(page))
                 .wrap(from_fn(super::render)),
         )
         .await;

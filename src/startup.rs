@@ -13,18 +13,9 @@ use utoipa_actix_web::AppExt;
 use utoipa_swagger_ui::SwaggerUi;
 
 use crate::config::{ServeArgs, Settings};
+use crate::domain::{self, AppState};
 use crate::error::{self, AppError};
 use crate::storage::{self, embedded::EmbeddedPostgres};
-
-/// State shared by every handler. Nothing that matters lives only in memory: several
-/// processes can serve one database.
-pub struct AppState {
-    pub db: PgPool,
-    pub keys: crate::auth::Keys,
-    pub limits: crate::auth::limits::Limits,
-    pub cards: crate::api::cards::CardCache,
-    pub standings: crate::api::standings::StandingsCache,
-}
 
 /// A built server, bound to its port.
 pub struct Application {
@@ -38,13 +29,7 @@ impl Application {
         let listener = TcpListener::bind(&settings.bind)
             .with_context(|| format!("listening on {}", settings.bind))?;
         let port = listener.local_addr()?.port();
-        let state = web::Data::new(AppState {
-            db,
-            keys: crate::auth::Keys::new(settings.session_key.expose()),
-            limits: Default::default(),
-            cards: Default::default(),
-            standings: Default::default(),
-        });
+        let state = web::Data::new(AppState::new(db, settings.session_key.expose()));
         let server = HttpServer::new(move || {
             let (app, doc) = App::new()
                 .into_utoipa_app()
@@ -58,14 +43,14 @@ impl Application {
                 .service(web::redirect("/api/docs", "/api/docs/"))
                 .configure(crate::pages::configure)
                 .default_service(web::to(|req: actix_web::HttpRequest| async move {
-                    Err::<actix_web::HttpResponse, _>(AppError::NotFound(format!(
+                    Err::<actix_web::HttpResponse, _>(AppError::not_found(format!(
                         "no route for {} {}",
                         req.method(),
                         req.path()
                     )))
                 }))
                 .wrap(from_fn(error::render))
-                .wrap(from_fn(crate::pages::security::headers))
+                .wrap(from_fn(crate::http::security::headers))
                 .wrap(from_fn(request_id_header))
                 .wrap(TracingLogger::default())
         })
@@ -130,7 +115,8 @@ pub async fn open_database(
 async fn serve(settings: Settings) -> anyhow::Result<()> {
     let (pool, embedded) = open_database(&settings).await?;
     if settings.demo {
-        storage::clubs::ensure_demo(&pool).await?;
+        let state = AppState::new(pool.clone(), settings.session_key.expose());
+        domain::clubs::ensure_demo(&state).await?;
     }
     let app = Application::build(&settings, pool.clone())?;
     let host = settings

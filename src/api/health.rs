@@ -4,8 +4,8 @@ use actix_web::{HttpResponse, get, web};
 use serde::Serialize;
 use utoipa::ToSchema;
 
+use crate::domain::{self, AppState, Error};
 use crate::error::AppError;
-use crate::startup::AppState;
 
 #[derive(Serialize, ToSchema)]
 pub struct Health {
@@ -31,9 +31,9 @@ pub async fn healthz() -> HttpResponse {
 )]
 #[get("/readyz")]
 pub async fn readyz(state: web::Data<AppState>) -> Result<HttpResponse, AppError> {
-    if crate::storage::ping(&state.db).await {
+    if domain::ready(&state).await {
         Ok(HttpResponse::Ok().json(Health { status: "ready" }))
     } else {
-        Err(AppError::Unavailable("the database does not answer".into()))
+        Err(Error::Unavailable("the database does not answer".into()).into())
     }
 }

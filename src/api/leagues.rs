@@ -2,175 +2,11 @@
 //! standings board, dates.
 
 use actix_web::{HttpResponse, get, patch, post, web};
-use chrono::NaiveDate;
-use serde::{Deserialize, Serialize};
-use utoipa::ToSchema;
 
 use crate::api::json::ValidJson;
-use crate::auth::{Caller, Need};
+use crate::domain::leagues::{self, LeagueInput, LeagueView};
+use crate::domain::{AppState, Caller};
 use crate::error::AppError;
-use crate::rules::{Ruleset, RulesetSpec, builtin};
-use crate::startup::AppState;
-use crate::storage::leagues::{self, League, LeagueFields};
-use crate::storage::{cards as stored_cards, clubs};
-
-#[derive(Serialize, ToSchema)]
-pub struct LeagueView {
-    pub id: i64,
-    #[schema(example = "tuesday-tiles")]
-    pub club: String,
-    pub name: String,
-    /// Built-in card name or uploaded card id.
-    #[schema(example = "demo-2026")]
-    pub card: String,
-    /// A preset name, or the ruleset as data.
-    #[schema(value_type = Object, example = json!("nmjl-money"))]
-    pub ruleset: serde_json::Value,
-    pub games_per_table: i32,
-    #[schema(example = "public")]
-    pub visibility: String,
-    /// `total` (total points) or `average` (average per game, with `min_games`).
-    #[schema(example = "total")]
-    pub board: String,
-    pub min_games: i32,
-    pub starts_on: Option<NaiveDate>,
-    pub ends_on: Option<NaiveDate>,
-}
-
-fn view(l: League, club: &str) -> LeagueView {
-    LeagueView {
-        id: l.id,
-        club: club.to_string(),
-        name: l.name,
-        card: l
-            .builtin_card
-            .unwrap_or_else(|| l.card_id.map(|c| c.to_string()).unwrap_or_default()),
-        ruleset: l.ruleset,
-        games_per_table: l.games_per_table,
-        visibility: l.visibility,
-        board: l.board,
-        min_games: l.min_games,
-        starts_on: l.starts_on,
-        ends_on: l.ends_on,
-    }
-}
-
-/// Fields of a league; on create `name`, `card` and `ruleset` are required, on edit every field is optional.
-#[derive(Deserialize, ToSchema, Default)]
-#[serde(deny_unknown_fields)]
-pub struct LeagueInput {
-    #[schema(example = "Spring league 2026")]
-    pub name: Option<String>,
-    #[schema(example = "demo-2026")]
-    pub card: Option<String>,
-    #[schema(value_type = Object, example = json!("nmjl-money"))]
-    pub ruleset: Option<serde_json::Value>,
-    #[schema(example = 4)]
-    pub games_per_table: Option<i32>,
-    #[schema(example = "public")]
-    pub visibility: Option<String>,
-    #[schema(example = "total")]
-    pub board: Option<String>,
-    pub min_games: Option<i32>,
-    pub starts_on: Option<NaiveDate>,
-    pub ends_on: Option<NaiveDate>,
-}
-
-/// Applies input over current fields, validating each.
-async fn merge(
-    state: &AppState,
-    club_id: i64,
-    input: LeagueInput,
-    mut f: LeagueFields,
-) -> Result<LeagueFields, AppError> {
-    if let Some(name) = input.name {
-        let name = name.trim().to_string();
-        if name.is_empty() || name.chars().count() > 200 {
-            return Err(AppError::invalid(
-                "name",
-                "give a name of 1 to 200 characters",
-            ));
-        }
-        f.name = name;
-    }
-    if let Some(card) = input.card {
-        if builtin::get(&card).is_some() {
-            (f.card_id, f.builtin_card) = (None, Some(card));
-        } else {
-            // The card must be one the club may use: its own or a public one.
-            let unusable = || {
-                AppError::invalid(
-                    "card",
-                    format!(
-                        "no card `{card}` this club can use: give a built-in card ({}) or the id of the club's own or a public card",
-                        builtin::names().collect::<Vec<_>>().join(", ")
-                    ),
-                )
-            };
-            let id: i64 = card.trim().parse().map_err(|_| unusable())?;
-            let stored = stored_cards::get(&state.db, id)
-                .await?
-                .ok_or_else(unusable)?;
-            if stored.club_id != club_id && !stored.public {
-                return Err(unusable());
-            }
-            (f.card_id, f.builtin_card) = (Some(id), None);
-        }
-    }
-    if let Some(ruleset) = input.ruleset {
-        let spec: RulesetSpec = serde_json::from_value(ruleset.clone()).map_err(|e| {
-            AppError::invalid(
-                "ruleset",
-                format!(
-                    "give a preset ({}) or a ruleset object: {e}",
-                    Ruleset::PRESETS.join(", ")
-                ),
-            )
-        })?;
-        spec.resolve()
-            .map_err(|e| AppError::invalid("ruleset", e.to_string()))?;
-        f.ruleset = ruleset;
-    }
-    if let Some(n) = input.games_per_table {
-        if !(1..=32).contains(&n) {
-            return Err(AppError::invalid("games_per_table", "use 1 to 32"));
-        }
-        f.games_per_table = n;
-    }
-    if let Some(v) = input.visibility {
-        if v != "public" && v != "members" {
-            return Err(AppError::invalid("visibility", "use public or members"));
-        }
-        f.visibility = v;
-    }
-    if let Some(b) = input.board {
-        if b != "total" && b != "average" {
-            return Err(AppError::invalid("board", "use total or average"));
-        }
-        f.board = b;
-    }
-    if let Some(m) = input.min_games {
-        if m < 0 {
-            return Err(AppError::invalid("min_games", "use 0 or more"));
-        }
-        f.min_games = m;
-    }
-    if input.starts_on.is_some() {
-        f.starts_on = input.starts_on;
-    }
-    if input.ends_on.is_some() {
-        f.ends_on = input.ends_on;
-    }
-    if let (Some(s), Some(e)) = (f.starts_on, f.ends_on)
-        && e < s
-    {
-        return Err(AppError::invalid(
-            "ends_on",
-            "the league cannot end before it starts",
-        ));
-    }
-    Ok(f)
-}
 
 /// The club's leagues.
 #[utoipa::path(tag = "leagues", params(("club" = String, Path)), responses((status = 200, body = [LeagueView])))]
@@ -180,13 +16,7 @@ pub async fn list(
     caller: Caller,
     club: web::Path<String>,
 ) -> Result<HttpResponse, AppError> {
-    let (club, _) = caller.club(&state, &club, Need::Read).await?;
-    let all: Vec<LeagueView> = leagues::list(&state.db, club.id)
-        .await?
-        .into_iter()
-        .map(|l| view(l, &club.slug))
-        .collect();
-    Ok(HttpResponse::Ok().json(all))
+    Ok(HttpResponse::Ok().json(leagues::list(&state, &caller, &club).await?))
 }
 
 /// Create a league.
@@ -199,67 +29,8 @@ pub async fn create(
     club: web::Path<String>,
     body: ValidJson<LeagueInput>,
 ) -> Result<HttpResponse, AppError> {
-    let (league, club) = create_league(&state, &caller, &club, body.0).await?;
-    Ok(HttpResponse::Created().json(view(league, &club.slug)))
-}
-
-/// Creates a league in the club `slug` (for the API and the pages).
-pub async fn create_league(
-    state: &AppState,
-    caller: &Caller,
-    slug: &str,
-    input: LeagueInput,
-) -> Result<(League, clubs::Club), AppError> {
-    let (club, _) = caller.club(state, slug, Need::Admin).await?;
-    for (field, missing) in [
-        ("name", input.name.is_none()),
-        ("card", input.card.is_none()),
-        ("ruleset", input.ruleset.is_none()),
-    ] {
-        if missing {
-            return Err(AppError::invalid(field, "this field is required"));
-        }
-    }
-    let blank = LeagueFields {
-        name: String::new(),
-        card_id: None,
-        builtin_card: None,
-        ruleset: serde_json::Value::Null,
-        games_per_table: 4,
-        visibility: "members".into(),
-        board: "total".into(),
-        min_games: 0,
-        starts_on: None,
-        ends_on: None,
-    };
-    let fields = merge(state, club.id, input, blank).await?;
-    let league = leagues::create(&state.db, club.id, &fields).await?;
-    Ok((league, club))
-}
-
-/// Loads a league the caller may see (public leagues: anyone).
-pub async fn visible(
-    state: &AppState,
-    caller: &Caller,
-    id: i64,
-    need: Need,
-) -> Result<(League, clubs::Club), AppError> {
-    let not_found = || AppError::NotFound(format!("no league {id}"));
-    let league = leagues::get(&state.db, id).await?.ok_or_else(not_found)?;
-    let club = clubs::by_id(&state.db, league.club_id)
-        .await?
-        .ok_or_else(not_found)?;
-    if need == Need::Read && league.visibility == "public" {
-        return Ok((league, club));
-    }
-    let (club, _) = caller
-        .club_access(state, club, need)
-        .await
-        .map_err(|e| match e {
-            AppError::Unauthorized(_) if league.visibility != "public" => not_found(),
-            other => other,
-        })?;
-    Ok((league, club))
+    let (league, club) = leagues::create(&state, &caller, &club, body.0).await?;
+    Ok(HttpResponse::Created().json(LeagueView::new(league, &club)))
 }
 
 /// One league (public leagues need no login).
@@ -270,8 +41,8 @@ pub async fn show(
     caller: Caller,
     id: web::Path<i64>,
 ) -> Result<HttpResponse, AppError> {
-    let (league, club) = visible(&state, &caller, *id, Need::Read).await?;
-    Ok(HttpResponse::Ok().json(view(league, &club.slug)))
+    let (league, club) = leagues::show(&state, &caller, *id).await?;
+    Ok(HttpResponse::Ok().json(LeagueView::new(league, &club)))
 }
 
 /// Edit a league: any of its fields.
@@ -284,20 +55,6 @@ pub async fn update(
     id: web::Path<i64>,
     body: ValidJson<LeagueInput>,
 ) -> Result<HttpResponse, AppError> {
-    let (league, club) = visible(&state, &caller, *id, Need::Admin).await?;
-    let current = LeagueFields {
-        name: league.name.clone(),
-        card_id: league.card_id,
-        builtin_card: league.builtin_card.clone(),
-        ruleset: league.ruleset.clone(),
-        games_per_table: league.games_per_table,
-        visibility: league.visibility.clone(),
-        board: league.board.clone(),
-        min_games: league.min_games,
-        starts_on: league.starts_on,
-        ends_on: league.ends_on,
-    };
-    let fields = merge(&state, club.id, body.0, current).await?;
-    let updated = leagues::update(&state.db, league.id, &fields).await?;
-    Ok(HttpResponse::Ok().json(view(updated, &club.slug)))
+    let (league, club) = leagues::update(&state, &caller, *id, body.0).await?;
+    Ok(HttpResponse::Ok().json(LeagueView::new(league, &club)))
 }

@@ -7,8 +7,6 @@ use std::num::NonZeroU32;
 use governor::clock::{Clock, DefaultClock};
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 
-use crate::error::AppError;
-
 /// Login attempts per account: 5 at once, then one every 12 s.
 const LOGIN_PER_ACCOUNT: (u32, u32) = (5, 5);
 /// Login attempts per address: 20 at once, then one every 3 s.
@@ -27,9 +25,16 @@ fn quota((burst, per_minute): (u32, u32)) -> Quota {
     Quota::per_minute(nz(per_minute)).allow_burst(nz(burst))
 }
 
-fn refuse(what: &str, wait: std::time::Duration) -> AppError {
+/// A request over a limit: what was counted, and when to try again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refused {
+    pub detail: String,
+    pub retry_after_secs: u64,
+}
+
+fn refuse(what: &str, wait: std::time::Duration) -> Refused {
     let secs = wait.as_secs() + 1;
-    AppError::TooManyRequests {
+    Refused {
         detail: format!("too many {what}; try again in {secs} s"),
         retry_after_secs: secs,
     }
@@ -46,7 +51,7 @@ impl Default for Limits {
 }
 
 impl Limits {
-    pub fn login(&self, email: &str, address: Option<IpAddr>) -> Result<(), AppError> {
+    pub fn login(&self, email: &str, address: Option<IpAddr>) -> Result<(), Refused> {
         let now = DefaultClock::default().now();
         if let Some(ip) = address {
             self.login_address
@@ -58,7 +63,7 @@ impl Limits {
             .map_err(|n| refuse("login attempts for this account", n.wait_time_from(now)))
     }
 
-    pub fn engine(&self, address: Option<IpAddr>) -> Result<(), AppError> {
+    pub fn engine(&self, address: Option<IpAddr>) -> Result<(), Refused> {
         let Some(ip) = address else { return Ok(()) };
         let now = DefaultClock::default().now();
         self.engine

@@ -5,9 +5,10 @@ use askama::Template;
 use serde::Deserialize;
 
 use super::{Ctx, Flash, Page, Posted, redirect};
-use crate::api::accounts::{self, LogIn, SignUp};
+use crate::domain::accounts::{self, LogIn, SignUp};
+use crate::domain::{AppState, Error};
 use crate::error::AppError;
-use crate::startup::AppState;
+use crate::http::{peer, session_cookie, session_removal, session_token};
 
 #[derive(Template)]
 #[template(path = "pages/login.html")]
@@ -58,36 +59,31 @@ async fn login(
 ) -> Result<HttpResponse, AppError> {
     let f = posted.form;
     let next = local(f.next.as_deref());
-    let result = accounts::authenticate(
-        &state,
-        &req,
-        LogIn {
-            email: f.email,
-            password: f.password,
-        },
-    )
-    .await;
-    match result {
-        Ok((user, cookie)) => {
+    let login = LogIn {
+        email: f.email,
+        password: f.password,
+    };
+    match accounts::authenticate(&state, login, peer(&req)).await {
+        Ok(session) => {
             let mut res = redirect(
                 &next,
                 Some(Flash {
                     ok: true,
-                    text: format!("Welcome back, {}.", user.display_name),
+                    text: format!("Welcome back, {}.", session.user.display_name),
                 }),
             );
-            res.add_cookie(&cookie)
-                .map_err(|e| AppError::Internal(e.into()))?;
+            res.add_cookie(&session_cookie(&req, &session))
+                .map_err(AppError::internal)?;
             Ok(res)
         }
-        Err(e @ (AppError::Unauthorized(_) | AppError::TooManyRequests { .. })) => Ok(redirect(
+        Err(e @ (Error::Unauthorized(_) | Error::TooManyRequests { .. })) => Ok(redirect(
             &format!("/login?next={}", super::urlencoding_encode(&next)),
             Some(Flash {
                 ok: false,
                 text: e.message(),
             }),
         )),
-        Err(e) => Err(e),
+        Err(e) => Err(e.into()),
     }
 }
 
@@ -117,23 +113,23 @@ async fn signup(
         display_name: f.display_name,
         password: f.password,
     };
-    match accounts::register(&state, &req, sign_up).await {
-        Ok((user, cookie)) => {
+    match accounts::register(&state, sign_up).await {
+        Ok(session) => {
             let mut res = redirect(
                 "/",
                 Some(Flash {
                     ok: true,
                     text: format!(
                         "Welcome, {}. Create a club below, or ask an organizer to add you to theirs.",
-                        user.display_name
+                        session.user.display_name
                     ),
                 }),
             );
-            res.add_cookie(&cookie)
-                .map_err(|e| AppError::Internal(e.into()))?;
+            res.add_cookie(&session_cookie(&req, &session))
+                .map_err(AppError::internal)?;
             Ok(res)
         }
-        Err(AppError::Internal(e)) => Err(AppError::Internal(e)),
+        Err(e @ Error::Internal(_)) => Err(e.into()),
         Err(e) => Ok(redirect(
             "/signup",
             Some(Flash {
@@ -150,7 +146,7 @@ async fn logout(
     req: HttpRequest,
     _posted: Posted<serde::de::IgnoredAny>,
 ) -> Result<HttpResponse, AppError> {
-    let gone = accounts::end_session(&state, &req).await?;
+    accounts::end_session(&state, session_token(&req).as_deref()).await?;
     let mut res = redirect(
         "/",
         Some(Flash {
@@ -158,8 +154,8 @@ async fn logout(
             text: "You are logged out.".into(),
         }),
     );
-    res.add_cookie(&gone)
-        .map_err(|e| AppError::Internal(e.into()))?;
+    res.add_cookie(&session_removal())
+        .map_err(AppError::internal)?;
     Ok(res)
 }
 

@@ -7,33 +7,13 @@ use askama::Template;
 use serde::Deserialize;
 
 use super::{Ctx, Flash, Page, Posted, after, redirect};
-use crate::api::cards::{CardUpload, store};
-use crate::api::clubs::{
-    CreatedToken, NewToken, SetRole, issue_token, remove_from_club, revoke, set_role,
+use crate::domain::cards::{self, CardUpload, StoredCard};
+use crate::domain::clubs::Club;
+use crate::domain::members::{
+    self as membership, CreatedToken, Member, NewToken, Organized, SetRole, TokenInfo, organized,
 };
-use crate::auth::{Access, Caller, Need, Role};
+use crate::domain::{AppState, Error};
 use crate::error::{AppError, OwnBody};
-use crate::startup::AppState;
-use crate::storage::cards::{self as stored_cards, StoredCard};
-use crate::storage::clubs::{self, Club, Member};
-use crate::storage::tokens::{self, TokenInfo};
-
-/// The club, when the caller may run it (organizers and owners).
-async fn organized(
-    state: &AppState,
-    caller: &Caller,
-    slug: &str,
-) -> Result<(Club, bool), AppError> {
-    let (club, access) = caller.club(state, slug, Need::Admin).await?;
-    let owner = matches!(
-        access,
-        Access::Member {
-            role: Role::Owner,
-            ..
-        }
-    );
-    Ok((club, owner))
-}
 
 #[derive(Template)]
 #[template(path = "pages/members.html")]
@@ -60,17 +40,17 @@ async fn members(
     state: web::Data<AppState>,
     slug: web::Path<String>,
 ) -> Result<HttpResponse, AppError> {
-    let (club, owner) = organized(&state, &page.caller, &slug).await?;
+    let club = organized(&state, &page.caller, &slug).await?;
     let me = page.caller.user()?.id;
-    let members = clubs::members(&state.db, club.id).await?;
-    let roles = if owner {
+    let members = membership::of(&state, &club).await?;
+    let roles = if club.owner() {
         vec!["owner", "organizer", "scorer", "member"]
     } else {
         vec!["organizer", "scorer", "member"]
     };
     page.render(MembersPage {
         ctx: page.ctx.clone(),
-        club,
+        club: club.club().clone(),
         members,
         roles,
         me,
@@ -91,7 +71,7 @@ async fn set_member(
 ) -> Result<HttpResponse, AppError> {
     let RoleForm { email, role } = posted.form;
     let done = format!("{} is now {role}.", email.trim());
-    let result = set_role(&state, &posted.caller, &slug, SetRole { email, role })
+    let result = membership::set_role(&state, &posted.caller, &slug, SetRole { email, role })
         .await
         .map(|_| done);
     after(&format!("/clubs/{slug}/members"), result)
@@ -104,7 +84,7 @@ async fn remove_member(
     posted: Posted<serde::de::IgnoredAny>,
 ) -> Result<HttpResponse, AppError> {
     let (slug, user) = path.into_inner();
-    let result = remove_from_club(&state, &posted.caller, &slug, user)
+    let result = membership::remove(&state, &posted.caller, &slug, user)
         .await
         .map(|_| "Removed from the club.".to_string());
     after(&format!("/clubs/{slug}/members"), result)
@@ -123,13 +103,13 @@ struct TokensPage {
 async fn tokens_page(
     page: &Page,
     state: &AppState,
-    club: Club,
+    club: Organized,
     created: Option<CreatedToken>,
 ) -> Result<HttpResponse, AppError> {
-    let tokens = tokens::list(&state.db, club.id).await?;
+    let tokens = membership::tokens_of(state, &club).await?;
     page.render(TokensPage {
         ctx: page.ctx.clone(),
-        club,
+        club: club.club().clone(),
         tokens,
         created,
     })
@@ -141,7 +121,7 @@ async fn tokens_list(
     state: web::Data<AppState>,
     slug: web::Path<String>,
 ) -> Result<HttpResponse, AppError> {
-    let (club, _) = organized(&state, &page.caller, &slug).await?;
+    let club = organized(&state, &page.caller, &slug).await?;
     tokens_page(&page, &state, club, None).await
 }
 
@@ -162,7 +142,7 @@ async fn tokens_create(
     posted: Posted<TokenForm>,
 ) -> Result<HttpResponse, AppError> {
     let TokenForm { name, scope } = posted.form;
-    match issue_token(
+    match membership::issue_token(
         &state,
         &posted.caller,
         &slug,
@@ -174,7 +154,7 @@ async fn tokens_create(
     .await
     {
         Ok(created) => {
-            let (club, _) = organized(&state, &posted.caller, &slug).await?;
+            let club = organized(&state, &posted.caller, &slug).await?;
             tokens_page(&page, &state, club, Some(created)).await
         }
         Err(e) => after(&format!("/clubs/{slug}/tokens"), Err(e)),
@@ -188,7 +168,7 @@ async fn tokens_revoke(
     posted: Posted<serde::de::IgnoredAny>,
 ) -> Result<HttpResponse, AppError> {
     let (slug, id) = path.into_inner();
-    let result = revoke(&state, &posted.caller, &slug, id)
+    let result = membership::revoke_token(&state, &posted.caller, &slug, id)
         .await
         .map(|_| "Token revoked: it no longer works.".to_string());
     after(&format!("/clubs/{slug}/tokens"), result)
@@ -224,10 +204,10 @@ struct CardsPage {
 async fn cards_page(
     page: &Page,
     state: &AppState,
-    club: Club,
+    club: &Organized,
     refused: Option<(CardUpload, Vec<CardProblem>)>,
 ) -> Result<HttpResponse, AppError> {
-    let cards = stored_cards::list_for_club(&state.db, club.id).await?;
+    let cards = cards::uploaded(state, club).await?;
     let (source, public, problems) = match refused {
         Some((u, p)) => (u.source, u.public, p),
         None => (String::new(), false, Vec::new()),
@@ -251,7 +231,7 @@ async fn cards_page(
     };
     page.render(CardsPage {
         ctx: page.ctx.clone(),
-        club,
+        club: club.club().clone(),
         cards,
         source,
         public,
@@ -266,8 +246,8 @@ async fn cards_list(
     state: web::Data<AppState>,
     slug: web::Path<String>,
 ) -> Result<HttpResponse, AppError> {
-    let (club, _) = organized(&state, &page.caller, &slug).await?;
-    cards_page(&page, &state, club, None).await
+    let club = organized(&state, &page.caller, &slug).await?;
+    cards_page(&page, &state, &club, None).await
 }
 
 #[derive(Deserialize)]
@@ -284,13 +264,13 @@ async fn cards_upload(
     slug: web::Path<String>,
     posted: Posted<CardForm>,
 ) -> Result<HttpResponse, AppError> {
-    let (club, _) = organized(&state, &posted.caller, &slug).await?;
+    let club = organized(&state, &posted.caller, &slug).await?;
     // Browsers send textarea line ends as CRLF; the card file's line numbers do not change.
     let upload = CardUpload {
         source: posted.form.source.replace("\r\n", "\n"),
         public: posted.form.public.is_some(),
     };
-    match store(&state, &club, &upload).await {
+    match cards::store(&state, &club, &upload).await {
         Ok((stored, card)) => Ok(redirect(
             &format!("/cards/{}", stored.id),
             Some(Flash {
@@ -303,7 +283,7 @@ async fn cards_upload(
                 ),
             }),
         )),
-        Err(AppError::Unprocessable { detail, errors }) => {
+        Err(Error::Invalid { detail, errors }) => {
             let problems = if errors.is_empty() {
                 vec![CardProblem {
                     line: None,
@@ -320,7 +300,7 @@ async fn cards_upload(
                     })
                     .collect()
             };
-            let mut res = cards_page(&page, &state, club, Some((upload, problems))).await?;
+            let mut res = cards_page(&page, &state, &club, Some((upload, problems))).await?;
             *res.status_mut() = StatusCode::UNPROCESSABLE_ENTITY;
             res.extensions_mut().insert(OwnBody);
             Ok(res)

@@ -6,11 +6,10 @@ use askama::Template;
 use serde::Deserialize;
 
 use super::{Ctx, Page, Posted, after};
-use crate::api::clubs::{NewClub, create_club};
+use crate::domain::AppState;
+use crate::domain::clubs::{self, Club, NewClub};
 use crate::error::AppError;
 use crate::rules::builtin;
-use crate::startup::AppState;
-use crate::storage::clubs::{self, Club};
 
 const STYLE: &str = include_str!("../../static/style.css");
 const SCORE_JS: &str = include_str!("../../static/score.js");
@@ -26,7 +25,7 @@ struct IndexPage {
 
 #[get("/")]
 async fn index(page: Page, state: web::Data<AppState>) -> Result<HttpResponse, AppError> {
-    let clubs = clubs::list(&state.db).await?;
+    let clubs = clubs::all(&state).await?;
     let cards = builtin::names()
         .filter_map(|n| builtin::get(n).map(|c| (n, c.lines.len())))
         .collect();
@@ -51,7 +50,7 @@ async fn create(
 ) -> Result<HttpResponse, AppError> {
     let f = posted.form;
     let slug = f.slug.trim().to_string();
-    let result = create_club(
+    let result = clubs::create(
         &state,
         &posted.caller,
         NewClub {

@@ -4,10 +4,9 @@ use actix_web::{HttpResponse, get, web};
 use askama::Template;
 
 use super::{Ctx, Page};
-use crate::api::cards::resolve;
+use crate::domain::{AppState, cards};
 use crate::error::AppError;
 use crate::rules::pattern::Pattern;
-use crate::startup::AppState;
 
 struct Group {
     text: String,
@@ -45,9 +44,7 @@ async fn show(
     state: web::Data<AppState>,
     id: web::Path<String>,
 ) -> Result<HttpResponse, AppError> {
-    let card = resolve(&state, &page.caller, &id, false)
-        .await
-        .map_err(|_| AppError::NotFound(format!("no card `{id}`")))?;
+    let card = cards::find(&state, &page.caller, &id).await?;
     let card: &crate::rules::Card = &card;
     let sections = card
         .sections

@@ -5,16 +5,12 @@ use askama::Template;
 use serde::Deserialize;
 
 use super::{Ctx, Page, Posted, after};
-use crate::api::leagues::{LeagueInput, create_league};
-use crate::api::players::{NewPlayer, add_player};
-use crate::auth::{Access, Need, Role};
+use crate::domain::clubs::{self, Club};
+use crate::domain::leagues::{self, League, LeagueInput};
+use crate::domain::players::{self, NewPlayer, Player};
+use crate::domain::{AppState, Error, Role};
 use crate::error::AppError;
-use crate::rules::{Ruleset, builtin};
-use crate::startup::AppState;
-use crate::storage::cards as stored_cards;
-use crate::storage::clubs::{self, Club};
-use crate::storage::leagues::{self, League};
-use crate::storage::players::{self, Player};
+use crate::rules::Ruleset;
 
 #[derive(Template)]
 #[template(path = "pages/club.html")]
@@ -31,58 +27,21 @@ struct ClubPage {
     presets: Vec<&'static str>,
 }
 
-/// The viewer's role in the club, if any.
-pub async fn role_in(state: &AppState, page: &Page, club: &Club) -> Option<Role> {
-    match page
-        .caller
-        .club_access(state, club.clone(), Need::Read)
-        .await
-    {
-        Ok((_, Access::Member { role, .. })) => Some(role),
-        _ => None,
-    }
-}
-
 #[get("/clubs/{slug}")]
 async fn show(
     page: Page,
     state: web::Data<AppState>,
     slug: web::Path<String>,
 ) -> Result<HttpResponse, AppError> {
-    let club = clubs::by_slug(&state.db, &slug)
-        .await?
-        .ok_or_else(|| AppError::NotFound(format!("no club `{slug}`")))?;
-    let role = role_in(&state, &page, &club).await;
-    let all = leagues::list(&state.db, club.id).await?;
-    let leagues: Vec<League> = all
-        .into_iter()
-        .filter(|l| role.is_some() || l.visibility == "public")
-        .collect();
-    let organizer = role.is_some_and(|r| r >= Role::Organizer);
-    let players = if role.is_some() {
-        players::list(&state.db, club.id, false).await?
-    } else {
-        Vec::new()
-    };
-    let mut cards: Vec<(String, String)> = builtin::names()
-        .map(|n| (n.to_string(), format!("{n} (built in)")))
-        .collect();
-    if organizer {
-        for c in stored_cards::list_for_club(&state.db, club.id).await? {
-            cards.push((
-                c.id.to_string(),
-                format!("{} {} (card {})", c.name, c.year, c.id),
-            ));
-        }
-    }
+    let o = clubs::overview(&state, &page.caller, &slug).await?;
     page.render(ClubPage {
         ctx: page.ctx.clone(),
-        club,
-        role: role.map(|r| r.as_str().to_string()),
-        organizer,
-        leagues,
-        players,
-        cards,
+        club: o.club,
+        role: o.role.map(|r| r.as_str().to_string()),
+        organizer: o.role.is_some_and(|r| r >= Role::Organizer),
+        leagues: o.leagues,
+        players: o.players,
+        cards: o.cards,
         presets: Ruleset::PRESETS.to_vec(),
     })
 }
@@ -98,7 +57,7 @@ async fn add(
     slug: web::Path<String>,
     posted: Posted<PlayerForm>,
 ) -> Result<HttpResponse, AppError> {
-    let result = add_player(
+    let result = players::add(
         &state,
         &posted.caller,
         &slug,
@@ -133,13 +92,13 @@ async fn new_league(
         None | Some("") => None,
         Some(n) => Some(
             n.parse::<i32>()
-                .map_err(|_| AppError::invalid("min_games", "give a whole number of games")),
+                .map_err(|_| Error::invalid("min_games", "give a whole number of games")),
         ),
     }
     .transpose();
     let result = match min_games {
         Err(e) => Err(e),
-        Ok(min_games) => create_league(
+        Ok(min_games) => leagues::create(
             &state,
             &posted.caller,
             &slug,

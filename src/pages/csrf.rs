@@ -5,7 +5,8 @@
 use actix_web::HttpRequest;
 use actix_web::cookie::{Cookie, SameSite};
 
-use crate::auth::{Keys, SESSION_COOKIE, new_secret};
+use crate::auth::{Keys, new_secret};
+use crate::http::SESSION_COOKIE;
 
 /// The seed cookie of browsers that are not logged in.
 const SEED_COOKIE: &str = "ml_csrf";

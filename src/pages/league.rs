@@ -7,17 +7,12 @@ use serde::Deserialize;
 
 use super::view::{Chart, chart};
 use super::{Ctx, Page, Posted, after};
-use crate::api::leagues::visible;
-use crate::api::nights::create_night;
-use crate::api::standings::compute;
-use crate::auth::{Access, Need, Role};
+use crate::domain::AppState;
+use crate::domain::clubs::Club;
+use crate::domain::leagues::League;
+use crate::domain::nights::{self, NewNight, Night};
+use crate::domain::standings::{self, Standing};
 use crate::error::AppError;
-use crate::standings::Standing;
-use crate::startup::AppState;
-use crate::storage::clubs::Club;
-use crate::storage::leagues::League;
-use crate::storage::nights::{self, Night};
-use crate::storage::totals;
 
 /// Players drawn in the chart: the top of the standings.
 const CHARTED: usize = 6;
@@ -95,41 +90,10 @@ async fn show(
     id: web::Path<i64>,
     q: web::Query<SortQuery>,
 ) -> Result<HttpResponse, AppError> {
-    let (league, club) = visible(&state, &page.caller, *id, Need::Read).await?;
-    let organizer = matches!(
-        page.caller.club_access(&state, club.clone(), Need::Admin).await,
-        Ok((_, Access::Member { role, .. })) if role >= Role::Organizer
-    );
-    let mut rows = compute(&state, &league).await?;
-
+    let o = standings::overview(&state, &page.caller, *id, CHARTED).await?;
     // The chart follows the standings' leaders, before any re-sorting.
-    let leaders: Vec<(i64, String)> = rows
-        .iter()
-        .take(CHARTED)
-        .map(|s| (s.player_id, s.player.clone()))
-        .collect();
-    let ids: Vec<i64> = leaders.iter().map(|(id, _)| *id).collect();
-    let per_night = totals::points_by_night(&state.db, league.id, &ids).await?;
-    let mut night_numbers: Vec<i32> = per_night.iter().map(|r| r.0).collect();
-    night_numbers.sort_unstable();
-    night_numbers.dedup();
-    let series: Vec<(String, Vec<i64>)> = leaders
-        .iter()
-        .map(|(id, name)| {
-            let points = night_numbers
-                .iter()
-                .map(|n| {
-                    per_night
-                        .iter()
-                        .find(|r| r.0 == *n && r.1 == *id)
-                        .map(|r| r.2)
-                        .unwrap_or(0)
-                })
-                .collect();
-            (name.clone(), points)
-        })
-        .collect();
-    let chart = chart(&night_numbers, &series);
+    let chart = chart(&o.night_numbers, &o.series);
+    let (league, mut rows) = (o.league, o.rows);
 
     let key = COLUMNS
         .iter()
@@ -166,16 +130,15 @@ async fn show(
             }
         })
         .collect();
-    let nights = nights::list(&state.db, league.id).await?;
     page.render(LeaguePage {
         ctx: page.ctx.clone(),
         league,
-        club,
-        organizer,
+        club: o.club,
+        organizer: o.organizer,
         columns,
         rows,
         chart,
-        nights,
+        nights: o.nights,
         today: chrono::Utc::now().date_naive(),
     })
 }
@@ -191,7 +154,10 @@ async fn new_night(
     id: web::Path<i64>,
     posted: Posted<NightForm>,
 ) -> Result<HttpResponse, AppError> {
-    match create_night(&state, &posted.caller, *id, posted.form.date).await {
+    let night = NewNight {
+        date: posted.form.date,
+    };
+    match nights::create(&state, &posted.caller, *id, night).await {
         Ok(n) => after(
             &format!("/nights/{}", n.id),
             Ok(format!("Night {} started: check players in.", n.number)),

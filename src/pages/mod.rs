@@ -3,7 +3,8 @@
 //!
 //! Every page gets a `Ctx`: who is logged in, the CSRF token for its forms and a message left
 //! by the previous form post (post, redirect, get). Forms post to page routes, which call the
-//! same operations as the API and redirect back.
+//! same domain operations as the API and redirect back. Errors outside `/api` are shown as
+//! pages: `configure` installs the renderer (`error::HtmlErrors`).
 
 mod account;
 mod admin;
@@ -15,21 +16,21 @@ mod league;
 mod night;
 mod player;
 mod score;
-pub mod security;
 mod view;
 
 use std::future::Future;
 use std::pin::Pin;
 
 use actix_web::cookie::{Cookie, SameSite, time::Duration as CookieDuration};
+use actix_web::http::StatusCode;
 use actix_web::http::header::LOCATION;
 use actix_web::{FromRequest, HttpRequest, HttpResponse, web};
 use askama::Template;
 use serde::de::DeserializeOwned;
 
-use crate::auth::{Caller, Principal};
-use crate::error::AppError;
-use crate::startup::AppState;
+use crate::domain::{Caller, Error};
+use crate::error::{AppError, HtmlErrors, Problem};
+use crate::http::state_of;
 
 /// The cookie holding the message for the next page.
 const FLASH_COOKIE: &str = "ml_flash";
@@ -61,7 +62,7 @@ pub struct Page {
 impl Page {
     /// Renders a page, setting or clearing the cookies the request asked for.
     pub fn render(&self, page: impl Template) -> Result<HttpResponse, AppError> {
-        let body = page.render().map_err(|e| AppError::Internal(e.into()))?;
+        let body = page.render().map_err(AppError::internal)?;
         let mut res = HttpResponse::Ok();
         res.content_type("text/html; charset=utf-8")
             .insert_header(("Cache-Control", "no-store"));
@@ -87,10 +88,7 @@ fn expired(name: &'static str) -> Cookie<'static> {
 
 async fn page_from(req: HttpRequest) -> Result<Page, AppError> {
     let caller = Caller::extract(&req).await?;
-    let user = match &caller.0 {
-        Some(Principal::User(u)) => Some(u.display_name.clone()),
-        _ => None,
-    };
+    let user = caller.display_name();
     let state = state_of(&req)?;
     let (seed, set_seed) = csrf::seed(&req);
     let flash = req.cookie(FLASH_COOKIE).and_then(|c| {
@@ -122,12 +120,6 @@ impl FromRequest for Page {
     }
 }
 
-fn state_of(req: &HttpRequest) -> Result<web::Data<AppState>, AppError> {
-    req.app_data::<web::Data<AppState>>()
-        .cloned()
-        .ok_or_else(|| AppError::Internal(anyhow::anyhow!("application state missing")))
-}
-
 /// A posted form: the caller, and the fields after the CSRF token was checked. Repeated
 /// fields (`player=1&player=2`) fill a `Vec`.
 pub struct Posted<T> {
@@ -150,14 +142,16 @@ async fn posted_from<T: DeserializeOwned>(
     });
     let (seed, _) = csrf::seed(&req);
     if !csrf::verify(&state.keys, &seed, &token.csrf) {
-        return Err(AppError::Forbidden(
+        return Err(Error::Forbidden(
             "this form has expired or came from another site; reload the page and send it again"
                 .into(),
-        ));
+        )
+        .into());
     }
-    let form: T =
-        serde_html_form::from_bytes(&body).map_err(|e| AppError::invalid("form", e.to_string()))?;
+    // Who is calling is known before the form is read.
     let caller = Caller::extract(&req).await?;
+    let form: T =
+        serde_html_form::from_bytes(&body).map_err(|e| Error::invalid("form", e.to_string()))?;
     Ok(Posted { caller, form })
 }
 
@@ -171,7 +165,7 @@ impl<T: DeserializeOwned + 'static> FromRequest for Posted<T> {
         Box::pin(async move {
             let body = body
                 .await
-                .map_err(|e| AppError::invalid("form", e.to_string()))?;
+                .map_err(|e| AppError::from(Error::invalid("form", e.to_string())))?;
             posted_from(req, body).await
         })
     }
@@ -218,7 +212,7 @@ pub fn redirect(to: &str, flash: Option<Flash>) -> HttpResponse {
 
 /// The answer to a form post: back to `to` saying `done`, or saying what was wrong. Errors
 /// that are about access (401, 403, 404) or ours (500) render as error pages instead.
-pub fn after(to: &str, result: Result<String, AppError>) -> Result<HttpResponse, AppError> {
+pub fn after(to: &str, result: Result<String, Error>) -> Result<HttpResponse, AppError> {
     match result {
         Ok(done) => Ok(redirect(
             to,
@@ -228,11 +222,11 @@ pub fn after(to: &str, result: Result<String, AppError>) -> Result<HttpResponse,
             }),
         )),
         Err(
-            e @ (AppError::Unauthorized(_)
-            | AppError::Forbidden(_)
-            | AppError::NotFound(_)
-            | AppError::Internal(_)),
-        ) => Err(e),
+            e @ (Error::Unauthorized(_)
+            | Error::Forbidden(_)
+            | Error::NotFound(_)
+            | Error::Internal(_)),
+        ) => Err(e.into()),
         Err(e) => Ok(redirect(
             to,
             Some(Flash {
@@ -243,7 +237,39 @@ pub fn after(to: &str, result: Result<String, AppError>) -> Result<HttpResponse,
     }
 }
 
+#[derive(Template)]
+#[template(path = "error.html")]
+struct ErrorPage<'a> {
+    ctx: Ctx,
+    title: &'a str,
+    status: u16,
+    detail: &'a str,
+}
+
+/// An error as a page (installed as `HtmlErrors`: every error outside `/api`).
+fn error_page(problem: &Problem) -> HttpResponse {
+    let status = StatusCode::from_u16(problem.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let page = ErrorPage {
+        ctx: Ctx::default(),
+        title: &problem.title,
+        status: problem.status,
+        detail: &problem.detail,
+    };
+    match page.render() {
+        Ok(html) => HttpResponse::build(status)
+            .content_type("text/html; charset=utf-8")
+            .body(html),
+        Err(e) => {
+            tracing::error!(error = %e, "rendering the error page");
+            HttpResponse::build(status)
+                .content_type("text/plain")
+                .body(problem.detail.clone())
+        }
+    }
+}
+
 pub fn configure(cfg: &mut web::ServiceConfig) {
+    cfg.app_data(HtmlErrors(error_page));
     assets::configure(cfg);
     account::configure(cfg);
     club::configure(cfg);

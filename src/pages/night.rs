@@ -1,24 +1,16 @@
 //! A night: check-in, the proposed tables with seat swapping, locked tables and their games
 //! with running totals.
 
-use std::collections::HashMap;
-
 use actix_web::{HttpResponse, get, post, web};
 use askama::Template;
 use serde::Deserialize;
 
 use super::{Ctx, Page, Posted, after};
-use crate::api::nights::{
-    check_in_player, check_out_player, close_night, lock_night_tables, night_for, propose_seating,
-    reopen_night,
-};
-use crate::auth::{Access, Need, Role};
+use crate::domain::games::SEAT_WINDS;
+use crate::domain::leagues::League;
+use crate::domain::nights::{self, Night, NightScore, SeatChoice, SeatingRequest, Table};
+use crate::domain::{AppState, Error, Role};
 use crate::error::AppError;
-use crate::startup::AppState;
-use crate::storage::games::{self, NightScore};
-use crate::storage::leagues::League;
-use crate::storage::nights::{self, Night};
-use crate::storage::players;
 
 struct CheckRow {
     id: i64,
@@ -64,7 +56,7 @@ struct NightPage {
     tables: Vec<TableBlock>,
 }
 
-fn tables_with_games(tables: Vec<nights::Table>, scores: &[NightScore]) -> Vec<TableBlock> {
+fn tables_with_games(tables: Vec<Table>, scores: &[NightScore]) -> Vec<TableBlock> {
     tables
         .into_iter()
         .map(|t| {
@@ -113,7 +105,7 @@ fn tables_with_games(tables: Vec<nights::Table>, scores: &[NightScore]) -> Vec<T
                     .players
                     .into_iter()
                     .enumerate()
-                    .map(|(i, (id, name))| (id, name, games::SEAT_WINDS[i % 4]))
+                    .map(|(i, (id, name))| (id, name, SEAT_WINDS[i % 4]))
                     .collect(),
                 games,
                 totals,
@@ -128,70 +120,42 @@ async fn show(
     state: web::Data<AppState>,
     id: web::Path<i64>,
 ) -> Result<HttpResponse, AppError> {
-    let (night, league) = night_for(&state, &page.caller, *id, Need::Read).await?;
-    let role = match page
-        .caller
-        .club(&state, &club_slug(&state, &league).await?, Need::Read)
-        .await
-    {
-        Ok((_, Access::Member { role, .. })) => Some(role),
-        _ => None,
-    };
-    let organizer = role.is_some_and(|r| r >= Role::Organizer);
-    let scorer = role.is_some_and(|r| r >= Role::Scorer);
-    let checked_in = nights::checkins(&state.db, night.id).await?;
-    let roster = if organizer {
-        players::list(&state.db, league.club_id, false)
-            .await?
-            .into_iter()
-            .map(|p| CheckRow {
-                checked: checked_in.iter().any(|(id, _)| *id == p.id),
-                id: p.id,
-                name: p.name,
-            })
-            .collect()
-    } else {
-        Vec::new()
-    };
-    let proposal: Vec<Vec<ProposedSeat>> = night
+    let d = nights::details(&state, &page.caller, *id).await?;
+    let roster = d
+        .roster
+        .into_iter()
+        .map(|(p, checked)| CheckRow {
+            id: p.id,
+            name: p.name,
+            checked,
+        })
+        .collect();
+    let proposal = d
         .proposal
-        .as_ref()
-        .and_then(|p| p.get("tables"))
-        .and_then(|t| serde_json::from_value::<Vec<Vec<i64>>>(t.clone()).ok())
-        .unwrap_or_default()
         .into_iter()
         .enumerate()
         .map(|(ti, t)| {
             (0..4)
                 .map(|si| ProposedSeat {
-                    wind: games::SEAT_WINDS[si],
+                    wind: SEAT_WINDS[si],
                     field: format!("t{}s{si}", ti + 1),
                     player: t.get(si).copied().unwrap_or(0),
                 })
                 .collect()
         })
         .collect();
-    let tables = nights::tables(&state.db, night.id).await?;
-    let scores = games::night_scores(&state.db, night.id).await?;
     page.render(NightPage {
         ctx: page.ctx.clone(),
-        closed: night.status == "closed",
-        night,
-        league,
-        organizer,
-        scorer,
+        closed: d.night.status == "closed",
+        night: d.night,
+        league: d.league,
+        organizer: d.role.is_some_and(|r| r >= Role::Organizer),
+        scorer: d.role.is_some_and(|r| r >= Role::Scorer),
         roster,
-        checked_in,
+        checked_in: d.checked_in,
         proposal,
-        tables: tables_with_games(tables, &scores),
+        tables: tables_with_games(d.tables, &d.scores),
     })
-}
-
-async fn club_slug(state: &AppState, league: &League) -> Result<String, AppError> {
-    Ok(crate::storage::clubs::by_id(&state.db, league.club_id)
-        .await?
-        .map(|c| c.slug)
-        .unwrap_or_default())
 }
 
 #[derive(Deserialize)]
@@ -207,29 +171,17 @@ async fn checkins(
     id: web::Path<i64>,
     posted: Posted<CheckinForm>,
 ) -> Result<HttpResponse, AppError> {
-    let id = *id;
-    let result = async {
-        let now: Vec<i64> = nights::checkins(&state.db, id)
-            .await?
-            .into_iter()
-            .map(|(p, _)| p)
-            .collect();
-        let want = &posted.form.player;
-        let (mut added, mut removed) = (0, 0);
-        for p in want.iter().filter(|p| !now.contains(p)) {
-            check_in_player(&state, &posted.caller, id, *p).await?;
-            added += 1;
-        }
-        for p in now.iter().filter(|p| !want.contains(p)) {
-            check_out_player(&state, &posted.caller, id, *p).await?;
-            removed += 1;
-        }
-        Ok::<_, AppError>(format!(
-            "{} players checked in ({added} in, {removed} out).",
-            want.len()
-        ))
-    }
-    .await;
+    let want = &posted.form.player;
+    let result = nights::set_checkins(&state, &posted.caller, *id, want)
+        .await
+        .map(|c| {
+            format!(
+                "{} players checked in ({} in, {} out).",
+                want.len(),
+                c.added,
+                c.removed
+            )
+        });
     after(&format!("/nights/{id}"), result)
 }
 
@@ -239,38 +191,35 @@ async fn propose(
     id: web::Path<i64>,
     posted: Posted<serde::de::IgnoredAny>,
 ) -> Result<HttpResponse, AppError> {
-    let result = propose_seating(&state, &posted.caller, *id, None)
+    let result = nights::propose_seating(&state, &posted.caller, *id, SeatingRequest::default())
         .await
         .map(|()| "Tables proposed: swap seats if you like, then lock them.".to_string());
     after(&format!("/nights/{id}#proposal"), result)
 }
 
-/// The seats of the lock form (`t<table>s<seat>` = player id, 0 for an empty seat) as
-/// player ids per table in seat order.
-fn tables_from_fields(fields: &[(String, String)]) -> Result<Vec<Vec<i64>>, AppError> {
-    let mut seats: HashMap<(usize, usize), i64> = HashMap::new();
+/// The seats of the lock form (`t<table>s<seat>` = player id, 0 for an empty seat); other
+/// fields are not seats.
+fn seats_from_fields(fields: &[(String, String)]) -> Result<Vec<SeatChoice>, Error> {
+    let mut seats = Vec::new();
     for (name, value) in fields {
-        let Some(rest) = name.strip_prefix('t') else {
+        let Some((t, s)) = name.strip_prefix('t').and_then(|rest| rest.split_once('s')) else {
             continue;
         };
-        let Some((t, s)) = rest.split_once('s') else {
-            continue;
-        };
-        let (Ok(t), Ok(s)) = (t.parse::<usize>(), s.parse::<usize>()) else {
+        let (Ok(table), Ok(seat)) = (t.parse::<u64>(), s.parse::<u64>()) else {
             continue;
         };
         let player: i64 = value
             .parse()
-            .map_err(|_| AppError::invalid(name, "choose a player"))?;
+            .map_err(|_| Error::invalid(name, "choose a player"))?;
         if player != 0 {
-            seats.insert((t, s), player);
+            seats.push(SeatChoice {
+                table,
+                seat,
+                player,
+            });
         }
     }
-    let count = seats.keys().map(|k| k.0).max().unwrap_or(0);
-    Ok((1..=count)
-        .map(|t| (0..4).filter_map(|s| seats.get(&(t, s)).copied()).collect())
-        .filter(|t: &Vec<i64>| !t.is_empty())
-        .collect())
+    Ok(seats)
 }
 
 #[post("/nights/{id}/tables")]
@@ -279,8 +228,8 @@ async fn lock(
     id: web::Path<i64>,
     posted: Posted<Vec<(String, String)>>,
 ) -> Result<HttpResponse, AppError> {
-    let result = match tables_from_fields(&posted.form) {
-        Ok(tables) => lock_night_tables(&state, &posted.caller, *id, tables)
+    let result = match seats_from_fields(&posted.form) {
+        Ok(seats) => nights::lock_seats(&state, &posted.caller, *id, seats)
             .await
             .map(|()| "Tables locked: scorers can enter games.".to_string()),
         Err(e) => Err(e),
@@ -294,7 +243,7 @@ async fn close(
     id: web::Path<i64>,
     posted: Posted<serde::de::IgnoredAny>,
 ) -> Result<HttpResponse, AppError> {
-    let result = close_night(&state, &posted.caller, *id)
+    let result = nights::close(&state, &posted.caller, *id)
         .await
         .map(|()| "Night closed.".to_string());
     after(&format!("/nights/{id}"), result)
@@ -306,7 +255,7 @@ async fn reopen(
     id: web::Path<i64>,
     posted: Posted<serde::de::IgnoredAny>,
 ) -> Result<HttpResponse, AppError> {
-    let result = reopen_night(&state, &posted.caller, *id)
+    let result = nights::reopen(&state, &posted.caller, *id)
         .await
         .map(|()| "Night reopened.".to_string());
     after(&format!("/nights/{id}"), result)
@@ -326,22 +275,20 @@ mod tests {
     use super::*;
 
     #[test]
-    fn lock_form_fields_become_tables_in_seat_order() {
+    fn lock_form_fields_become_seats() {
         let f = |n: &str, v: &str| (n.to_string(), v.to_string());
         let fields = vec![
             f("csrf", "x"),
             f("t1s1", "12"),
-            f("t1s0", "11"),
-            f("t1s2", "13"),
-            f("t1s3", "14"),
-            f("t2s0", "15"),
             f("t2s1", "0"),
-            f("t2s2", "16"),
+            f("t18446744073709551615s0", "15"),
         ];
-        assert_eq!(
-            tables_from_fields(&fields).unwrap(),
-            vec![vec![11, 12, 13, 14], vec![15, 16]]
-        );
-        assert!(tables_from_fields(&[f("t1s0", "x")]).is_err());
+        let seats: Vec<(u64, u64, i64)> = seats_from_fields(&fields)
+            .unwrap()
+            .into_iter()
+            .map(|s| (s.table, s.seat, s.player))
+            .collect();
+        assert_eq!(seats, vec![(1, 1, 12), (u64::MAX, 0, 15)]);
+        assert!(seats_from_fields(&[f("t1s0", "x")]).is_err());
     }
 }

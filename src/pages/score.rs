@@ -9,15 +9,13 @@ use serde::Deserialize;
 
 use super::view::{TileFace, picker};
 use super::{Ctx, Page, Posted, after};
-use crate::api::games::{DeadInput, GameInput, record_game};
-use crate::api::leagues::visible;
-use crate::auth::{Need, new_secret};
+use crate::auth::new_secret;
+use crate::domain::games::{self, DeadInput, GameInput};
+use crate::domain::leagues::{self, League};
+use crate::domain::{AppState, Error};
 use crate::error::AppError;
 use crate::rules::Tiles;
 use crate::rules::scoring::{Outcome, WonBy};
-use crate::startup::AppState;
-use crate::storage::games;
-use crate::storage::leagues::League;
 
 #[derive(Template)]
 #[template(path = "pages/score.html")]
@@ -43,36 +41,19 @@ async fn show(
     state: web::Data<AppState>,
     id: web::Path<i64>,
 ) -> Result<HttpResponse, AppError> {
-    let not_found = || AppError::NotFound(format!("no table {id}"));
-    let ctx = games::table_context(&state.db, *id)
-        .await?
-        .ok_or_else(not_found)?;
-    let (league, _) = visible(&state, &page.caller, ctx.league_id, Need::Score).await?;
-    let players = games::table_players(&state.db, *id).await?;
-    let number = games::next_number(&state.db, *id).await?;
-    let n = players.len().max(1);
-    let east = (number as usize - 1) % n;
-    let card = league
-        .builtin_card
-        .clone()
-        .or(league.card_id.map(|c| c.to_string()))
-        .unwrap_or_default();
+    let t = games::scoring(&state, &page.caller, *id).await?;
     page.render(ScorePage {
         ctx: page.ctx.clone(),
         table_id: *id,
-        table_number: ctx.table_number,
-        night_id: ctx.night_id,
-        number,
-        players: players
-            .into_iter()
-            .enumerate()
-            .map(|(i, (pid, name))| (pid, name, games::SEAT_WINDS[(i + n - east) % n]))
-            .collect(),
+        table_number: t.table_number,
+        night_id: t.night_id,
+        number: t.number,
+        players: t.players,
         tiles: picker(),
         key: new_secret("page-"),
-        card,
-        ruleset: league.ruleset.to_string(),
-        league,
+        card: leagues::card_name(&t.league),
+        ruleset: t.league.ruleset.to_string(),
+        league: t.league,
     })
 }
 
@@ -103,18 +84,18 @@ struct ScoreForm {
     dead_upheld: Vec<usize>,
 }
 
-fn player(field: &str, value: Option<&str>) -> Result<Option<i64>, AppError> {
+fn player(field: &str, value: Option<&str>) -> Result<Option<i64>, Error> {
     match value.map(str::trim) {
         None | Some("") => Ok(None),
         Some(v) => v
             .parse()
             .map(Some)
-            .map_err(|_| AppError::invalid(field, "choose a player at the table")),
+            .map_err(|_| Error::invalid(field, "choose a player at the table")),
     }
 }
 
 /// The form as the API's game input.
-fn input(f: ScoreForm) -> Result<GameInput, AppError> {
+fn input(f: ScoreForm) -> Result<GameInput, Error> {
     let mut dead = Vec::new();
     for (i, p) in f.dead_player.iter().enumerate() {
         let Some(p) = player("dead_player", Some(p))? else {
@@ -175,20 +156,17 @@ async fn submit(
     id: web::Path<i64>,
     posted: Posted<ScoreForm>,
 ) -> Result<HttpResponse, AppError> {
-    let ctx = games::table_context(&state.db, *id)
-        .await?
-        .ok_or_else(|| AppError::NotFound(format!("no table {id}")))?;
     let key = posted.form.key.clone();
     let result = match input(posted.form) {
-        Ok(game) => record_game(&state, &posted.caller, *id, Some(key), game).await,
+        Ok(game) => games::record(&state, &posted.caller, *id, Some(key), game).await,
         Err(e) => Err(e),
     };
     match result {
-        Ok((_, body)) => after(
-            &format!("/nights/{}#table-{}", ctx.night_id, id),
+        Ok(r) => after(
+            &format!("/nights/{}#table-{}", r.night_id, id),
             Ok(format!(
                 "Saved: game {} at table {}.",
-                body["number"], ctx.table_number
+                r.body["number"], r.table_number
             )),
         ),
         Err(e) => after(&format!("/tables/{id}/score"), Err(e)),

@@ -7,6 +7,7 @@ use actix_web::http::Method;
 use actix_web::http::header::{self, HeaderName, HeaderValue};
 use actix_web::middleware::Next;
 
+use crate::domain::Error;
 use crate::error::AppError;
 
 /// No inline scripts or styles, nothing from other sites.
@@ -40,9 +41,9 @@ pub async fn headers(
             && source != "null"
             && !same_origin(source, &host)
         {
-            refused = Some(AppError::Forbidden(format!(
+            refused = Some(AppError::from(Error::Forbidden(format!(
                 "this request came from {source}, not from this site"
-            )));
+            ))));
         }
     }
     let docs = req.path().starts_with("/api/docs");

@@ -1,0 +1,282 @@
+//! Who is calling and what they may do. Every operation asks here first; a club the caller has
+//! nothing to do with answers 404, as if it did not exist.
+
+use crate::domain::{AppState, Error, Result};
+use crate::storage::clubs::{self, Club};
+use crate::storage::leagues::{self, League};
+use crate::storage::{tokens, users, users::User};
+
+/// Roles in a club, weakest first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Role {
+    Member,
+    Scorer,
+    Organizer,
+    Owner,
+}
+
+impl Role {
+    pub fn parse(s: &str) -> Option<Role> {
+        Some(match s {
+            "member" => Role::Member,
+            "scorer" => Role::Scorer,
+            "organizer" => Role::Organizer,
+            "owner" => Role::Owner,
+            _ => return None,
+        })
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::Member => "member",
+            Role::Scorer => "scorer",
+            Role::Organizer => "organizer",
+            Role::Owner => "owner",
+        }
+    }
+}
+
+/// What an operation needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Need {
+    /// See the club's data: any member; a token with any scope.
+    Read,
+    /// Enter game results: scorer and up; a `score` or `admin` token.
+    Score,
+    /// Manage the club: organizer and up; an `admin` token.
+    Admin,
+}
+
+impl Need {
+    fn role(self) -> Role {
+        match self {
+            Need::Read => Role::Member,
+            Need::Score => Role::Scorer,
+            Need::Admin => Role::Organizer,
+        }
+    }
+
+    fn granted_by_scopes(self, scopes: &[String]) -> bool {
+        let has = |s: &str| scopes.iter().any(|x| x == s);
+        match self {
+            Need::Read => has("read") || has("score") || has("admin"),
+            Need::Score => has("score") || has("admin"),
+            Need::Admin => has("admin"),
+        }
+    }
+}
+
+/// Who is calling.
+#[derive(Debug, Clone)]
+pub enum Principal {
+    User(User),
+    Token {
+        id: i64,
+        club_id: i64,
+        scopes: Vec<String>,
+    },
+}
+
+/// The caller of an operation: `None` when anonymous.
+#[derive(Debug, Clone, Default)]
+pub struct Caller(pub Option<Principal>);
+
+/// The credentials a request carried.
+pub enum Credentials<'a> {
+    /// An API token (`Authorization: Bearer`).
+    Token(&'a str),
+    /// A session token (the session cookie).
+    Session(&'a str),
+    None,
+}
+
+/// Who presents `credentials`. A token that is unknown or revoked is an error (401), not
+/// anonymity; an unknown or expired session is anonymous.
+pub async fn identify(state: &AppState, credentials: Credentials<'_>) -> Result<Caller> {
+    match credentials {
+        Credentials::Token(token) => {
+            let grant = tokens::use_token(&state.db, &state.keys.hash(token)).await?;
+            match grant {
+                None => Err(Error::Unauthorized("this API token is not known".into())),
+                Some(g) if g.revoked => {
+                    Err(Error::Unauthorized("this API token was revoked".into()))
+                }
+                Some(g) => Ok(Caller(Some(Principal::Token {
+                    id: g.id,
+                    club_id: g.club_id,
+                    scopes: g.scopes,
+                }))),
+            }
+        }
+        Credentials::Session(token) => {
+            let user = users::session_user(&state.db, &state.keys.hash(token)).await?;
+            Ok(Caller(user.map(Principal::User)))
+        }
+        Credentials::None => Ok(Caller(None)),
+    }
+}
+
+fn log_in_first() -> Error {
+    Error::Unauthorized("log in, or send an API token as `Authorization: Bearer`".into())
+}
+
+impl Caller {
+    /// The logged-in user, or 401.
+    pub fn user(&self) -> Result<&User> {
+        match &self.0 {
+            Some(Principal::User(u)) => Ok(u),
+            Some(Principal::Token { .. }) => Err(Error::Forbidden(
+                "this needs a logged-in user, not an API token".into(),
+            )),
+            None => Err(Error::Unauthorized(
+                "log in first (POST /api/v1/session)".into(),
+            )),
+        }
+    }
+
+    /// The logged-in user's display name, for page headers.
+    pub fn display_name(&self) -> Option<String> {
+        match &self.0 {
+            Some(Principal::User(u)) => Some(u.display_name.clone()),
+            _ => None,
+        }
+    }
+
+    /// Who did something, for the audit log.
+    pub fn actor(&self) -> String {
+        match &self.0 {
+            Some(Principal::User(u)) => format!("user {} ({})", u.id, u.email),
+            Some(Principal::Token { id, .. }) => format!("token {id}"),
+            None => "anonymous".into(),
+        }
+    }
+
+    /// The club named by `slug` if the caller may do `need` there: 401 when anonymous, 404 when
+    /// the caller has nothing to do with the club (or there is none), 403 when below the need.
+    pub async fn club(&self, state: &AppState, slug: &str, need: Need) -> Result<(Club, Access)> {
+        if self.0.is_none() {
+            return Err(log_in_first());
+        }
+        let club = clubs::by_slug(&state.db, slug)
+            .await?
+            .ok_or_else(|| Error::NotFound(format!("no club `{slug}`")))?;
+        self.club_access(state, club, need).await
+    }
+
+    /// As `club`, for a club already loaded (through a league, a card, …).
+    pub async fn club_access(
+        &self,
+        state: &AppState,
+        club: Club,
+        need: Need,
+    ) -> Result<(Club, Access)> {
+        let Some(principal) = &self.0 else {
+            return Err(log_in_first());
+        };
+        let not_found = || Error::NotFound(format!("no club `{}`", club.slug));
+        match principal {
+            Principal::User(user) => {
+                let role = clubs::role(&state.db, club.id, user.id)
+                    .await?
+                    .and_then(|r| Role::parse(&r))
+                    .ok_or_else(not_found)?;
+                if role < need.role() {
+                    return Err(Error::Forbidden(format!(
+                        "your role in this club is {}; this needs {} or above",
+                        role.as_str(),
+                        need.role().as_str()
+                    )));
+                }
+                Ok((
+                    club,
+                    Access::Member {
+                        user_id: user.id,
+                        role,
+                    },
+                ))
+            }
+            Principal::Token {
+                club_id, scopes, ..
+            } => {
+                if *club_id != club.id {
+                    return Err(not_found());
+                }
+                if !need.granted_by_scopes(scopes) {
+                    return Err(Error::Forbidden(format!(
+                        "this token's scopes ({}) do not allow this; it needs {}",
+                        scopes.join(", "),
+                        match need {
+                            Need::Read => "read",
+                            Need::Score => "score or admin",
+                            Need::Admin => "admin",
+                        }
+                    )));
+                }
+                Ok((club, Access::Token))
+            }
+        }
+    }
+
+    /// The caller's role in the club as a logged-in member, if any (pages show more to
+    /// organizers and scorers).
+    pub async fn role_in(&self, state: &AppState, club: &Club) -> Result<Option<Role>> {
+        match self.club_access(state, club.clone(), Need::Read).await {
+            Ok((_, Access::Member { role, .. })) => Ok(Some(role)),
+            Ok((_, Access::Token)) => Ok(None),
+            Err(Error::Internal(e)) => Err(Error::Internal(e)),
+            Err(_) => Ok(None),
+        }
+    }
+
+    /// A league the caller may see (`Need::Read` on a public league: anyone) or act on.
+    pub async fn league(&self, state: &AppState, id: i64, need: Need) -> Result<(League, Club)> {
+        let not_found = || Error::NotFound(format!("no league {id}"));
+        let league = leagues::get(&state.db, id).await?.ok_or_else(not_found)?;
+        let club = clubs::by_id(&state.db, league.club_id)
+            .await?
+            .ok_or_else(not_found)?;
+        if need == Need::Read && league.visibility == "public" {
+            return Ok((league, club));
+        }
+        let (club, _) = self
+            .club_access(state, club, need)
+            .await
+            .map_err(|e| match e {
+                Error::Unauthorized(_) if league.visibility != "public" => not_found(),
+                other => other,
+            })?;
+        Ok((league, club))
+    }
+}
+
+/// How the caller reached a club.
+#[derive(Debug, Clone, Copy)]
+pub enum Access {
+    Member { user_id: i64, role: Role },
+    Token,
+}
+
+impl Access {
+    /// The role this access acts with (a token with `admin` acts as an organizer).
+    pub fn role(self) -> Role {
+        match self {
+            Access::Member { role, .. } => role,
+            Access::Token => Role::Organizer,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scopes_and_roles_are_ordered() {
+        let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        assert!(Need::Read.granted_by_scopes(&s(&["read"])));
+        assert!(!Need::Score.granted_by_scopes(&s(&["read"])));
+        assert!(Need::Score.granted_by_scopes(&s(&["admin"])));
+        assert!(!Need::Admin.granted_by_scopes(&s(&["read", "score"])));
+        assert!(Role::Scorer >= Need::Score.role() && Role::Scorer < Need::Admin.role());
+    }
+}

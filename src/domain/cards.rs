@@ -1,0 +1,277 @@
+//! Cards: built-in and uploaded, listed with their lines; uploads refused with the engine's
+//! line-numbered errors.
+
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::domain::members::Organized;
+use crate::domain::{AppState, Caller, Error, FieldError, Need, Result};
+use crate::rules::pattern::{NumbersRule, SuitsRule, WindsRule};
+use crate::rules::{Card, CardRef, builtin};
+use crate::storage::cards;
+pub use crate::storage::cards::StoredCard;
+use crate::storage::clubs;
+
+/// Card-file errors as an invalid input whose errors carry line and hand.
+pub fn card_errors(errors: Vec<crate::rules::CardError>) -> Error {
+    let detail = format!(
+        "the card file has {} error(s): {}",
+        errors.len(),
+        errors
+            .iter()
+            .map(|e| e.to_string())
+            .collect::<Vec<_>>()
+            .join("; ")
+    );
+    Error::Invalid {
+        detail,
+        errors: errors
+            .into_iter()
+            .map(|e| FieldError {
+                field: "source".into(),
+                message: e.message,
+                line: e.line,
+                hand: e.hand,
+            })
+            .collect(),
+    }
+}
+
+/// A stored card, compiled (from the process's cache when it was compiled before).
+pub fn compiled(state: &AppState, stored: &StoredCard) -> Result<Arc<Card>> {
+    Ok(state.cards.compiled(stored)?)
+}
+
+/// Resolves a card named in a request: a built-in name, the id of an uploaded card the caller
+/// may see (public, or of a club the caller reads), or — when `inline` — a whole card file.
+pub async fn resolve(
+    state: &AppState,
+    caller: &Caller,
+    spec: &str,
+    inline: bool,
+) -> Result<CardRef> {
+    if inline && spec.contains('\n') {
+        return Card::parse(spec)
+            .map(|c| CardRef::Shared(Arc::new(c)))
+            .map_err(card_errors);
+    }
+    if let Some(card) = builtin::get(spec) {
+        return Ok(CardRef::Builtin(card));
+    }
+    let not_found = || {
+        Error::invalid(
+            "card",
+            format!(
+                "no card `{spec}`: give a built-in card ({}), the id of an uploaded card{}",
+                builtin::names().collect::<Vec<_>>().join(", "),
+                if inline { ", or a whole card file" } else { "" }
+            ),
+        )
+    };
+    let id: i64 = spec.trim().parse().map_err(|_| not_found())?;
+    let stored = cards::get(&state.db, id).await?.ok_or_else(not_found)?;
+    if !stored.public {
+        let club = clubs::by_id(&state.db, stored.club_id)
+            .await?
+            .ok_or_else(not_found)?;
+        caller
+            .club_access(state, club, Need::Read)
+            .await
+            .map_err(|_| not_found())?;
+    }
+    Ok(CardRef::Shared(compiled(state, &stored)?))
+}
+
+/// A card the caller may see, by built-in name or uploaded card id; 404 otherwise.
+pub async fn find(state: &AppState, caller: &Caller, id: &str) -> Result<CardRef> {
+    resolve(state, caller, id, false)
+        .await
+        .map_err(|_| Error::NotFound(format!("no card `{id}`")))
+}
+
+/// One line of a card.
+#[derive(Serialize, ToSchema)]
+pub struct LineView {
+    #[schema(example = "2468#1")]
+    pub id: String,
+    /// The pattern, or its alternatives.
+    pub patterns: Vec<String>,
+    pub value: u32,
+    pub concealed: bool,
+    #[schema(example = "distinct")]
+    pub suits: &'static str,
+    /// `as-written`, `any`, or the values the lowest number may take.
+    #[schema(value_type = Object, example = json!("any"))]
+    pub numbers: serde_json::Value,
+    #[schema(example = "as-written")]
+    pub winds: &'static str,
+    pub note: Option<String>,
+    /// How many concrete targets the line stands for.
+    pub targets: usize,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct SectionView {
+    pub name: String,
+    pub lines: Vec<LineView>,
+}
+
+/// A card and its lines by section.
+#[derive(Serialize, ToSchema)]
+pub struct CardView {
+    /// A built-in card's name, or an uploaded card's number.
+    #[schema(example = "demo-2026")]
+    pub id: String,
+    pub name: String,
+    pub year: i64,
+    pub publisher: Option<String>,
+    pub builtin: bool,
+    pub public: bool,
+    pub hands: usize,
+    pub targets: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sections: Option<Vec<SectionView>>,
+}
+
+fn line_view(l: &crate::rules::card::Line) -> LineView {
+    LineView {
+        id: l.id.clone(),
+        patterns: l.patterns.clone(),
+        value: l.value,
+        concealed: l.concealed,
+        suits: match l.suits {
+            SuitsRule::Distinct => "distinct",
+            SuitsRule::Any => "any",
+        },
+        numbers: match &l.numbers {
+            NumbersRule::AsWritten => "as-written".into(),
+            NumbersRule::Any => "any".into(),
+            NumbersRule::Lowest(v) => serde_json::json!(v),
+        },
+        winds: match l.winds {
+            WindsRule::AsWritten => "as-written",
+            WindsRule::Any => "any",
+        },
+        note: l.note.clone(),
+        targets: l.targets.len(),
+    }
+}
+
+fn view(id: String, card: &Card, builtin: bool, public: bool, with_lines: bool) -> CardView {
+    CardView {
+        id,
+        name: card.name.clone(),
+        year: card.year,
+        publisher: card.publisher.clone(),
+        builtin,
+        public,
+        hands: card.lines.len(),
+        targets: card.targets.len(),
+        sections: with_lines.then(|| {
+            card.sections
+                .iter()
+                .map(|s| SectionView {
+                    name: s.clone(),
+                    lines: card
+                        .lines
+                        .iter()
+                        .filter(|l| &l.section == s)
+                        .map(line_view)
+                        .collect(),
+                })
+                .collect()
+        }),
+    }
+}
+
+fn builtin_views(with_lines: bool) -> Vec<CardView> {
+    builtin::names()
+        .filter_map(|n| builtin::get(n).map(|c| view(n.to_string(), c, true, true, with_lines)))
+        .collect()
+}
+
+fn stored_view(state: &AppState, s: &StoredCard, with_lines: bool) -> Result<CardView> {
+    let card = compiled(state, s)?;
+    Ok(view(s.id.to_string(), &card, false, s.public, with_lines))
+}
+
+/// Built-in cards and cards clubs made public.
+pub async fn list_public(state: &AppState) -> Result<Vec<CardView>> {
+    let mut all = builtin_views(false);
+    for s in cards::list_public(&state.db).await? {
+        all.push(stored_view(state, &s, false)?);
+    }
+    Ok(all)
+}
+
+/// One card with its lines (built-in, public, or of a club the caller reads).
+pub async fn show(state: &AppState, caller: &Caller, id: String) -> Result<CardView> {
+    if let Some(card) = builtin::get(&id) {
+        return Ok(view(id, card, true, true, true));
+    }
+    let card = find(state, caller, &id).await?;
+    let public = match id.parse::<i64>() {
+        Ok(n) => cards::get(&state.db, n).await?.is_some_and(|c| c.public),
+        Err(_) => false,
+    };
+    Ok(view(id, &card, false, public, true))
+}
+
+/// The club's uploaded cards, then the built-in ones.
+pub async fn list_for_club(state: &AppState, caller: &Caller, slug: &str) -> Result<Vec<CardView>> {
+    let (club, _) = caller.club(state, slug, Need::Read).await?;
+    let mut all = Vec::new();
+    for s in cards::list_for_club(&state.db, club.id).await? {
+        all.push(stored_view(state, &s, false)?);
+    }
+    all.extend(builtin_views(false));
+    Ok(all)
+}
+
+/// The uploaded cards of a club its organizer runs.
+pub async fn uploaded(state: &AppState, club: &Organized) -> Result<Vec<StoredCard>> {
+    Ok(cards::list_for_club(&state.db, club.club().id).await?)
+}
+
+/// An upload as JSON (a card file can also be sent as the raw body, `Content-Type: application/toml`).
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CardUpload {
+    /// The card file (TOML, rules.md §2).
+    #[schema(
+        example = "name = \"Club card\"\nyear = 2026\n\n[[hand]]\nsection = \"Winds\"\npattern = \"NNNN EEE WWW SSSS\"\nvalue = 25\n"
+    )]
+    pub source: String,
+    /// Whether every club and the public API may see it.
+    #[serde(default)]
+    pub public: bool,
+}
+
+/// Compiles and stores a card for a club its organizer runs (checked by `members::organized`
+/// before the upload was read); a file with errors is refused with each error's line and hand.
+pub async fn store(
+    state: &AppState,
+    club: &Organized,
+    file: &CardUpload,
+) -> Result<(StoredCard, Card)> {
+    let card = Card::parse(&file.source).map_err(card_errors)?;
+    let year =
+        i32::try_from(card.year).map_err(|_| Error::invalid("source", "year is out of range"))?;
+    let stored = cards::create(
+        &state.db,
+        club.club().id,
+        &card.name,
+        year,
+        &file.source,
+        file.public,
+    )
+    .await?;
+    Ok((stored, card))
+}
+
+/// The answer to an upload: the stored card with its lines.
+pub fn stored_card_view(stored: &StoredCard, card: &Card) -> CardView {
+    view(stored.id.to_string(), card, false, stored.public, true)
+}

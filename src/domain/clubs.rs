@@ -1,0 +1,149 @@
+//! Clubs: create one (the caller owns it), see one, and a club's overview for its page.
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::domain::{AppState, Caller, Error, Need, Result, Role};
+use crate::rules::builtin;
+pub use crate::storage::clubs::Club;
+use crate::storage::leagues::League;
+use crate::storage::players::Player;
+use crate::storage::{cards as stored_cards, clubs, leagues, players};
+
+#[derive(Serialize, ToSchema)]
+pub struct ClubView {
+    #[schema(example = "tuesday-tiles")]
+    pub slug: String,
+    pub name: String,
+    #[schema(example = "America/New_York")]
+    pub time_zone: String,
+}
+
+impl From<Club> for ClubView {
+    fn from(c: Club) -> Self {
+        ClubView {
+            slug: c.slug,
+            name: c.name,
+            time_zone: c.time_zone,
+        }
+    }
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewClub {
+    /// Lowercase letters, digits and dashes, 2 to 63 characters; used in URLs.
+    #[schema(example = "tuesday-tiles")]
+    pub slug: String,
+    #[schema(example = "Tuesday Tiles")]
+    pub name: String,
+    /// IANA time zone; default UTC.
+    #[serde(default)]
+    #[schema(example = "America/New_York")]
+    pub time_zone: Option<String>,
+}
+
+fn valid_slug(s: &str) -> bool {
+    let b = s.as_bytes();
+    (2..=63).contains(&b.len())
+        && b[0].is_ascii_alphanumeric()
+        && b.iter()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
+}
+
+fn valid_time_zone(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 64
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "/_+-".contains(c))
+}
+
+/// Creates a club owned by the caller (a logged-in user).
+pub async fn create(state: &AppState, caller: &Caller, n: NewClub) -> Result<Club> {
+    let user = caller.user()?;
+    if !valid_slug(&n.slug) {
+        return Err(Error::invalid(
+            "slug",
+            "use 2 to 63 lowercase letters, digits and dashes, starting with a letter or digit",
+        ));
+    }
+    let name = n.name.trim();
+    if name.is_empty() || name.chars().count() > 200 {
+        return Err(Error::invalid("name", "give a name of 1 to 200 characters"));
+    }
+    let tz = n.time_zone.unwrap_or_else(|| "UTC".into());
+    if !valid_time_zone(&tz) {
+        return Err(Error::invalid(
+            "time_zone",
+            "give an IANA time zone such as America/New_York",
+        ));
+    }
+    clubs::create_with_owner(&state.db, &n.slug, name, &tz, user.id)
+        .await?
+        .ok_or_else(|| Error::Conflict(format!("the slug `{}` is taken", n.slug)))
+}
+
+/// A club the caller belongs to (or holds a token of).
+pub async fn show(state: &AppState, caller: &Caller, slug: &str) -> Result<Club> {
+    Ok(caller.club(state, slug, Need::Read).await?.0)
+}
+
+/// Every club, by name (the start page lists them).
+pub async fn all(state: &AppState) -> Result<Vec<Club>> {
+    Ok(clubs::list(&state.db).await?)
+}
+
+/// Creates the demo club when it is missing.
+pub async fn ensure_demo(state: &AppState) -> Result<()> {
+    Ok(clubs::ensure_demo(&state.db).await?)
+}
+
+/// A club as its page shows it to this caller.
+pub struct Overview {
+    pub club: Club,
+    /// The caller's role, when they belong to the club.
+    pub role: Option<Role>,
+    /// Every league for members; public ones for everyone else.
+    pub leagues: Vec<League>,
+    /// Active players, for members.
+    pub players: Vec<Player>,
+    /// Cards a new league can use: (value for the form, label); the club's own for organizers.
+    pub cards: Vec<(String, String)>,
+}
+
+/// The club's page: anyone may see a club's public leagues; members see everything.
+pub async fn overview(state: &AppState, caller: &Caller, slug: &str) -> Result<Overview> {
+    let club = clubs::by_slug(&state.db, slug)
+        .await?
+        .ok_or_else(|| Error::NotFound(format!("no club `{slug}`")))?;
+    let role = caller.role_in(state, &club).await?;
+    let leagues: Vec<League> = leagues::list(&state.db, club.id)
+        .await?
+        .into_iter()
+        .filter(|l| role.is_some() || l.visibility == "public")
+        .collect();
+    let organizer = role.is_some_and(|r| r >= Role::Organizer);
+    let players = if role.is_some() {
+        players::list(&state.db, club.id, false).await?
+    } else {
+        Vec::new()
+    };
+    let mut cards: Vec<(String, String)> = builtin::names()
+        .map(|n| (n.to_string(), format!("{n} (built in)")))
+        .collect();
+    if organizer {
+        for c in stored_cards::list_for_club(&state.db, club.id).await? {
+            cards.push((
+                c.id.to_string(),
+                format!("{} {} (card {})", c.name, c.year, c.id),
+            ));
+        }
+    }
+    Ok(Overview {
+        club,
+        role,
+        leagues,
+        players,
+        cards,
+    })
+}

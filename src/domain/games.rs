@@ -1,0 +1,605 @@
+//! Games and corrections: a result is validated against the league's card, scored with its
+//! ruleset and stored with every player's score in one transaction. Safe to retry (an
+//! idempotency key); two scorers racing for the same game number: one is stored, the other
+//! gets a conflict. Amending needs the version the corrector saw; voiding is for organizers.
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use utoipa::ToSchema;
+
+use crate::domain::engine::refused_field;
+use crate::domain::nights::PlayerRef;
+use crate::domain::{AppState, Caller, Error, FieldError, Need, Result, leagues};
+use crate::rules::Table;
+use crate::rules::scoring::{DeadEntry, GameResult, Outcome, RulesetSpec, Tiles, WonBy};
+use crate::storage::games::{self, InsertError, NewGame, TableContext};
+pub use crate::storage::games::{AuditEntry, SEAT_WINDS};
+use crate::storage::leagues::League;
+use crate::storage::totals;
+
+/// A dead-hand call as entered.
+#[derive(Deserialize, Serialize, ToSchema, Clone, Default)]
+#[serde(deny_unknown_fields)]
+pub struct DeadInput {
+    /// The player whose hand was called dead.
+    pub player: i64,
+    /// Who called it (an opponent).
+    #[serde(default)]
+    pub called_by: Option<i64>,
+    #[serde(default)]
+    #[schema(example = "exposure fits no line")]
+    pub reason: Option<String>,
+    #[serde(default)]
+    pub contested: bool,
+    /// For a contested call: was it upheld?
+    #[serde(default)]
+    pub upheld: Option<bool>,
+    /// The challenged player's exposures, for the engine's adjudication.
+    #[serde(default)]
+    #[schema(value_type = Option<Vec<Object>>)]
+    pub exposures: Option<Vec<Tiles>>,
+    /// Tiles out of play, for the engine's adjudication.
+    #[serde(default)]
+    #[schema(value_type = Option<Object>)]
+    pub out_of_play: Option<Tiles>,
+    /// Store the engine's verdict on the call with the game.
+    #[serde(default)]
+    pub adjudicate: bool,
+}
+
+/// A game result as entered at the table: players by id.
+#[derive(Deserialize, Serialize, ToSchema, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct GameInput {
+    /// The game's number at the table; default: the next one.
+    #[serde(default)]
+    pub number: Option<i32>,
+    #[schema(value_type = String, example = "mahjong")]
+    pub outcome: Outcome,
+    #[serde(default)]
+    pub winner: Option<i64>,
+    #[serde(default)]
+    #[schema(value_type = Option<Object>, example = json!("F F 2B 2B J 2B 4C 4C 6C 6C 8B 8B J 8B"))]
+    pub hand: Option<Tiles>,
+    #[serde(default)]
+    #[schema(value_type = Vec<Object>)]
+    pub exposures: Vec<Tiles>,
+    #[serde(default)]
+    #[schema(value_type = Option<String>, example = "self_pick")]
+    pub won_by: Option<WonBy>,
+    #[serde(default)]
+    pub discarder: Option<i64>,
+    #[serde(default)]
+    pub misnamed_discard: bool,
+    #[serde(default)]
+    pub dead: Vec<DeadInput>,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct ScoreView {
+    pub player: PlayerRef,
+    /// The player's wind in this game.
+    pub seat: String,
+    pub score: i64,
+    pub breakdown: String,
+    pub dead: bool,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct GameView {
+    pub id: i64,
+    pub table: i64,
+    pub number: i32,
+    /// recorded or voided.
+    pub status: String,
+    /// For `If-Match` when amending.
+    pub version: i32,
+    pub outcome: String,
+    /// The winning line's id and value.
+    pub line: Option<String>,
+    pub value: Option<i32>,
+    pub east: i64,
+    pub scores: Vec<ScoreView>,
+    /// The result as entered, with the engine's verdicts on dead-hand calls where asked for.
+    #[schema(value_type = Object)]
+    pub result: serde_json::Value,
+}
+
+/// A game as stored, read on `conn` (inside a transaction it sees the transaction's writes).
+pub async fn view(conn: &mut sqlx::PgConnection, id: i64) -> Result<GameView> {
+    let g = games::get(&mut *conn, id)
+        .await?
+        .ok_or_else(|| Error::NotFound(format!("no game {id}")))?;
+    let scores = games::scores(&mut *conn, id).await?;
+    Ok(GameView {
+        id: g.id,
+        table: g.table_id,
+        number: g.number,
+        status: g.status,
+        version: g.version,
+        outcome: g.outcome,
+        line: g.line_id,
+        value: g.line_value,
+        east: g.east_player,
+        scores: scores
+            .into_iter()
+            .map(|(pid, name, seat, score, breakdown, dead)| ScoreView {
+                player: PlayerRef { id: pid, name },
+                seat,
+                score,
+                breakdown,
+                dead,
+            })
+            .collect(),
+        result: g.submitted,
+    })
+}
+
+/// Validates and scores an entered result; returns the game to store.
+async fn prepare(
+    state: &AppState,
+    league: &League,
+    table_id: i64,
+    players: &[(i64, String)],
+    input: &GameInput,
+) -> Result<NewGame> {
+    let n = players.len();
+    let number = match input.number {
+        Some(k) => k,
+        None => games::next_number(&state.db, table_id).await?,
+    };
+    if number < 1 || number > league.games_per_table {
+        return Err(Error::invalid(
+            "number",
+            format!(
+                "this league plays {} games per table; game {number} is out of range",
+                league.games_per_table
+            ),
+        ));
+    }
+    // East passes to the next seat after every game.
+    let east_index = (number as usize - 1) % n;
+    let wind_of = |player: i64| {
+        players
+            .iter()
+            .position(|(id, _)| *id == player)
+            .map(|i| games::SEAT_WINDS[(i + n - east_index) % n])
+    };
+    let at_table = |field: &str, player: i64| {
+        wind_of(player).ok_or_else(|| {
+            let names: Vec<String> = players
+                .iter()
+                .map(|(id, name)| format!("{id} {name}"))
+                .collect();
+            Error::invalid(
+                field,
+                format!(
+                    "player {player} is not at this table ({})",
+                    names.join(", ")
+                ),
+            )
+        })
+    };
+    let winner = input.winner.map(|w| at_table("winner", w)).transpose()?;
+    let discarder = input
+        .discarder
+        .map(|d| at_table("discarder", d))
+        .transpose()?;
+    let mut dead = Vec::new();
+    for (i, d) in input.dead.iter().enumerate() {
+        dead.push(DeadEntry {
+            seat: at_table(&format!("dead[{i}].player"), d.player)?.to_string(),
+            called_by: d
+                .called_by
+                .map(|c| at_table(&format!("dead[{i}].called_by"), c))
+                .transpose()?
+                .map(str::to_string),
+            reason: d.reason.clone(),
+            contested: d.contested,
+            upheld: d.upheld,
+        });
+    }
+    let ruleset: RulesetSpec =
+        serde_json::from_value(league.ruleset.clone()).map_err(Error::internal)?;
+    let result = GameResult {
+        ruleset: Some(ruleset.clone()),
+        seats: games::SEAT_WINDS[..n]
+            .iter()
+            .map(|s| s.to_string())
+            .collect(),
+        outcome: input.outcome,
+        winner: winner.map(str::to_string),
+        hand: input.hand.clone(),
+        exposures: input.exposures.clone(),
+        won_by: input.won_by,
+        discarder: discarder.map(str::to_string),
+        misnamed_discard: input.misnamed_discard,
+        dead,
+    };
+    let card = leagues::card(state, league).await?;
+    let valid = result.validate(&card).map_err(|e| {
+        let message = e.to_string();
+        let field = refused_field(&message);
+        Error::Invalid {
+            detail: message.clone(),
+            errors: vec![FieldError::new(field, message)],
+        }
+    })?;
+    let ruleset = ruleset.resolve().map_err(Error::internal)?;
+    let report = valid.score(&ruleset);
+
+    // The engine's adjudication of dead-hand calls, where asked for.
+    let mut submitted = serde_json::to_value(input).map_err(Error::internal)?;
+    submitted["number"] = number.into();
+    for (i, d) in input.dead.iter().enumerate().filter(|(_, d)| d.adjudicate) {
+        let exposures = d
+            .exposures
+            .iter()
+            .flatten()
+            .map(|t| {
+                t.parse()
+                    .map_err(|e| Error::invalid(&format!("dead[{i}].exposures"), e.to_string()))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let out = match &d.out_of_play {
+            Some(t) => t
+                .parse()
+                .map_err(|e| Error::invalid(&format!("dead[{i}].out_of_play"), e.to_string()))?,
+            None => Vec::new(),
+        };
+        let table = Table::new(&exposures, &out)
+            .map_err(|e| Error::invalid(&format!("dead[{i}]"), e.to_string()))?;
+        let verdict = card.verdict_report(&card.adjudicate(&table));
+        submitted["dead"][i]["engine_verdict"] =
+            serde_json::to_value(verdict).map_err(Error::internal)?;
+    }
+
+    let score_of = |wind: &str| {
+        report
+            .scores
+            .0
+            .iter()
+            .find(|(s, _)| s == wind)
+            .map(|(_, v)| *v)
+            .unwrap_or(0)
+    };
+    let text_of = |wind: &str| {
+        report
+            .breakdown
+            .iter()
+            .find(|b| b.seat == wind)
+            .map(|b| b.text.clone())
+            .unwrap_or_default()
+    };
+    let scores = players
+        .iter()
+        .enumerate()
+        .map(|(i, (id, _))| {
+            let wind = games::SEAT_WINDS[(i + n - east_index) % n];
+            let seat_index = (i + n - east_index) % n;
+            (
+                *id,
+                wind.to_string(),
+                score_of(wind),
+                text_of(wind),
+                valid.dead[seat_index],
+            )
+        })
+        .collect();
+    let player_of = |wind: Option<&str>| {
+        wind.and_then(|w| {
+            players
+                .iter()
+                .enumerate()
+                .find(|(i, _)| games::SEAT_WINDS[(i + n - east_index) % n] == w)
+                .map(|(_, (id, _))| *id)
+        })
+    };
+    Ok(NewGame {
+        table_id,
+        number,
+        east_player: players[east_index].0,
+        outcome: input.outcome.as_str().to_string(),
+        submitted,
+        engine: serde_json::to_value(&report).map_err(Error::internal)?,
+        line_id: report.line.as_ref().map(|l| l.id.clone()),
+        line_value: report.line.as_ref().map(|l| l.value as i32),
+        winner: player_of(winner),
+        discarder: player_of(discarder),
+        won_by: input.won_by.map(|w| w.as_str().to_string()),
+        jokerless: report.line.as_ref().is_some_and(|l| l.jokerless),
+        scores,
+    })
+}
+
+/// A game just stored (or the stored answer to a retry): its version and its view as JSON.
+pub struct Recorded {
+    pub version: i32,
+    pub body: serde_json::Value,
+    /// Where the game is shown: the table's night and number.
+    pub night_id: i64,
+    pub table_number: i32,
+}
+
+/// The table and its league, for a caller with `need` (404 naming the table otherwise).
+async fn table_for(
+    state: &AppState,
+    caller: &Caller,
+    table_id: i64,
+    need: Need,
+) -> Result<(TableContext, League, i64)> {
+    let not_found = || format!("no table {table_id}");
+    let ctx = games::table_context(&state.db, table_id)
+        .await?
+        .ok_or_else(|| Error::NotFound(not_found()))?;
+    let (league, club) = caller
+        .league(state, ctx.league_id, need)
+        .await
+        .map_err(|e| e.or_not_found(not_found))?;
+    Ok((ctx, league, club.id))
+}
+
+fn closed(night_id: i64) -> Error {
+    Error::Conflict(format!(
+        "night {night_id} is closed; an organizer can reopen it"
+    ))
+}
+
+/// Validates, scores and stores a game at a table. With a `key`, a retry of the same request
+/// gets the first answer again; the same key with a different request is refused.
+pub async fn record(
+    state: &AppState,
+    caller: &Caller,
+    table_id: i64,
+    key: Option<String>,
+    input: GameInput,
+) -> Result<Recorded> {
+    let (ctx, league, club_id) = table_for(state, caller, table_id, Need::Score).await?;
+    if ctx.night_status == "closed" {
+        return Err(closed(ctx.night_id));
+    }
+    if let Some(k) = &key
+        && (k.is_empty() || k.len() > 200)
+    {
+        return Err(Error::invalid("Idempotency-Key", "use 1 to 200 characters"));
+    }
+    let request_hash = {
+        let text = serde_json::to_string(&(table_id, &input)).map_err(Error::internal)?;
+        Sha256::digest(text.as_bytes())
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect::<String>()
+    };
+    if let Some(k) = &key
+        && let Some(answer) = replay(state, &ctx, club_id, k, &request_hash).await?
+    {
+        return Ok(answer);
+    }
+
+    let players = games::table_players(&state.db, table_id).await?;
+    let game = prepare(state, &league, table_id, &players, &input).await?;
+
+    let mut tx = state.db.begin().await?;
+    if let Some(k) = &key
+        && !games::claim_key(&mut tx, club_id, k, &request_hash).await?
+    {
+        // Another request with this key committed first: answer as it did.
+        tx.rollback().await?;
+        return replay(state, &ctx, club_id, k, &request_hash)
+            .await?
+            .ok_or_else(|| {
+                Error::Conflict("a request with this Idempotency-Key is still in progress".into())
+            });
+    }
+    let id = match games::insert(&mut tx, &game, &caller.actor()).await {
+        Ok(id) => id,
+        Err(InsertError::Taken) => {
+            tx.rollback().await?;
+            let holder = games::holder(&state.db, table_id, game.number).await?;
+            return Err(Error::Conflict(format!(
+                "game {} at table {} is already recorded{}",
+                game.number,
+                ctx.table_number,
+                holder
+                    .map(|h| format!(" as game {h} (GET /api/v1/games/{h})"))
+                    .unwrap_or_default()
+            )));
+        }
+        Err(InsertError::Db(e)) => return Err(e.into()),
+    };
+    // The stored answer commits with the game: a retry sees both or neither.
+    let view = view(&mut tx, id).await?;
+    let body = serde_json::to_value(&view).map_err(Error::internal)?;
+    if let Some(k) = &key {
+        games::save_response(&mut tx, club_id, k, 201, &body).await?;
+    }
+    // Last, so the league's lock is held only for the totals and the commit.
+    totals::count_game(&mut tx, ctx.league_id, id, game.outcome != "redeal").await?;
+    tx.commit().await?;
+    Ok(Recorded {
+        version: view.version,
+        body,
+        night_id: ctx.night_id,
+        table_number: ctx.table_number,
+    })
+}
+
+/// The stored answer for an idempotency key, if there is one.
+async fn replay(
+    state: &AppState,
+    ctx: &TableContext,
+    club_id: i64,
+    key: &str,
+    hash: &str,
+) -> Result<Option<Recorded>> {
+    match games::saved_response(&state.db, club_id, key).await? {
+        None => Ok(None),
+        Some((stored_hash, _, _)) if stored_hash != hash => Err(Error::invalid(
+            "Idempotency-Key",
+            "this key was used for a different request; use a new key for a new game",
+        )),
+        Some((_, Some(_), Some(body))) => {
+            let version = body["version"].as_i64().unwrap_or(1) as i32;
+            Ok(Some(Recorded {
+                version,
+                body,
+                night_id: ctx.night_id,
+                table_number: ctx.table_number,
+            }))
+        }
+        Some(_) => Err(Error::Conflict(
+            "a request with this Idempotency-Key is still in progress".into(),
+        )),
+    }
+}
+
+/// Loads a game's table context and checks the caller's access to its league.
+async fn game_access(
+    state: &AppState,
+    caller: &Caller,
+    id: i64,
+    need: Need,
+) -> Result<(games::GameRow, TableContext, League)> {
+    let not_found = || format!("no game {id}");
+    let g = games::get(&state.db, id)
+        .await?
+        .ok_or_else(|| Error::NotFound(not_found()))?;
+    let ctx = games::table_context(&state.db, g.table_id)
+        .await?
+        .ok_or_else(|| Error::NotFound(not_found()))?;
+    let (league, _) = caller
+        .league(state, ctx.league_id, need)
+        .await
+        .map_err(|e| e.or_not_found(not_found))?;
+    Ok((g, ctx, league))
+}
+
+/// One game with its scores.
+pub async fn show(state: &AppState, caller: &Caller, id: i64) -> Result<GameView> {
+    let (g, _, _) = game_access(state, caller, id, Need::Read).await?;
+    view(&mut *state.db.acquire().await?, g.id).await
+}
+
+/// Reads a game version as sent back by a client (`"3"`, `3` or `W/"3"`).
+fn version(text: &str) -> Result<i32> {
+    let text = text.trim().trim_start_matches("W/").trim_matches('"');
+    text.parse().map_err(|_| {
+        Error::invalid(
+            "If-Match",
+            format!(
+                "`{text}` is not a game version; send the version you saw, e.g. If-Match: \"3\""
+            ),
+        )
+    })
+}
+
+fn stale(current: i32) -> Error {
+    Error::Stale(format!(
+        "the game has changed since you saw it: its version is now {current}; reload it and try again"
+    ))
+}
+
+/// Amends a game with the whole corrected result; `seen` is the version the corrector saw
+/// (required). The result is validated and scored again; the change goes in the audit log.
+pub async fn amend(
+    state: &AppState,
+    caller: &Caller,
+    id: i64,
+    seen: Option<&str>,
+    mut input: GameInput,
+) -> Result<GameView> {
+    let (g, ctx, league) = game_access(state, caller, id, Need::Score).await?;
+    let version = seen.map(version).transpose()?.ok_or_else(|| {
+        Error::VersionRequired(
+            "send If-Match with the version of the game you are correcting".into(),
+        )
+    })?;
+    if ctx.night_status == "closed" {
+        return Err(closed(ctx.night_id));
+    }
+    input.number = Some(input.number.unwrap_or(g.number));
+    let players = games::table_players(&state.db, g.table_id).await?;
+    let game = prepare(state, &league, g.table_id, &players, &input).await?;
+    match games::amend(
+        &state.db,
+        ctx.league_id,
+        g.id,
+        version,
+        &game,
+        &caller.actor(),
+    )
+    .await?
+    {
+        games::Change::Done => {}
+        games::Change::Stale(current) => return Err(stale(current)),
+        games::Change::Gone => {
+            return Err(Error::Conflict(format!(
+                "game {} is voided; record a new game instead",
+                g.id
+            )));
+        }
+        games::Change::Taken => {
+            return Err(Error::Conflict(format!(
+                "game {} at this table is already recorded",
+                game.number
+            )));
+        }
+    }
+    view(&mut *state.db.acquire().await?, g.id).await
+}
+
+/// Voids a game (organizers): it stops counting. `seen`, when sent, must be its version.
+pub async fn void(
+    state: &AppState,
+    caller: &Caller,
+    id: i64,
+    seen: Option<&str>,
+) -> Result<GameView> {
+    let (g, ctx, _) = game_access(state, caller, id, Need::Admin).await?;
+    let seen = seen.map(version).transpose()?;
+    match games::void(&state.db, ctx.league_id, g.id, seen, &caller.actor()).await? {
+        games::Change::Done => {}
+        games::Change::Stale(current) => return Err(stale(current)),
+        games::Change::Gone | games::Change::Taken => {
+            return Err(Error::Conflict(format!("game {} is already voided", g.id)));
+        }
+    }
+    view(&mut *state.db.acquire().await?, g.id).await
+}
+
+/// Every change to a game: who, when, before and after.
+pub async fn audit(state: &AppState, caller: &Caller, id: i64) -> Result<Vec<AuditEntry>> {
+    let (g, _, _) = game_access(state, caller, id, Need::Read).await?;
+    Ok(games::audit(&state.db, g.id).await?)
+}
+
+/// A table as its scoring screen shows it.
+pub struct Scoring {
+    pub league: League,
+    pub table_number: i32,
+    pub night_id: i64,
+    /// The next game's number.
+    pub number: i32,
+    /// (player id, name, wind in the next game), in seat order.
+    pub players: Vec<(i64, String, &'static str)>,
+}
+
+/// The scoring screen of a table (scorers and up).
+pub async fn scoring(state: &AppState, caller: &Caller, table_id: i64) -> Result<Scoring> {
+    let (ctx, league, _) = table_for(state, caller, table_id, Need::Score).await?;
+    let players = games::table_players(&state.db, table_id).await?;
+    let number = games::next_number(&state.db, table_id).await?;
+    let n = players.len().max(1);
+    let east = (number as usize - 1) % n;
+    Ok(Scoring {
+        league,
+        table_number: ctx.table_number,
+        night_id: ctx.night_id,
+        number,
+        players: players
+            .into_iter()
+            .enumerate()
+            .map(|(i, (pid, name))| (pid, name, games::SEAT_WINDS[(i + n - east) % n]))
+            .collect(),
+    })
+}

@@ -1,0 +1,268 @@
+//! Leagues: card, ruleset (a preset or the club's own as data), games per table, visibility,
+//! standings board, dates.
+
+use chrono::NaiveDate;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::domain::{AppState, Caller, Error, Need, Result, cards};
+use crate::rules::{CardRef, Ruleset, RulesetSpec, builtin};
+use crate::storage::cards as stored_cards;
+use crate::storage::clubs::Club;
+pub use crate::storage::leagues::League;
+use crate::storage::leagues::{self, LeagueFields};
+
+#[derive(Serialize, ToSchema)]
+pub struct LeagueView {
+    pub id: i64,
+    #[schema(example = "tuesday-tiles")]
+    pub club: String,
+    pub name: String,
+    /// Built-in card name or uploaded card id.
+    #[schema(example = "demo-2026")]
+    pub card: String,
+    /// A preset name, or the ruleset as data.
+    #[schema(value_type = Object, example = json!("nmjl-money"))]
+    pub ruleset: serde_json::Value,
+    pub games_per_table: i32,
+    #[schema(example = "public")]
+    pub visibility: String,
+    /// `total` (total points) or `average` (average per game, with `min_games`).
+    #[schema(example = "total")]
+    pub board: String,
+    pub min_games: i32,
+    pub starts_on: Option<NaiveDate>,
+    pub ends_on: Option<NaiveDate>,
+}
+
+impl LeagueView {
+    pub fn new(l: League, club: &Club) -> LeagueView {
+        LeagueView {
+            card: card_name(&l),
+            id: l.id,
+            club: club.slug.clone(),
+            name: l.name,
+            ruleset: l.ruleset,
+            games_per_table: l.games_per_table,
+            visibility: l.visibility,
+            board: l.board,
+            min_games: l.min_games,
+            starts_on: l.starts_on,
+            ends_on: l.ends_on,
+        }
+    }
+}
+
+/// The league's card as requests name it: a built-in name or an uploaded card's id.
+pub fn card_name(l: &League) -> String {
+    l.builtin_card
+        .clone()
+        .unwrap_or_else(|| l.card_id.map(|c| c.to_string()).unwrap_or_default())
+}
+
+/// Fields of a league; on create `name`, `card` and `ruleset` are required, on edit every field is optional.
+#[derive(Deserialize, ToSchema, Default)]
+#[serde(deny_unknown_fields)]
+pub struct LeagueInput {
+    #[schema(example = "Spring league 2026")]
+    pub name: Option<String>,
+    #[schema(example = "demo-2026")]
+    pub card: Option<String>,
+    #[schema(value_type = Object, example = json!("nmjl-money"))]
+    pub ruleset: Option<serde_json::Value>,
+    #[schema(example = 4)]
+    pub games_per_table: Option<i32>,
+    #[schema(example = "public")]
+    pub visibility: Option<String>,
+    #[schema(example = "total")]
+    pub board: Option<String>,
+    pub min_games: Option<i32>,
+    pub starts_on: Option<NaiveDate>,
+    pub ends_on: Option<NaiveDate>,
+}
+
+/// Applies input over current fields, validating each.
+async fn merge(
+    state: &AppState,
+    club_id: i64,
+    input: LeagueInput,
+    mut f: LeagueFields,
+) -> Result<LeagueFields> {
+    if let Some(name) = input.name {
+        let name = name.trim().to_string();
+        if name.is_empty() || name.chars().count() > 200 {
+            return Err(Error::invalid("name", "give a name of 1 to 200 characters"));
+        }
+        f.name = name;
+    }
+    if let Some(card) = input.card {
+        if builtin::get(&card).is_some() {
+            (f.card_id, f.builtin_card) = (None, Some(card));
+        } else {
+            // The card must be one the club may use: its own or a public one.
+            let unusable = || {
+                Error::invalid(
+                    "card",
+                    format!(
+                        "no card `{card}` this club can use: give a built-in card ({}) or the id of the club's own or a public card",
+                        builtin::names().collect::<Vec<_>>().join(", ")
+                    ),
+                )
+            };
+            let id: i64 = card.trim().parse().map_err(|_| unusable())?;
+            let stored = stored_cards::get(&state.db, id)
+                .await?
+                .ok_or_else(unusable)?;
+            if stored.club_id != club_id && !stored.public {
+                return Err(unusable());
+            }
+            (f.card_id, f.builtin_card) = (Some(id), None);
+        }
+    }
+    if let Some(ruleset) = input.ruleset {
+        let spec: RulesetSpec = serde_json::from_value(ruleset.clone()).map_err(|e| {
+            Error::invalid(
+                "ruleset",
+                format!(
+                    "give a preset ({}) or a ruleset object: {e}",
+                    Ruleset::PRESETS.join(", ")
+                ),
+            )
+        })?;
+        spec.resolve()
+            .map_err(|e| Error::invalid("ruleset", e.to_string()))?;
+        f.ruleset = ruleset;
+    }
+    if let Some(n) = input.games_per_table {
+        if !(1..=32).contains(&n) {
+            return Err(Error::invalid("games_per_table", "use 1 to 32"));
+        }
+        f.games_per_table = n;
+    }
+    if let Some(v) = input.visibility {
+        if v != "public" && v != "members" {
+            return Err(Error::invalid("visibility", "use public or members"));
+        }
+        f.visibility = v;
+    }
+    if let Some(b) = input.board {
+        if b != "total" && b != "average" {
+            return Err(Error::invalid("board", "use total or average"));
+        }
+        f.board = b;
+    }
+    if let Some(m) = input.min_games {
+        if m < 0 {
+            return Err(Error::invalid("min_games", "use 0 or more"));
+        }
+        f.min_games = m;
+    }
+    if input.starts_on.is_some() {
+        f.starts_on = input.starts_on;
+    }
+    if input.ends_on.is_some() {
+        f.ends_on = input.ends_on;
+    }
+    if let (Some(s), Some(e)) = (f.starts_on, f.ends_on)
+        && e < s
+    {
+        return Err(Error::invalid(
+            "ends_on",
+            "the league cannot end before it starts",
+        ));
+    }
+    Ok(f)
+}
+
+/// The club's leagues.
+pub async fn list(state: &AppState, caller: &Caller, slug: &str) -> Result<Vec<LeagueView>> {
+    let (club, _) = caller.club(state, slug, Need::Read).await?;
+    Ok(leagues::list(&state.db, club.id)
+        .await?
+        .into_iter()
+        .map(|l| LeagueView::new(l, &club))
+        .collect())
+}
+
+/// Creates a league in the club `slug`.
+pub async fn create(
+    state: &AppState,
+    caller: &Caller,
+    slug: &str,
+    input: LeagueInput,
+) -> Result<(League, Club)> {
+    let (club, _) = caller.club(state, slug, Need::Admin).await?;
+    for (field, missing) in [
+        ("name", input.name.is_none()),
+        ("card", input.card.is_none()),
+        ("ruleset", input.ruleset.is_none()),
+    ] {
+        if missing {
+            return Err(Error::invalid(field, "this field is required"));
+        }
+    }
+    let blank = LeagueFields {
+        name: String::new(),
+        card_id: None,
+        builtin_card: None,
+        ruleset: serde_json::Value::Null,
+        games_per_table: 4,
+        visibility: "members".into(),
+        board: "total".into(),
+        min_games: 0,
+        starts_on: None,
+        ends_on: None,
+    };
+    let fields = merge(state, club.id, input, blank).await?;
+    let league = leagues::create(&state.db, club.id, &fields).await?;
+    Ok((league, club))
+}
+
+/// One league (public leagues need no login).
+pub async fn show(state: &AppState, caller: &Caller, id: i64) -> Result<(League, Club)> {
+    caller.league(state, id, Need::Read).await
+}
+
+/// Edits any of a league's fields.
+pub async fn update(
+    state: &AppState,
+    caller: &Caller,
+    id: i64,
+    input: LeagueInput,
+) -> Result<(League, Club)> {
+    let (league, club) = caller.league(state, id, Need::Admin).await?;
+    let current = LeagueFields {
+        name: league.name.clone(),
+        card_id: league.card_id,
+        builtin_card: league.builtin_card.clone(),
+        ruleset: league.ruleset.clone(),
+        games_per_table: league.games_per_table,
+        visibility: league.visibility.clone(),
+        board: league.board.clone(),
+        min_games: league.min_games,
+        starts_on: league.starts_on,
+        ends_on: league.ends_on,
+    };
+    let fields = merge(state, club.id, input, current).await?;
+    let updated = leagues::update(&state.db, league.id, &fields).await?;
+    Ok((updated, club))
+}
+
+/// The league's card, compiled.
+pub async fn card(state: &AppState, league: &League) -> Result<CardRef> {
+    if let Some(name) = &league.builtin_card {
+        return builtin::get(name).map(CardRef::Builtin).ok_or_else(|| {
+            Error::internal(format!(
+                "league {} names unknown built-in card {name}",
+                league.id
+            ))
+        });
+    }
+    let id = league
+        .card_id
+        .ok_or_else(|| Error::internal(format!("league {} has no card", league.id)))?;
+    let stored = stored_cards::get(&state.db, id)
+        .await?
+        .ok_or_else(|| Error::internal(format!("card {id} missing")))?;
+    Ok(CardRef::Shared(cards::compiled(state, &stored)?))
+}

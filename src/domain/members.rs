@@ -1,0 +1,208 @@
+//! A club's members and their roles, and its API tokens.
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::auth::{TOKEN_PREFIX, new_secret};
+use crate::domain::{Access, AppState, Caller, Error, Need, Result, Role};
+pub use crate::storage::clubs::Member;
+use crate::storage::clubs::{self, Club};
+use crate::storage::tokens;
+pub use crate::storage::tokens::TokenInfo;
+use crate::storage::users;
+
+/// A club the caller runs (organizers, owners, `admin` tokens), and whether they own it. Only
+/// `organized` makes one, so holding one proves the check was made.
+pub struct Organized {
+    club: Club,
+    owner: bool,
+}
+
+impl Organized {
+    pub fn club(&self) -> &Club {
+        &self.club
+    }
+
+    /// Whether the caller owns the club (only owners make or unmake owners).
+    pub fn owner(&self) -> bool {
+        self.owner
+    }
+}
+
+/// The club, when the caller may run it.
+pub async fn organized(state: &AppState, caller: &Caller, slug: &str) -> Result<Organized> {
+    let (club, access) = caller.club(state, slug, Need::Admin).await?;
+    let owner = matches!(
+        access,
+        Access::Member {
+            role: Role::Owner,
+            ..
+        }
+    );
+    Ok(Organized { club, owner })
+}
+
+/// Members and their roles (organizers and owners).
+pub async fn list(state: &AppState, caller: &Caller, slug: &str) -> Result<Vec<Member>> {
+    let (club, _) = caller.club(state, slug, Need::Admin).await?;
+    Ok(clubs::members(&state.db, club.id).await?)
+}
+
+/// The members of a club already checked with `organized`.
+pub async fn of(state: &AppState, club: &Organized) -> Result<Vec<Member>> {
+    Ok(clubs::members(&state.db, club.club.id).await?)
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SetRole {
+    /// The email of an existing account.
+    #[schema(example = "sam@example.org")]
+    pub email: String,
+    /// owner, organizer, scorer or member.
+    #[schema(example = "scorer")]
+    pub role: String,
+}
+
+/// Checks that the caller may give or take `role`, and that the last owner stays.
+async fn check_role_change(
+    state: &AppState,
+    club: &Club,
+    access: Access,
+    target: i64,
+    new: Option<Role>,
+) -> Result<()> {
+    let current = clubs::role(&state.db, club.id, target)
+        .await?
+        .and_then(|r| Role::parse(&r));
+    let touches_owner = new == Some(Role::Owner) || current == Some(Role::Owner);
+    if touches_owner && access.role() != Role::Owner {
+        return Err(Error::Forbidden(
+            "only an owner can make or unmake owners".into(),
+        ));
+    }
+    if current == Some(Role::Owner)
+        && new != Some(Role::Owner)
+        && clubs::owner_count(&state.db, club.id).await? <= 1
+    {
+        return Err(Error::Conflict(
+            "this is the club's last owner; make someone else owner first".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// Adds a member by email or changes their role; answers the members after the change.
+pub async fn set_role(
+    state: &AppState,
+    caller: &Caller,
+    slug: &str,
+    s: SetRole,
+) -> Result<Vec<Member>> {
+    let (club, access) = caller.club(state, slug, Need::Admin).await?;
+    let role = Role::parse(&s.role)
+        .ok_or_else(|| Error::invalid("role", "use owner, organizer, scorer or member"))?;
+    let user = users::by_email(&state.db, s.email.trim())
+        .await?
+        .ok_or_else(|| Error::invalid("email", "no account has this email; they sign up first"))?;
+    check_role_change(state, &club, access, user.id, Some(role)).await?;
+    clubs::set_role(&state.db, club.id, user.id, role.as_str()).await?;
+    Ok(clubs::members(&state.db, club.id).await?)
+}
+
+/// Takes a user out of the club (the last owner stays).
+pub async fn remove(state: &AppState, caller: &Caller, slug: &str, user: i64) -> Result<()> {
+    let (club, access) = caller.club(state, slug, Need::Admin).await?;
+    check_role_change(state, &club, access, user, None).await?;
+    if !clubs::remove_member(&state.db, club.id, user).await? {
+        return Err(Error::NotFound(format!(
+            "user {user} is not a member of this club"
+        )));
+    }
+    Ok(())
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewToken {
+    #[schema(example = "standings board")]
+    pub name: String,
+    /// Any of read, score, admin.
+    #[schema(example = json!(["read"]))]
+    pub scopes: Vec<String>,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct CreatedToken {
+    #[serde(flatten)]
+    pub info: TokenInfo,
+    /// The secret: shown this once, never again. Send it as `Authorization: Bearer <token>`.
+    pub token: String,
+}
+
+/// The club's API tokens (never their secrets).
+pub async fn tokens(state: &AppState, caller: &Caller, slug: &str) -> Result<Vec<TokenInfo>> {
+    let (club, _) = caller.club(state, slug, Need::Admin).await?;
+    Ok(tokens::list(&state.db, club.id).await?)
+}
+
+/// The tokens of a club already checked with `organized`.
+pub async fn tokens_of(state: &AppState, club: &Organized) -> Result<Vec<TokenInfo>> {
+    Ok(tokens::list(&state.db, club.club.id).await?)
+}
+
+/// Creates an API token (a logged-in organizer or owner); the answer holds its secret, which is
+/// never stored.
+pub async fn issue_token(
+    state: &AppState,
+    caller: &Caller,
+    slug: &str,
+    n: NewToken,
+) -> Result<CreatedToken> {
+    let user = caller.user()?.clone();
+    let (club, _) = caller.club(state, slug, Need::Admin).await?;
+    let name = n.name.trim();
+    if name.is_empty() || name.chars().count() > 100 {
+        return Err(Error::invalid("name", "give a name of 1 to 100 characters"));
+    }
+    if n.scopes.is_empty() {
+        return Err(Error::invalid(
+            "scopes",
+            "give at least one of read, score, admin",
+        ));
+    }
+    if let Some((i, bad)) = n
+        .scopes
+        .iter()
+        .enumerate()
+        .find(|(_, s)| !["read", "score", "admin"].contains(&s.as_str()))
+    {
+        return Err(Error::invalid(
+            &format!("scopes[{i}]"),
+            format!("`{bad}` is not a scope; use read, score or admin"),
+        ));
+    }
+    let mut scopes = n.scopes.clone();
+    scopes.sort();
+    scopes.dedup();
+    let token = new_secret(TOKEN_PREFIX);
+    let info = tokens::create(
+        &state.db,
+        club.id,
+        name,
+        &state.keys.hash(&token),
+        &scopes,
+        user.id,
+    )
+    .await?;
+    Ok(CreatedToken { info, token })
+}
+
+/// Revokes one of the club's tokens: it stops working at once.
+pub async fn revoke_token(state: &AppState, caller: &Caller, slug: &str, id: i64) -> Result<()> {
+    let (club, _) = caller.club(state, slug, Need::Admin).await?;
+    if !tokens::revoke(&state.db, club.id, id).await? {
+        return Err(Error::NotFound(format!("this club has no token {id}")));
+    }
+    Ok(())
+}

@@ -1,0 +1,156 @@
+//! The product's operations, called by both adapters (`api` for JSON, `pages` for HTML forms).
+//!
+//! Each operation takes the shared state, the caller and typed input; it checks access first
+//! (before any work that grows with the input), then calls `storage` and `rules`, and answers
+//! typed output or an [`Error`]. Nothing here knows HTTP: no requests, responses, headers,
+//! cookies or status codes. The types that travel as JSON derive `serde` and `utoipa`'s
+//! `ToSchema` (a description of their shape), so the API documents the domain's own types.
+
+pub mod access;
+pub mod accounts;
+pub mod cards;
+pub mod clubs;
+pub mod engine;
+pub mod games;
+pub mod leagues;
+pub mod members;
+pub mod nights;
+pub mod players;
+pub mod standings;
+
+use serde::Serialize;
+use utoipa::ToSchema;
+
+pub use crate::state::AppState;
+pub use access::{Access, Caller, Need, Principal, Role};
+
+/// One field that is wrong, and why.
+#[derive(Debug, Clone, Serialize, ToSchema, PartialEq, Eq)]
+pub struct FieldError {
+    /// Where the problem is, as a JSON path (`exposures[1]`, `hand`).
+    pub field: String,
+    pub message: String,
+    /// For a card file: the line of the problem.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<usize>,
+    /// For a card file: the hand's id.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hand: Option<String>,
+}
+
+impl FieldError {
+    pub fn new(field: impl Into<String>, message: impl Into<String>) -> FieldError {
+        FieldError {
+            field: field.into(),
+            message: message.into(),
+            line: None,
+            hand: None,
+        }
+    }
+}
+
+/// Why an operation did not happen.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// There is no such thing, or the caller may not know that there is.
+    #[error("{0}")]
+    NotFound(String),
+    /// The caller has to say who they are (log in, or send a token).
+    #[error("{0}")]
+    Unauthorized(String),
+    /// The caller is known but not allowed.
+    #[error("{0}")]
+    Forbidden(String),
+    /// The input does not stand: each wrong field and why.
+    #[error("{detail}")]
+    Invalid {
+        detail: String,
+        errors: Vec<FieldError>,
+    },
+    /// The operation clashes with what is stored (a taken name, a recorded game, a closed night).
+    #[error("{0}")]
+    Conflict(String),
+    /// The caller's copy is out of date (a game's version moved on).
+    #[error("{0}")]
+    Stale(String),
+    /// A change that must name the version it corrects did not.
+    #[error("{0}")]
+    VersionRequired(String),
+    /// Over a rate limit: try again after the wait.
+    #[error("{detail}")]
+    TooManyRequests {
+        detail: String,
+        retry_after_secs: u64,
+    },
+    /// Something this operation needs does not answer; try again later.
+    #[error("{0}")]
+    Unavailable(String),
+    /// Ours: logged, never shown in detail.
+    #[error(transparent)]
+    Internal(#[from] anyhow::Error),
+}
+
+impl From<sqlx::Error> for Error {
+    fn from(e: sqlx::Error) -> Self {
+        Error::Internal(e.into())
+    }
+}
+
+impl From<crate::auth::limits::Refused> for Error {
+    fn from(r: crate::auth::limits::Refused) -> Self {
+        Error::TooManyRequests {
+            detail: r.detail,
+            retry_after_secs: r.retry_after_secs,
+        }
+    }
+}
+
+impl Error {
+    /// One field is wrong.
+    pub fn invalid(field: &str, message: impl Into<String>) -> Error {
+        let message = message.into();
+        Error::Invalid {
+            detail: format!("{field}: {message}"),
+            errors: vec![FieldError::new(field, message)],
+        }
+    }
+
+    /// An error of ours, from anything displayable.
+    pub fn internal(e: impl std::fmt::Display) -> Error {
+        Error::Internal(anyhow::anyhow!("{e}"))
+    }
+
+    /// The error for a person reading a page: the detail, and each field's problem when there
+    /// are several (a card upload's lines).
+    pub fn message(&self) -> String {
+        match self {
+            Error::Invalid { detail, errors } if errors.len() > 1 => {
+                let each: Vec<String> = errors
+                    .iter()
+                    .map(|e| match e.line {
+                        Some(line) => format!("line {line}: {}", e.message),
+                        None => format!("{}: {}", e.field, e.message),
+                    })
+                    .collect();
+                format!("{detail} — {}", each.join("; "))
+            }
+            other => other.to_string(),
+        }
+    }
+
+    /// A not-found error said again in the words of what was asked for (a game, a table),
+    /// so a caller cannot tell a missing league from one it may not see.
+    pub fn or_not_found(self, what: impl FnOnce() -> String) -> Error {
+        match self {
+            Error::NotFound(_) => Error::NotFound(what()),
+            other => other,
+        }
+    }
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Whether the database answers (readiness).
+pub async fn ready(state: &AppState) -> bool {
+    crate::storage::ping(&state.db).await
+}

@@ -1,0 +1,504 @@
+//! League nights: create, check players in and out, propose seating, lock tables, close and
+//! reopen.
+
+use std::collections::{BTreeMap, HashSet};
+use std::time::Duration;
+
+use chrono::NaiveDate;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::domain::{AppState, Caller, Error, Need, Result, Role};
+use crate::seating::{self, History};
+pub use crate::storage::games::NightScore;
+use crate::storage::games::{self, SEAT_WINDS};
+use crate::storage::leagues::League;
+pub use crate::storage::nights::{Night, Table};
+use crate::storage::players::Player;
+use crate::storage::{clubs, nights, players};
+
+/// How long a seating proposal may search (it usually finishes far sooner).
+const SEATING_BUDGET: Duration = Duration::from_millis(800);
+
+#[derive(Serialize, ToSchema)]
+pub struct PlayerRef {
+    pub id: i64,
+    pub name: String,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct SeatView {
+    /// The seat's wind at the night's first game: E, S, W, N.
+    #[schema(example = "E")]
+    pub seat: &'static str,
+    pub player: PlayerRef,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct TableView {
+    pub id: i64,
+    pub number: i32,
+    pub seats: Vec<SeatView>,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct NightView {
+    pub id: i64,
+    pub league: i64,
+    /// 1 for the league's first night (a tournament's first round), and so on.
+    pub number: i32,
+    pub date: NaiveDate,
+    /// open → seated → closed.
+    #[schema(example = "open")]
+    pub status: String,
+    pub checkins: Vec<PlayerRef>,
+    /// The last proposed seating: player ids per table in seat order (E, S, W, N).
+    #[schema(value_type = Object)]
+    pub proposal: Option<serde_json::Value>,
+    /// Locked tables.
+    pub tables: Vec<TableView>,
+}
+
+async fn view(state: &AppState, night: Night) -> Result<NightView> {
+    let checkins = nights::checkins(&state.db, night.id).await?;
+    let tables = nights::tables(&state.db, night.id).await?;
+    Ok(NightView {
+        id: night.id,
+        league: night.league_id,
+        number: night.number,
+        date: night.night_date,
+        status: night.status,
+        checkins: checkins
+            .into_iter()
+            .map(|(id, name)| PlayerRef { id, name })
+            .collect(),
+        proposal: night.proposal,
+        tables: tables
+            .into_iter()
+            .map(|t| TableView {
+                id: t.id,
+                number: t.number,
+                seats: t
+                    .players
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, (id, name))| SeatView {
+                        seat: SEAT_WINDS[i],
+                        player: PlayerRef { id, name },
+                    })
+                    .collect(),
+            })
+            .collect(),
+    })
+}
+
+/// The night as it is now, as the answer of a change.
+pub async fn reloaded(state: &AppState, id: i64) -> Result<NightView> {
+    let night = nights::get(&state.db, id)
+        .await?
+        .ok_or_else(|| Error::NotFound(format!("no night {id}")))?;
+    view(state, night).await
+}
+
+/// Ids of the players checked in, by id.
+async fn checked_in_ids(state: &AppState, night_id: i64) -> Result<Vec<i64>> {
+    Ok(nights::checkins(&state.db, night_id)
+        .await?
+        .into_iter()
+        .map(|(id, _)| id)
+        .collect())
+}
+
+/// Loads a night and its league for a caller with `need`.
+async fn night_for(
+    state: &AppState,
+    caller: &Caller,
+    id: i64,
+    need: Need,
+) -> Result<(Night, League)> {
+    let not_found = || format!("no night {id}");
+    let night = nights::get(&state.db, id)
+        .await?
+        .ok_or_else(|| Error::NotFound(not_found()))?;
+    let (league, _) = caller
+        .league(state, night.league_id, need)
+        .await
+        .map_err(|e| e.or_not_found(not_found))?;
+    Ok((night, league))
+}
+
+/// As `night_for`, refusing a closed night.
+async fn open_night(state: &AppState, caller: &Caller, id: i64) -> Result<(Night, League)> {
+    let (night, league) = night_for(state, caller, id, Need::Admin).await?;
+    if night.status == "closed" {
+        return Err(Error::Conflict(format!(
+            "night {} is closed; an organizer can reopen it",
+            night.id
+        )));
+    }
+    Ok((night, league))
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewNight {
+    #[schema(example = "2026-03-03")]
+    pub date: NaiveDate,
+}
+
+/// Starts a night of the league (or a tournament round).
+pub async fn create(state: &AppState, caller: &Caller, league: i64, n: NewNight) -> Result<Night> {
+    let (league, _) = caller.league(state, league, Need::Admin).await?;
+    Ok(nights::create(&state.db, league.id, n.date).await?)
+}
+
+/// A night's view, as the answer of its creation.
+pub async fn created(state: &AppState, night: Night) -> Result<NightView> {
+    view(state, night).await
+}
+
+/// The league's nights.
+pub async fn list(state: &AppState, caller: &Caller, league: i64) -> Result<Vec<NightView>> {
+    let (league, _) = caller.league(state, league, Need::Read).await?;
+    let mut all = Vec::new();
+    for n in nights::list(&state.db, league.id).await? {
+        all.push(view(state, n).await?);
+    }
+    Ok(all)
+}
+
+/// A night: check-ins, the proposal and the locked tables.
+pub async fn show(state: &AppState, caller: &Caller, id: i64) -> Result<NightView> {
+    let (night, _) = night_for(state, caller, id, Need::Read).await?;
+    view(state, night).await
+}
+
+/// Checks that a player of the league's club may be checked in.
+async fn check_in_one(state: &AppState, night: &Night, league: &League, player: i64) -> Result<()> {
+    let p = players::get(&state.db, league.club_id, player)
+        .await?
+        .ok_or_else(|| Error::invalid("player", format!("the club has no player {player}")))?;
+    if !p.active {
+        return Err(Error::invalid(
+            "player",
+            format!("{} is deactivated; reactivate them first", p.name),
+        ));
+    }
+    nights::check_in(&state.db, night.id, player).await?;
+    Ok(())
+}
+
+/// Checks a player in.
+pub async fn check_in(state: &AppState, caller: &Caller, id: i64, player: i64) -> Result<()> {
+    let (night, league) = open_night(state, caller, id).await?;
+    check_in_one(state, &night, &league, player).await
+}
+
+/// Checks a player out.
+pub async fn check_out(state: &AppState, caller: &Caller, id: i64, player: i64) -> Result<()> {
+    let (night, _) = open_night(state, caller, id).await?;
+    if !nights::check_out(&state.db, night.id, player).await? {
+        return Err(Error::NotFound(format!(
+            "player {player} is not checked in"
+        )));
+    }
+    Ok(())
+}
+
+/// How a set of check-ins changed.
+pub struct CheckinChange {
+    pub added: usize,
+    pub removed: usize,
+}
+
+/// Makes the night's check-ins exactly `want` (the check-in form's ticks).
+pub async fn set_checkins(
+    state: &AppState,
+    caller: &Caller,
+    id: i64,
+    want: &[i64],
+) -> Result<CheckinChange> {
+    let (night, league) = open_night(state, caller, id).await?;
+    let now = checked_in_ids(state, night.id).await?;
+    let mut change = CheckinChange {
+        added: 0,
+        removed: 0,
+    };
+    for p in want.iter().filter(|p| !now.contains(p)) {
+        check_in_one(state, &night, &league, *p).await?;
+        change.added += 1;
+    }
+    for p in now.iter().filter(|p| !want.contains(p)) {
+        nights::check_out(&state.db, night.id, *p).await?;
+        change.removed += 1;
+    }
+    Ok(change)
+}
+
+#[derive(Deserialize, ToSchema, Default)]
+#[serde(deny_unknown_fields)]
+pub struct SeatingRequest {
+    /// The same seed and check-ins give the same proposal; default: the night's id.
+    #[serde(default)]
+    pub seed: Option<u64>,
+}
+
+/// Proposes tables for the checked-in players and keeps the proposal with the night: players
+/// who met least this season (recent meetings weigh most) sit together, and East starts are
+/// balanced. `seed` defaults to the night's id.
+pub async fn propose_seating(
+    state: &AppState,
+    caller: &Caller,
+    id: i64,
+    request: SeatingRequest,
+) -> Result<()> {
+    let (night, league) = open_night(state, caller, id).await?;
+    let present = checked_in_ids(state, night.id).await?;
+    if present.len() < 2 {
+        return Err(Error::invalid(
+            "checkins",
+            format!(
+                "{} player(s) checked in; seating needs at least 2",
+                present.len()
+            ),
+        ));
+    }
+    let index = |p: i64| present.iter().position(|&x| x == p);
+    let mut history = History::new(present.len());
+    let earlier = nights::earlier_tables(&state.db, league.id, night.number).await?;
+    for (number, table) in &earlier {
+        let age = (night.number - number - 1).max(0) as u32;
+        let seated: Vec<usize> = table.iter().filter_map(|&p| index(p)).collect();
+        for (i, &a) in seated.iter().enumerate() {
+            for &b in &seated[i + 1..] {
+                history.met(a, b, age);
+            }
+        }
+        for g in 0..league.games_per_table as usize {
+            if let Some(e) = index(table[g % table.len()]) {
+                history.east[e] += 1;
+            }
+        }
+    }
+    let seed = request.seed.unwrap_or(night.id as u64);
+    let games = league.games_per_table as usize;
+    let count = present.len();
+    let plan = tokio::task::spawn_blocking(move || {
+        seating::plan(count, 1, seed, Some(&history), SEATING_BUDGET, games)
+    })
+    .await
+    .map_err(|e| Error::internal(format!("seating: {e}")))?
+    .map_err(|e| Error::invalid("checkins", e))?;
+    let tables: Vec<Vec<i64>> = plan.rounds[0]
+        .iter()
+        .map(|t| t.iter().map(|&i| present[i]).collect())
+        .collect();
+    nights::set_proposal(
+        &state.db,
+        night.id,
+        &serde_json::json!({"seed": seed, "tables": tables}),
+    )
+    .await?;
+    Ok(())
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LockTables {
+    /// Player ids per table in seat order (E, S, W, N): the proposal, or the organizer's changes to it.
+    #[schema(example = json!([[11, 12, 13, 14], [15, 16, 17]]))]
+    pub tables: Vec<Vec<i64>>,
+}
+
+/// Locks the night's tables: player ids per table in seat order.
+pub async fn lock_tables(
+    state: &AppState,
+    caller: &Caller,
+    id: i64,
+    lock: LockTables,
+) -> Result<()> {
+    let (night, _) = open_night(state, caller, id).await?;
+    lock_checked(state, &night, lock.tables).await
+}
+
+/// One seat chosen on the page's seating form: table and seat as numbered there (seats 0 to
+/// 3 are E, S, W, N), and who sits there.
+pub struct SeatChoice {
+    pub table: u64,
+    pub seat: u64,
+    pub player: i64,
+}
+
+/// Locks the tables chosen seat by seat (the page's form): tables in their numbers' order,
+/// players in seat order; seats beyond the fourth are not seats.
+pub async fn lock_seats(
+    state: &AppState,
+    caller: &Caller,
+    id: i64,
+    seats: Vec<SeatChoice>,
+) -> Result<()> {
+    let (night, _) = open_night(state, caller, id).await?;
+    lock_checked(state, &night, tables_from_seats(seats)).await
+}
+
+/// Seats as player ids per table: tables in their numbers' order, players in seat order.
+/// Nothing here grows with the numbers themselves, only with how many seats were sent.
+fn tables_from_seats(seats: Vec<SeatChoice>) -> Vec<Vec<i64>> {
+    let mut by_table: BTreeMap<u64, BTreeMap<u64, i64>> = BTreeMap::new();
+    for s in seats.into_iter().filter(|s| s.seat < 4) {
+        by_table
+            .entry(s.table)
+            .or_default()
+            .insert(s.seat, s.player);
+    }
+    by_table
+        .into_values()
+        .map(|t| t.into_values().collect())
+        .collect()
+}
+
+async fn lock_checked(state: &AppState, night: &Night, tables: Vec<Vec<i64>>) -> Result<()> {
+    let present = checked_in_ids(state, night.id).await?;
+    if tables.is_empty() {
+        return Err(Error::invalid("tables", "give at least one table"));
+    }
+    let mut seen = HashSet::new();
+    for (i, t) in tables.iter().enumerate() {
+        if !(2..=4).contains(&t.len()) {
+            return Err(Error::invalid(
+                &format!("tables[{i}]"),
+                format!("a table seats 2 to 4 players, not {}", t.len()),
+            ));
+        }
+        for p in t {
+            if !present.contains(p) {
+                return Err(Error::invalid(
+                    &format!("tables[{i}]"),
+                    format!("player {p} is not checked in"),
+                ));
+            }
+            if !seen.insert(*p) {
+                return Err(Error::invalid(
+                    &format!("tables[{i}]"),
+                    format!("player {p} is seated twice"),
+                ));
+            }
+        }
+    }
+    if let Some(missing) = present.iter().find(|p| !seen.contains(p)) {
+        return Err(Error::invalid(
+            "tables",
+            format!("checked-in player {missing} has no seat; check them out or seat them"),
+        ));
+    }
+    if !nights::lock_tables(&state.db, night.id, &tables).await? {
+        return Err(Error::Conflict(format!(
+            "night {} has games recorded at its tables, which re-seating would drop; start a new night for new tables",
+            night.number
+        )));
+    }
+    Ok(())
+}
+
+/// Closes a night: it takes no new games until reopened.
+pub async fn close(state: &AppState, caller: &Caller, id: i64) -> Result<()> {
+    let (night, _) = night_for(state, caller, id, Need::Admin).await?;
+    nights::set_status(&state.db, night.id, "closed").await?;
+    Ok(())
+}
+
+/// Reopens a closed night (seated again if it has tables, else open).
+pub async fn reopen(state: &AppState, caller: &Caller, id: i64) -> Result<()> {
+    let (night, _) = night_for(state, caller, id, Need::Admin).await?;
+    let status = if nights::tables(&state.db, night.id).await?.is_empty() {
+        "open"
+    } else {
+        "seated"
+    };
+    nights::set_status(&state.db, night.id, status).await?;
+    Ok(())
+}
+
+/// A night as its page shows it to this caller.
+pub struct Details {
+    pub night: Night,
+    pub league: League,
+    /// The caller's role in the league's club, when they are a member.
+    pub role: Option<Role>,
+    /// For organizers: the club's active players, and whether each is checked in.
+    pub roster: Vec<(Player, bool)>,
+    pub checked_in: Vec<(i64, String)>,
+    /// The last proposal: player ids per table in seat order.
+    pub proposal: Vec<Vec<i64>>,
+    pub tables: Vec<Table>,
+    /// Every game's scores, in table and game order.
+    pub scores: Vec<NightScore>,
+}
+
+/// Everything the night's page shows.
+pub async fn details(state: &AppState, caller: &Caller, id: i64) -> Result<Details> {
+    let (night, league) = night_for(state, caller, id, Need::Read).await?;
+    let role = match clubs::by_id(&state.db, league.club_id).await? {
+        Some(club) => caller.role_in(state, &club).await?,
+        None => None,
+    };
+    let checked_in = nights::checkins(&state.db, night.id).await?;
+    let roster = if role.is_some_and(|r| r >= Role::Organizer) {
+        players::list(&state.db, league.club_id, false)
+            .await?
+            .into_iter()
+            .map(|p| {
+                let checked = checked_in.iter().any(|(id, _)| *id == p.id);
+                (p, checked)
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let proposal = night
+        .proposal
+        .as_ref()
+        .and_then(|p| p.get("tables"))
+        .and_then(|t| serde_json::from_value::<Vec<Vec<i64>>>(t.clone()).ok())
+        .unwrap_or_default();
+    let tables = nights::tables(&state.db, night.id).await?;
+    let scores = games::night_scores(&state.db, night.id).await?;
+    Ok(Details {
+        night,
+        league,
+        role,
+        roster,
+        checked_in,
+        proposal,
+        tables,
+        scores,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seats_become_tables_in_number_and_seat_order() {
+        let seat = |table, seat, player| SeatChoice {
+            table,
+            seat,
+            player,
+        };
+        let seats = vec![
+            seat(1, 1, 12),
+            seat(1, 0, 11),
+            seat(1, 2, 13),
+            seat(1, 3, 14),
+            seat(1, 4, 99),
+            seat(u64::MAX, 0, 17),
+            seat(2, 0, 15),
+            seat(2, 2, 16),
+        ];
+        assert_eq!(
+            tables_from_seats(seats),
+            vec![vec![11, 12, 13, 14], vec![15, 16], vec![17]]
+        );
+    }
+}

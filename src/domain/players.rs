@@ -1,0 +1,193 @@
+//! A club's players: add, rename, deactivate; statistics and a player's profile.
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::domain::{AppState, Caller, Error, Need, Result};
+use crate::standings::Line;
+use crate::storage::clubs::{self, Club};
+use crate::storage::games;
+pub use crate::storage::games::NightLine;
+pub use crate::storage::players::Player;
+use crate::storage::players::{self, Updated};
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewPlayer {
+    #[schema(example = "Rose Adler")]
+    pub name: String,
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PlayerChange {
+    /// A new name.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// false to deactivate (kept in history, no longer offered for check-in).
+    #[serde(default)]
+    pub active: Option<bool>,
+}
+
+fn clean_name(name: &str) -> Result<String> {
+    let n = name.split_whitespace().collect::<Vec<_>>().join(" ");
+    if n.is_empty() || n.chars().count() > 100 {
+        return Err(Error::invalid("name", "give a name of 1 to 100 characters"));
+    }
+    Ok(n)
+}
+
+/// The club's players, active ones unless `all`.
+pub async fn list(state: &AppState, caller: &Caller, slug: &str, all: bool) -> Result<Vec<Player>> {
+    let (club, _) = caller.club(state, slug, Need::Read).await?;
+    Ok(players::list(&state.db, club.id, all).await?)
+}
+
+/// Adds a player to the club.
+pub async fn add(state: &AppState, caller: &Caller, slug: &str, p: NewPlayer) -> Result<Player> {
+    let (club, _) = caller.club(state, slug, Need::Admin).await?;
+    let name = clean_name(&p.name)?;
+    players::create(&state.db, club.id, &name)
+        .await?
+        .ok_or_else(|| Error::Conflict(format!("the club already has a player named `{name}`")))
+}
+
+/// Renames, deactivates or reactivates a player.
+pub async fn update(
+    state: &AppState,
+    caller: &Caller,
+    slug: &str,
+    id: i64,
+    change: PlayerChange,
+) -> Result<Player> {
+    let (club, _) = caller.club(state, slug, Need::Admin).await?;
+    let name = change.name.as_deref().map(clean_name).transpose()?;
+    match players::update(&state.db, club.id, id, name.as_deref(), change.active).await? {
+        Updated::Done(p) => Ok(p),
+        Updated::NotFound => Err(Error::NotFound(format!("this club has no player {id}"))),
+        Updated::NameTaken => Err(Error::Conflict(format!(
+            "the club already has a player named `{}`",
+            name.unwrap_or_default()
+        ))),
+    }
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct BestHand {
+    #[schema(example = "2468#2")]
+    pub line: String,
+    pub value: i32,
+    pub times: i64,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct PlayerStats {
+    pub player_id: i64,
+    pub player: String,
+    pub games: i64,
+    pub wins: i64,
+    pub points: i64,
+    pub self_picks: i64,
+    pub jokerless_wins: i64,
+    pub deal_ins: i64,
+    pub dead_hands: i64,
+    pub wall_games: i64,
+    /// The lines this player won with, most valuable first.
+    pub best_hands: Vec<BestHand>,
+}
+
+/// The player's club, or 404 naming the player.
+async fn club_of(state: &AppState, id: i64) -> Result<Club> {
+    let not_found = || Error::NotFound(format!("no player {id}"));
+    let club_id = players::club_of(&state.db, id)
+        .await?
+        .ok_or_else(not_found)?;
+    clubs::by_id(&state.db, club_id)
+        .await?
+        .ok_or_else(not_found)
+}
+
+/// A player's statistics over all the club's leagues (members of the club).
+pub async fn stats(state: &AppState, caller: &Caller, id: i64) -> Result<PlayerStats> {
+    let not_found = || format!("no player {id}");
+    let club = club_of(state, id).await?;
+    caller
+        .club_access(state, club, Need::Read)
+        .await
+        .map_err(|e| e.or_not_found(not_found))?;
+    let t = games::player_totals(&state.db, id)
+        .await?
+        .ok_or_else(|| Error::NotFound(not_found()))?;
+    let best = games::best_hands(&state.db, id).await?;
+    Ok(PlayerStats {
+        player_id: t.player_id,
+        player: t.name,
+        games: t.games,
+        wins: t.wins,
+        points: t.points,
+        self_picks: t.self_picks,
+        jokerless_wins: t.jokerless_wins,
+        deal_ins: t.deal_ins,
+        dead_hands: t.dead_hands,
+        wall_games: t.wall_games,
+        best_hands: best
+            .into_iter()
+            .map(|(line, value, times)| BestHand { line, value, times })
+            .collect(),
+    })
+}
+
+/// A winning hand as entered: the line, its value and the tiles (in tile notation).
+pub struct WinningHand {
+    pub line: String,
+    pub value: i32,
+    pub tiles: String,
+}
+
+/// A player's profile for their page.
+pub struct Profile {
+    pub club: Club,
+    pub totals: Line,
+    pub nights: Vec<NightLine>,
+    pub best: Vec<WinningHand>,
+}
+
+/// A player's profile: for club members, and for anyone once the player has a game in a
+/// public league (the public standings link to it).
+pub async fn profile(state: &AppState, caller: &Caller, id: i64) -> Result<Profile> {
+    let not_found = || Error::NotFound(format!("no player {id}"));
+    let club = club_of(state, id).await?;
+    let member = caller
+        .club_access(state, club.clone(), Need::Read)
+        .await
+        .is_ok();
+    if !member && !games::plays_in_public(&state.db, id).await? {
+        return Err(not_found());
+    }
+    let totals = games::player_totals(&state.db, id)
+        .await?
+        .ok_or_else(not_found)?;
+    let best = games::winning_hands(&state.db, id)
+        .await?
+        .into_iter()
+        .map(|(line, value, hand)| WinningHand {
+            line,
+            value,
+            tiles: match hand {
+                serde_json::Value::String(s) => s,
+                serde_json::Value::Array(a) => a
+                    .iter()
+                    .filter_map(|t| t.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" "),
+                _ => String::new(),
+            },
+        })
+        .collect();
+    Ok(Profile {
+        club,
+        totals,
+        nights: games::player_nights(&state.db, id).await?,
+        best,
+    })
+}

@@ -1,0 +1,276 @@
+//! Standings and CSV exports of a league (public leagues: no login needed), and the league's
+//! page: standings, points per night of the leaders, nights.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+use utoipa::ToSchema;
+
+use crate::domain::{AppState, Caller, Error, Need, Result, Role};
+pub use crate::standings::Standing;
+use crate::standings::{self, Board};
+use crate::storage::clubs::Club;
+use crate::storage::leagues::League;
+use crate::storage::nights::{self, Night};
+use crate::storage::{games, totals};
+
+#[derive(Serialize, ToSchema)]
+pub struct StandingsView {
+    pub league: i64,
+    /// `total` or `average`.
+    pub board: String,
+    pub min_games: i32,
+    pub standings: Vec<Standing>,
+}
+
+/// The league's standings, ranked (totals rebuilt first if a correction made them stale).
+async fn compute(state: &AppState, league: &League) -> Result<Vec<Standing>> {
+    totals::rebuild_if_stale(&state.db, league.id).await?;
+    let rows = totals::lines(&state.db, league.id).await?;
+    let board = if league.board == "average" {
+        Board::Average {
+            min_games: league.min_games as i64,
+        }
+    } else {
+        Board::Total
+    };
+    let ratings: HashMap<i64, f64> = rows
+        .iter()
+        .map(|(l, r)| (l.player_id, standings::shown(*r)))
+        .collect();
+    let lines: Vec<standings::Line> = rows.into_iter().map(|(l, _)| l).collect();
+    // Head-to-head only for players tied on everything else, summed in the database.
+    let tied = standings::tie_groups(&lines, board);
+    let h2h = totals::head_to_head(&state.db, league.id, &tied).await?;
+    let mut ranked = standings::rank(lines, board, &h2h);
+    for s in &mut ranked {
+        s.rating = ratings.get(&s.player_id).copied();
+    }
+    Ok(ranked)
+}
+
+/// The standings body (JSON) and its entity tag, computed at `revision` or later.
+async fn body_at(
+    state: &AppState,
+    league: &League,
+    revision: i64,
+) -> Result<(Arc<Vec<u8>>, String)> {
+    if let Some(hit) = state.standings.get(league.id, revision) {
+        return Ok(hit);
+    }
+    let flight = state.standings.flight(league.id);
+    let _computing = flight.lock().await;
+    // Whoever held the lock may have computed a body fresh enough for this request.
+    if let Some(hit) = state.standings.get(league.id, revision) {
+        return Ok(hit);
+    }
+    // Read again: what is computed now is at least this new, so readers waiting meanwhile
+    // can take it.
+    let now = games::revision(&state.db, league.id).await?;
+    let view = StandingsView {
+        league: league.id,
+        board: league.board.clone(),
+        min_games: league.min_games,
+        standings: compute(state, league).await?,
+    };
+    let body = Arc::new(serde_json::to_vec(&view).map_err(Error::internal)?);
+    let digest = Sha256::digest(body.as_slice());
+    let tag = format!(
+        "\"{}\"",
+        digest
+            .iter()
+            .take(16)
+            .map(|b| format!("{b:02x}"))
+            .collect::<String>()
+    );
+    state
+        .standings
+        .put(league.id, now, body.clone(), tag.clone());
+    Ok((body, tag))
+}
+
+/// The league's standings as JSON, with an entity tag that changes when they do.
+pub struct Body {
+    pub json: Arc<Vec<u8>>,
+    /// Quoted, as an HTTP entity tag.
+    pub tag: String,
+}
+
+/// The league's standings (cached per league and revision).
+pub async fn show(state: &AppState, caller: &Caller, id: i64) -> Result<Body> {
+    let (league, _) = caller.league(state, id, Need::Read).await?;
+    let revision = games::revision(&state.db, league.id).await?;
+    let (json, tag) = body_at(state, &league, revision).await?;
+    Ok(Body { json, tag })
+}
+
+/// A CSV file: its name and its bytes.
+pub struct Csv {
+    pub name: String,
+    pub bytes: Vec<u8>,
+}
+
+fn csv_error(e: impl std::fmt::Display) -> Error {
+    Error::internal(format!("writing CSV: {e}"))
+}
+
+/// The standings as CSV: one row per player, the columns of the JSON.
+pub async fn standings_csv(state: &AppState, caller: &Caller, id: i64) -> Result<Csv> {
+    let (league, _) = caller.league(state, id, Need::Read).await?;
+    let rows = compute(state, &league).await?;
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record([
+        "rank",
+        "shared",
+        "player_id",
+        "player",
+        "games",
+        "wins",
+        "points",
+        "average",
+        "self_picks",
+        "jokerless_wins",
+        "deal_ins",
+        "dead_hands",
+        "wall_games",
+        "rating",
+    ])
+    .map_err(csv_error)?;
+    for s in rows {
+        w.write_record([
+            s.rank.map(|r| r.to_string()).unwrap_or_default(),
+            s.shared.to_string(),
+            s.player_id.to_string(),
+            s.player,
+            s.games.to_string(),
+            s.wins.to_string(),
+            s.points.to_string(),
+            format!("{:.2}", s.average),
+            s.self_picks.to_string(),
+            s.jokerless_wins.to_string(),
+            s.deal_ins.to_string(),
+            s.dead_hands.to_string(),
+            s.wall_games.to_string(),
+            s.rating.map(|r| format!("{r:.2}")).unwrap_or_default(),
+        ])
+        .map_err(csv_error)?;
+    }
+    Ok(Csv {
+        name: format!("league-{}-standings.csv", league.id),
+        bytes: w.into_inner().map_err(csv_error)?,
+    })
+}
+
+/// Every game of the league as CSV: one row per player per game, voided games and redeals
+/// included (see `status`, `outcome`).
+pub async fn games_csv(state: &AppState, caller: &Caller, id: i64) -> Result<Csv> {
+    let (league, _) = caller.league(state, id, Need::Read).await?;
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record([
+        "game_id",
+        "night",
+        "date",
+        "table",
+        "game",
+        "status",
+        "outcome",
+        "line",
+        "value",
+        "player_id",
+        "player",
+        "seat",
+        "score",
+        "breakdown",
+    ])
+    .map_err(csv_error)?;
+    for g in games::league_game_lines(&state.db, league.id).await? {
+        w.write_record([
+            g.game_id.to_string(),
+            g.night.to_string(),
+            g.night_date.to_string(),
+            g.table_number.to_string(),
+            g.number.to_string(),
+            g.status,
+            g.outcome,
+            g.line_id.unwrap_or_default(),
+            g.line_value.map(|v| v.to_string()).unwrap_or_default(),
+            g.player_id.to_string(),
+            g.player,
+            g.seat,
+            g.score.to_string(),
+            g.breakdown,
+        ])
+        .map_err(csv_error)?;
+    }
+    Ok(Csv {
+        name: format!("league-{}-games.csv", league.id),
+        bytes: w.into_inner().map_err(csv_error)?,
+    })
+}
+
+/// A league as its page shows it to this caller.
+pub struct Overview {
+    pub league: League,
+    pub club: Club,
+    pub organizer: bool,
+    /// In rank order.
+    pub rows: Vec<Standing>,
+    /// The nights that have counted games, in order.
+    pub night_numbers: Vec<i32>,
+    /// The first `charted` players of the standings: name and points on each of those nights.
+    pub series: Vec<(String, Vec<i64>)>,
+    pub nights: Vec<Night>,
+}
+
+/// The league's page: standings, the points per night of the top `charted` players, nights.
+pub async fn overview(
+    state: &AppState,
+    caller: &Caller,
+    id: i64,
+    charted: usize,
+) -> Result<Overview> {
+    let (league, club) = caller.league(state, id, Need::Read).await?;
+    let organizer = caller
+        .role_in(state, &club)
+        .await?
+        .is_some_and(|r| r >= Role::Organizer);
+    let rows = compute(state, &league).await?;
+    let leaders: Vec<(i64, String)> = rows
+        .iter()
+        .take(charted)
+        .map(|s| (s.player_id, s.player.clone()))
+        .collect();
+    let ids: Vec<i64> = leaders.iter().map(|(id, _)| *id).collect();
+    let per_night = totals::points_by_night(&state.db, league.id, &ids).await?;
+    let mut night_numbers: Vec<i32> = per_night.iter().map(|r| r.0).collect();
+    night_numbers.sort_unstable();
+    night_numbers.dedup();
+    let series = leaders
+        .iter()
+        .map(|(id, name)| {
+            let points = night_numbers
+                .iter()
+                .map(|n| {
+                    per_night
+                        .iter()
+                        .find(|r| r.0 == *n && r.1 == *id)
+                        .map(|r| r.2)
+                        .unwrap_or(0)
+                })
+                .collect();
+            (name.clone(), points)
+        })
+        .collect();
+    let nights = nights::list(&state.db, league.id).await?;
+    Ok(Overview {
+        league,
+        club,
+        organizer,
+        rows,
+        night_numbers,
+        series,
+        nights,
+    })
+}

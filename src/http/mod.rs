@@ -1,0 +1,90 @@
+//! What the two adapters (`api`, `pages`) share about HTTP: the caller of a request, the
+//! session cookie, and the site-wide security headers (`security`).
+
+pub mod security;
+
+use std::future::Future;
+use std::net::IpAddr;
+use std::pin::Pin;
+
+use actix_web::cookie::{Cookie, SameSite, time::Duration as CookieDuration};
+use actix_web::http::header::AUTHORIZATION;
+use actix_web::{FromRequest, HttpRequest, web};
+
+use crate::domain::access::{Credentials, identify};
+use crate::domain::{AppState, Caller, Error, accounts};
+use crate::error::AppError;
+
+/// Name of the session cookie.
+pub const SESSION_COOKIE: &str = "ml_session";
+
+/// The shared state, from the app's data.
+pub fn state_of(req: &HttpRequest) -> Result<web::Data<AppState>, AppError> {
+    req.app_data::<web::Data<AppState>>()
+        .cloned()
+        .ok_or_else(|| AppError::internal("application state missing"))
+}
+
+/// The address the request came from (the TCP peer's).
+pub fn peer(req: &HttpRequest) -> Option<IpAddr> {
+    req.peer_addr().map(|a| a.ip())
+}
+
+/// The session token the browser sent, if any.
+pub fn session_token(req: &HttpRequest) -> Option<String> {
+    req.cookie(SESSION_COOKIE).map(|c| c.value().to_string())
+}
+
+/// Who sent the request: a bearer token wins over the session cookie.
+async fn caller_of(req: HttpRequest) -> Result<Caller, AppError> {
+    let state = state_of(&req)?;
+    let cookie = req.cookie(SESSION_COOKIE);
+    let credentials = match req.headers().get(AUTHORIZATION) {
+        Some(value) => match value.to_str().unwrap_or_default().strip_prefix("Bearer ") {
+            Some(token) => Credentials::Token(token.trim()),
+            None => {
+                return Err(Error::Unauthorized(
+                    "the Authorization header must be `Bearer <token>`".into(),
+                )
+                .into());
+            }
+        },
+        None => match &cookie {
+            Some(c) => Credentials::Session(c.value()),
+            None => Credentials::None,
+        },
+    };
+    Ok(identify(&state, credentials).await?)
+}
+
+impl FromRequest for Caller {
+    type Error = AppError;
+    type Future = Pin<Box<dyn Future<Output = Result<Caller, AppError>>>>;
+
+    fn from_request(req: &HttpRequest, _: &mut actix_web::dev::Payload) -> Self::Future {
+        Box::pin(caller_of(req.clone()))
+    }
+}
+
+/// The cookie that carries a new session: HttpOnly, SameSite=Lax, Secure over https.
+pub fn session_cookie(req: &HttpRequest, session: &accounts::Session) -> Cookie<'static> {
+    let secure = req.connection_info().scheme() == "https";
+    Cookie::build(SESSION_COOKIE, session.token.clone())
+        .path("/")
+        .http_only(true)
+        .same_site(SameSite::Lax)
+        .secure(secure)
+        .max_age(CookieDuration::days(accounts::SESSION_DAYS))
+        .finish()
+}
+
+/// The cookie that clears the session cookie.
+pub fn session_removal() -> Cookie<'static> {
+    let mut gone = Cookie::build(SESSION_COOKIE, "")
+        .path("/")
+        .http_only(true)
+        .same_site(SameSite::Lax)
+        .finish();
+    gone.make_removal();
+    gone
+}
