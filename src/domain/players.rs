@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::domain::{AppState, Caller, Error, Need, Result};
-use crate::standings::Line;
+pub use crate::standings::Line;
 use crate::storage::clubs::{self, Club};
 use crate::storage::games;
 pub use crate::storage::games::NightLine;

@@ -8,9 +8,9 @@ use super::view::{TileFace, faces};
 use super::{Ctx, Page};
 use crate::domain::AppState;
 use crate::domain::clubs::Club;
+use crate::domain::players::Line;
 use crate::domain::players::{self, NightLine};
 use crate::error::AppError;
-use crate::standings::Line;
 
 struct BestHand {
     line: String,

@@ -1,0 +1,97 @@
+//! Page forms over plain HTTP: who is calling is known before a form's fields are used.
+
+mod common;
+
+use std::time::Duration;
+
+use common::{club_owner, one_table, spawn_app};
+
+/// The CSRF token in a page's forms.
+fn csrf_of(html: &str) -> String {
+    html.split("name=\"csrf\" value=\"")
+        .nth(1)
+        .and_then(|r| r.split('"').next())
+        .expect("a form with a CSRF token")
+        .to_string()
+}
+
+/// A guard against a request that never ends (it is not a speed limit: it fails only on a hang).
+async fn answered(req: reqwest::RequestBuilder) -> reqwest::Response {
+    tokio::time::timeout(Duration::from_secs(30), req.send())
+        .await
+        .expect("the server answered")
+        .expect("request sent")
+}
+
+#[tokio::test]
+async fn the_seating_form_asks_who_is_calling_before_it_reads_the_seats() {
+    let app = spawn_app().await;
+    let owner = club_owner(&app, "seats", "owner@example.org").await;
+    let t = one_table(&app, &owner, "seats", &["Ann", "Bea", "Cy", "Di"]).await;
+    let huge = u64::MAX.to_string();
+
+    // A stranger with a valid form token (from the login page) and a table number near 2^64.
+    let stranger = reqwest::Client::builder()
+        .cookie_store(true)
+        .build()
+        .unwrap();
+    let login = answered(stranger.get(app.url("/login"))).await;
+    let token = csrf_of(&login.text().await.unwrap());
+    let field = format!("t{huge}s0");
+    let player = t.players[0].to_string();
+    let res = answered(
+        stranger
+            .post(app.url(&format!("/nights/{}/tables", t.night)))
+            .form(&[("csrf", token.as_str()), (field.as_str(), player.as_str())]),
+    )
+    .await;
+    assert_eq!(
+        res.status(),
+        404,
+        "a members' league's night is not shown to strangers"
+    );
+    let night: serde_json::Value =
+        answered(owner.get(app.url(&format!("/api/v1/nights/{}", t.night))))
+            .await
+            .json()
+            .await
+            .unwrap();
+    let seated: Vec<i64> = night["tables"][0]["seats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["player"]["id"].as_i64().unwrap())
+        .collect();
+    assert_eq!(seated, t.players, "the stranger changed nothing");
+
+    // The organizer's form: seats are taken in table-number order, then seat order, whatever
+    // the numbers are.
+    let page = answered(owner.get(app.url(&format!("/nights/{}", t.night)))).await;
+    let token = csrf_of(&page.text().await.unwrap());
+    let mut fields = vec![("csrf".to_string(), token)];
+    for (seat, p) in t.players.iter().rev().enumerate() {
+        fields.push((format!("t{huge}s{seat}"), p.to_string()));
+    }
+    let res = answered(
+        owner
+            .post(app.url(&format!("/nights/{}/tables", t.night)))
+            .form(&fields),
+    )
+    .await;
+    assert!(res.status().is_success() || res.status().is_redirection());
+    let night: serde_json::Value =
+        answered(owner.get(app.url(&format!("/api/v1/nights/{}", t.night))))
+            .await
+            .json()
+            .await
+            .unwrap();
+    let seated: Vec<i64> = night["tables"][0]["seats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["player"]["id"].as_i64().unwrap())
+        .collect();
+    let reversed: Vec<i64> = t.players.iter().rev().copied().collect();
+    assert_eq!(seated, reversed);
+    assert_eq!(night["tables"].as_array().unwrap().len(), 1);
+}
