@@ -45,7 +45,7 @@ impl fmt::Debug for Secret {
 /// Flags of `serve`; each also reads an environment variable.
 #[derive(Args, Debug, Clone, Default)]
 pub struct ServeArgs {
-    /// Optional TOML file with any of: bind, data_dir, database_url, log_format, session_key, demo.
+    /// Optional TOML file with any of: bind, data_dir, database_url, log_format, session_key, demo, trust_proxy.
     #[arg(long, env = "MAHJONG_CONFIG", value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// Address to listen on [default: 127.0.0.1:8080].
@@ -71,6 +71,9 @@ pub struct ServeArgs {
     /// Create the demo club (slug `demo`) if it does not exist.
     #[arg(long, env = "MAHJONG_DEMO")]
     pub demo: bool,
+    /// Behind a reverse proxy: believe its Forwarded / X-Forwarded-Host and -Proto headers.
+    #[arg(long, env = "MAHJONG_TRUST_PROXY")]
+    pub trust_proxy: bool,
 }
 
 #[derive(Deserialize, Default)]
@@ -82,6 +85,7 @@ struct FileConfig {
     log_format: Option<LogFormat>,
     session_key: Option<Secret>,
     demo: Option<bool>,
+    trust_proxy: Option<bool>,
 }
 
 /// The settings the service runs with.
@@ -93,6 +97,8 @@ pub struct Settings {
     pub log_format: LogFormat,
     pub session_key: Secret,
     pub demo: bool,
+    /// Whether forwarded headers (host, scheme) are believed: only behind a proxy that sets them.
+    pub trust_proxy: bool,
 }
 
 impl Settings {
@@ -129,6 +135,7 @@ impl Settings {
             log_format: args.log_format.or(file.log_format).unwrap_or_default(),
             session_key,
             demo: args.demo || file.demo.unwrap_or(false),
+            trust_proxy: args.trust_proxy || file.trust_proxy.unwrap_or(false),
         })
     }
 }

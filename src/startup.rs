@@ -30,6 +30,7 @@ impl Application {
             .with_context(|| format!("listening on {}", settings.bind))?;
         let port = listener.local_addr()?.port();
         let state = web::Data::new(AppState::new(db, settings.session_key.expose()));
+        let trust_proxy = settings.trust_proxy;
         let server = HttpServer::new(move || {
             let (app, doc) = App::new()
                 .into_utoipa_app()
@@ -38,6 +39,7 @@ impl Application {
                 .split_for_parts();
             // Swagger UI serves the document built from the same registrations as the app.
             app.app_data(state.clone())
+                .app_data(crate::http::security::TrustProxy(trust_proxy))
                 .app_data(web::PayloadConfig::new(crate::api::json::BODY_LIMIT))
                 .service(SwaggerUi::new("/api/docs/{_:.*}").url("/api/openapi.json", doc))
                 .service(web::redirect("/api/docs", "/api/docs/"))

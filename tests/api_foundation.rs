@@ -27,7 +27,7 @@ async fn readiness_fails_when_the_database_is_gone() {
 }
 
 #[tokio::test]
-async fn landing_page_lists_clubs_and_links_the_stylesheet() {
+async fn landing_page_lists_public_leagues_and_links_the_stylesheet() {
     let app = spawn_app().await;
     mahjong_league::storage::clubs::ensure_demo(&app.db)
         .await
@@ -36,6 +36,10 @@ async fn landing_page_lists_clubs_and_links_the_stylesheet() {
     assert_eq!(res.status(), 200);
     let html = res.text().await.unwrap();
     assert!(html.contains("Demo Mah Jongg Club"), "{html}");
+    assert!(
+        html.contains("Demo league"),
+        "the demo club shows through its public league"
+    );
     assert!(html.contains("/static/style.css"));
     let css = app.get("/static/style.css").await;
     assert_eq!(css.status(), 200);

@@ -415,12 +415,13 @@ async fn standings_follow_the_games() {
     );
     assert_eq!(stats["best_hands"][0]["line"], "2468#2");
     assert_eq!(stats["best_hands"][0]["times"], 1);
+    // To a stranger a player's statistics are as missing as a player who does not exist.
     assert_eq!(
         reqwest::get(app.url(&format!("/api/v1/players/{ann}/stats")))
             .await
             .unwrap()
             .status(),
-        401
+        404
     );
 
     // Unchanged standings: 304 for the same ETag.

@@ -50,48 +50,68 @@ async fn the_seating_form_asks_who_is_calling_before_it_reads_the_seats() {
         404,
         "a members' league's night is not shown to strangers"
     );
-    let night: serde_json::Value =
-        answered(owner.get(app.url(&format!("/api/v1/nights/{}", t.night))))
-            .await
-            .json()
-            .await
-            .unwrap();
-    let seated: Vec<i64> = night["tables"][0]["seats"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| s["player"]["id"].as_i64().unwrap())
-        .collect();
-    assert_eq!(seated, t.players, "the stranger changed nothing");
+    assert_eq!(
+        seated(&app, &owner, t.night).await,
+        t.players,
+        "the stranger changed nothing"
+    );
 
-    // The organizer's form: seats are taken in table-number order, then seat order, whatever
-    // the numbers are.
+    // The organizer's form: seats are taken in table order, then seat order.
     let page = answered(owner.get(app.url(&format!("/nights/{}", t.night)))).await;
     let token = csrf_of(&page.text().await.unwrap());
-    let mut fields = vec![("csrf".to_string(), token)];
-    for (seat, p) in t.players.iter().rev().enumerate() {
-        fields.push((format!("t{huge}s{seat}"), p.to_string()));
-    }
-    let res = answered(
+    let lock = |fields: Vec<(String, String)>| {
+        let mut all = vec![("csrf".to_string(), token.clone())];
+        all.extend(fields);
         owner
             .post(app.url(&format!("/nights/{}/tables", t.night)))
-            .form(&fields),
-    )
-    .await;
-    assert!(res.status().is_success() || res.status().is_redirection());
+            .form(&all)
+    };
+    let reversed: Vec<(String, String)> = t
+        .players
+        .iter()
+        .rev()
+        .enumerate()
+        .map(|(seat, p)| (format!("t1s{seat}"), p.to_string()))
+        .collect();
+    let res = answered(lock(reversed)).await;
+    assert!(res.status().is_success(), "{}", res.status());
+    let want: Vec<i64> = t.players.iter().rev().copied().collect();
+    assert_eq!(seated(&app, &owner, t.night).await, want);
+
+    // Numbers the page never offers: a table beyond what 4 players fill, a fifth seat.
+    for (table, seat) in [(huge.as_str(), "0"), ("3", "0"), ("1", "4")] {
+        let fields = t
+            .players
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                let s = if i == 0 {
+                    seat.to_string()
+                } else {
+                    i.to_string()
+                };
+                let tb = if i == 0 { table } else { "1" };
+                (format!("t{tb}s{s}"), p.to_string())
+            })
+            .collect();
+        let res = answered(lock(fields)).await;
+        assert_eq!(res.status(), 422, "table {table} seat {seat}");
+        assert_eq!(seated(&app, &owner, t.night).await, want, "nothing changed");
+    }
+}
+
+/// Player ids at the night's first table, in seat order.
+async fn seated(app: &common::TestApp, client: &reqwest::Client, night: i64) -> Vec<i64> {
     let night: serde_json::Value =
-        answered(owner.get(app.url(&format!("/api/v1/nights/{}", t.night))))
+        answered(client.get(app.url(&format!("/api/v1/nights/{night}"))))
             .await
             .json()
             .await
             .unwrap();
-    let seated: Vec<i64> = night["tables"][0]["seats"]
+    night["tables"][0]["seats"]
         .as_array()
         .unwrap()
         .iter()
         .map(|s| s["player"]["id"].as_i64().unwrap())
-        .collect();
-    let reversed: Vec<i64> = t.players.iter().rev().copied().collect();
-    assert_eq!(seated, reversed);
-    assert_eq!(night["tables"].as_array().unwrap().len(), 1);
+        .collect()
 }

@@ -19,7 +19,7 @@ pub async fn sign_up(
     req: HttpRequest,
     body: ValidJson<SignUp>,
 ) -> Result<HttpResponse, AppError> {
-    let session = accounts::register(&state, body.0).await?;
+    let session = accounts::register(&state, body.0, peer(&req)).await?;
     Ok(HttpResponse::Created()
         .cookie(session_cookie(&req, &session))
         .json(UserView::from(session.user)))

@@ -41,11 +41,11 @@ pub async fn create(
     table: web::Path<i64>,
     body: ValidJson<GameInput>,
 ) -> Result<HttpResponse, AppError> {
+    // Kept as sent (bytes that are not text become U+FFFD) for the operation to judge.
     let key = req
         .headers()
         .get("idempotency-key")
-        .and_then(|v| v.to_str().ok())
-        .map(str::to_string);
+        .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
     let recorded = games::record(&state, &caller, *table, key, body.0).await?;
     Ok(tagged(
         HttpResponse::Created(),

@@ -3,19 +3,54 @@
 use std::future::Future;
 use std::pin::Pin;
 
-use actix_web::{FromRequest, HttpMessage, HttpRequest, web};
+use actix_web::{FromRequest, HttpMessage, HttpRequest};
 use serde::de::DeserializeOwned;
 
+use crate::domain::Error;
 use crate::error::{AppError, FieldError};
 
-/// Largest request body accepted (a card file is the biggest thing anyone sends).
-pub const BODY_LIMIT: usize = 256 * 1024;
+pub use crate::http::BODY_LIMIT;
 
 /// A JSON body parsed into `T`; a mistake is a 400 that says which field and why.
 pub struct ValidJson<T>(pub T);
 
-/// Parses JSON, naming the field of the first problem.
+/// The path of the first string (or key) holding a NUL character, as `dead[0].reason`.
+fn nul_path(value: &serde_json::Value, path: &str) -> Option<String> {
+    use serde_json::Value;
+    let join = |key: &str| match path {
+        "" => key.to_string(),
+        _ => format!("{path}.{key}"),
+    };
+    match value {
+        Value::String(s) if s.contains('\0') => Some(if path.is_empty() {
+            "body".into()
+        } else {
+            path.into()
+        }),
+        Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .find_map(|(i, v)| nul_path(v, &format!("{path}[{i}]"))),
+        Value::Object(map) => map.iter().find_map(|(k, v)| {
+            if k.contains('\0') {
+                Some(join(&k.replace('\0', "")))
+            } else {
+                nul_path(v, &join(k))
+            }
+        }),
+        _ => None,
+    }
+}
+
+/// Parses JSON, naming the field of the first problem. Text holding a NUL character is refused
+/// (PostgreSQL's text cannot store it), naming where it is.
 pub fn parse<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, AppError> {
+    if bytes.windows(6).any(|w| w.eq_ignore_ascii_case(b"\\u0000"))
+        && let Ok(value) = serde_json::from_slice::<serde_json::Value>(bytes)
+        && let Some(field) = nul_path(&value, "")
+    {
+        return Err(Error::invalid(&field, "remove the NUL character: text cannot hold it").into());
+    }
     let de = &mut serde_json::Deserializer::from_slice(bytes);
     serde_path_to_error::deserialize(de).map_err(|e| {
         let path = e.path().to_string();
@@ -44,22 +79,6 @@ pub fn parse<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, AppError> {
     })
 }
 
-/// Reads the body, mapping a too-large body to 413.
-pub async fn body(
-    req: &HttpRequest,
-    payload: &mut actix_web::dev::Payload,
-) -> Result<web::Bytes, AppError> {
-    web::Bytes::from_request(req, payload).await.map_err(|e| {
-        if e.as_response_error().status_code() == actix_web::http::StatusCode::PAYLOAD_TOO_LARGE {
-            AppError::TooLarge(format!(
-                "the body is larger than the limit of {BODY_LIMIT} bytes"
-            ))
-        } else {
-            AppError::bad_request(format!("the body could not be read: {e}"))
-        }
-    })
-}
-
 impl<T: DeserializeOwned + 'static> FromRequest for ValidJson<T> {
     type Error = AppError;
     type Future = Pin<Box<dyn Future<Output = Result<Self, AppError>>>>;
@@ -78,7 +97,7 @@ impl<T: DeserializeOwned + 'static> FromRequest for ValidJson<T> {
                     )],
                 });
             }
-            let bytes = body(&req, &mut payload).await?;
+            let bytes = crate::http::body(&req, &mut payload).await?;
             parse(&bytes).map(ValidJson)
         })
     }

@@ -92,8 +92,9 @@ async fn start_session(state: &AppState, user: User) -> Result<Session> {
     Ok(Session { user, token })
 }
 
-/// Creates an account and its first session.
-pub async fn register(state: &AppState, s: SignUp) -> Result<Session> {
+/// Creates an account and its first session (rate-limited per `address`).
+pub async fn register(state: &AppState, s: SignUp, address: Option<IpAddr>) -> Result<Session> {
+    state.limits.signup(address)?;
     validate_signup(&s)?;
     let hash = password::hash_password(s.password).await?;
     let user = users::create(&state.db, s.email.trim(), s.display_name.trim(), &hash)

@@ -256,6 +256,12 @@ pub async fn store(
     club: &Organized,
     file: &CardUpload,
 ) -> Result<(StoredCard, Card)> {
+    if file.source.contains('\0') {
+        return Err(Error::invalid(
+            "source",
+            "remove the NUL character: a card file is text",
+        ));
+    }
     let card = Card::parse(&file.source).map_err(card_errors)?;
     let year =
         i32::try_from(card.year).map_err(|_| Error::invalid("source", "year is out of range"))?;

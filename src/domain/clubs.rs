@@ -3,10 +3,11 @@
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::domain::{AppState, Caller, Error, Need, Result, Role};
+use crate::domain::{AppState, Caller, Error, Need, Principal, Result, Role};
 use crate::rules::builtin;
 pub use crate::storage::clubs::Club;
 use crate::storage::leagues::League;
+pub use crate::storage::leagues::PublicLeague;
 use crate::storage::players::Player;
 use crate::storage::{cards as stored_cards, clubs, leagues, players};
 
@@ -88,9 +89,24 @@ pub async fn show(state: &AppState, caller: &Caller, slug: &str) -> Result<Club>
     Ok(caller.club(state, slug, Need::Read).await?.0)
 }
 
-/// Every club, by name (the start page lists them).
-pub async fn all(state: &AppState) -> Result<Vec<Club>> {
-    Ok(clubs::list(&state.db).await?)
+/// What the start page lists for this caller.
+pub struct Front {
+    /// The clubs the caller belongs to.
+    pub mine: Vec<Club>,
+    /// Public leagues, newest first: a club shows to strangers only through these.
+    pub public: Vec<PublicLeague>,
+}
+
+/// The start page: the caller's clubs, and the public leagues.
+pub async fn front(state: &AppState, caller: &Caller) -> Result<Front> {
+    let mine = match &caller.0 {
+        Some(Principal::User(u)) => clubs::of_user(&state.db, u.id).await?,
+        _ => Vec::new(),
+    };
+    Ok(Front {
+        mine,
+        public: leagues::public(&state.db, 50).await?,
+    })
 }
 
 /// Creates the demo club when it is missing.
@@ -111,17 +127,22 @@ pub struct Overview {
     pub cards: Vec<(String, String)>,
 }
 
-/// The club's page: anyone may see a club's public leagues; members see everything.
+/// The club's page: members see everything; anyone else sees its public leagues, and a club
+/// without any is not found (as the API answers).
 pub async fn overview(state: &AppState, caller: &Caller, slug: &str) -> Result<Overview> {
+    let not_found = || Error::NotFound(format!("no club `{slug}`"));
     let club = clubs::by_slug(&state.db, slug)
         .await?
-        .ok_or_else(|| Error::NotFound(format!("no club `{slug}`")))?;
+        .ok_or_else(not_found)?;
     let role = caller.role_in(state, &club).await?;
     let leagues: Vec<League> = leagues::list(&state.db, club.id)
         .await?
         .into_iter()
         .filter(|l| role.is_some() || l.visibility == "public")
         .collect();
+    if role.is_none() && leagues.is_empty() {
+        return Err(not_found());
+    }
     let organizer = role.is_some_and(|r| r >= Role::Organizer);
     let players = if role.is_some() {
         players::list(&state.db, club.id, false).await?

@@ -15,7 +15,7 @@ use crate::rules::scoring::{DeadEntry, GameResult, Outcome, RulesetSpec, Tiles, 
 use crate::storage::games::{self, InsertError, NewGame, TableContext};
 pub use crate::storage::games::{AuditEntry, SEAT_WINDS};
 use crate::storage::leagues::League;
-use crate::storage::totals;
+use crate::storage::{clubs, totals, users};
 
 /// A dead-hand call as entered.
 #[derive(Deserialize, Serialize, ToSchema, Clone, Default)]
@@ -227,6 +227,19 @@ async fn prepare(
     })?;
     let ruleset = ruleset.resolve().map_err(Error::internal)?;
     let report = valid.score(&ruleset);
+    if report
+        .scores
+        .0
+        .iter()
+        .any(|(_, v)| v.unsigned_abs() > MAX_GAME_SCORE)
+    {
+        return Err(Error::invalid(
+            "result",
+            format!(
+                "this game would score more than {MAX_GAME_SCORE} points for a player; check the card's values and the league's ruleset"
+            ),
+        ));
+    }
 
     // The engine's adjudication of dead-hand calls, where asked for.
     let mut submitted = serde_json::to_value(input).map_err(Error::internal)?;
@@ -312,6 +325,10 @@ async fn prepare(
     })
 }
 
+/// The most points a player may win or lose in one game: a real game scores a few hundred, and
+/// standings keep sums of billions of games within their numbers.
+const MAX_GAME_SCORE: u64 = 1_000_000_000;
+
 /// A game just stored (or the stored answer to a retry): its version and its view as JSON.
 pub struct Recorded {
     pub version: i32,
@@ -359,9 +376,12 @@ pub async fn record(
         return Err(closed(ctx.night_id));
     }
     if let Some(k) = &key
-        && (k.is_empty() || k.len() > 200)
+        && (k.is_empty() || k.len() > 200 || !k.chars().all(|c| c.is_ascii_graphic() || c == ' '))
     {
-        return Err(Error::invalid("Idempotency-Key", "use 1 to 200 characters"));
+        return Err(Error::invalid(
+            "Idempotency-Key",
+            "use 1 to 200 visible ASCII characters (letters, digits, punctuation)",
+        ));
     }
     let request_hash = {
         let text = serde_json::to_string(&(table_id, &input)).map_err(Error::internal)?;
@@ -567,10 +587,45 @@ pub async fn void(
     view(&mut *state.db.acquire().await?, g.id).await
 }
 
-/// Every change to a game: who, when, before and after.
+/// Every change to a game: who, when, before and after. The club's members see who by account
+/// (`user 12 (rose@example.org)`); anyone else reading a public league sees display names only.
 pub async fn audit(state: &AppState, caller: &Caller, id: i64) -> Result<Vec<AuditEntry>> {
-    let (g, _, _) = game_access(state, caller, id, Need::Read).await?;
-    Ok(games::audit(&state.db, g.id).await?)
+    let (g, _, league) = game_access(state, caller, id, Need::Read).await?;
+    let mut entries = games::audit(&state.db, g.id).await?;
+    let member = match clubs::by_id(&state.db, league.club_id).await? {
+        Some(club) => caller.club_access(state, club, Need::Read).await.is_ok(),
+        None => false,
+    };
+    if !member {
+        let ids: Vec<i64> = entries
+            .iter()
+            .filter_map(|e| audit_user(&e.actor))
+            .collect();
+        let names = users::display_names(&state.db, &ids).await?;
+        for e in &mut entries {
+            if let Some(user) = audit_user(&e.actor) {
+                e.actor = names
+                    .iter()
+                    .find(|(id, _)| *id == user)
+                    .map(|(_, name)| name.clone())
+                    .unwrap_or_else(|| "a former account".into());
+            }
+        }
+    }
+    Ok(entries)
+}
+
+/// The account an audit entry's actor names (`user 12 (…)`), if it names one.
+fn audit_user(actor: &str) -> Option<i64> {
+    actor.strip_prefix("user ")?.split(' ').next()?.parse().ok()
+}
+
+/// Checks that the caller may enter games at the table (404 naming the table otherwise), before
+/// a form that describes a game is read.
+pub async fn may_score(state: &AppState, caller: &Caller, table_id: i64) -> Result<()> {
+    table_for(state, caller, table_id, Need::Score)
+        .await
+        .map(|_| ())
 }
 
 /// A table as its scoring screen shows it.

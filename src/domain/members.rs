@@ -6,7 +6,7 @@ use utoipa::ToSchema;
 use crate::auth::{TOKEN_PREFIX, new_secret};
 use crate::domain::{Access, AppState, Caller, Error, Need, Result, Role};
 pub use crate::storage::clubs::Member;
-use crate::storage::clubs::{self, Club};
+use crate::storage::clubs::{self, Club, RoleChange};
 use crate::storage::tokens;
 pub use crate::storage::tokens::TokenInfo;
 use crate::storage::users;
@@ -64,8 +64,9 @@ pub struct SetRole {
     pub role: String,
 }
 
-/// Checks that the caller may give or take `role`, and that the last owner stays.
-async fn check_role_change(
+/// Gives `target` the role `new` (or, with `None`, takes them out) if the caller may: only
+/// owners make or unmake owners, and the club keeps at least one owner.
+async fn change_role(
     state: &AppState,
     club: &Club,
     access: Access,
@@ -81,15 +82,27 @@ async fn check_role_change(
             "only an owner can make or unmake owners".into(),
         ));
     }
-    if current == Some(Role::Owner)
-        && new != Some(Role::Owner)
-        && clubs::owner_count(&state.db, club.id).await? <= 1
-    {
-        return Err(Error::Conflict(
+    match clubs::change_role(&state.db, club.id, target, new.map(Role::as_str)).await? {
+        RoleChange::Done => Ok(()),
+        RoleChange::NotMember => Err(Error::NotFound(format!(
+            "user {target} is not a member of this club"
+        ))),
+        RoleChange::LastOwner => Err(Error::Conflict(
             "this is the club's last owner; make someone else owner first".into(),
-        ));
+        )),
     }
-    Ok(())
+}
+
+/// Members and roles are changed by people: a logged-in organizer or owner, never a token.
+async fn run_members(state: &AppState, caller: &Caller, slug: &str) -> Result<(Club, Access)> {
+    caller.user().map_err(|e| match e {
+        Error::Forbidden(_) => Error::Forbidden(
+            "members and roles are changed by a logged-in organizer or owner, not an API token"
+                .into(),
+        ),
+        other => other,
+    })?;
+    caller.club(state, slug, Need::Admin).await
 }
 
 /// Adds a member by email or changes their role; answers the members after the change.
@@ -99,27 +112,20 @@ pub async fn set_role(
     slug: &str,
     s: SetRole,
 ) -> Result<Vec<Member>> {
-    let (club, access) = caller.club(state, slug, Need::Admin).await?;
+    let (club, access) = run_members(state, caller, slug).await?;
     let role = Role::parse(&s.role)
         .ok_or_else(|| Error::invalid("role", "use owner, organizer, scorer or member"))?;
     let user = users::by_email(&state.db, s.email.trim())
         .await?
         .ok_or_else(|| Error::invalid("email", "no account has this email; they sign up first"))?;
-    check_role_change(state, &club, access, user.id, Some(role)).await?;
-    clubs::set_role(&state.db, club.id, user.id, role.as_str()).await?;
+    change_role(state, &club, access, user.id, Some(role)).await?;
     Ok(clubs::members(&state.db, club.id).await?)
 }
 
 /// Takes a user out of the club (the last owner stays).
 pub async fn remove(state: &AppState, caller: &Caller, slug: &str, user: i64) -> Result<()> {
-    let (club, access) = caller.club(state, slug, Need::Admin).await?;
-    check_role_change(state, &club, access, user, None).await?;
-    if !clubs::remove_member(&state.db, club.id, user).await? {
-        return Err(Error::NotFound(format!(
-            "user {user} is not a member of this club"
-        )));
-    }
-    Ok(())
+    let (club, access) = run_members(state, caller, slug).await?;
+    change_role(state, &club, access, user, None).await
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -198,8 +204,9 @@ pub async fn issue_token(
     Ok(CreatedToken { info, token })
 }
 
-/// Revokes one of the club's tokens: it stops working at once.
+/// Revokes one of the club's tokens (a logged-in organizer or owner): it stops working at once.
 pub async fn revoke_token(state: &AppState, caller: &Caller, slug: &str, id: i64) -> Result<()> {
+    caller.user()?;
     let (club, _) = caller.club(state, slug, Need::Admin).await?;
     if !tokens::revoke(&state.db, club.id, id).await? {
         return Err(Error::NotFound(format!("this club has no token {id}")));

@@ -138,6 +138,15 @@ impl Error {
         }
     }
 
+    /// The fields an invalid input names.
+    pub fn fields(&self) -> impl Iterator<Item = &str> {
+        let errors: &[FieldError] = match self {
+            Error::Invalid { errors, .. } => errors,
+            _ => &[],
+        };
+        errors.iter().map(|e| e.field.as_str())
+    }
+
     /// A not-found error said again in the words of what was asked for (a game, a table),
     /// so a caller cannot tell a missing league from one it may not see.
     pub fn or_not_found(self, what: impl FnOnce() -> String) -> Error {

@@ -330,7 +330,8 @@ pub struct SeatChoice {
 }
 
 /// Locks the tables chosen seat by seat (the page's form): tables in their numbers' order,
-/// players in seat order; seats beyond the fourth are not seats.
+/// players in seat order. Table numbers run from 1 to as many tables as the checked-in players
+/// can fill (two a table), seats from 0 to 3; anything else is refused naming `seats`.
 pub async fn lock_seats(
     state: &AppState,
     caller: &Caller,
@@ -338,6 +339,26 @@ pub async fn lock_seats(
     seats: Vec<SeatChoice>,
 ) -> Result<()> {
     let (night, _) = open_night(state, caller, id).await?;
+    let present = checked_in_ids(state, night.id).await?.len() as u64;
+    let most = (present / 2).max(1);
+    if let Some(s) = seats.iter().find(|s| s.table == 0 || s.table > most) {
+        return Err(Error::invalid(
+            "seats",
+            format!(
+                "there is no table {}: {present} players checked in fill tables 1 to {most}",
+                s.table
+            ),
+        ));
+    }
+    if let Some(s) = seats.iter().find(|s| s.seat > 3) {
+        return Err(Error::invalid(
+            "seats",
+            format!(
+                "table {} has no seat {}: seats are 0 to 3 (East, South, West, North)",
+                s.table, s.seat
+            ),
+        ));
+    }
     lock_checked(state, &night, tables_from_seats(seats)).await
 }
 
@@ -345,7 +366,7 @@ pub async fn lock_seats(
 /// Nothing here grows with the numbers themselves, only with how many seats were sent.
 fn tables_from_seats(seats: Vec<SeatChoice>) -> Vec<Vec<i64>> {
     let mut by_table: BTreeMap<u64, BTreeMap<u64, i64>> = BTreeMap::new();
-    for s in seats.into_iter().filter(|s| s.seat < 4) {
+    for s in seats {
         by_table
             .entry(s.table)
             .or_default()
@@ -491,7 +512,6 @@ mod tests {
             seat(1, 0, 11),
             seat(1, 2, 13),
             seat(1, 3, 14),
-            seat(1, 4, 99),
             seat(u64::MAX, 0, 17),
             seat(2, 0, 15),
             seat(2, 2, 16),

@@ -107,15 +107,19 @@ async fn club_of(state: &AppState, id: i64) -> Result<Club> {
         .ok_or_else(not_found)
 }
 
-/// A player's statistics over all the club's leagues (members of the club).
+/// A player's statistics over all the club's leagues (members of the club). Anyone else gets
+/// the same 404 as for a player that does not exist.
 pub async fn stats(state: &AppState, caller: &Caller, id: i64) -> Result<PlayerStats> {
     let not_found = || format!("no player {id}");
     let club = club_of(state, id).await?;
     caller
         .club_access(state, club, Need::Read)
         .await
-        .map_err(|e| e.or_not_found(not_found))?;
-    let t = games::player_totals(&state.db, id)
+        .map_err(|e| match e {
+            Error::Unauthorized(_) => Error::NotFound(not_found()),
+            other => other.or_not_found(not_found),
+        })?;
+    let t = games::player_totals(&state.db, id, false)
         .await?
         .ok_or_else(|| Error::NotFound(not_found()))?;
     let best = games::best_hands(&state.db, id).await?;
@@ -153,7 +157,8 @@ pub struct Profile {
 }
 
 /// A player's profile: for club members, and for anyone once the player has a game in a
-/// public league (the public standings link to it).
+/// public league (the public standings link to it), who then sees the public leagues' games
+/// only.
 pub async fn profile(state: &AppState, caller: &Caller, id: i64) -> Result<Profile> {
     let not_found = || Error::NotFound(format!("no player {id}"));
     let club = club_of(state, id).await?;
@@ -164,10 +169,11 @@ pub async fn profile(state: &AppState, caller: &Caller, id: i64) -> Result<Profi
     if !member && !games::plays_in_public(&state.db, id).await? {
         return Err(not_found());
     }
-    let totals = games::player_totals(&state.db, id)
+    let public_only = !member;
+    let totals = games::player_totals(&state.db, id, public_only)
         .await?
         .ok_or_else(not_found)?;
-    let best = games::winning_hands(&state.db, id)
+    let best = games::winning_hands(&state.db, id, public_only)
         .await?
         .into_iter()
         .map(|(line, value, hand)| WinningHand {
@@ -187,7 +193,7 @@ pub async fn profile(state: &AppState, caller: &Caller, id: i64) -> Result<Profi
     Ok(Profile {
         club,
         totals,
-        nights: games::player_nights(&state.db, id).await?,
+        nights: games::player_nights(&state.db, id, public_only).await?,
         best,
     })
 }

@@ -112,6 +112,14 @@ pub struct Csv {
     pub bytes: Vec<u8>,
 }
 
+/// Text a spreadsheet would run as a formula is kept as text (OWASP's advice: a leading `'`).
+fn cell(text: String) -> String {
+    match text.chars().next() {
+        Some('=' | '+' | '-' | '@' | '\t' | '\r') => format!("'{text}"),
+        _ => text,
+    }
+}
+
 fn csv_error(e: impl std::fmt::Display) -> Error {
     Error::internal(format!("writing CSV: {e}"))
 }
@@ -143,7 +151,7 @@ pub async fn standings_csv(state: &AppState, caller: &Caller, id: i64) -> Result
             s.rank.map(|r| r.to_string()).unwrap_or_default(),
             s.shared.to_string(),
             s.player_id.to_string(),
-            s.player,
+            cell(s.player),
             s.games.to_string(),
             s.wins.to_string(),
             s.points.to_string(),
@@ -194,13 +202,13 @@ pub async fn games_csv(state: &AppState, caller: &Caller, id: i64) -> Result<Csv
             g.number.to_string(),
             g.status,
             g.outcome,
-            g.line_id.unwrap_or_default(),
+            cell(g.line_id.unwrap_or_default()),
             g.line_value.map(|v| v.to_string()).unwrap_or_default(),
             g.player_id.to_string(),
-            g.player,
+            cell(g.player),
             g.seat,
             g.score.to_string(),
-            g.breakdown,
+            cell(g.breakdown),
         ])
         .map_err(csv_error)?;
     }
@@ -273,4 +281,17 @@ pub async fn overview(
         series,
         nights,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::cell;
+
+    #[test]
+    fn formulas_stay_text() {
+        assert_eq!(cell("=HYPERLINK(\"x\")".into()), "'=HYPERLINK(\"x\")");
+        assert_eq!(cell("@SUM(A1)".into()), "'@SUM(A1)");
+        assert_eq!(cell("Rose".into()), "Rose");
+        assert_eq!(cell(String::new()), "");
+    }
 }

@@ -15,6 +15,25 @@ use crate::domain::access::{Credentials, identify};
 use crate::domain::{AppState, Caller, Error, accounts};
 use crate::error::AppError;
 
+/// Largest request body accepted (a card file is the biggest thing anyone sends).
+pub const BODY_LIMIT: usize = 256 * 1024;
+
+/// Reads a request's body (JSON or a form), mapping a too-large body to 413.
+pub async fn body(
+    req: &HttpRequest,
+    payload: &mut actix_web::dev::Payload,
+) -> Result<web::Bytes, AppError> {
+    web::Bytes::from_request(req, payload).await.map_err(|e| {
+        if e.as_response_error().status_code() == actix_web::http::StatusCode::PAYLOAD_TOO_LARGE {
+            AppError::TooLarge(format!(
+                "the body is larger than the limit of {BODY_LIMIT} bytes"
+            ))
+        } else {
+            AppError::bad_request(format!("the body could not be read: {e}"))
+        }
+    })
+}
+
 /// Name of the session cookie.
 pub const SESSION_COOKIE: &str = "ml_session";
 

@@ -24,6 +24,11 @@ fn same_origin(source: &str, host: &str) -> bool {
     !authority.is_empty() && authority.eq_ignore_ascii_case(host)
 }
 
+/// Whether the service runs behind a proxy whose forwarded headers are to be believed (app
+/// data, from `--trust-proxy`).
+#[derive(Debug, Clone, Copy)]
+pub struct TrustProxy(pub bool);
+
 pub async fn headers(
     req: ServiceRequest,
     next: Next<impl MessageBody + 'static>,
@@ -31,15 +36,29 @@ pub async fn headers(
     let unsafe_method = !matches!(*req.method(), Method::GET | Method::HEAD | Method::OPTIONS);
     let mut refused = None;
     if unsafe_method && !req.headers().contains_key(header::AUTHORIZATION) {
-        let host = req.connection_info().host().to_string();
+        // The host the request was sent to: forwarded headers only when a proxy sets them.
+        let host = match req.app_data::<TrustProxy>() {
+            Some(TrustProxy(true)) => req.connection_info().host().to_string(),
+            _ => req
+                .headers()
+                .get(header::HOST)
+                .and_then(|h| h.to_str().ok())
+                .map(str::to_string)
+                .unwrap_or_else(|| {
+                    req.uri()
+                        .authority()
+                        .map(|a| a.to_string())
+                        .unwrap_or_default()
+                }),
+        };
         let source = req
             .headers()
             .get(header::ORIGIN)
             .or_else(|| req.headers().get(header::REFERER))
             .and_then(|v| v.to_str().ok());
+        // `null` is what a sandboxed frame or a file sends: never this site.
         if let Some(source) = source
-            && source != "null"
-            && !same_origin(source, &host)
+            && (source == "null" || !same_origin(source, &host))
         {
             refused = Some(AppError::from(Error::Forbidden(format!(
                 "this request came from {source}, not from this site"

@@ -28,10 +28,17 @@ struct Next {
     next: Option<String>,
 }
 
-/// Only paths of this site: never a redirect elsewhere.
+/// Only paths of this site: never a redirect elsewhere. A path with a control character or a
+/// backslash, as sent or once percent-decoded, is refused: browsers drop tabs and newlines and
+/// read `\\` as `/`, which would turn `/%09/evil.example` into `//evil.example`.
 fn local(next: Option<&str>) -> String {
+    let safe = |p: &str| {
+        p.starts_with('/')
+            && !p.starts_with("//")
+            && !p.chars().any(|c| c.is_control() || c == '\\')
+    };
     match next {
-        Some(n) if n.starts_with('/') && !n.starts_with("//") && !n.contains('\\') => n.to_string(),
+        Some(n) if safe(n) && safe(&super::urlencoding_decode(n)) => n.to_string(),
         _ => "/".to_string(),
     }
 }
@@ -113,7 +120,7 @@ async fn signup(
         display_name: f.display_name,
         password: f.password,
     };
-    match accounts::register(&state, sign_up).await {
+    match accounts::register(&state, sign_up, peer(&req)).await {
         Ok(session) => {
             let mut res = redirect(
                 "/",
@@ -178,5 +185,10 @@ mod tests {
         assert_eq!(local(Some("https://evil.example")), "/");
         assert_eq!(local(Some("/\\evil.example")), "/");
         assert_eq!(local(None), "/");
+        assert_eq!(local(Some("/%09/evil.example")), "/");
+        assert_eq!(local(Some("/\t/evil.example")), "/");
+        assert_eq!(local(Some("/x\r\nSet-Cookie: a=b")), "/");
+        assert_eq!(local(Some("/%5Cevil.example")), "/");
+        assert_eq!(local(Some("/clubs/demo?x=1%202")), "/clubs/demo?x=1%202");
     }
 }

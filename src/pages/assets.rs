@@ -7,7 +7,7 @@ use serde::Deserialize;
 
 use super::{Ctx, Page, Posted, after};
 use crate::domain::AppState;
-use crate::domain::clubs::{self, Club, NewClub};
+use crate::domain::clubs::{self, Club, NewClub, PublicLeague};
 use crate::error::AppError;
 use crate::rules::builtin;
 
@@ -20,18 +20,20 @@ const UPLOAD_JS: &str = include_str!("../../static/upload.js");
 struct IndexPage {
     ctx: Ctx,
     clubs: Vec<Club>,
+    public: Vec<PublicLeague>,
     cards: Vec<(&'static str, usize)>,
 }
 
 #[get("/")]
 async fn index(page: Page, state: web::Data<AppState>) -> Result<HttpResponse, AppError> {
-    let clubs = clubs::all(&state).await?;
+    let front = clubs::front(&state, &page.caller).await?;
     let cards = builtin::names()
         .filter_map(|n| builtin::get(n).map(|c| (n, c.lines.len())))
         .collect();
     page.render(IndexPage {
         ctx: page.ctx.clone(),
-        clubs,
+        clubs: front.mine,
+        public: front.public,
         cards,
     })
 }

@@ -120,17 +120,33 @@ impl FromRequest for Page {
     }
 }
 
-/// A posted form: the caller, and the fields after the CSRF token was checked. Repeated
-/// fields (`player=1&player=2`) fill a `Vec`.
-pub struct Posted<T> {
+/// A posted form whose CSRF token was checked, and its caller; its fields are read with
+/// `form` (after the handler has checked what the caller may do, where that matters).
+pub struct PostedBody {
     pub caller: Caller,
-    pub form: T,
+    body: web::Bytes,
 }
 
-async fn posted_from<T: DeserializeOwned>(
-    req: HttpRequest,
-    body: web::Bytes,
-) -> Result<Posted<T>, AppError> {
+impl PostedBody {
+    /// The fields as `T`. Repeated fields (`player=1&player=2`) fill a `Vec`; a NUL character
+    /// anywhere is refused naming its field.
+    pub fn form<T: DeserializeOwned>(&self) -> Result<T, Error> {
+        let pairs: Vec<(String, String)> = serde_html_form::from_bytes(&self.body)
+            .map_err(|e| Error::invalid("form", e.to_string()))?;
+        if let Some((name, _)) = pairs
+            .iter()
+            .find(|(n, v)| n.contains('\0') || v.contains('\0'))
+        {
+            return Err(Error::invalid(
+                name.trim_matches('\0'),
+                "remove the NUL character: fields are text",
+            ));
+        }
+        serde_html_form::from_bytes(&self.body).map_err(|e| Error::invalid("form", e.to_string()))
+    }
+}
+
+async fn posted_from(req: HttpRequest, body: web::Bytes) -> Result<PostedBody, AppError> {
     #[derive(serde::Deserialize)]
     struct Token {
         #[serde(default)]
@@ -148,11 +164,29 @@ async fn posted_from<T: DeserializeOwned>(
         )
         .into());
     }
-    // Who is calling is known before the form is read.
     let caller = Caller::extract(&req).await?;
-    let form: T =
-        serde_html_form::from_bytes(&body).map_err(|e| Error::invalid("form", e.to_string()))?;
-    Ok(Posted { caller, form })
+    Ok(PostedBody { caller, body })
+}
+
+impl FromRequest for PostedBody {
+    type Error = AppError;
+    type Future = Pin<Box<dyn Future<Output = Result<PostedBody, AppError>>>>;
+
+    fn from_request(req: &HttpRequest, payload: &mut actix_web::dev::Payload) -> Self::Future {
+        let req = req.clone();
+        let mut payload = payload.take();
+        Box::pin(async move {
+            let body = crate::http::body(&req, &mut payload).await?;
+            posted_from(req, body).await
+        })
+    }
+}
+
+/// A posted form read at once (the caller is known first): for forms whose fields say nothing
+/// about what exists.
+pub struct Posted<T> {
+    pub caller: Caller,
+    pub form: T,
 }
 
 impl<T: DeserializeOwned + 'static> FromRequest for Posted<T> {
@@ -160,13 +194,14 @@ impl<T: DeserializeOwned + 'static> FromRequest for Posted<T> {
     type Future = Pin<Box<dyn Future<Output = Result<Posted<T>, AppError>>>>;
 
     fn from_request(req: &HttpRequest, payload: &mut actix_web::dev::Payload) -> Self::Future {
-        let req = req.clone();
-        let body = web::Bytes::from_request(&req, payload);
+        let posted = PostedBody::from_request(req, payload);
         Box::pin(async move {
-            let body = body
-                .await
-                .map_err(|e| AppError::from(Error::invalid("form", e.to_string())))?;
-            posted_from(req, body).await
+            let posted = posted.await?;
+            let form = posted.form()?;
+            Ok(Posted {
+                caller: posted.caller,
+                form,
+            })
         })
     }
 }
@@ -188,10 +223,15 @@ fn urlencoding_decode(s: &str) -> String {
         .into_owned()
 }
 
-/// 303 to `to`, with a message for the next page.
+/// Bytes a `Location` cannot carry as they are (controls, spaces; non-ASCII is always escaped).
+const UNSAFE_IN_LOCATION: &percent_encoding::AsciiSet = &percent_encoding::CONTROLS.add(b' ');
+
+/// 303 to `to`, with a message for the next page. Paths built from what a client sent (a slug
+/// with a line break) are escaped, so the header is always valid.
 pub fn redirect(to: &str, flash: Option<Flash>) -> HttpResponse {
     let mut res = HttpResponse::SeeOther();
-    res.insert_header((LOCATION, to.to_string()));
+    let to = percent_encoding::utf8_percent_encode(to, UNSAFE_IN_LOCATION).to_string();
+    res.insert_header((LOCATION, to));
     if let Some(f) = flash {
         let value = format!(
             "{}:{}",

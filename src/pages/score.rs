@@ -8,7 +8,7 @@ use askama::Template;
 use serde::Deserialize;
 
 use super::view::{TileFace, picker};
-use super::{Ctx, Page, Posted, after};
+use super::{Ctx, Page, PostedBody, after};
 use crate::auth::new_secret;
 use crate::domain::games::{self, DeadInput, GameInput};
 use crate::domain::leagues::{self, League};
@@ -154,11 +154,18 @@ fn input(f: ScoreForm) -> Result<GameInput, Error> {
 async fn submit(
     state: web::Data<AppState>,
     id: web::Path<i64>,
-    posted: Posted<ScoreForm>,
+    posted: PostedBody,
 ) -> Result<HttpResponse, AppError> {
-    let key = posted.form.key.clone();
-    let result = match input(posted.form) {
-        Ok(game) => games::record(&state, &posted.caller, *id, Some(key), game).await,
+    // Who may score here is settled before the form is read: a stranger learns nothing from it.
+    games::may_score(&state, &posted.caller, *id).await?;
+    let result = match posted.form::<ScoreForm>() {
+        Ok(form) => {
+            let key = form.key.clone();
+            match input(form) {
+                Ok(game) => games::record(&state, &posted.caller, *id, Some(key), game).await,
+                Err(e) => Err(e),
+            }
+        }
         Err(e) => Err(e),
     };
     match result {

@@ -101,7 +101,10 @@ impl RulesetSpec {
                     Ruleset::PRESETS.join(", ")
                 ))
             }),
-            RulesetSpec::Custom(r) => Ok(r.clone()),
+            RulesetSpec::Custom(r) => {
+                r.check_knobs()?;
+                Ok(r.clone())
+            }
         }
     }
 }
@@ -246,6 +249,73 @@ pub enum Ruleset {
 }
 
 impl Ruleset {
+    /// The largest value a knob may take: far above any club's rules, and low enough that no
+    /// game's scores come near the limits of the numbers that hold them.
+    pub const KNOB_MAX: i64 = 10_000;
+
+    /// Every amount, multiple and penalty is 0 to `KNOB_MAX` (a jokerless multiplier 1 to it).
+    pub fn check_knobs(&self) -> Result<(), InputError> {
+        let mut knobs: Vec<(&str, i64, i64)> = Vec::new();
+        match self {
+            Ruleset::Money { rules: r, .. } => {
+                knobs.extend([
+                    ("discarder", r.discarder, 0),
+                    ("others_on_discard", r.others_on_discard, 0),
+                    ("self_pick", r.self_pick, 0),
+                    ("jokerless_multiplier", r.jokerless_multiplier, 1),
+                    ("misnamed_discard", r.misnamed_discard, 0),
+                    ("dispute", r.dispute, 0),
+                ]);
+                if let Some(p) = &r.pays_for_table {
+                    for (name, v) in [
+                        ("pays_for_table.exposures", p.exposures),
+                        ("pays_for_table.exposures_on_quints", p.exposures_on_quints),
+                    ] {
+                        if v > 4 {
+                            return Err(InputError::new(format!(
+                                "ruleset: `{name}` is {v}; a winner makes at most 4 exposures"
+                            )));
+                        }
+                    }
+                }
+            }
+            Ruleset::Points { rules: r, .. } => {
+                knobs.extend([
+                    ("self_pick", r.self_pick, 0),
+                    ("joker_exchange", r.joker_exchange, 0),
+                    ("jokerless", r.jokerless, 0),
+                    ("no_exposures", r.no_exposures, 0),
+                    (
+                        "discarder.up_to_one_exposure",
+                        r.discarder.up_to_one_exposure,
+                        0,
+                    ),
+                    ("discarder.two_exposures", r.discarder.two_exposures, 0),
+                    ("discarder.three_or_more", r.discarder.three_or_more, 0),
+                    (
+                        "discarder.two_or_more_on_quints",
+                        r.discarder.two_or_more_on_quints,
+                        0,
+                    ),
+                    ("wall_alive", r.wall_alive, 0),
+                ]);
+                if let Some(p) = r.misnamed_discard {
+                    knobs.push(("misnamed_discard", p, 0));
+                }
+            }
+        }
+        match knobs
+            .into_iter()
+            .find(|(_, v, low)| !(*low..=Self::KNOB_MAX).contains(v))
+        {
+            Some((name, v, low)) => Err(InputError::new(format!(
+                "ruleset: `{name}` is {v}; use {low} to {}",
+                Self::KNOB_MAX
+            ))),
+            None => Ok(()),
+        }
+    }
+
     pub const PRESETS: [&'static str; 4] = [
         "nmjl-money",
         "bigcard-money",
@@ -578,7 +648,7 @@ impl Sheet {
                     ));
                     continue;
                 }
-                score += amount;
+                score = i64::saturating_add(score, amount);
                 parts.push(what);
             }
             if parts.is_empty() {
@@ -643,7 +713,11 @@ impl ValidResult {
         }
         let (from, to) = (self.seats[payer], self.seats[payee]);
         sheet.add(payee, format!("{from} pays {amount} ({why})"), amount);
-        sheet.add(payer, format!("pays {to} {amount} ({why})"), -amount);
+        sheet.add(
+            payer,
+            format!("pays {to} {amount} ({why})"),
+            amount.saturating_neg(),
+        );
     }
 
     fn score_money(&self, r: &MoneyRules, sheet: &mut Sheet) {
@@ -660,17 +734,18 @@ impl ValidResult {
             match (self.won_by, self.discarder) {
                 (Some(WonBy::Discard), Some(d)) if self.misnamed => {
                     let why = format!("{hand}, misnamed discard ×{}", r.misnamed_discard);
-                    self.pay(sheet, d, w, r.misnamed_discard * value, &why);
+                    self.pay(sheet, d, w, r.misnamed_discard.saturating_mul(value), &why);
                 }
                 (Some(WonBy::Discard), Some(d)) => {
                     let table = r.pays_for_table.as_ref().is_some_and(|p| {
                         line.exposures >= p.exposures
                             || (line.quints && line.exposures >= p.exposures_on_quints)
                     });
-                    let own = r.discarder * value * m;
-                    let other = r.others_on_discard * value * m;
+                    let own = r.discarder.saturating_mul(value).saturating_mul(m);
+                    let other = r.others_on_discard.saturating_mul(value).saturating_mul(m);
                     if table {
-                        let total = own + other * (self.seats.len() as i64 - 2);
+                        let others = self.seats.len() as i64 - 2;
+                        let total = own.saturating_add(other.saturating_mul(others));
                         let why = format!(
                             "{hand}, discarder ×{}{jl}, pays for the table: {} exposures",
                             r.discarder, line.exposures
@@ -694,7 +769,8 @@ impl ValidResult {
                     };
                     let why = format!("{hand}, {how} ×{}{jl}", r.self_pick);
                     for p in (0..self.seats.len()).filter(|&p| p != w) {
-                        self.pay(sheet, p, w, r.self_pick * value * m, &why);
+                        let each = r.self_pick.saturating_mul(value).saturating_mul(m);
+                        self.pay(sheet, p, w, each, &why);
                     }
                 }
             }
@@ -773,8 +849,11 @@ impl ValidResult {
                         Some(p) if self.misnamed => {
                             sheet.add(
                                 d,
-                                format!("misnamed the winning discard {}", signed(-p)),
-                                -p,
+                                format!(
+                                    "misnamed the winning discard {}",
+                                    signed(p.saturating_neg())
+                                ),
+                                p.saturating_neg(),
                             );
                         }
                         _ => {
@@ -794,9 +873,9 @@ impl ValidResult {
                                     "discarded the winning tile (winner made {} exposure{}) {}",
                                     line.exposures,
                                     if line.exposures == 1 { "" } else { "s" },
-                                    signed(-penalty)
+                                    signed(penalty.saturating_neg())
                                 ),
-                                -penalty,
+                                penalty.saturating_neg(),
                             );
                         }
                     }
@@ -838,5 +917,53 @@ mod tests {
         ] {
             assert_eq!(serde_json::to_value(w).unwrap(), w.as_str());
         }
+    }
+
+    fn discard_win() -> GameResult {
+        serde_json::from_value(serde_json::json!({
+            "seats": ["E", "S", "W", "N"], "outcome": "mahjong", "winner": "E",
+            "hand": "F F 2B 2B J 2B 4C 4C 6C 6C 8B 8B J 8B", "won_by": "discard", "discarder": "S"
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn knobs_beyond_the_bounds_are_refused_naming_the_knob() {
+        let spec: RulesetSpec =
+            serde_json::from_value(serde_json::json!({"kind": "money", "discarder": 10_001}))
+                .unwrap();
+        let e = spec.resolve().unwrap_err().to_string();
+        assert!(e.contains("discarder") && e.contains("10000"), "{e}");
+        let spec: RulesetSpec =
+            serde_json::from_value(serde_json::json!({"kind": "points", "jokerless": -5})).unwrap();
+        assert!(
+            spec.resolve()
+                .unwrap_err()
+                .to_string()
+                .contains("jokerless")
+        );
+        let spec: RulesetSpec =
+            serde_json::from_value(serde_json::json!({"kind": "money", "discarder": 10_000}))
+                .unwrap();
+        assert!(spec.resolve().is_ok());
+    }
+
+    #[test]
+    fn scores_saturate_instead_of_wrapping() {
+        let card = crate::rules::builtin::get("demo-2026").unwrap();
+        let valid = discard_win().validate(card).unwrap();
+        let huge = Ruleset::Money {
+            name: None,
+            rules: MoneyRules {
+                discarder: i64::MAX,
+                others_on_discard: i64::MAX,
+                ..MoneyRules::default()
+            },
+        };
+        let report = valid.score(&huge);
+        let east = report.scores.0.iter().find(|(s, _)| s == "E").unwrap().1;
+        let south = report.scores.0.iter().find(|(s, _)| s == "S").unwrap().1;
+        assert_eq!(east, i64::MAX);
+        assert!(south < 0, "the discarder pays, however much: {south}");
     }
 }

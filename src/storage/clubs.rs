@@ -24,14 +24,22 @@ pub struct Member {
 
 const COLUMNS: &str = "id, slug, name, time_zone";
 
-/// All clubs, by name.
-pub async fn list(pool: &PgPool) -> sqlx::Result<Vec<Club>> {
-    sqlx::query_as::<_, Club>("SELECT id, slug, name, time_zone FROM clubs ORDER BY name, id")
-        .fetch_all(pool)
-        .await
+/// The clubs a user belongs to, by name.
+pub async fn of_user(pool: &PgPool, user_id: i64) -> sqlx::Result<Vec<Club>> {
+    sqlx::query_as::<_, Club>(
+        "SELECT c.id, c.slug, c.name, c.time_zone FROM clubs c JOIN memberships m ON m.club_id = c.id \
+         WHERE m.user_id = $1 ORDER BY c.name, c.id",
+    )
+    .bind(user_id)
+    .fetch_all(pool)
+    .await
 }
 
 pub async fn by_slug(pool: &PgPool, slug: &str) -> sqlx::Result<Option<Club>> {
+    // No slug holds a NUL (PostgreSQL's text cannot): there is no such club.
+    if slug.contains('\0') {
+        return Ok(None);
+    }
     sqlx::query_as::<_, Club>(sqlx::AssertSqlSafe(format!(
         "SELECT {COLUMNS} FROM clubs WHERE slug = $1"
     )))
@@ -76,15 +84,24 @@ pub async fn create_with_owner(
     Ok(Some(club))
 }
 
-/// Creates the demo club if it is not there yet.
+/// Creates the demo club if it is not there yet, with a public league on the demo card (a club
+/// shows to visitors only through its public leagues).
 pub async fn ensure_demo(pool: &PgPool) -> sqlx::Result<()> {
+    let mut tx = pool.begin().await?;
     sqlx::query(
         "INSERT INTO clubs (slug, name, time_zone) VALUES ('demo', 'Demo Mah Jongg Club', 'America/New_York') \
          ON CONFLICT (slug) DO NOTHING",
     )
-    .execute(pool)
+    .execute(&mut *tx)
     .await?;
-    Ok(())
+    sqlx::query(
+        "INSERT INTO leagues (club_id, name, builtin_card, ruleset, visibility) \
+         SELECT c.id, 'Demo league', 'demo-2026', '\"nmjl-money\"', 'public' FROM clubs c \
+         WHERE c.slug = 'demo' AND NOT EXISTS (SELECT 1 FROM leagues l WHERE l.club_id = c.id)",
+    )
+    .execute(&mut *tx)
+    .await?;
+    tx.commit().await
 }
 
 pub async fn role(pool: &PgPool, club_id: i64, user_id: i64) -> sqlx::Result<Option<String>> {
@@ -105,32 +122,66 @@ pub async fn members(pool: &PgPool, club_id: i64) -> sqlx::Result<Vec<Member>> {
     .await
 }
 
-/// Adds a member or changes their role.
-pub async fn set_role(pool: &PgPool, club_id: i64, user_id: i64, role: &str) -> sqlx::Result<()> {
-    sqlx::query(
-        "INSERT INTO memberships (club_id, user_id, role) VALUES ($1, $2, $3) \
-         ON CONFLICT (club_id, user_id) DO UPDATE SET role = EXCLUDED.role",
+/// How a change of membership went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RoleChange {
+    Done,
+    /// The user is not a member (nothing to remove).
+    NotMember,
+    /// The change would leave the club without an owner; nothing changed.
+    LastOwner,
+}
+
+/// Gives a user a role in the club (adding them), or with `None` takes them out. The club's row
+/// is locked for the count of owners and the change, so two owners demoting each other at once
+/// cannot leave the club with none: the second sees the first's change.
+pub async fn change_role(
+    pool: &PgPool,
+    club_id: i64,
+    user_id: i64,
+    role: Option<&str>,
+) -> sqlx::Result<RoleChange> {
+    let mut tx = pool.begin().await?;
+    sqlx::query("SELECT id FROM clubs WHERE id = $1 FOR UPDATE")
+        .bind(club_id)
+        .execute(&mut *tx)
+        .await?;
+    let current: Option<String> =
+        sqlx::query_scalar("SELECT role FROM memberships WHERE club_id = $1 AND user_id = $2")
+            .bind(club_id)
+            .bind(user_id)
+            .fetch_optional(&mut *tx)
+            .await?;
+    let owners: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM memberships WHERE club_id = $1 AND role = 'owner'",
     )
     .bind(club_id)
-    .bind(user_id)
-    .bind(role)
-    .execute(pool)
+    .fetch_one(&mut *tx)
     .await?;
-    Ok(())
-}
-
-pub async fn remove_member(pool: &PgPool, club_id: i64, user_id: i64) -> sqlx::Result<bool> {
-    let r = sqlx::query("DELETE FROM memberships WHERE club_id = $1 AND user_id = $2")
-        .bind(club_id)
-        .bind(user_id)
-        .execute(pool)
-        .await?;
-    Ok(r.rows_affected() > 0)
-}
-
-pub async fn owner_count(pool: &PgPool, club_id: i64) -> sqlx::Result<i64> {
-    sqlx::query_scalar("SELECT count(*) FROM memberships WHERE club_id = $1 AND role = 'owner'")
-        .bind(club_id)
-        .fetch_one(pool)
-        .await
+    if current.as_deref() == Some("owner") && role != Some("owner") && owners <= 1 {
+        return Ok(RoleChange::LastOwner);
+    }
+    match role {
+        Some(role) => {
+            sqlx::query(
+                "INSERT INTO memberships (club_id, user_id, role) VALUES ($1, $2, $3) \
+                 ON CONFLICT (club_id, user_id) DO UPDATE SET role = EXCLUDED.role",
+            )
+            .bind(club_id)
+            .bind(user_id)
+            .bind(role)
+            .execute(&mut *tx)
+            .await?;
+        }
+        None if current.is_none() => return Ok(RoleChange::NotMember),
+        None => {
+            sqlx::query("DELETE FROM memberships WHERE club_id = $1 AND user_id = $2")
+                .bind(club_id)
+                .bind(user_id)
+                .execute(&mut *tx)
+                .await?;
+        }
+    }
+    tx.commit().await?;
+    Ok(RoleChange::Done)
 }

@@ -424,22 +424,34 @@ pub async fn audit(pool: &PgPool, game_id: i64) -> sqlx::Result<Vec<AuditEntry>>
     .await
 }
 
-/// A player's totals over every league of the club, and the club they belong to.
-pub async fn player_totals(pool: &PgPool, player_id: i64) -> sqlx::Result<Option<Line>> {
-    sqlx::query_as::<_, Line>(
+/// Games of a public league only when `public_only` (`$2`): the condition on `l`, a player's
+/// game's league, in the queries below.
+const PUBLIC_ONLY: &str = "(NOT $2 OR l.visibility = 'public')";
+
+/// A player's totals over every league of the club (or its public leagues only); voided games
+/// and redeals do not count.
+pub async fn player_totals(
+    pool: &PgPool,
+    player_id: i64,
+    public_only: bool,
+) -> sqlx::Result<Option<Line>> {
+    sqlx::query_as::<_, Line>(sqlx::AssertSqlSafe(format!(
         "SELECT p.id AS player_id, p.name, count(g.id) AS games, \
                 count(g.id) FILTER (WHERE g.winner = p.id) AS wins, \
-                coalesce(sum(s.score), 0)::BIGINT AS points, \
+                coalesce(sum(s.score) FILTER (WHERE g.id IS NOT NULL), 0)::BIGINT AS points, \
                 count(g.id) FILTER (WHERE g.winner = p.id AND g.won_by IN ('self_pick', 'heavenly', 'earthly')) AS self_picks, \
                 count(g.id) FILTER (WHERE g.winner = p.id AND g.jokerless) AS jokerless_wins, \
                 count(g.id) FILTER (WHERE g.discarder = p.id) AS deal_ins, \
                 count(g.id) FILTER (WHERE s.dead) AS dead_hands, \
                 count(g.id) FILTER (WHERE g.outcome = 'wall') AS wall_games \
          FROM players p LEFT JOIN game_scores s ON s.player_id = p.id \
-         LEFT JOIN games g ON g.id = s.game_id AND g.status = 'recorded' AND g.outcome <> 'redeal' \
-         WHERE p.id = $1 GROUP BY p.id, p.name",
-    )
+         LEFT JOIN (games g JOIN night_tables t ON t.id = g.table_id JOIN nights n ON n.id = t.night_id \
+                    JOIN leagues l ON l.id = n.league_id) \
+           ON g.id = s.game_id AND g.status = 'recorded' AND g.outcome <> 'redeal' AND {PUBLIC_ONLY} \
+         WHERE p.id = $1 GROUP BY p.id, p.name"
+    )))
     .bind(player_id)
+    .bind(public_only)
     .fetch_optional(pool)
     .await
 }
@@ -484,31 +496,41 @@ pub async fn night_scores(pool: &PgPool, night_id: i64) -> sqlx::Result<Vec<Nigh
 /// A player's night: (league id, league name, night id, night number, date, games, points).
 pub type NightLine = (i64, String, i64, i32, chrono::NaiveDate, i64, i64);
 
-/// A player's nights, latest first (counted games only).
-pub async fn player_nights(pool: &PgPool, player_id: i64) -> sqlx::Result<Vec<NightLine>> {
-    sqlx::query_as(
+/// A player's nights, latest first (counted games only; public leagues only when `public_only`).
+pub async fn player_nights(
+    pool: &PgPool,
+    player_id: i64,
+    public_only: bool,
+) -> sqlx::Result<Vec<NightLine>> {
+    sqlx::query_as(sqlx::AssertSqlSafe(format!(
         "SELECT l.id, l.name, n.id, n.number, n.night_date, count(*), sum(s.score)::BIGINT \
          FROM game_scores s JOIN games g ON g.id = s.game_id JOIN night_tables t ON t.id = g.table_id \
          JOIN nights n ON n.id = t.night_id JOIN leagues l ON l.id = n.league_id \
-         WHERE s.player_id = $1 AND g.status = 'recorded' AND g.outcome <> 'redeal' \
-         GROUP BY l.id, l.name, n.id, n.number, n.night_date ORDER BY n.night_date DESC, n.id DESC LIMIT 100",
-    )
+         WHERE s.player_id = $1 AND g.status = 'recorded' AND g.outcome <> 'redeal' AND {PUBLIC_ONLY} \
+         GROUP BY l.id, l.name, n.id, n.number, n.night_date ORDER BY n.night_date DESC, n.id DESC LIMIT 100"
+    )))
     .bind(player_id)
+    .bind(public_only)
     .fetch_all(pool)
     .await
 }
 
-/// The player's most valuable winning hands: (line, value, the hand as submitted).
+/// The player's most valuable winning hands: (line, value, the hand as submitted); public
+/// leagues only when `public_only`.
 pub async fn winning_hands(
     pool: &PgPool,
     player_id: i64,
+    public_only: bool,
 ) -> sqlx::Result<Vec<(String, i32, serde_json::Value)>> {
-    sqlx::query_as(
-        "SELECT line_id, line_value, coalesce(submitted->'hand', 'null') FROM games \
-         WHERE winner = $1 AND status = 'recorded' AND line_id IS NOT NULL \
-         ORDER BY line_value DESC, id DESC LIMIT 6",
-    )
+    sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "SELECT g.line_id, g.line_value, coalesce(g.submitted->'hand', 'null') FROM games g \
+         JOIN night_tables t ON t.id = g.table_id JOIN nights n ON n.id = t.night_id \
+         JOIN leagues l ON l.id = n.league_id \
+         WHERE g.winner = $1 AND g.status = 'recorded' AND g.line_id IS NOT NULL AND {PUBLIC_ONLY} \
+         ORDER BY g.line_value DESC, g.id DESC LIMIT 6"
+    )))
     .bind(player_id)
+    .bind(public_only)
     .fetch_all(pool)
     .await
 }

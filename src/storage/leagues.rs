@@ -94,3 +94,23 @@ pub async fn get(pool: &PgPool, id: i64) -> sqlx::Result<Option<League>> {
     .fetch_optional(pool)
     .await
 }
+
+/// A public league as the start page lists it.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct PublicLeague {
+    pub id: i64,
+    pub name: String,
+    pub club_slug: String,
+    pub club_name: String,
+}
+
+/// Public leagues, newest first (at most `limit`).
+pub async fn public(pool: &PgPool, limit: i64) -> sqlx::Result<Vec<PublicLeague>> {
+    sqlx::query_as::<_, PublicLeague>(
+        "SELECT l.id, l.name, c.slug AS club_slug, c.name AS club_name FROM leagues l \
+         JOIN clubs c ON c.id = l.club_id WHERE l.visibility = 'public' ORDER BY l.id DESC LIMIT $1",
+    )
+    .bind(limit)
+    .fetch_all(pool)
+    .await
+}

@@ -15,16 +15,24 @@ pub struct Night {
 
 const COLUMNS: &str = "id, league_id, number, night_date, status, proposal";
 
-/// Creates the league's next night (numbered after the last), in one statement.
+/// Creates the league's next night (numbered after the last). The league's row is locked
+/// while the number is taken, so nights created at once get numbers one after the other.
 pub async fn create(pool: &PgPool, league_id: i64, date: NaiveDate) -> sqlx::Result<Night> {
-    sqlx::query_as::<_, Night>(sqlx::AssertSqlSafe(format!(
+    let mut tx = pool.begin().await?;
+    sqlx::query("SELECT id FROM leagues WHERE id = $1 FOR UPDATE")
+        .bind(league_id)
+        .execute(&mut *tx)
+        .await?;
+    let night = sqlx::query_as::<_, Night>(sqlx::AssertSqlSafe(format!(
         "INSERT INTO nights (league_id, number, night_date) \
          VALUES ($1, (SELECT coalesce(max(number), 0) + 1 FROM nights WHERE league_id = $1), $2) RETURNING {COLUMNS}"
     )))
     .bind(league_id)
     .bind(date)
-    .fetch_one(pool)
-    .await
+    .fetch_one(&mut *tx)
+    .await?;
+    tx.commit().await?;
+    Ok(night)
 }
 
 pub async fn get(pool: &PgPool, id: i64) -> sqlx::Result<Option<Night>> {
@@ -126,10 +134,15 @@ pub async fn tables(pool: &PgPool, night_id: i64) -> sqlx::Result<Vec<Table>> {
     Ok(out)
 }
 
-/// Replaces the night's tables and marks it seated, in one transaction. `false` (and nothing
-/// changed) when games are recorded at the night's tables.
+/// Replaces the night's tables and marks it seated, in one transaction (the night's row locked,
+/// so two lockings at once apply one after the other). `false` (and nothing changed) when games
+/// are recorded at the night's tables.
 pub async fn lock_tables(pool: &PgPool, night_id: i64, tables: &[Vec<i64>]) -> sqlx::Result<bool> {
     let mut tx = pool.begin().await?;
+    sqlx::query("SELECT id FROM nights WHERE id = $1 FOR UPDATE")
+        .bind(night_id)
+        .execute(&mut *tx)
+        .await?;
     let deleted = sqlx::query("DELETE FROM night_tables WHERE night_id = $1")
         .bind(night_id)
         .execute(&mut *tx)

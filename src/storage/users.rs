@@ -90,3 +90,11 @@ pub async fn delete_session(pool: &PgPool, token_hash: &str) -> sqlx::Result<()>
         .await?;
     Ok(())
 }
+
+/// Display names of these users: (id, name).
+pub async fn display_names(pool: &PgPool, ids: &[i64]) -> sqlx::Result<Vec<(i64, String)>> {
+    sqlx::query_as("SELECT id, display_name FROM users WHERE id = ANY($1)")
+        .bind(ids)
+        .fetch_all(pool)
+        .await
+}

@@ -68,6 +68,7 @@ pub async fn spawn_app() -> TestApp {
         log_format: LogFormat::Human,
         session_key: Secret::new("k".repeat(64)),
         demo: false,
+        trust_proxy: false,
     };
     let app = Application::build(&settings, db.clone()).expect("build the app");
     let address = format!("http://127.0.0.1:{}", app.port());
