@@ -19,7 +19,7 @@ trap cleanup EXIT
 
 TEST_DATABASE_URL="$(target/debug/mahjong-league db start --throwaway --data-dir "$PGDIR")"
 export TEST_DATABASE_URL
-echo "throwaway PostgreSQL: $TEST_DATABASE_URL"
+echo "throwaway PostgreSQL: ${TEST_DATABASE_URL//:[0-9a-f][0-9a-f]*@/:***@}"
 
 if cargo nextest --version >/dev/null 2>&1; then
   cargo nextest run --locked --no-fail-fast

@@ -126,12 +126,18 @@ impl ResponseError for AppError {
     fn error_response(&self) -> HttpResponse {
         let problem = self.problem();
         let mut res = problem_response(&problem);
-        if let AppError::Domain(Error::TooManyRequests {
-            retry_after_secs, ..
-        }) = self
-        {
-            res.headers_mut()
-                .insert(header::RETRY_AFTER, HeaderValue::from(*retry_after_secs));
+        match self {
+            AppError::Domain(Error::TooManyRequests {
+                retry_after_secs, ..
+            }) => {
+                res.headers_mut()
+                    .insert(header::RETRY_AFTER, HeaderValue::from(*retry_after_secs));
+            }
+            AppError::Domain(Error::Unavailable(_)) => {
+                res.headers_mut()
+                    .insert(header::RETRY_AFTER, HeaderValue::from(2u32));
+            }
+            _ => {}
         }
         res.extensions_mut().insert(problem);
         res

@@ -9,7 +9,6 @@ use sqlx::PgPool;
 use crate::auth::Keys;
 use crate::auth::limits::Limits;
 use crate::rules::Card;
-use crate::storage::cards::StoredCard;
 
 pub struct AppState {
     pub db: PgPool,
@@ -31,29 +30,61 @@ impl AppState {
     }
 }
 
-/// Compiled uploaded cards by id. Cards never change once stored, so entries never go stale
-/// and every process may keep its own.
-#[derive(Default)]
-pub struct CardCache(Mutex<HashMap<i64, Arc<Card>>>);
+/// Compiled uploaded cards by id, bounded by the memory they hold (and by count). Cards never
+/// change once stored, so entries never go stale and every process may keep its own.
+pub struct CardCache {
+    cards: Mutex<HashMap<i64, Arc<Card>>>,
+    /// The most memory the compiled cards may hold together (estimated).
+    max_bytes: usize,
+    /// How many compilations may run at once (each on the blocking pool).
+    pub compiling: Arc<tokio::sync::Semaphore>,
+}
+
+impl Default for CardCache {
+    fn default() -> Self {
+        CardCache::with_budget(128 * 1024 * 1024)
+    }
+}
 
 impl CardCache {
     const MAX: usize = 512;
 
-    pub fn compiled(&self, stored: &StoredCard) -> anyhow::Result<Arc<Card>> {
-        if let Some(c) = self.0.lock().ok().and_then(|m| m.get(&stored.id).cloned()) {
-            return Ok(c);
+    /// A cache holding at most `max_bytes` of compiled cards.
+    pub fn with_budget(max_bytes: usize) -> CardCache {
+        let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+        CardCache {
+            cards: Mutex::new(HashMap::new()),
+            max_bytes,
+            compiling: Arc::new(tokio::sync::Semaphore::new(cores)),
         }
-        let card =
-            Arc::new(Card::parse(&stored.source).map_err(|e| {
-                anyhow::anyhow!("stored card {} does not compile: {e:?}", stored.id)
-            })?);
-        if let Ok(mut m) = self.0.lock() {
-            if m.len() >= Self::MAX {
-                m.clear();
+    }
+
+    pub fn get(&self, id: i64) -> Option<Arc<Card>> {
+        self.cards.lock().ok()?.get(&id).cloned()
+    }
+
+    /// Keeps a compiled card, dropping others while the cache holds too much.
+    pub fn insert(&self, id: i64, card: Arc<Card>) {
+        let Ok(mut map) = self.cards.lock() else {
+            return;
+        };
+        map.insert(id, card);
+        let mut bytes: usize = map.values().map(|c| c.approx_bytes()).sum();
+        while (bytes > self.max_bytes || map.len() > Self::MAX) && map.len() > 1 {
+            let Some(victim) = map.keys().copied().find(|k| *k != id) else {
+                break;
+            };
+            if let Some(gone) = map.remove(&victim) {
+                bytes -= gone.approx_bytes();
             }
-            m.insert(stored.id, card.clone());
         }
-        Ok(card)
+    }
+
+    /// The cached cards' ids and their total estimated size.
+    pub fn usage(&self) -> (usize, usize) {
+        self.cards.lock().map_or((0, 0), |m| {
+            (m.len(), m.values().map(|c| c.approx_bytes()).sum())
+        })
     }
 }
 
@@ -104,5 +135,26 @@ impl StandingsCache {
             }
             Err(_) => Arc::default(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_card_cache_is_bounded_by_memory() {
+        let card =
+            Arc::new(Card::parse(crate::rules::builtin::source("demo-2026").unwrap()).unwrap());
+        let size = card.approx_bytes();
+        assert!(size > 10_000, "a full card is estimated at {size} bytes");
+        let cache = CardCache::with_budget(size * 3 + size / 2);
+        for id in 0..10 {
+            cache.insert(id, card.clone());
+            let (count, bytes) = cache.usage();
+            assert!(bytes <= size * 3 + size / 2, "{count} cards, {bytes} bytes");
+        }
+        assert_eq!(cache.usage().0, 3);
+        assert!(cache.get(9).is_some(), "the card just kept stays");
     }
 }

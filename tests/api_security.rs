@@ -829,3 +829,49 @@ async fn forms_and_stats_leak_nothing() {
     assert_eq!(real.status(), 404);
     assert_eq!(missing.status(), 404);
 }
+
+/// A card file of many lines with every variant: about 38,000 targets from 26 KB.
+fn card_bomb() -> String {
+    let mut text = String::from("name = \"Bomb\"\nyear = 2026\n");
+    for i in 0..200 {
+        text.push_str(&format!(
+            "\n[[hand]]\nsection = \"S{i}\"\npattern = \"NN EE WW SS 1:a 2:b 3:c 1:a 2:b 3:c\"\nvalue = 25\nsuits = \"any\"\nnumbers = \"any\"\nwinds = \"any\"\n"
+        ));
+    }
+    text
+}
+
+/// Item 2: a card that expands past the limit is refused (inline and uploaded), naming it.
+#[tokio::test]
+async fn card_bombs_are_refused() {
+    let app = spawn_app().await;
+    let res = app
+        .client
+        .post(app.url("/api/v1/hands/check"))
+        .json(&json!({"card": card_bomb(), "hand": "F F 2B 2B J 2B 4C 4C 6C 6C 8B 8B J 8B"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 422);
+    let v = json_of(res).await;
+    assert_eq!(v["errors"][0]["field"], "card");
+    assert!(
+        v["detail"].as_str().unwrap().contains("20000 targets"),
+        "{v}"
+    );
+    let owner = club_owner(&app, "bombs", "owner@example.org").await;
+    let res = owner
+        .post(app.url("/api/v1/clubs/bombs/cards"))
+        .header("Content-Type", "application/toml")
+        .body(card_bomb())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 422);
+    let v = json_of(res).await;
+    assert_eq!(v["errors"][0]["field"], "source");
+    assert!(v["errors"][0]["line"].as_u64().is_some(), "{v}");
+    // The service still answers at once.
+    let res = app.client.get(app.url("/healthz")).send().await.unwrap();
+    assert_eq!(res.status(), 200);
+}

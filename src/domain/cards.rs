@@ -2,6 +2,7 @@
 //! line-numbered errors.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -14,8 +15,8 @@ use crate::storage::cards;
 pub use crate::storage::cards::StoredCard;
 use crate::storage::clubs;
 
-/// Card-file errors as an invalid input whose errors carry line and hand.
-pub fn card_errors(errors: Vec<crate::rules::CardError>) -> Error {
+/// Card-file errors as an invalid `field` whose errors carry line and hand.
+pub fn card_errors(errors: Vec<crate::rules::CardError>, field: &str) -> Error {
     let detail = format!(
         "the card file has {} error(s): {}",
         errors.len(),
@@ -30,7 +31,7 @@ pub fn card_errors(errors: Vec<crate::rules::CardError>) -> Error {
         errors: errors
             .into_iter()
             .map(|e| FieldError {
-                field: "source".into(),
+                field: field.into(),
                 message: e.message,
                 line: e.line,
                 hand: e.hand,
@@ -39,9 +40,56 @@ pub fn card_errors(errors: Vec<crate::rules::CardError>) -> Error {
     }
 }
 
+/// How long compiling a card may take, waiting for a turn included. A card at the target limit
+/// compiles in about 0.1 s (release build); the budget only bounds a request under load.
+const COMPILE_BUDGET: Duration = Duration::from_secs(10);
+
+/// Compiles a card file on the blocking pool, a few at a time, within `COMPILE_BUDGET`; its
+/// errors are an invalid `field`.
+pub async fn compile(state: &AppState, source: String, field: &str) -> Result<Card> {
+    let work = async {
+        // The turn goes with the work: a compilation that outlives its request still counts.
+        let turn = state
+            .cards
+            .compiling
+            .clone()
+            .acquire_owned()
+            .await
+            .map_err(Error::internal)?;
+        tokio::task::spawn_blocking(move || {
+            let card = Card::parse(&source);
+            drop(turn);
+            card
+        })
+        .await
+        .map_err(Error::internal)
+    };
+    match tokio::time::timeout(COMPILE_BUDGET, work).await {
+        Ok(compiled) => compiled?.map_err(|e| card_errors(e, field)),
+        Err(_) => Err(Error::Unavailable(format!(
+            "compiling the card took longer than {} s; try again, or use a smaller card",
+            COMPILE_BUDGET.as_secs()
+        ))),
+    }
+}
+
 /// A stored card, compiled (from the process's cache when it was compiled before).
-pub fn compiled(state: &AppState, stored: &StoredCard) -> Result<Arc<Card>> {
-    Ok(state.cards.compiled(stored)?)
+pub async fn compiled(state: &AppState, stored: &StoredCard) -> Result<Arc<Card>> {
+    if let Some(card) = state.cards.get(stored.id) {
+        return Ok(card);
+    }
+    let card = compile(state, stored.source.clone(), "source")
+        .await
+        .map_err(|e| match e {
+            Error::Invalid { detail, .. } => Error::internal(format!(
+                "stored card {} does not compile: {detail}",
+                stored.id
+            )),
+            other => other,
+        })?;
+    let card = Arc::new(card);
+    state.cards.insert(stored.id, card.clone());
+    Ok(card)
 }
 
 /// Resolves a card named in a request: a built-in name, the id of an uploaded card the caller
@@ -53,9 +101,8 @@ pub async fn resolve(
     inline: bool,
 ) -> Result<CardRef> {
     if inline && spec.contains('\n') {
-        return Card::parse(spec)
-            .map(|c| CardRef::Shared(Arc::new(c)))
-            .map_err(card_errors);
+        let card = compile(state, spec.to_string(), "card").await?;
+        return Ok(CardRef::Shared(Arc::new(card)));
     }
     if let Some(card) = builtin::get(spec) {
         return Ok(CardRef::Builtin(card));
@@ -81,7 +128,7 @@ pub async fn resolve(
             .await
             .map_err(|_| not_found())?;
     }
-    Ok(CardRef::Shared(compiled(state, &stored)?))
+    Ok(CardRef::Shared(compiled(state, &stored).await?))
 }
 
 /// A card the caller may see, by built-in name or uploaded card id; 404 otherwise.
@@ -192,8 +239,8 @@ fn builtin_views(with_lines: bool) -> Vec<CardView> {
         .collect()
 }
 
-fn stored_view(state: &AppState, s: &StoredCard, with_lines: bool) -> Result<CardView> {
-    let card = compiled(state, s)?;
+async fn stored_view(state: &AppState, s: &StoredCard, with_lines: bool) -> Result<CardView> {
+    let card = compiled(state, s).await?;
     Ok(view(s.id.to_string(), &card, false, s.public, with_lines))
 }
 
@@ -201,7 +248,7 @@ fn stored_view(state: &AppState, s: &StoredCard, with_lines: bool) -> Result<Car
 pub async fn list_public(state: &AppState) -> Result<Vec<CardView>> {
     let mut all = builtin_views(false);
     for s in cards::list_public(&state.db).await? {
-        all.push(stored_view(state, &s, false)?);
+        all.push(stored_view(state, &s, false).await?);
     }
     Ok(all)
 }
@@ -224,7 +271,7 @@ pub async fn list_for_club(state: &AppState, caller: &Caller, slug: &str) -> Res
     let (club, _) = caller.club(state, slug, Need::Read).await?;
     let mut all = Vec::new();
     for s in cards::list_for_club(&state.db, club.id).await? {
-        all.push(stored_view(state, &s, false)?);
+        all.push(stored_view(state, &s, false).await?);
     }
     all.extend(builtin_views(false));
     Ok(all)
@@ -262,7 +309,7 @@ pub async fn store(
             "remove the NUL character: a card file is text",
         ));
     }
-    let card = Card::parse(&file.source).map_err(card_errors)?;
+    let card = compile(state, file.source.clone(), "source").await?;
     let year =
         i32::try_from(card.year).map_err(|_| Error::invalid("source", "year is out of range"))?;
     let stored = cards::create(

@@ -264,5 +264,5 @@ pub async fn card(state: &AppState, league: &League) -> Result<CardRef> {
     let stored = stored_cards::get(&state.db, id)
         .await?
         .ok_or_else(|| Error::internal(format!("card {id} missing")))?;
-    Ok(CardRef::Shared(cards::compiled(state, &stored)?))
+    Ok(CardRef::Shared(cards::compiled(state, &stored).await?))
 }

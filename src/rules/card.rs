@@ -8,6 +8,7 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use super::pattern::{NumbersRule, Options, Pattern, SuitsRule, Target, WindsRule};
+use super::tile::{Suit, Tile, Wind};
 
 /// One problem in a card file: where it is, which hand, and what is wrong.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -138,7 +139,43 @@ fn default_id(section: &str, n: usize) -> String {
     format!("{section}#{n}")
 }
 
+/// The most targets a card may expand to. A printed card has about a thousand; far more is a
+/// mistake or an attack (a small file can ask for millions), refused before it costs memory.
+pub const MAX_TARGETS: usize = 20_000;
+
 impl Card {
+    /// About how many bytes the compiled card holds (for caches bounded by memory).
+    pub fn approx_bytes(&self) -> usize {
+        use std::mem::size_of;
+        let targets: usize = self
+            .targets
+            .iter()
+            .map(|t| {
+                size_of::<Target>()
+                    + t.sets.capacity() * size_of::<(Tile, u8)>()
+                    + (t.kinds.capacity() + t.tiles.capacity()) * size_of::<Tile>()
+                    + t.suits.capacity() * size_of::<(char, Suit)>()
+                    + t.winds.capacity() * size_of::<(char, Wind)>()
+                    + size_of::<(u64, u64)>()
+            })
+            .sum();
+        let lines: usize = self
+            .lines
+            .iter()
+            .map(|l| {
+                size_of::<Line>()
+                    + l.id.len()
+                    + l.section.len()
+                    + l.patterns
+                        .iter()
+                        .map(|p| p.len() + size_of::<String>())
+                        .sum::<usize>()
+                    + l.note.as_ref().map_or(0, |n| n.len())
+            })
+            .sum();
+        size_of::<Card>() + targets + lines
+    }
+
     /// Parses and compiles a card file. Every problem found is returned.
     pub fn parse(text: &str) -> Result<Card, Vec<CardError>> {
         let lines = Lines(text);
@@ -376,6 +413,16 @@ fn compile(raw: RawCard, lines: &Lines<'_>) -> Result<Card, Vec<CardError>> {
                     }
                 }
                 Err(message) => err(pattern_line, format!("{prefix}{message}")),
+            }
+            if targets.len() > MAX_TARGETS {
+                // Stop here: every further line would only cost more.
+                err(
+                    pattern_line,
+                    format!(
+                        "the card expands to more than {MAX_TARGETS} targets by this line (a printed card has about 1,000); use fewer lines or fewer variants"
+                    ),
+                );
+                return Err(errors);
             }
         }
         out_lines.push(Line {

@@ -37,6 +37,8 @@ pub struct EmbeddedPostgres {
     pgdata: PathBuf,
     listen: Listen,
     run_as: Option<String>,
+    /// The `postgres` role's password, kept in `<root>/password` (0600).
+    password: String,
     stop_on_drop: bool,
 }
 
@@ -130,6 +132,7 @@ impl EmbeddedPostgres {
         };
         let mut pg = EmbeddedPostgres {
             bin,
+            password: String::new(),
             root,
             pgdata,
             listen,
@@ -137,6 +140,7 @@ impl EmbeddedPostgres {
             stop_on_drop: true,
         };
         pg.init()?;
+        pg.secure()?;
         if pg.running()? {
             if matches!(pg.listen, Listen::Socket(_)) {
                 tracing::info!(pgdata = %pg.pgdata.display(), "reusing the private PostgreSQL left running by an earlier run");
@@ -154,15 +158,89 @@ impl EmbeddedPostgres {
         self.stop_on_drop = false;
     }
 
-    /// Connection URL for a database on this server.
+    /// Connection URL for a database on this server (it carries the password).
     pub fn url(&self, database: &str) -> String {
+        let pw = &self.password;
         match &self.listen {
             Listen::Socket(dir) => format!(
-                "postgres://postgres@localhost:{SOCKET_PORT}/{database}?host={}",
+                "postgres://postgres:{pw}@localhost:{SOCKET_PORT}/{database}?host={}",
                 encode(dir)
             ),
-            Listen::Tcp(port) => format!("postgres://postgres@127.0.0.1:{port}/{database}"),
+            Listen::Tcp(port) => format!("postgres://postgres:{pw}@127.0.0.1:{port}/{database}"),
         }
+    }
+
+    /// Makes the server private to this service: the `postgres` role has a password kept in
+    /// `<root>/password` (readable by the service's user only), every connection must give it
+    /// (scram-sha-256, no `trust`), and the socket directory is closed to other accounts. A
+    /// cluster made by an earlier version with `trust` gets its password here, in single-user
+    /// mode, before the server starts.
+    fn secure(&mut self) -> anyhow::Result<()> {
+        use std::os::unix::fs::PermissionsExt;
+        let file = self.root.join("password");
+        let password = match std::fs::read_to_string(&file) {
+            Ok(p) if p.trim().len() >= 32 => p.trim().to_string(),
+            _ => {
+                let password = random_password();
+                if self.running()? {
+                    // Left by a crashed run of an earlier version: set the password offline.
+                    self.stop()?;
+                }
+                self.single_user(&format!("ALTER ROLE postgres PASSWORD '{password}';"))?;
+                write_private(&file, &password)?;
+                password
+            }
+        };
+        self.password = password;
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600))?;
+        let hba = "# Written by mahjong-league: every connection gives the password.\n\
+                   local all all scram-sha-256\n\
+                   host all all 127.0.0.1/32 scram-sha-256\n\
+                   host all all ::1/128 scram-sha-256\n";
+        let hba_file = self.pgdata.join("pg_hba.conf");
+        if std::fs::read_to_string(&hba_file).ok().as_deref() != Some(hba) {
+            std::fs::write(&hba_file, hba)?;
+            if let Some(user) = &self.run_as {
+                chown(&hba_file, user)?;
+            }
+            if self.running()? {
+                let mut cmd = self.command("pg_ctl");
+                cmd.arg("reload").arg("-D").arg(&self.pgdata);
+                self.run(cmd, "pg_ctl reload")?;
+            }
+        }
+        // The socket directory: the server's user only (root passes anyway).
+        let run = self.root.join("run");
+        if run.is_dir() {
+            std::fs::set_permissions(&run, std::fs::Permissions::from_mode(0o700))?;
+        }
+        Ok(())
+    }
+
+    /// Runs one statement in single-user mode (the server must not be running).
+    fn single_user(&self, statement: &str) -> anyhow::Result<()> {
+        use std::io::Write;
+        let mut cmd = self.command("postgres");
+        cmd.arg("--single")
+            .arg("-D")
+            .arg(&self.pgdata)
+            .arg("postgres")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped());
+        let mut child = cmd.spawn().context("running postgres --single")?;
+        if let Some(mut stdin) = child.stdin.take() {
+            stdin.write_all(statement.as_bytes())?;
+            stdin.write_all(b"\n")?;
+        }
+        let out = child.wait_with_output()?;
+        if !out.status.success() {
+            bail!(
+                "setting the private PostgreSQL's password failed: {}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            );
+        }
+        Ok(())
     }
 
     fn command(&self, program: &str) -> Command {
@@ -227,21 +305,34 @@ impl EmbeddedPostgres {
             chown(&self.root, user)?;
         }
         tracing::info!(pgdata = %self.pgdata.display(), "creating the private PostgreSQL cluster");
+        // The password goes to initdb in a file only the server's user reads, removed after.
+        let password = random_password();
+        let pwfile = self.root.join("initdb-password");
+        write_private(&pwfile, &password)?;
+        if let Some(user) = &self.run_as {
+            chown(&pwfile, user)?;
+        }
         let mut cmd = self.command("initdb");
-        cmd.arg("-D").arg(&self.pgdata).args([
-            "-U",
-            "postgres",
-            "--auth=trust",
-            "--encoding=UTF8",
-            "--no-locale",
-        ]);
-        let out = self.run(cmd, "initdb")?;
+        cmd.arg("-D")
+            .arg(&self.pgdata)
+            .args([
+                "-U",
+                "postgres",
+                "--auth=scram-sha-256",
+                "--encoding=UTF8",
+                "--no-locale",
+            ])
+            .arg(format!("--pwfile={}", pwfile.display()));
+        let out = self.run(cmd, "initdb");
+        std::fs::remove_file(&pwfile).ok();
+        let out = out?;
         if !out.status.success() {
             bail!(
                 "initdb failed: {}",
                 String::from_utf8_lossy(&out.stderr).trim()
             );
         }
+        write_private(&self.root.join("password"), &password)?;
         Ok(())
     }
 
@@ -322,6 +413,7 @@ impl EmbeddedPostgres {
         let root = data_dir.canonicalize()?.join("postgres");
         let pg = EmbeddedPostgres {
             bin: find_binaries()?,
+            password: String::new(),
             pgdata: root.join("data"),
             listen: Listen::Tcp(0),
             run_as: is_root().then(|| "postgres".to_string()),
@@ -344,6 +436,27 @@ impl Drop for EmbeddedPostgres {
             tracing::error!(error = %e, "stopping the private PostgreSQL");
         }
     }
+}
+
+/// 256 random bits, hex: a password with nothing to quote.
+fn random_password() -> String {
+    let bytes: [u8; 32] = rand::random();
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Writes a secret to a file that only its owner can read.
+fn write_private(path: &Path, secret: &str) -> anyhow::Result<()> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(path)
+        .with_context(|| format!("writing {}", path.display()))?;
+    f.write_all(secret.as_bytes())?;
+    Ok(())
 }
 
 fn free_port() -> anyhow::Result<u16> {
