@@ -26,3 +26,7 @@ if cargo nextest --version >/dev/null 2>&1; then
 else
   cargo test --locked --no-fail-fast
 fi
+
+# The API fuzzed from its own OpenAPI document (schemathesis, every check), a few examples per
+# operation; FUZZ_EXAMPLES=200 scripts/api-fuzz.sh runs a longer budget.
+scripts/api-fuzz.sh

@@ -146,6 +146,20 @@ impl ResponseError for AppError {
 
 const PROBLEM_JSON: &str = "application/problem+json";
 
+/// 405 for a method a path does not take, naming the ones it does (`Allow`).
+pub fn method_not_allowed(method: &str, path: &str, allow: &str) -> HttpResponse {
+    let problem = Problem::new(
+        StatusCode::METHOD_NOT_ALLOWED,
+        format!("{path} does not take {method}; it takes {allow}"),
+    );
+    let mut res = problem_response(&problem);
+    if let Ok(v) = HeaderValue::from_str(allow) {
+        res.headers_mut().insert(header::ALLOW, v);
+    }
+    res.extensions_mut().insert(problem);
+    res
+}
+
 fn problem_response(problem: &Problem) -> HttpResponse {
     let status = StatusCode::from_u16(problem.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     HttpResponse::build(status)

@@ -37,6 +37,7 @@ impl Application {
                 .openapi(<crate::api::ApiDoc as utoipa::OpenApi>::openapi())
                 .configure(crate::api::configure)
                 .split_for_parts();
+            let doc = crate::api::finish(doc);
             // Swagger UI serves the document built from the same registrations as the app.
             app.app_data(state.clone())
                 .app_data(crate::http::security::TrustProxy(trust_proxy))
@@ -44,13 +45,7 @@ impl Application {
                 .service(SwaggerUi::new("/api/docs/{_:.*}").url("/api/openapi.json", doc))
                 .service(web::redirect("/api/docs", "/api/docs/"))
                 .configure(crate::pages::configure)
-                .default_service(web::to(|req: actix_web::HttpRequest| async move {
-                    Err::<actix_web::HttpResponse, _>(AppError::not_found(format!(
-                        "no route for {} {}",
-                        req.method(),
-                        req.path()
-                    )))
-                }))
+                .default_service(web::to(unrouted))
                 .wrap(from_fn(error::render))
                 .wrap(from_fn(crate::http::security::headers))
                 .wrap(from_fn(request_id_header))
@@ -69,6 +64,23 @@ impl Application {
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
         self.server.await
     }
+}
+
+/// A request no route took: 405 with `Allow` when an API route has that path under another
+/// method, else 404.
+async fn unrouted(req: actix_web::HttpRequest) -> Result<actix_web::HttpResponse, AppError> {
+    if let Some(allow) = crate::api::allowed_methods(req.path()) {
+        return Ok(error::method_not_allowed(
+            req.method().as_str(),
+            req.path(),
+            &allow,
+        ));
+    }
+    Err(AppError::not_found(format!(
+        "no route for {} {}",
+        req.method(),
+        req.path()
+    )))
 }
 
 /// Echoes the request id the logs use as `X-Request-Id`.

@@ -875,3 +875,84 @@ async fn card_bombs_are_refused() {
     let res = app.client.get(app.url("/healthz")).send().await.unwrap();
     assert_eq!(res.status(), 200);
 }
+
+/// Item 20: the document says what the answers are, and the answers keep to it.
+#[tokio::test]
+async fn the_api_document_and_the_answers_agree() {
+    let app = spawn_app().await;
+    let doc: Value = json_of(
+        app.client
+            .get(app.url("/api/openapi.json"))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    let schemas = &doc["components"]["schemas"];
+    assert_eq!(schemas["SignUp"]["properties"]["password"]["minLength"], 10);
+    assert!(schemas["LineView"]["properties"]["numbers"]["oneOf"].is_array());
+    assert!(schemas["LeagueView"]["properties"]["ruleset"]["oneOf"].is_array());
+    let nullable = |v: &Value| {
+        v["type"]
+            .as_array()
+            .is_some_and(|t| t.contains(&json!("null")))
+    };
+    assert!(nullable(&schemas["NightView"]["properties"]["proposal"]));
+    assert!(nullable(&schemas["AuditEntry"]["properties"]["before"]));
+    for code in ["400", "401", "403", "404", "409", "422", "503"] {
+        assert!(
+            doc["paths"]["/api/v1/clubs/{club}/players"]["post"]["responses"][code].is_object(),
+            "{code} undocumented"
+        );
+    }
+
+    let res = app
+        .client
+        .request(
+            reqwest::Method::TRACE,
+            app.url("/api/v1/clubs/tuesday-tiles"),
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 405);
+    assert_eq!(res.headers()["allow"], "GET");
+
+    let owner = club_owner(&app, "docs", "owner@example.org").await;
+    let t = one_table(&app, &owner, "docs", &["Ann", "Bea", "Cy", "Di"]).await;
+    let res = owner
+        .post(app.url(&format!("/api/v1/leagues/{}/nights", t.league)))
+        .json(&json!({"date": "+262142-12-31"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 422);
+    assert_eq!(field_of(res).await, "date");
+    // A whole number written with a fraction is the integer; a body that is not an object is not.
+    let players: Vec<f64> = t.players.iter().map(|p| *p as f64).collect();
+    let res = owner
+        .put(app.url(&format!("/api/v1/nights/{}/tables", t.night)))
+        .header("Content-Type", "application/json")
+        .body(format!(
+            "{{\"tables\": [[{:.1}, {:.1}, {:.1}, {:.1}]]}}",
+            players[0], players[1], players[2], players[3]
+        ))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    let res = owner
+        .patch(app.url(&format!("/api/v1/clubs/docs/players/{}", t.players[0])))
+        .json(&json!([null, null]))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 400);
+    let res = owner
+        .patch(app.url(&format!("/api/v1/leagues/{}", t.league)))
+        .json(&json!({"ruleset": {"kind": 0}}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 422);
+}

@@ -16,7 +16,7 @@ pub async fn list_public(state: web::Data<AppState>) -> Result<HttpResponse, App
 }
 
 /// One card with its lines (built-in, public, or of a club the caller reads).
-#[utoipa::path(tag = "cards", params(("id" = String, Path, description = "built-in name or uploaded card id")),
+#[utoipa::path(tag = "cards", params(("id" = String, Path, description = "built-in name or uploaded card id", example = "demo-2026")),
     responses((status = 200, body = CardView), (status = 404, body = crate::error::Problem, content_type = "application/problem+json")))]
 #[get("/api/v1/cards/{id}")]
 pub async fn show(
@@ -28,7 +28,7 @@ pub async fn show(
 }
 
 /// The club's uploaded cards, then the built-in ones.
-#[utoipa::path(tag = "cards", params(("club" = String, Path)), responses((status = 200, body = [CardView])))]
+#[utoipa::path(tag = "cards", params(("club" = String, Path, example = "tuesday-tiles")), responses((status = 200, body = [CardView])))]
 #[get("/api/v1/clubs/{club}/cards")]
 pub async fn list_for_club(
     state: web::Data<AppState>,
@@ -39,7 +39,7 @@ pub async fn list_for_club(
 }
 
 /// Upload a card file. Invalid files get 422 with each error's line and hand.
-#[utoipa::path(tag = "cards", params(("club" = String, Path)), request_body = CardUpload,
+#[utoipa::path(tag = "cards", params(("club" = String, Path, example = "tuesday-tiles")), request_body = CardUpload,
     responses((status = 201, body = CardView),
               (status = 422, description = "The card file has errors", body = crate::error::Problem, content_type = "application/problem+json")))]
 #[post("/api/v1/clubs/{club}/cards")]

@@ -25,7 +25,7 @@ pub async fn create(
 }
 
 /// A club the caller belongs to (or holds a token of).
-#[utoipa::path(tag = "clubs", params(("club" = String, Path)),
+#[utoipa::path(tag = "clubs", params(("club" = String, Path, example = "tuesday-tiles")),
     responses((status = 200, body = ClubView), (status = 404, body = crate::error::Problem, content_type = "application/problem+json")))]
 #[get("/api/v1/clubs/{club}")]
 pub async fn show(
@@ -38,7 +38,7 @@ pub async fn show(
 }
 
 /// Members and their roles (organizers and owners).
-#[utoipa::path(tag = "clubs", params(("club" = String, Path)), responses((status = 200, body = [Member])))]
+#[utoipa::path(tag = "clubs", params(("club" = String, Path, example = "tuesday-tiles")), responses((status = 200, body = [Member])))]
 #[get("/api/v1/clubs/{club}/members")]
 pub async fn members(
     state: web::Data<AppState>,
@@ -49,7 +49,7 @@ pub async fn members(
 }
 
 /// Add a member by email, or change their role.
-#[utoipa::path(tag = "clubs", params(("club" = String, Path)), request_body = SetRole,
+#[utoipa::path(tag = "clubs", params(("club" = String, Path, example = "tuesday-tiles")), request_body = SetRole,
     responses((status = 200, body = [Member]), (status = 403, body = crate::error::Problem, content_type = "application/problem+json"),
               (status = 422, body = crate::error::Problem, content_type = "application/problem+json")))]
 #[put("/api/v1/clubs/{club}/members")]
@@ -63,7 +63,7 @@ pub async fn set_member(
 }
 
 /// Remove a member.
-#[utoipa::path(tag = "clubs", params(("club" = String, Path), ("user" = i64, Path)), responses((status = 204), (status = 404, body = crate::error::Problem, content_type = "application/problem+json")))]
+#[utoipa::path(tag = "clubs", params(("club" = String, Path, example = "tuesday-tiles"), ("user" = i64, Path, minimum = 1, example = 1)), responses((status = 204), (status = 404, body = crate::error::Problem, content_type = "application/problem+json")))]
 #[delete("/api/v1/clubs/{club}/members/{user}")]
 pub async fn remove_member(
     state: web::Data<AppState>,
@@ -76,7 +76,7 @@ pub async fn remove_member(
 }
 
 /// The club's API tokens (never their secrets).
-#[utoipa::path(tag = "tokens", params(("club" = String, Path)), responses((status = 200, body = [TokenInfo])))]
+#[utoipa::path(tag = "tokens", params(("club" = String, Path, example = "tuesday-tiles")), responses((status = 200, body = [TokenInfo])))]
 #[get("/api/v1/clubs/{club}/tokens")]
 pub async fn list_tokens(
     state: web::Data<AppState>,
@@ -87,7 +87,7 @@ pub async fn list_tokens(
 }
 
 /// Create an API token (owners and organizers). The secret is in this response only.
-#[utoipa::path(tag = "tokens", params(("club" = String, Path)), request_body = NewToken,
+#[utoipa::path(tag = "tokens", params(("club" = String, Path, example = "tuesday-tiles")), request_body = NewToken,
     responses((status = 201, body = CreatedToken), (status = 422, body = crate::error::Problem, content_type = "application/problem+json")))]
 #[post("/api/v1/clubs/{club}/tokens")]
 pub async fn create_token(
@@ -101,7 +101,7 @@ pub async fn create_token(
 }
 
 /// Revoke a token: it stops working at once.
-#[utoipa::path(tag = "tokens", params(("club" = String, Path), ("id" = i64, Path)), responses((status = 204), (status = 404, body = crate::error::Problem, content_type = "application/problem+json")))]
+#[utoipa::path(tag = "tokens", params(("club" = String, Path, example = "tuesday-tiles"), ("id" = i64, Path, minimum = 1, example = 1)), responses((status = 204), (status = 404, body = crate::error::Problem, content_type = "application/problem+json")))]
 #[delete("/api/v1/clubs/{club}/tokens/{id}")]
 pub async fn revoke_token(
     state: web::Data<AppState>,

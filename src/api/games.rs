@@ -28,7 +28,7 @@ fn tagged(
 
 /// Record a game at a table. The engine validates the result against the league's card and
 /// scores it with the league's ruleset. Send `Idempotency-Key` to make retries safe.
-#[utoipa::path(tag = "games", params(("table" = i64, Path), ("Idempotency-Key" = Option<String>, Header, description = "the same key returns the stored answer")),
+#[utoipa::path(tag = "games", params(("table" = i64, Path, minimum = 1, example = 1), ("Idempotency-Key" = Option<String>, Header, description = "the same key returns the stored answer")),
     request_body = GameInput,
     responses((status = 201, body = GameView),
               (status = 409, description = "The game number is already recorded, or the night is closed", body = crate::error::Problem, content_type = "application/problem+json"),
@@ -55,7 +55,7 @@ pub async fn create(
 }
 
 /// One game with its scores (`ETag` is its version).
-#[utoipa::path(tag = "games", params(("game" = i64, Path)), responses((status = 200, body = GameView), (status = 404, body = crate::error::Problem, content_type = "application/problem+json")))]
+#[utoipa::path(tag = "games", params(("game" = i64, Path, minimum = 1, example = 1)), responses((status = 200, body = GameView), (status = 404, body = crate::error::Problem, content_type = "application/problem+json")))]
 #[get("/api/v1/games/{game}")]
 pub async fn show(
     state: web::Data<AppState>,
@@ -68,7 +68,7 @@ pub async fn show(
 
 /// Amend a game: send the whole corrected result with `If-Match: <version>`. The result is
 /// validated and scored again; the change goes in the audit log.
-#[utoipa::path(tag = "games", params(("game" = i64, Path), ("If-Match" = String, Header, description = "the version you saw")),
+#[utoipa::path(tag = "games", params(("game" = i64, Path, minimum = 1, example = 1), ("If-Match" = String, Header, description = "the version you saw")),
     request_body = GameInput,
     responses((status = 200, body = GameView),
               (status = 412, description = "Stale version; the detail gives the current one", body = crate::error::Problem, content_type = "application/problem+json"),
@@ -86,7 +86,7 @@ pub async fn amend(
 }
 
 /// Void a game (organizers): it stops counting; `If-Match` is checked when sent.
-#[utoipa::path(tag = "games", params(("game" = i64, Path)),
+#[utoipa::path(tag = "games", params(("game" = i64, Path, minimum = 1, example = 1)),
     responses((status = 200, body = GameView), (status = 412, body = crate::error::Problem, content_type = "application/problem+json")))]
 #[post("/api/v1/games/{game}/void")]
 pub async fn void(
@@ -100,7 +100,7 @@ pub async fn void(
 }
 
 /// Every change to a game: who, when, before and after.
-#[utoipa::path(tag = "games", params(("game" = i64, Path)), responses((status = 200, body = [AuditEntry])))]
+#[utoipa::path(tag = "games", params(("game" = i64, Path, minimum = 1, example = 1)), responses((status = 200, body = [AuditEntry])))]
 #[get("/api/v1/games/{game}/audit")]
 pub async fn audit(
     state: web::Data<AppState>,

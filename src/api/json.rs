@@ -42,20 +42,58 @@ fn nul_path(value: &serde_json::Value, path: &str) -> Option<String> {
     }
 }
 
-/// Parses JSON, naming the field of the first problem. Text holding a NUL character is refused
-/// (PostgreSQL's text cannot store it), naming where it is.
+/// Numbers written with a fraction of zero (`8547.0`) as the integers they are: JSON Schema
+/// counts them as integers, so an integer field takes them.
+fn whole_numbers(value: &mut serde_json::Value) {
+    use serde_json::Value;
+    match value {
+        Value::Number(n) => {
+            if let Some(f) = n.as_f64().filter(|_| n.is_f64())
+                && f.fract() == 0.0
+                && f >= i64::MIN as f64
+                && f < i64::MAX as f64
+            {
+                *value = Value::from(f as i64);
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(whole_numbers),
+        Value::Object(map) => map.values_mut().for_each(whole_numbers),
+        _ => {}
+    }
+}
+
+fn bad_request(field: String, message: String) -> AppError {
+    AppError::BadRequest {
+        detail: format!("{field}: {message}"),
+        errors: vec![FieldError::new(field, message)],
+    }
+}
+
+/// Parses a JSON object into `T`, naming the field of the first problem. Text holding a NUL
+/// character is refused (PostgreSQL's text cannot store it), naming where it is.
 pub fn parse<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, AppError> {
-    if bytes.windows(6).any(|w| w.eq_ignore_ascii_case(b"\\u0000"))
-        && let Ok(value) = serde_json::from_slice::<serde_json::Value>(bytes)
-        && let Some(field) = nul_path(&value, "")
-    {
+    let mut value: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| {
+        let message = e.to_string();
+        let message = message
+            .split(" at line ")
+            .next()
+            .unwrap_or(&message)
+            .to_string();
+        bad_request("body".into(), format!("this is not JSON: {message}"))
+    })?;
+    if !value.is_object() {
+        return Err(bad_request(
+            "body".into(),
+            "send a JSON object ({...}) with the fields of this operation".into(),
+        ));
+    }
+    if let Some(field) = nul_path(&value, "") {
         return Err(Error::invalid(&field, "remove the NUL character: text cannot hold it").into());
     }
-    let de = &mut serde_json::Deserializer::from_slice(bytes);
-    serde_path_to_error::deserialize(de).map_err(|e| {
+    whole_numbers(&mut value);
+    serde_path_to_error::deserialize(value).map_err(|e| {
         let path = e.path().to_string();
-        let inner = e.into_inner();
-        let message = inner.to_string();
+        let message = e.into_inner().to_string();
         let field = if path == "." || path.is_empty() {
             // "missing field `x`" and "unknown field `x`" name the field in the message.
             message
@@ -67,15 +105,7 @@ pub fn parse<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, AppError> {
         } else {
             path
         };
-        let message = message
-            .split(" at line ")
-            .next()
-            .unwrap_or(&message)
-            .to_string();
-        AppError::BadRequest {
-            detail: format!("{field}: {message}"),
-            errors: vec![FieldError::new(field, message)],
-        }
+        bad_request(field, message)
     })
 }
 

@@ -9,7 +9,7 @@ use crate::domain::{AppState, Caller};
 use crate::error::AppError;
 
 /// The club's leagues.
-#[utoipa::path(tag = "leagues", params(("club" = String, Path)), responses((status = 200, body = [LeagueView])))]
+#[utoipa::path(tag = "leagues", params(("club" = String, Path, example = "tuesday-tiles")), responses((status = 200, body = [LeagueView])))]
 #[get("/api/v1/clubs/{club}/leagues")]
 pub async fn list(
     state: web::Data<AppState>,
@@ -20,7 +20,7 @@ pub async fn list(
 }
 
 /// Create a league.
-#[utoipa::path(tag = "leagues", params(("club" = String, Path)), request_body = LeagueInput,
+#[utoipa::path(tag = "leagues", params(("club" = String, Path, example = "tuesday-tiles")), request_body = LeagueInput,
     responses((status = 201, body = LeagueView), (status = 422, body = crate::error::Problem, content_type = "application/problem+json")))]
 #[post("/api/v1/clubs/{club}/leagues")]
 pub async fn create(
@@ -34,7 +34,7 @@ pub async fn create(
 }
 
 /// One league (public leagues need no login).
-#[utoipa::path(tag = "leagues", params(("league" = i64, Path)), responses((status = 200, body = LeagueView), (status = 404, body = crate::error::Problem, content_type = "application/problem+json")))]
+#[utoipa::path(tag = "leagues", params(("league" = i64, Path, minimum = 1, example = 1)), responses((status = 200, body = LeagueView), (status = 404, body = crate::error::Problem, content_type = "application/problem+json")))]
 #[get("/api/v1/leagues/{league}")]
 pub async fn show(
     state: web::Data<AppState>,
@@ -46,7 +46,7 @@ pub async fn show(
 }
 
 /// Edit a league: any of its fields.
-#[utoipa::path(tag = "leagues", params(("league" = i64, Path)), request_body = LeagueInput,
+#[utoipa::path(tag = "leagues", params(("league" = i64, Path, minimum = 1, example = 1)), request_body = LeagueInput,
     responses((status = 200, body = LeagueView), (status = 422, body = crate::error::Problem, content_type = "application/problem+json")))]
 #[patch("/api/v1/leagues/{league}")]
 pub async fn update(

@@ -42,6 +42,89 @@ use crate::error::{FieldError, Problem};
 )]
 pub struct ApiDoc;
 
+/// Documents the answers every operation can give besides its own: a body or parameter that
+/// cannot be read (400), no or a bad credential (401), refused (403), not found (404), input
+/// that does not stand (422), the database away (503); for writes a conflict (409) and a body
+/// over the limit (413); sign-up's rate limit (429).
+struct CommonAnswers;
+
+impl utoipa::Modify for CommonAnswers {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        use utoipa::openapi::{ContentBuilder, Ref, ResponseBuilder};
+        let problem = |description: &str| {
+            ResponseBuilder::new()
+                .description(description)
+                .content(
+                    "application/problem+json",
+                    ContentBuilder::new()
+                        .schema(Some(Ref::from_schema_name("Problem")))
+                        .build(),
+                )
+                .build()
+        };
+        for (path, item) in openapi.paths.paths.iter_mut() {
+            if !path.starts_with("/api/v1/") {
+                continue;
+            }
+            let ops = [
+                (&mut item.get, false),
+                (&mut item.post, true),
+                (&mut item.put, true),
+                (&mut item.patch, true),
+                (&mut item.delete, true),
+            ];
+            for (op, write) in ops {
+                let Some(op) = op.as_mut() else { continue };
+                let mut answers: Vec<(&str, &str)> = vec![
+                    (
+                        "400",
+                        "A parameter or the body cannot be read (the problem names the field)",
+                    ),
+                    (
+                        "401",
+                        "Not logged in, or the API token is not known or was revoked",
+                    ),
+                    (
+                        "403",
+                        "The caller's role or token does not allow this, or the request came from another site",
+                    ),
+                    ("404", "Not found, or not visible to this caller"),
+                    (
+                        "422",
+                        "The input does not stand (the problem names each field and why)",
+                    ),
+                    (
+                        "503",
+                        "The database does not answer; try again after Retry-After",
+                    ),
+                ];
+                if write {
+                    answers.push(("409", "The change clashes with what is stored"));
+                    answers.push(("413", "The body is larger than the limit (256 KiB)"));
+                }
+                if path == "/api/v1/users" {
+                    answers.push((
+                        "429",
+                        "Too many sign-ups from this address; see Retry-After",
+                    ));
+                }
+                if path.starts_with("/api/v1/hands/") || path.starts_with("/api/v1/scores/") {
+                    answers.push((
+                        "429",
+                        "Too many requests from this address; see Retry-After",
+                    ));
+                }
+                for (status, description) in answers {
+                    op.responses
+                        .responses
+                        .entry(status.to_string())
+                        .or_insert_with(|| problem(description).into());
+                }
+            }
+        }
+    }
+}
+
 /// Registers every documented route.
 pub fn configure(cfg: &mut ServiceConfig) {
     cfg.service(health::healthz)
@@ -100,5 +183,55 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
         .openapi(ApiDoc::openapi())
         .configure(configure)
         .split_for_parts();
+    finish(doc)
+}
+
+/// The document once every route is registered: the answers common to every operation added.
+pub fn finish(mut doc: utoipa::openapi::OpenApi) -> utoipa::openapi::OpenApi {
+    use utoipa::Modify;
+    CommonAnswers.modify(&mut doc);
     doc
+}
+
+/// The methods the API serves on `path` (`/api/v1/clubs/x` → GET), from its own document; `None`
+/// when no API route has that path. The answer to any other method there is 405 with `Allow`.
+pub fn allowed_methods(path: &str) -> Option<String> {
+    use std::sync::OnceLock;
+    static ROUTES: OnceLock<Vec<(Vec<String>, Vec<&'static str>)>> = OnceLock::new();
+    let routes = ROUTES.get_or_init(|| {
+        openapi()
+            .paths
+            .paths
+            .iter()
+            .map(|(pattern, item)| {
+                let segments = pattern.split('/').map(str::to_string).collect();
+                let methods = [
+                    ("GET", item.get.is_some()),
+                    ("POST", item.post.is_some()),
+                    ("PUT", item.put.is_some()),
+                    ("PATCH", item.patch.is_some()),
+                    ("DELETE", item.delete.is_some()),
+                ]
+                .into_iter()
+                .filter_map(|(m, has)| has.then_some(m))
+                .collect();
+                (segments, methods)
+            })
+            .collect()
+    });
+    let parts: Vec<&str> = path.split('/').collect();
+    let mut allowed: Vec<&str> = routes
+        .iter()
+        .filter(|(segments, _)| {
+            segments.len() == parts.len()
+                && segments
+                    .iter()
+                    .zip(&parts)
+                    .all(|(s, p)| (s.starts_with('{') && !p.is_empty()) || s == p)
+        })
+        .flat_map(|(_, methods)| methods.iter().copied())
+        .collect();
+    allowed.sort_unstable();
+    allowed.dedup();
+    (!allowed.is_empty()).then(|| allowed.join(", "))
 }

@@ -14,7 +14,7 @@ async fn reloaded(state: &AppState, id: i64) -> Result<HttpResponse, AppError> {
 }
 
 /// Start a league night (or a tournament round).
-#[utoipa::path(tag = "nights", params(("league" = i64, Path)), request_body = NewNight,
+#[utoipa::path(tag = "nights", params(("league" = i64, Path, minimum = 1, example = 1)), request_body = NewNight,
     responses((status = 201, body = NightView), (status = 404, body = crate::error::Problem, content_type = "application/problem+json")))]
 #[post("/api/v1/leagues/{league}/nights")]
 pub async fn create(
@@ -28,7 +28,7 @@ pub async fn create(
 }
 
 /// The league's nights.
-#[utoipa::path(tag = "nights", params(("league" = i64, Path)), responses((status = 200, body = [NightView])))]
+#[utoipa::path(tag = "nights", params(("league" = i64, Path, minimum = 1, example = 1)), responses((status = 200, body = [NightView])))]
 #[get("/api/v1/leagues/{league}/nights")]
 pub async fn list(
     state: web::Data<AppState>,
@@ -39,7 +39,7 @@ pub async fn list(
 }
 
 /// A night: check-ins, the proposal and the locked tables.
-#[utoipa::path(tag = "nights", params(("night" = i64, Path)), responses((status = 200, body = NightView), (status = 404, body = crate::error::Problem, content_type = "application/problem+json")))]
+#[utoipa::path(tag = "nights", params(("night" = i64, Path, minimum = 1, example = 1)), responses((status = 200, body = NightView), (status = 404, body = crate::error::Problem, content_type = "application/problem+json")))]
 #[get("/api/v1/nights/{night}")]
 pub async fn show(
     state: web::Data<AppState>,
@@ -50,7 +50,7 @@ pub async fn show(
 }
 
 /// Check a player in.
-#[utoipa::path(tag = "nights", params(("night" = i64, Path), ("player" = i64, Path)),
+#[utoipa::path(tag = "nights", params(("night" = i64, Path, minimum = 1, example = 1), ("player" = i64, Path, minimum = 1, example = 1)),
     responses((status = 200, body = NightView), (status = 409, description = "The night is closed", body = crate::error::Problem, content_type = "application/problem+json"),
               (status = 422, body = crate::error::Problem, content_type = "application/problem+json")))]
 #[put("/api/v1/nights/{night}/checkins/{player}")]
@@ -65,7 +65,7 @@ pub async fn check_in(
 }
 
 /// Check a player out.
-#[utoipa::path(tag = "nights", params(("night" = i64, Path), ("player" = i64, Path)), responses((status = 200, body = NightView), (status = 404, body = crate::error::Problem, content_type = "application/problem+json")))]
+#[utoipa::path(tag = "nights", params(("night" = i64, Path, minimum = 1, example = 1), ("player" = i64, Path, minimum = 1, example = 1)), responses((status = 200, body = NightView), (status = 404, body = crate::error::Problem, content_type = "application/problem+json")))]
 #[delete("/api/v1/nights/{night}/checkins/{player}")]
 pub async fn check_out(
     state: web::Data<AppState>,
@@ -79,7 +79,7 @@ pub async fn check_out(
 
 /// Propose tables from the checked-in players: players who met least this season (recent
 /// meetings weigh most) sit together, and East starts are balanced.
-#[utoipa::path(tag = "nights", params(("night" = i64, Path)), request_body = SeatingRequest,
+#[utoipa::path(tag = "nights", params(("night" = i64, Path, minimum = 1, example = 1)), request_body = SeatingRequest,
     responses((status = 200, body = NightView), (status = 422, body = crate::error::Problem, content_type = "application/problem+json")))]
 #[post("/api/v1/nights/{night}/seating")]
 pub async fn propose(
@@ -93,7 +93,7 @@ pub async fn propose(
 }
 
 /// Lock the night's tables (the proposal, or with changes made by hand).
-#[utoipa::path(tag = "nights", params(("night" = i64, Path)), request_body = LockTables,
+#[utoipa::path(tag = "nights", params(("night" = i64, Path, minimum = 1, example = 1)), request_body = LockTables,
     responses((status = 200, body = NightView), (status = 422, body = crate::error::Problem, content_type = "application/problem+json"),
               (status = 409, description = "The night is closed, or games are recorded at its tables", body = crate::error::Problem, content_type = "application/problem+json")))]
 #[put("/api/v1/nights/{night}/tables")]
@@ -108,7 +108,7 @@ pub async fn lock(
 }
 
 /// Close a night: it takes no new games until reopened.
-#[utoipa::path(tag = "nights", params(("night" = i64, Path)), responses((status = 200, body = NightView)))]
+#[utoipa::path(tag = "nights", params(("night" = i64, Path, minimum = 1, example = 1)), responses((status = 200, body = NightView)))]
 #[post("/api/v1/nights/{night}/close")]
 pub async fn close(
     state: web::Data<AppState>,
@@ -120,7 +120,7 @@ pub async fn close(
 }
 
 /// Reopen a closed night (seated again if it has tables, else open).
-#[utoipa::path(tag = "nights", params(("night" = i64, Path)), responses((status = 200, body = NightView)))]
+#[utoipa::path(tag = "nights", params(("night" = i64, Path, minimum = 1, example = 1)), responses((status = 200, body = NightView)))]
 #[post("/api/v1/nights/{night}/reopen")]
 pub async fn reopen(
     state: web::Data<AppState>,

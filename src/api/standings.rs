@@ -8,7 +8,7 @@ use crate::domain::{AppState, Caller};
 use crate::error::AppError;
 
 /// The league's standings. Sends an `ETag`; with a matching `If-None-Match` the answer is 304.
-#[utoipa::path(tag = "standings", params(("league" = i64, Path)),
+#[utoipa::path(tag = "standings", params(("league" = i64, Path, minimum = 1, example = 1)),
     responses((status = 200, body = StandingsView), (status = 304, description = "Not modified"),
               (status = 404, body = crate::error::Problem, content_type = "application/problem+json")))]
 #[get("/api/v1/leagues/{league}/standings")]
@@ -49,7 +49,7 @@ fn csv_response(csv: Csv) -> HttpResponse {
 }
 
 /// The standings as CSV.
-#[utoipa::path(tag = "standings", params(("league" = i64, Path)), responses((status = 200, content_type = "text/csv", body = String)))]
+#[utoipa::path(tag = "standings", params(("league" = i64, Path, minimum = 1, example = 1)), responses((status = 200, content_type = "text/csv", body = String)))]
 #[get("/api/v1/leagues/{league}/standings.csv")]
 pub async fn standings_csv(
     state: web::Data<AppState>,
@@ -62,7 +62,7 @@ pub async fn standings_csv(
 }
 
 /// Every game of the league as CSV: one row per player per game, voided games and redeals included (see `status`, `outcome`).
-#[utoipa::path(tag = "standings", params(("league" = i64, Path)), responses((status = 200, content_type = "text/csv", body = String)))]
+#[utoipa::path(tag = "standings", params(("league" = i64, Path, minimum = 1, example = 1)), responses((status = 200, content_type = "text/csv", body = String)))]
 #[get("/api/v1/leagues/{league}/games.csv")]
 pub async fn games_csv(
     state: web::Data<AppState>,

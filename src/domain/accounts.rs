@@ -15,12 +15,12 @@ pub const SESSION_DAYS: i64 = 30;
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SignUp {
-    #[schema(example = "rose@example.org")]
+    #[schema(example = "rose@example.org", min_length = 3, max_length = 254)]
     pub email: String,
-    #[schema(example = "Rose Adler")]
+    #[schema(example = "Rose Adler", min_length = 1, max_length = 200)]
     pub display_name: String,
-    /// At least 10 characters.
-    #[schema(example = "correct horse battery")]
+    /// 10 to 1000 characters.
+    #[schema(example = "correct horse battery", min_length = 10, max_length = 1000)]
     pub password: String,
 }
 
@@ -59,7 +59,7 @@ pub struct Session {
 
 fn validate_signup(s: &SignUp) -> Result<()> {
     let email = s.email.trim();
-    if email.len() > 254
+    if s.email.chars().count() > 254
         || !email.contains('@')
         || email.starts_with('@')
         || email.ends_with('@')
@@ -68,7 +68,7 @@ fn validate_signup(s: &SignUp) -> Result<()> {
         return Err(Error::invalid("email", "this is not an email address"));
     }
     let name = s.display_name.trim();
-    if name.is_empty() || name.chars().count() > 200 {
+    if name.is_empty() || s.display_name.chars().count() > 200 {
         return Err(Error::invalid(
             "display_name",
             "give a name of 1 to 200 characters",

@@ -34,13 +34,13 @@ impl From<Club> for ClubView {
 #[serde(deny_unknown_fields)]
 pub struct NewClub {
     /// Lowercase letters, digits and dashes, 2 to 63 characters; used in URLs.
-    #[schema(example = "tuesday-tiles")]
+    #[schema(example = "tuesday-tiles", pattern = "^[a-z0-9][a-z0-9-]{1,62}$")]
     pub slug: String,
-    #[schema(example = "Tuesday Tiles")]
+    #[schema(example = "Tuesday Tiles", min_length = 1, max_length = 200)]
     pub name: String,
     /// IANA time zone; default UTC.
     #[serde(default)]
-    #[schema(example = "America/New_York")]
+    #[schema(example = "America/New_York", pattern = "^[A-Za-z0-9/_+-]{1,64}$")]
     pub time_zone: Option<String>,
 }
 
@@ -69,7 +69,7 @@ pub async fn create(state: &AppState, caller: &Caller, n: NewClub) -> Result<Clu
         ));
     }
     let name = n.name.trim();
-    if name.is_empty() || name.chars().count() > 200 {
+    if name.is_empty() || n.name.chars().count() > 200 {
         return Err(Error::invalid("name", "give a name of 1 to 200 characters"));
     }
     let tz = n.time_zone.unwrap_or_else(|| "UTC".into());

@@ -61,11 +61,11 @@ pub struct CheckRequest {
     #[schema(example = "demo-2026")]
     pub card: String,
     /// The 14 tiles: a string or an array of strings.
-    #[schema(value_type = Object, example = json!("F F 2B 2B J 2B 4C 4C 6C 6C 8B 8B J 8B"))]
+    #[schema(schema_with = crate::domain::schemas::tiles)]
     pub hand: Tiles,
     /// Exposures made during play, each a string or an array.
     #[serde(default)]
-    #[schema(value_type = Vec<Object>, example = json!(["8B 8B J 8B"]))]
+    #[schema(schema_with = crate::domain::schemas::tile_groups)]
     pub exposures: Vec<Tiles>,
 }
 
@@ -90,11 +90,11 @@ pub struct AdjudicateRequest {
     pub card: String,
     /// The challenged seat's exposures.
     #[serde(default)]
-    #[schema(value_type = Vec<Object>, example = json!(["2B 2B 2B", "6C 6C J"]))]
+    #[schema(schema_with = crate::domain::schemas::tile_groups)]
     pub exposures: Vec<Tiles>,
     /// Every tile known to be out of play: discards and the other players' exposures.
     #[serde(default)]
-    #[schema(value_type = Object, example = json!("8C 8C 8C"))]
+    #[schema(schema_with = crate::domain::schemas::optional_tiles)]
     pub out_of_play: Option<Tiles>,
 }
 
@@ -120,10 +120,10 @@ pub struct PreviewRequest {
     #[schema(example = "demo-2026")]
     pub card: String,
     /// A preset name or a ruleset as data.
-    #[schema(value_type = Object, example = json!("bigcard-points"))]
+    #[schema(schema_with = crate::domain::schemas::ruleset)]
     pub ruleset: RulesetSpec,
     /// The result (rules.md §5); a `ruleset` inside it is ignored.
-    #[schema(value_type = Object, example = json!({"seats": ["E","S","W","N"], "outcome": "mahjong", "winner": "E", "hand": "F F 2B 2B J 2B 4C 4C 6C 6C 8B 8B J 8B", "won_by": "self_pick"}))]
+    #[schema(schema_with = crate::domain::schemas::game_result)]
     pub result: GameResult,
 }
 

@@ -27,7 +27,7 @@ pub struct DeadInput {
     #[serde(default)]
     pub called_by: Option<i64>,
     #[serde(default)]
-    #[schema(example = "exposure fits no line")]
+    #[schema(example = "exposure fits no line", max_length = 500)]
     pub reason: Option<String>,
     #[serde(default)]
     pub contested: bool,
@@ -36,11 +36,11 @@ pub struct DeadInput {
     pub upheld: Option<bool>,
     /// The challenged player's exposures, for the engine's adjudication.
     #[serde(default)]
-    #[schema(value_type = Option<Vec<Object>>)]
+    #[schema(schema_with = crate::domain::schemas::optional_tile_groups)]
     pub exposures: Option<Vec<Tiles>>,
     /// Tiles out of play, for the engine's adjudication.
     #[serde(default)]
-    #[schema(value_type = Option<Object>)]
+    #[schema(schema_with = crate::domain::schemas::optional_tiles)]
     pub out_of_play: Option<Tiles>,
     /// Store the engine's verdict on the call with the game.
     #[serde(default)]
@@ -54,18 +54,18 @@ pub struct GameInput {
     /// The game's number at the table; default: the next one.
     #[serde(default)]
     pub number: Option<i32>,
-    #[schema(value_type = String, example = "mahjong")]
+    #[schema(schema_with = crate::domain::schemas::outcome)]
     pub outcome: Outcome,
     #[serde(default)]
     pub winner: Option<i64>,
     #[serde(default)]
-    #[schema(value_type = Option<Object>, example = json!("F F 2B 2B J 2B 4C 4C 6C 6C 8B 8B J 8B"))]
+    #[schema(schema_with = crate::domain::schemas::optional_tiles)]
     pub hand: Option<Tiles>,
     #[serde(default)]
-    #[schema(value_type = Vec<Object>)]
+    #[schema(schema_with = crate::domain::schemas::tile_groups)]
     pub exposures: Vec<Tiles>,
     #[serde(default)]
-    #[schema(value_type = Option<String>, example = "self_pick")]
+    #[schema(schema_with = crate::domain::schemas::won_by)]
     pub won_by: Option<WonBy>,
     #[serde(default)]
     pub discarder: Option<i64>,
@@ -187,6 +187,12 @@ async fn prepare(
         .transpose()?;
     let mut dead = Vec::new();
     for (i, d) in input.dead.iter().enumerate() {
+        if d.reason.as_ref().is_some_and(|r| r.chars().count() > 500) {
+            return Err(Error::invalid(
+                &format!("dead[{i}].reason"),
+                "say it in at most 500 characters",
+            ));
+        }
         dead.push(DeadEntry {
             seat: at_table(&format!("dead[{i}].player"), d.player)?.to_string(),
             called_by: d

@@ -5,7 +5,7 @@ use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::domain::{AppState, Caller, Error, Need, Result, cards};
+use crate::domain::{AppState, Caller, Error, Need, Result, cards, sensible_date};
 use crate::rules::{CardRef, Ruleset, RulesetSpec, builtin};
 use crate::storage::cards as stored_cards;
 use crate::storage::clubs::Club;
@@ -22,7 +22,7 @@ pub struct LeagueView {
     #[schema(example = "demo-2026")]
     pub card: String,
     /// A preset name, or the ruleset as data.
-    #[schema(value_type = Object, example = json!("nmjl-money"))]
+    #[schema(schema_with = crate::domain::schemas::ruleset)]
     pub ruleset: serde_json::Value,
     pub games_per_table: i32,
     #[schema(example = "public")]
@@ -64,18 +64,19 @@ pub fn card_name(l: &League) -> String {
 #[derive(Deserialize, ToSchema, Default)]
 #[serde(deny_unknown_fields)]
 pub struct LeagueInput {
-    #[schema(example = "Spring league 2026")]
+    #[schema(example = "Spring league 2026", min_length = 1, max_length = 200)]
     pub name: Option<String>,
     #[schema(example = "demo-2026")]
     pub card: Option<String>,
-    #[schema(value_type = Object, example = json!("nmjl-money"))]
+    #[schema(schema_with = crate::domain::schemas::optional_ruleset)]
     pub ruleset: Option<serde_json::Value>,
-    #[schema(example = 4)]
+    #[schema(example = 4, minimum = 1, maximum = 32)]
     pub games_per_table: Option<i32>,
-    #[schema(example = "public")]
+    #[schema(example = "public", pattern = "^(public|members)$")]
     pub visibility: Option<String>,
-    #[schema(example = "total")]
+    #[schema(example = "total", pattern = "^(total|average)$")]
     pub board: Option<String>,
+    #[schema(minimum = 0, maximum = 10000)]
     pub min_games: Option<i32>,
     pub starts_on: Option<NaiveDate>,
     pub ends_on: Option<NaiveDate>,
@@ -89,8 +90,11 @@ async fn merge(
     mut f: LeagueFields,
 ) -> Result<LeagueFields> {
     if let Some(name) = input.name {
+        if name.chars().count() > 200 {
+            return Err(Error::invalid("name", "give a name of 1 to 200 characters"));
+        }
         let name = name.trim().to_string();
-        if name.is_empty() || name.chars().count() > 200 {
+        if name.is_empty() {
             return Err(Error::invalid("name", "give a name of 1 to 200 characters"));
         }
         f.name = name;
@@ -152,16 +156,16 @@ async fn merge(
         f.board = b;
     }
     if let Some(m) = input.min_games {
-        if m < 0 {
-            return Err(Error::invalid("min_games", "use 0 or more"));
+        if !(0..=10_000).contains(&m) {
+            return Err(Error::invalid("min_games", "use 0 to 10000"));
         }
         f.min_games = m;
     }
-    if input.starts_on.is_some() {
-        f.starts_on = input.starts_on;
+    if let Some(d) = input.starts_on {
+        f.starts_on = Some(sensible_date("starts_on", d)?);
     }
-    if input.ends_on.is_some() {
-        f.ends_on = input.ends_on;
+    if let Some(d) = input.ends_on {
+        f.ends_on = Some(sensible_date("ends_on", d)?);
     }
     if let (Some(s), Some(e)) = (f.starts_on, f.ends_on)
         && e < s

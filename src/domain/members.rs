@@ -57,10 +57,10 @@ pub async fn of(state: &AppState, club: &Organized) -> Result<Vec<Member>> {
 #[serde(deny_unknown_fields)]
 pub struct SetRole {
     /// The email of an existing account.
-    #[schema(example = "sam@example.org")]
+    #[schema(example = "sam@example.org", min_length = 3, max_length = 254)]
     pub email: String,
     /// owner, organizer, scorer or member.
-    #[schema(example = "scorer")]
+    #[schema(example = "scorer", pattern = "^(owner|organizer|scorer|member)$")]
     pub role: String,
 }
 
@@ -131,10 +131,10 @@ pub async fn remove(state: &AppState, caller: &Caller, slug: &str, user: i64) ->
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NewToken {
-    #[schema(example = "standings board")]
+    #[schema(example = "standings board", min_length = 1, max_length = 100)]
     pub name: String,
     /// Any of read, score, admin.
-    #[schema(example = json!(["read"]))]
+    #[schema(example = json!(["read"]), min_items = 1, max_items = 3)]
     pub scopes: Vec<String>,
 }
 
@@ -168,7 +168,7 @@ pub async fn issue_token(
     let user = caller.user()?.clone();
     let (club, _) = caller.club(state, slug, Need::Admin).await?;
     let name = n.name.trim();
-    if name.is_empty() || name.chars().count() > 100 {
+    if name.is_empty() || n.name.chars().count() > 100 {
         return Err(Error::invalid("name", "give a name of 1 to 100 characters"));
     }
     if n.scopes.is_empty() {

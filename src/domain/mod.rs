@@ -16,6 +16,7 @@ pub mod leagues;
 pub mod members;
 pub mod nights;
 pub mod players;
+pub mod schemas;
 pub mod standings;
 
 use serde::Serialize;
@@ -158,6 +159,19 @@ impl Error {
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// A date a club could mean: years 1900 to 2200 (a year like +262142 is a typing mistake).
+pub fn sensible_date(field: &str, date: chrono::NaiveDate) -> Result<chrono::NaiveDate> {
+    use chrono::Datelike;
+    if (1900..=2200).contains(&date.year()) {
+        Ok(date)
+    } else {
+        Err(Error::invalid(
+            field,
+            format!("{date} is out of range; give a date between 1900 and 2200"),
+        ))
+    }
+}
 
 /// Whether the database answers (readiness).
 pub async fn ready(state: &AppState) -> bool {

@@ -8,7 +8,7 @@ use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::domain::{AppState, Caller, Error, Need, Result, Role};
+use crate::domain::{AppState, Caller, Error, Need, Result, Role, sensible_date};
 use crate::seating::{self, History};
 pub use crate::storage::games::NightScore;
 use crate::storage::games::{self, SEAT_WINDS};
@@ -53,7 +53,7 @@ pub struct NightView {
     pub status: String,
     pub checkins: Vec<PlayerRef>,
     /// The last proposed seating: player ids per table in seat order (E, S, W, N).
-    #[schema(value_type = Object)]
+    #[schema(schema_with = crate::domain::schemas::proposal)]
     pub proposal: Option<serde_json::Value>,
     /// Locked tables.
     pub tables: Vec<TableView>,
@@ -149,7 +149,8 @@ pub struct NewNight {
 /// Starts a night of the league (or a tournament round).
 pub async fn create(state: &AppState, caller: &Caller, league: i64, n: NewNight) -> Result<Night> {
     let (league, _) = caller.league(state, league, Need::Admin).await?;
-    Ok(nights::create(&state.db, league.id, n.date).await?)
+    let date = sensible_date("date", n.date)?;
+    Ok(nights::create(&state.db, league.id, date).await?)
 }
 
 /// A night's view, as the answer of its creation.
@@ -240,6 +241,7 @@ pub async fn set_checkins(
 pub struct SeatingRequest {
     /// The same seed and check-ins give the same proposal; default: the night's id.
     #[serde(default)]
+    #[schema(maximum = 9223372036854775807_i64)]
     pub seed: Option<u64>,
 }
 
@@ -253,6 +255,9 @@ pub async fn propose_seating(
     request: SeatingRequest,
 ) -> Result<()> {
     let (night, league) = open_night(state, caller, id).await?;
+    if request.seed.is_some_and(|s| s > i64::MAX as u64) {
+        return Err(Error::invalid("seed", "use 0 to 9223372036854775807"));
+    }
     let present = checked_in_ids(state, night.id).await?;
     if present.len() < 2 {
         return Err(Error::invalid(

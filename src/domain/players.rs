@@ -14,7 +14,7 @@ use crate::storage::players::{self, Updated};
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NewPlayer {
-    #[schema(example = "Rose Adler")]
+    #[schema(example = "Rose Adler", min_length = 1, max_length = 100)]
     pub name: String,
 }
 
@@ -23,6 +23,7 @@ pub struct NewPlayer {
 pub struct PlayerChange {
     /// A new name.
     #[serde(default)]
+    #[schema(min_length = 1, max_length = 100)]
     pub name: Option<String>,
     /// false to deactivate (kept in history, no longer offered for check-in).
     #[serde(default)]
@@ -31,7 +32,8 @@ pub struct PlayerChange {
 
 fn clean_name(name: &str) -> Result<String> {
     let n = name.split_whitespace().collect::<Vec<_>>().join(" ");
-    if n.is_empty() || n.chars().count() > 100 {
+    // The length as sent counts too: the limit is the one the API document states.
+    if n.is_empty() || name.chars().count() > 100 {
         return Err(Error::invalid("name", "give a name of 1 to 100 characters"));
     }
     Ok(n)

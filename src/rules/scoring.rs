@@ -85,11 +85,34 @@ pub struct DeadEntry {
 }
 
 /// A ruleset named by preset or given as data.
-#[derive(Debug, Clone, Deserialize, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 #[serde(untagged)]
 pub enum RulesetSpec {
     Preset(String),
     Custom(Ruleset),
+}
+
+impl<'de> Deserialize<'de> for RulesetSpec {
+    /// A string names a preset; an object is a ruleset whose `kind` is `money` or `points`
+    /// (written out: serde's tags would also take a variant's number).
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        let value = serde_json::Value::deserialize(d)?;
+        match &value {
+            serde_json::Value::String(name) => Ok(RulesetSpec::Preset(name.clone())),
+            serde_json::Value::Object(map) => match map.get("kind").and_then(|k| k.as_str()) {
+                Some("money" | "points") => serde_json::from_value(value)
+                    .map(RulesetSpec::Custom)
+                    .map_err(D::Error::custom),
+                _ => Err(D::Error::custom(
+                    "a ruleset object needs `kind`: \"money\" or \"points\"",
+                )),
+            },
+            _ => Err(D::Error::custom(
+                "give a preset's name or a ruleset object with `kind`",
+            )),
+        }
+    }
 }
 
 impl RulesetSpec {
@@ -256,6 +279,12 @@ impl Ruleset {
     /// Every amount, multiple and penalty is 0 to `KNOB_MAX` (a jokerless multiplier 1 to it).
     pub fn check_knobs(&self) -> Result<(), InputError> {
         let mut knobs: Vec<(&str, i64, i64)> = Vec::new();
+        let (Ruleset::Money { name, .. } | Ruleset::Points { name, .. }) = self;
+        if name.as_ref().is_some_and(|n| n.chars().count() > 200) {
+            return Err(InputError::new(
+                "ruleset: `name` is longer than 200 characters",
+            ));
+        }
         match self {
             Ruleset::Money { rules: r, .. } => {
                 knobs.extend([

@@ -409,9 +409,9 @@ pub struct AuditEntry {
     pub actor: String,
     /// recorded, amended or voided.
     pub action: String,
-    #[schema(value_type = Object)]
+    #[schema(value_type = Option<Object>)]
     pub before: Option<serde_json::Value>,
-    #[schema(value_type = Object)]
+    #[schema(value_type = Option<Object>)]
     pub after: Option<serde_json::Value>,
 }
 

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Fuzzes the API from its own OpenAPI document with schemathesis (every check), against a
+# running instance on a throwaway PostgreSQL with real data: a club, its players, a public and a
+# members-only league, a night with a locked table and games, and an admin token for the calls.
+# FUZZ_EXAMPLES sets the budget per operation (default 5: `make test`); a longer run is e.g.
+# FUZZ_EXAMPLES=200 scripts/api-fuzz.sh. Exits non-zero on any failure of any check.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+EXAMPLES="${FUZZ_EXAMPLES:-5}"
+SCHEMATHESIS_VERSION="4.32.5"
+
+scripts/ensure-postgres.sh
+cargo build --locked --quiet
+BIN=target/debug/mahjong-league
+
+# schemathesis from PyPI in a virtual environment of its own, made once.
+VENV=target/fuzz-venv
+if ! "$VENV/bin/st" --version 2>/dev/null | grep -q "$SCHEMATHESIS_VERSION"; then
+  rm -rf "$VENV"
+  python3 -m venv "$VENV"
+  "$VENV/bin/pip" install --quiet "schemathesis==$SCHEMATHESIS_VERSION"
+fi
+
+DIR="$(mktemp -d /tmp/mahjong-league-fuzz.XXXXXX)"
+SERVER_PID=""
+cleanup() {
+  [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null && wait "$SERVER_PID" 2>/dev/null || true
+  $BIN db stop --data-dir "$DIR" >/dev/null 2>&1 || true
+  rm -rf "$DIR"
+}
+trap cleanup EXIT
+
+ADMIN_URL="$($BIN db start --throwaway --data-dir "$DIR")"
+DB_URL="${ADMIN_URL/\/postgres\?/\/fuzz?}"
+PORT="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
+$BIN serve --database-url "$DB_URL" --bind "127.0.0.1:$PORT" --data-dir "$DIR" > "$DIR/serve.log" 2>&1 &
+SERVER_PID=$!
+BASE="http://127.0.0.1:$PORT"
+for _ in $(seq 120); do curl -fs "$BASE/readyz" >/dev/null && break; sleep 0.5; done
+
+# Real data, through the API.
+SEED="$(python3 scripts/fuzz-seed.py "$BASE")"
+TOKEN="$(echo "$SEED" | python3 -c 'import json,sys; print(json.load(sys.stdin)["token"])')"
+export FUZZ_CLUB="$(echo "$SEED" | python3 -c 'import json,sys; print(json.load(sys.stdin)["club"])')"
+for k in league night table game player card token_id user; do
+  export "FUZZ_${k^^}=$(echo "$SEED" | python3 -c "import json,sys; print(json.load(sys.stdin)['$k'])")"
+done
+
+cd "$DIR"
+set +e
+"$OLDPWD/$VENV/bin/st" --config-file "$OLDPWD/scripts/schemathesis.toml" run "$BASE/api/openapi.json" \
+  --header "Authorization: Bearer $TOKEN" \
+  --checks all \
+  --max-examples "$EXAMPLES" \
+  --phases examples,coverage,fuzzing \
+  --generation-deterministic \
+  --workers 1 \
+  --no-color
+STATUS=$?
+set -e
+if [ "$STATUS" -ne 0 ]; then
+  echo "--- last lines of the server log ---"
+  tail -n 20 "$DIR/serve.log"
+fi
+exit "$STATUS"
