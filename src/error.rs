@@ -133,10 +133,6 @@ impl ResponseError for AppError {
                 res.headers_mut()
                     .insert(header::RETRY_AFTER, HeaderValue::from(*retry_after_secs));
             }
-            AppError::Domain(Error::Unavailable(_)) => {
-                res.headers_mut()
-                    .insert(header::RETRY_AFTER, HeaderValue::from(2u32));
-            }
             _ => {}
         }
         res.extensions_mut().insert(problem);
@@ -160,11 +156,17 @@ pub fn method_not_allowed(method: &str, path: &str, allow: &str) -> HttpResponse
     res
 }
 
+/// Seconds a client waits before trying again after a 503.
+const RETRY_AFTER_UNAVAILABLE: u32 = 2;
+
 fn problem_response(problem: &Problem) -> HttpResponse {
     let status = StatusCode::from_u16(problem.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    HttpResponse::build(status)
-        .content_type(PROBLEM_JSON)
-        .body(serde_json::to_string(problem).unwrap_or_default())
+    let mut res = HttpResponse::build(status);
+    res.content_type(PROBLEM_JSON);
+    if status == StatusCode::SERVICE_UNAVAILABLE {
+        res.insert_header((header::RETRY_AFTER, RETRY_AFTER_UNAVAILABLE));
+    }
+    res.body(serde_json::to_string(problem).unwrap_or_default())
 }
 
 /// How errors outside `/api` are shown: a renderer the pages install as app data. Without
@@ -185,7 +187,11 @@ pub async fn render(
     req: ServiceRequest,
     next: Next<impl MessageBody + 'static>,
 ) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
-    let html = match req.path().starts_with("/api") {
+    // The API and the health endpoints answer JSON; pages answer pages.
+    let machine = ["/api", "/healthz", "/readyz"]
+        .iter()
+        .any(|p| req.path().starts_with(p));
+    let html = match machine {
         true => None,
         false => req.app_data::<HtmlErrors>().copied(),
     };

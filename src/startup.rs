@@ -46,6 +46,7 @@ impl Application {
                 .service(web::redirect("/api/docs", "/api/docs/"))
                 .configure(crate::pages::configure)
                 .default_service(web::to(unrouted))
+                .wrap(from_fn(crate::http::deadline))
                 .wrap(from_fn(error::render))
                 .wrap(from_fn(crate::http::security::headers))
                 .wrap(from_fn(request_id_header))
@@ -151,7 +152,7 @@ async fn serve(settings: Settings) -> anyhow::Result<()> {
     let result = app.run_until_stopped().await;
     pool.close().await;
     if let Some(mut pg) = embedded {
-        tokio::task::spawn_blocking(move || pg.stop()).await??;
+        tokio::task::spawn_blocking(move || pg.finish()).await??;
     }
     result.context("running the server")
 }

@@ -199,7 +199,9 @@
   // The game as the API takes it: players by id.
   function game() {
     const outcome = value("outcome");
-    const g = { outcome: outcome, dead: [] };
+    // Always the number this screen shows: two scorers entering the same game get 201 and 409,
+    // never games k and k+1.
+    const g = { number: Number(form.elements.number.value), outcome: outcome, dead: [] };
     if (outcome === "mahjong") {
       g.winner = Number(value("winner")) || null;
       g.hand = document.getElementById("hand").value.trim();
@@ -232,9 +234,16 @@
     try {
       r = await post("/api/v1/tables/" + job.table + "/games", job.game, { "Idempotency-Key": job.key });
     } catch (_) {
+      r = null;
+    }
+    // No answer, or the server's trouble (5xx, 503 while the database is away): the game stays
+    // on this device and goes again with the same key, so it is stored once.
+    if (r === null || r.status >= 500) {
       localStorage.setItem(pendingKey, JSON.stringify(job));
       sent.className = "sent waiting";
-      sent.textContent = "Not saved yet: no network. This game is kept on this device and will be sent again automatically.";
+      sent.textContent = r === null
+        ? "Not saved yet: no network. This game is kept on this device and will be sent again automatically."
+        : "Not saved yet: the server is busy (" + r.status + "). This game is kept on this device and will be sent again automatically.";
       clearTimeout(retry);
       retry = setTimeout(() => send(job), 5000);
       return;
@@ -246,10 +255,11 @@
       setTimeout(() => { window.location.href = "/nights/" + form.dataset.night + "#table-" + job.table; }, 800);
       return;
     }
+    // A refusal (4xx): the reason is shown and the game stays in the form to be fixed.
     localStorage.removeItem(pendingKey);
     sent.className = "sent bad";
     const detail = (r.data && r.data.detail) || ("The server answered " + r.status + ".");
-    sent.textContent = "Not saved: " + detail;
+    sent.textContent = "Not saved: " + detail + " The game is still here: fix it and save again.";
   }
 
   form.addEventListener("submit", (e) => {

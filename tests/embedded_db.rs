@@ -69,3 +69,118 @@ async fn the_embedded_database_wants_its_password() {
     assert!(stop.status.success());
     result
 }
+
+/// A `serve` on its own data directory, and the address it serves on.
+struct Served {
+    child: std::process::Child,
+    base: String,
+}
+
+fn serve(dir: &std::path::Path) -> Result<Served, String> {
+    use std::io::{BufRead, BufReader};
+    let mut child = bin()
+        .args(["serve", "--bind", "127.0.0.1:0", "--data-dir"])
+        .arg(dir)
+        .env("MAHJONG_SESSION_KEY", "k".repeat(64))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if let Some(url) = line.split("serving on ").nth(1) {
+                let _ = tx.send(url.trim().trim_end_matches('/').to_string());
+            }
+        }
+    });
+    match rx.recv_timeout(std::time::Duration::from_secs(60)) {
+        Ok(base) => Ok(Served { child, base }),
+        Err(_) => {
+            let _ = child.kill();
+            let out = child.wait_with_output().unwrap();
+            Err(String::from_utf8_lossy(&out.stderr).to_string())
+        }
+    }
+}
+
+fn postmaster_pid(dir: &std::path::Path) -> i32 {
+    let text = std::fs::read_to_string(dir.join("postgres/data/postmaster.pid")).unwrap();
+    text.lines().next().unwrap().trim().parse().unwrap()
+}
+
+async fn ready(base: &str) -> u16 {
+    reqwest::get(format!("{base}/readyz"))
+        .await
+        .map(|r| r.status().as_u16())
+        .unwrap_or(0)
+}
+
+/// Issue 13, items 1 and 2: a second instance on the same data directory is refused and leaves
+/// the first one's database alone; after `kill -9` of the service and its postmaster the next
+/// start comes up with the data kept.
+#[tokio::test]
+async fn one_instance_per_data_directory_and_a_restart_after_kill_9() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut first = serve(dir.path()).expect("the first instance serves");
+    assert_eq!(ready(&first.base).await, 200);
+    let client = reqwest::Client::new();
+    let res = client
+        .post(format!("{}/api/v1/users", first.base))
+        .json(&serde_json::json!({"email": "kept@example.org", "display_name": "Kept", "password": "correct horse battery"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 201);
+
+    // As in the field: the same command again, same port.
+    let address = first.base.trim_start_matches("http://").to_string();
+    let second = bin()
+        .args(["serve", "--bind", &address, "--data-dir"])
+        .arg(dir.path())
+        .env("MAHJONG_SESSION_KEY", "k".repeat(64))
+        .output()
+        .unwrap();
+    assert!(!second.status.success());
+    let said = String::from_utf8_lossy(&second.stderr);
+    assert!(said.contains("another mahjong-league instance"), "{said}");
+    assert_eq!(
+        ready(&first.base).await,
+        200,
+        "the first instance's database still answers"
+    );
+
+    // kill -9 of the service and of its postmaster.
+    let postmaster = postmaster_pid(dir.path());
+    first.child.kill().unwrap();
+    first.child.wait().unwrap();
+    // SAFETY: sends SIGKILL to the postmaster this test's service started.
+    unsafe { libc::kill(postmaster, libc::SIGKILL) };
+    let mut again = serve(dir.path()).expect("the next start comes up after kill -9");
+    assert_eq!(ready(&again.base).await, 200);
+    let res = client
+        .post(format!("{}/api/v1/session", again.base))
+        .json(
+            &serde_json::json!({"email": "kept@example.org", "password": "correct horse battery"}),
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        res.status(),
+        200,
+        "the account made before the kill is there"
+    );
+
+    // SIGTERM: the service stops, and with it the PostgreSQL it started.
+    let postmaster = postmaster_pid(dir.path());
+    // SAFETY: sends SIGTERM to the child this test started.
+    unsafe { libc::kill(again.child.id() as i32, libc::SIGTERM) };
+    let status = again.child.wait().unwrap();
+    assert!(status.success(), "{status:?}");
+    assert!(
+        !dir.path().join("postgres/data/postmaster.pid").exists(),
+        "postmaster {postmaster} stopped"
+    );
+}

@@ -51,7 +51,8 @@ pub struct DeadInput {
 #[derive(Deserialize, Serialize, ToSchema, Clone)]
 #[serde(deny_unknown_fields)]
 pub struct GameInput {
-    /// The game's number at the table; default: the next one.
+    /// The game's number at the table. Without it the game is appended as the next number, so two
+    /// scorers who both omit it record two games: send the number you are entering.
     #[serde(default)]
     pub number: Option<i32>,
     #[schema(schema_with = crate::domain::schemas::outcome)]

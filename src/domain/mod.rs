@@ -92,7 +92,14 @@ pub enum Error {
 }
 
 impl From<sqlx::Error> for Error {
+    /// The database away (no connection within the pool's wait, a connection lost, the server
+    /// shutting down or refusing connections) is `Unavailable`: the client may try again.
     fn from(e: sqlx::Error) -> Self {
+        if crate::storage::is_unavailable(&e) {
+            return Error::Unavailable(
+                "the database does not answer; try again in a moment".into(),
+            );
+        }
         Error::Internal(e.into())
     }
 }

@@ -107,3 +107,26 @@ pub fn session_removal() -> Cookie<'static> {
     gone.make_removal();
     gone
 }
+
+/// The longest a request may take (a card's compilation budget, 20 s, fits inside). A database
+/// that freezes in the middle of a request cannot hold a worker longer: the client gets 503 and
+/// retries; a write cut this way did not commit, and its idempotency key makes the retry safe.
+pub const REQUEST_DEADLINE: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// Middleware: answers 503 when a request outlives `REQUEST_DEADLINE`.
+pub async fn deadline(
+    req: actix_web::dev::ServiceRequest,
+    next: actix_web::middleware::Next<impl actix_web::body::MessageBody + 'static>,
+) -> Result<actix_web::dev::ServiceResponse<impl actix_web::body::MessageBody>, actix_web::Error> {
+    match tokio::time::timeout(REQUEST_DEADLINE, next.call(req)).await {
+        Ok(res) => res,
+        Err(_) => {
+            tracing::warn!("a request outlived its deadline");
+            Err(AppError::from(Error::Unavailable(format!(
+                "the service did not finish this request within {} s; try again",
+                REQUEST_DEADLINE.as_secs()
+            )))
+            .into())
+        }
+    }
+}

@@ -60,6 +60,9 @@ async fn show(
 #[derive(Deserialize)]
 struct ScoreForm {
     key: String,
+    /// The game number the screen showed (always sent, so racing scorers get a conflict).
+    #[serde(default)]
+    number: Option<i32>,
     outcome: Outcome,
     #[serde(default)]
     winner: Option<String>,
@@ -120,7 +123,7 @@ fn input(f: ScoreForm) -> Result<GameInput, Error> {
     }
     let mahjong = f.outcome == Outcome::Mahjong;
     Ok(GameInput {
-        number: None,
+        number: f.number,
         outcome: f.outcome,
         winner: if mahjong {
             player("winner", f.winner.as_deref())?

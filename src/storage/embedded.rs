@@ -32,6 +32,10 @@ enum Listen {
 /// A private PostgreSQL server in a data directory.
 #[derive(Debug)]
 pub struct EmbeddedPostgres {
+    /// This process's hold on the data directory (released when the value is dropped).
+    _lock: Option<std::fs::File>,
+    /// Whether this process started the server (it stops only a server it started).
+    started_here: bool,
     bin: PathBuf,
     root: PathBuf,
     pgdata: PathBuf,
@@ -105,6 +109,7 @@ impl EmbeddedPostgres {
         std::fs::create_dir_all(data_dir)
             .with_context(|| format!("creating data directory {}", data_dir.display()))?;
         let data_dir = data_dir.canonicalize()?;
+        let lock = lock_data_dir(&data_dir)?;
         if data_dir.to_string_lossy().contains(['\'', '"', '\\']) {
             bail!(
                 "the data directory path {} must not contain quotes or backslashes",
@@ -131,6 +136,8 @@ impl EmbeddedPostgres {
             None
         };
         let mut pg = EmbeddedPostgres {
+            _lock: Some(lock),
+            started_here: false,
             bin,
             password: String::new(),
             root,
@@ -142,15 +149,67 @@ impl EmbeddedPostgres {
         pg.init()?;
         pg.secure()?;
         if pg.running()? {
-            if matches!(pg.listen, Listen::Socket(_)) {
+            // Reused only if it takes connections: a postmaster killed with the service can
+            // leave a pid file (or a zombie) behind that `pg_ctl status` still believes.
+            if matches!(pg.listen, Listen::Socket(_)) && pg.accepting(10) {
                 tracing::info!(pgdata = %pg.pgdata.display(), "reusing the private PostgreSQL left running by an earlier run");
                 return Ok(pg);
             }
-            // Over TCP the old port is unknown to us: restart on the new one.
-            pg.stop()?;
+            pg.clear_stale()?;
         }
         pg.launch(options)?;
+        pg.started_here = true;
+        pg.stop_on_drop = true;
         Ok(pg)
+    }
+
+    /// Whether the server answers on its socket, asking `tries` times half a second apart.
+    fn accepting(&self, tries: u32) -> bool {
+        let Listen::Socket(dir) = &self.listen else {
+            return false;
+        };
+        for i in 0..tries {
+            let mut cmd = self.command("pg_isready");
+            cmd.arg("-q")
+                .arg("-h")
+                .arg(dir)
+                .arg("-p")
+                .arg(SOCKET_PORT.to_string());
+            if self
+                .run(cmd, "pg_isready")
+                .is_ok_and(|o| o.status.success())
+            {
+                return true;
+            }
+            if i + 1 < tries {
+                std::thread::sleep(std::time::Duration::from_millis(500));
+            }
+        }
+        false
+    }
+
+    /// Clears what a server that does not answer left behind: it is stopped if it still runs,
+    /// and a pid file whose process is gone (or a zombie nobody reaped) is removed.
+    fn clear_stale(&mut self) -> anyhow::Result<()> {
+        let mut cmd = self.command("pg_ctl");
+        cmd.arg("stop")
+            .arg("-D")
+            .arg(&self.pgdata)
+            .args(["-m", "immediate", "-w", "-t", "10"]);
+        let _ = self.run(cmd, "pg_ctl stop");
+        let pid_file = self.pgdata.join("postmaster.pid");
+        if let Ok(text) = std::fs::read_to_string(&pid_file) {
+            let pid: i32 = text
+                .lines()
+                .next()
+                .and_then(|l| l.trim().parse().ok())
+                .unwrap_or(0);
+            if pid <= 0 || !process_alive(pid) {
+                tracing::warn!(pid, "removing the pid file of a PostgreSQL that is gone");
+                std::fs::remove_file(&pid_file)?;
+            }
+        }
+        Ok(())
     }
 
     /// Leaves the server running when this value is dropped (for `db start`).
@@ -389,6 +448,16 @@ impl EmbeddedPostgres {
         Ok(())
     }
 
+    /// Stops the server if this process started it; one it found running (left by a crashed
+    /// run) is left running for the next start to reuse.
+    pub fn finish(&mut self) -> anyhow::Result<()> {
+        self.stop_on_drop = false;
+        if self.started_here {
+            self.stop()?;
+        }
+        Ok(())
+    }
+
     /// Stops the server (fast shutdown: sessions end, committed data is kept).
     pub fn stop(&mut self) -> anyhow::Result<()> {
         self.stop_on_drop = false;
@@ -411,7 +480,10 @@ impl EmbeddedPostgres {
     /// Stops the server kept under `data_dir`, if one runs.
     pub fn stop_in(data_dir: &Path) -> anyhow::Result<()> {
         let root = data_dir.canonicalize()?.join("postgres");
+        let lock = lock_data_dir(&data_dir.canonicalize()?)?;
         let pg = EmbeddedPostgres {
+            _lock: Some(lock),
+            started_here: true,
             bin: find_binaries()?,
             password: String::new(),
             pgdata: root.join("data"),
@@ -431,11 +503,54 @@ impl EmbeddedPostgres {
 impl Drop for EmbeddedPostgres {
     fn drop(&mut self) {
         if self.stop_on_drop
+            && self.started_here
             && let Err(e) = self.stop()
         {
             tracing::error!(error = %e, "stopping the private PostgreSQL");
         }
     }
+}
+
+/// Whether a process runs (a zombie, dead but not reaped, does not).
+fn process_alive(pid: i32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        // The state follows the command name in parentheses: `Z` is a zombie.
+        Ok(stat) => stat
+            .rsplit_once(')')
+            .is_some_and(|(_, rest)| !rest.trim_start().starts_with('Z')),
+        // SAFETY: kill with signal 0 only checks that the process exists.
+        Err(_) => unsafe { libc::kill(pid, 0) == 0 },
+    }
+}
+
+/// Takes the data directory for this process alone (an exclusive `flock` on
+/// `<data-dir>/instance.lock`, released when the process ends however it ends); a second
+/// instance is told which process holds it.
+fn lock_data_dir(data_dir: &Path) -> anyhow::Result<std::fs::File> {
+    use std::io::{Read, Seek, Write};
+    use std::os::fd::AsRawFd;
+    let path = data_dir.join("instance.lock");
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(&path)
+        .with_context(|| format!("opening {}", path.display()))?;
+    // SAFETY: flock on a descriptor this function owns; no memory is involved.
+    if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+        let mut holder = String::new();
+        file.read_to_string(&mut holder).ok();
+        bail!(
+            "another mahjong-league instance (pid {}) is using the data directory {}; stop it first, or give this one its own --data-dir",
+            holder.trim(),
+            data_dir.display()
+        );
+    }
+    file.set_len(0)?;
+    file.rewind()?;
+    write!(file, "{}", std::process::id())?;
+    Ok(file)
 }
 
 /// 256 random bits, hex: a password with nothing to quote.

@@ -25,12 +25,35 @@ pub async fn connect(url: &str) -> anyhow::Result<PgPool> {
     connect_with(options).await
 }
 
+/// How long a request waits for a connection before it is told the database is away.
+pub const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// Whether an error says the database is away rather than that a statement went wrong: no
+/// connection in time, a connection lost, or the server shutting down or not taking connections.
+pub fn is_unavailable(e: &sqlx::Error) -> bool {
+    match e {
+        sqlx::Error::PoolTimedOut
+        | sqlx::Error::PoolClosed
+        | sqlx::Error::Io(_)
+        | sqlx::Error::Tls(_)
+        | sqlx::Error::WorkerCrashed => true,
+        sqlx::Error::Database(d) => {
+            // Class 08: connection exceptions; 57P01-57P03: shutdown, crash, cannot connect
+            // now; 53300: too many connections; 55000 when the database takes no connections.
+            d.code().is_some_and(|c| {
+                c.starts_with("08") || ["57P01", "57P02", "57P03", "53300"].contains(&c.as_ref())
+            }) || d.message().contains("not currently accepting connections")
+        }
+        _ => false,
+    }
+}
+
 /// Opens a pool with the given options.
 pub async fn connect_with(options: PgConnectOptions) -> anyhow::Result<PgPool> {
     let options = options.log_statements(tracing::log::LevelFilter::Debug);
     PgPoolOptions::new()
         .max_connections(20)
-        .acquire_timeout(Duration::from_secs(5))
+        .acquire_timeout(ACQUIRE_TIMEOUT)
         .connect_with(options)
         .await
         .context("connecting to PostgreSQL")

@@ -37,6 +37,14 @@ fn admin_options() -> PgConnectOptions {
     PgConnectOptions::from_str(&url).expect("TEST_DATABASE_URL is a PostgreSQL URL")
 }
 
+/// A connection to the test server's `postgres` database, for what a test does to the server
+/// itself (closing a database to connections, ending sessions).
+pub async fn admin_connection() -> sqlx::PgConnection {
+    sqlx::PgConnection::connect_with(&admin_options().database("postgres"))
+        .await
+        .expect("connect to the test server")
+}
+
 /// A new, migrated database of its own.
 pub async fn fresh_database() -> PgPool {
     let admin = admin_options();
