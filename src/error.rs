@@ -126,14 +126,12 @@ impl ResponseError for AppError {
     fn error_response(&self) -> HttpResponse {
         let problem = self.problem();
         let mut res = problem_response(&problem);
-        match self {
-            AppError::Domain(Error::TooManyRequests {
-                retry_after_secs, ..
-            }) => {
-                res.headers_mut()
-                    .insert(header::RETRY_AFTER, HeaderValue::from(*retry_after_secs));
-            }
-            _ => {}
+        if let AppError::Domain(Error::TooManyRequests {
+            retry_after_secs, ..
+        }) = self
+        {
+            res.headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(*retry_after_secs));
         }
         res.extensions_mut().insert(problem);
         res
