@@ -90,3 +90,112 @@ async fn the_database_away_is_a_503_and_the_service_comes_back() {
     .await;
     assert_eq!(res.status(), 201, "back by itself");
 }
+
+/// Issue 13, item 5: two instances on one database share sessions, idempotency keys, game
+/// numbers, versions and standings.
+#[tokio::test]
+async fn two_instances_on_one_database_agree() {
+    let a = spawn_app().await;
+    let b = common::spawn_beside(&a).await;
+    let owner = club_owner(&a, "twins", "owner@example.org").await;
+    let t = common::one_table(&a, &owner, "twins", &["Ann", "Bea", "Cy", "Di"]).await;
+    let on = |app: &common::TestApp, path: &str| app.url(path).replace(&a.address, &app.address);
+
+    // The session made on A works on B (cookies are per host:port, so carry it by hand).
+    let login = answered(
+        reqwest::Client::new()
+            .post(a.url("/api/v1/session"))
+            .json(&json!({"email": "owner@example.org", "password": common::PASSWORD})),
+    )
+    .await;
+    let cookie = login.headers()["set-cookie"]
+        .to_str()
+        .unwrap()
+        .split(';')
+        .next()
+        .unwrap()
+        .to_string();
+    let me = answered(
+        reqwest::Client::new()
+            .get(b.url("/api/v1/session"))
+            .header("Cookie", &cookie),
+    )
+    .await;
+    assert_eq!(me.status(), 200, "sessions live in the database");
+    let as_owner = |req: reqwest::RequestBuilder| req.header("Cookie", cookie.clone());
+    let http = reqwest::Client::new();
+
+    // The standings read on B first (cached there), then a game on A: B sees it at once.
+    let standings =
+        |app: &common::TestApp| on(app, &format!("/api/v1/leagues/{}/standings", t.league));
+    let before: serde_json::Value = answered(as_owner(http.get(standings(&b))))
+        .await
+        .json()
+        .await
+        .unwrap();
+    let games = format!("/api/v1/tables/{}/games", t.table);
+
+    // The same key sent to both at once: one game, one answer.
+    let body = json!({"number": 1, "outcome": "mahjong", "winner": t.players[0], "won_by": "self_pick",
+                      "hand": "F F 2B 2B J 2B 4C 4C 6C 6C 8B 8B J 8B"});
+    let (ra, rb) = tokio::join!(
+        as_owner(http.post(on(&a, &games)))
+            .header("Idempotency-Key", "k-1")
+            .json(&body)
+            .send(),
+        as_owner(http.post(on(&b, &games)))
+            .header("Idempotency-Key", "k-1")
+            .json(&body)
+            .send(),
+    );
+    let (ra, rb) = (ra.unwrap(), rb.unwrap());
+    assert_eq!((ra.status().as_u16(), rb.status().as_u16()), (201, 201));
+    let (ga, gb): (serde_json::Value, serde_json::Value) =
+        (ra.json().await.unwrap(), rb.json().await.unwrap());
+    assert_eq!(ga["id"], gb["id"], "one game for one key");
+
+    // Racing scorers for game 2 on the two instances: one 201, one 409.
+    let wall = json!({"number": 2, "outcome": "wall"});
+    let (ra, rb) = tokio::join!(
+        as_owner(http.post(on(&a, &games))).json(&wall).send(),
+        as_owner(http.post(on(&b, &games))).json(&wall).send(),
+    );
+    let mut codes = [ra.unwrap().status().as_u16(), rb.unwrap().status().as_u16()];
+    codes.sort_unstable();
+    assert_eq!(codes, [201, 409]);
+
+    // Amending the same version on both: one wins, the other is told the version moved.
+    let game = format!("/api/v1/games/{}", ga["id"]);
+    let fix = json!({"outcome": "wall"});
+    let (ra, rb) = tokio::join!(
+        as_owner(http.put(on(&a, &game)))
+            .header("If-Match", "\"1\"")
+            .json(&fix)
+            .send(),
+        as_owner(http.put(on(&b, &game)))
+            .header("If-Match", "\"1\"")
+            .json(&fix)
+            .send(),
+    );
+    let mut codes = [ra.unwrap().status().as_u16(), rb.unwrap().status().as_u16()];
+    codes.sort_unstable();
+    assert_eq!(codes, [200, 412]);
+
+    let after: serde_json::Value = answered(as_owner(http.get(standings(&b))))
+        .await
+        .json()
+        .await
+        .unwrap();
+    let from_a: serde_json::Value = answered(as_owner(http.get(standings(&a))))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_ne!(before, after, "B's cached standings moved with A's writes");
+    assert_eq!(after, from_a, "both instances give the same standings");
+    let stored: i64 = sqlx::query_scalar("SELECT count(*) FROM games")
+        .fetch_one(&a.db)
+        .await
+        .unwrap();
+    assert_eq!(stored, 2);
+}

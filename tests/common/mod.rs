@@ -68,7 +68,20 @@ pub async fn fresh_database() -> PgPool {
 
 /// Spawns the application on a free port against a fresh database.
 pub async fn spawn_app() -> TestApp {
-    let db = fresh_database().await;
+    serve_on(fresh_database().await)
+}
+
+/// A second instance of the application on the same database as `app`: its own pool, caches
+/// and rate limits, as another process (or machine) would have.
+pub async fn spawn_beside(app: &TestApp) -> TestApp {
+    let options = (*app.db.connect_options()).clone();
+    let db = mahjong_league::storage::connect_with(options)
+        .await
+        .expect("connect to the test database");
+    serve_on(db)
+}
+
+fn serve_on(db: PgPool) -> TestApp {
     let settings = Settings {
         bind: "127.0.0.1:0".into(),
         data_dir: std::env::temp_dir(),
