@@ -1,11 +1,14 @@
-//! Structured logs: human lines or JSON, filtered by RUST_LOG (default `info`).
+//! Structured logs: human lines or JSON, filtered by RUST_LOG (default `info`, with sqlx's pool
+//! notes at `warn`: while the database is away each request logs its one 503 line, not the
+//! pool's attempts besides).
 
 use tracing_subscriber::EnvFilter;
 
 use crate::config::LogFormat;
 
 pub fn init(format: LogFormat) {
-    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    let filter = EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| EnvFilter::new("info,sqlx_core::pool=warn"));
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr);

@@ -23,7 +23,9 @@ async fn readiness_fails_when_the_database_is_gone() {
     app.db.close().await;
     let res = app.get("/readyz").await;
     assert_eq!(res.status(), 503);
-    assert_eq!(res.headers()["content-type"], "text/html; charset=utf-8");
+    // As its OpenAPI says: a problem in JSON, and when to ask again.
+    assert_eq!(res.headers()["content-type"], "application/problem+json");
+    assert!(res.headers().contains_key("retry-after"));
 }
 
 #[tokio::test]
@@ -76,13 +78,16 @@ async fn unknown_routes_are_404_in_the_format_of_their_part() {
             .contains("no route for GET /no/such/page")
     );
 
+    // The health endpoints are for machines: their errors are JSON too, and a method they do
+    // not take is 405.
     let res = app.client.post(app.url("/healthz")).send().await.unwrap();
-    assert!(res.status().is_client_error());
+    assert_eq!(res.status(), 405);
+    assert_eq!(res.headers()["allow"], "GET");
     assert!(
         res.headers()["content-type"]
             .to_str()
             .unwrap()
-            .starts_with("text/html")
+            .starts_with("application/problem+json")
     );
 }
 

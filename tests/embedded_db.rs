@@ -7,6 +7,8 @@ use std::process::Command;
 
 use sqlx::Connection;
 
+mod common;
+
 fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_mahjong-league"))
 }
@@ -70,46 +72,6 @@ async fn the_embedded_database_wants_its_password() {
     result
 }
 
-/// A `serve` on its own data directory, and the address it serves on.
-struct Served {
-    child: std::process::Child,
-    base: String,
-}
-
-fn serve(dir: &std::path::Path) -> Result<Served, String> {
-    use std::io::{BufRead, BufReader};
-    let mut child = bin()
-        .args(["serve", "--bind", "127.0.0.1:0", "--data-dir"])
-        .arg(dir)
-        .env("MAHJONG_SESSION_KEY", "k".repeat(64))
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let stdout = child.stdout.take().unwrap();
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-            if let Some(url) = line.split("serving on ").nth(1) {
-                let _ = tx.send(url.trim().trim_end_matches('/').to_string());
-            }
-        }
-    });
-    match rx.recv_timeout(std::time::Duration::from_secs(60)) {
-        Ok(base) => Ok(Served { child, base }),
-        Err(_) => {
-            let _ = child.kill();
-            let out = child.wait_with_output().unwrap();
-            Err(String::from_utf8_lossy(&out.stderr).to_string())
-        }
-    }
-}
-
-fn postmaster_pid(dir: &std::path::Path) -> i32 {
-    let text = std::fs::read_to_string(dir.join("postgres/data/postmaster.pid")).unwrap();
-    text.lines().next().unwrap().trim().parse().unwrap()
-}
-
 async fn ready(base: &str) -> u16 {
     reqwest::get(format!("{base}/readyz"))
         .await
@@ -123,7 +85,7 @@ async fn ready(base: &str) -> u16 {
 #[tokio::test]
 async fn one_instance_per_data_directory_and_a_restart_after_kill_9() {
     let dir = tempfile::tempdir().unwrap();
-    let mut first = serve(dir.path()).expect("the first instance serves");
+    let mut first = common::serve(dir.path()).expect("the first instance serves");
     assert_eq!(ready(&first.base).await, 200);
     let client = reqwest::Client::new();
     let res = client
@@ -152,12 +114,12 @@ async fn one_instance_per_data_directory_and_a_restart_after_kill_9() {
     );
 
     // kill -9 of the service and of its postmaster.
-    let postmaster = postmaster_pid(dir.path());
+    let postmaster = common::postmaster_pid(dir.path());
     first.child.kill().unwrap();
     first.child.wait().unwrap();
     // SAFETY: sends SIGKILL to the postmaster this test's service started.
     unsafe { libc::kill(postmaster, libc::SIGKILL) };
-    let mut again = serve(dir.path()).expect("the next start comes up after kill -9");
+    let mut again = common::serve(dir.path()).expect("the next start comes up after kill -9");
     assert_eq!(ready(&again.base).await, 200);
     let res = client
         .post(format!("{}/api/v1/session", again.base))
@@ -174,7 +136,7 @@ async fn one_instance_per_data_directory_and_a_restart_after_kill_9() {
     );
 
     // SIGTERM: the service stops, and with it the PostgreSQL it started.
-    let postmaster = postmaster_pid(dir.path());
+    let postmaster = common::postmaster_pid(dir.path());
     // SAFETY: sends SIGTERM to the child this test started.
     unsafe { libc::kill(again.child.id() as i32, libc::SIGTERM) };
     let status = again.child.wait().unwrap();

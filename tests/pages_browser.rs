@@ -642,6 +642,19 @@ async fn an_owner_runs_the_club_by_keyboard_and_a_scorer_saves_offline() {
     wait_text(&c, "#sent", "Saved: game 1").await;
     assert_eq!(games_stored(&app).await, 1, "sent once");
 
+    // The database away: a 503 keeps the game on the device, and it goes again by itself.
+    c.goto(&url(&format!("/tables/{table}/score")))
+        .await
+        .unwrap();
+    wait_text(&c, "h1", "game 2").await;
+    click(&c, "input[name=outcome][value=wall]").await;
+    common::database_away(&app, true).await;
+    click(&c, "#score button[type=submit]").await;
+    wait_text(&c, "#sent", "the server is busy (503)").await;
+    common::database_away(&app, false).await;
+    wait_text(&c, "#sent", "Saved: game 2").await;
+    assert_eq!(games_stored(&app).await, 2, "sent once, after the outage");
+
     c.close().await.unwrap();
 }
 

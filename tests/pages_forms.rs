@@ -115,3 +115,55 @@ async fn seated(app: &common::TestApp, client: &reqwest::Client, night: i64) -> 
         .map(|s| s["player"]["id"].as_i64().unwrap())
         .collect()
 }
+
+/// Issue 13, item 6: the scoring form sends the game number it shows, so two scorers entering
+/// the same game store one game and the second is told, instead of a game k+1.
+#[tokio::test]
+async fn two_scorers_on_one_game_store_it_once() {
+    let app = spawn_app().await;
+    let owner = club_owner(&app, "racing", "owner@example.org").await;
+    let t = one_table(&app, &owner, "racing", &["Ann", "Bea", "Cy", "Di"]).await;
+    let page = |html: &str, name: &str| {
+        html.split(&format!("name=\"{name}\" value=\""))
+            .nth(1)
+            .and_then(|r| r.split('"').next())
+            .unwrap()
+            .to_string()
+    };
+    let mut forms = Vec::new();
+    for _ in 0..2 {
+        let html = answered(owner.get(app.url(&format!("/tables/{}/score", t.table))))
+            .await
+            .text()
+            .await
+            .unwrap();
+        forms.push((
+            page(&html, "csrf"),
+            page(&html, "key"),
+            page(&html, "number"),
+        ));
+    }
+    assert_eq!(forms[0].2, "1");
+    for (csrf, key, number) in &forms {
+        let res = answered(
+            owner
+                .post(app.url(&format!("/tables/{}/score", t.table)))
+                .form(&[
+                    ("csrf", csrf.as_str()),
+                    ("key", key.as_str()),
+                    ("number", number.as_str()),
+                    ("outcome", "wall"),
+                ]),
+        )
+        .await;
+        assert!(res.status().is_success(), "{}", res.status());
+    }
+    let games: i64 = sqlx::query_scalar("SELECT count(*) FROM games")
+        .fetch_one(&app.db)
+        .await
+        .unwrap();
+    assert_eq!(
+        games, 1,
+        "the second scorer's game 1 is not stored as game 2"
+    );
+}

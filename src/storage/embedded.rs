@@ -151,7 +151,7 @@ impl EmbeddedPostgres {
         if pg.running()? {
             // Reused only if it takes connections: a postmaster killed with the service can
             // leave a pid file (or a zombie) behind that `pg_ctl status` still believes.
-            if matches!(pg.listen, Listen::Socket(_)) && pg.accepting(10) {
+            if matches!(pg.listen, Listen::Socket(_)) && pg.postmaster_alive() && pg.accepting(10) {
                 tracing::info!(pgdata = %pg.pgdata.display(), "reusing the private PostgreSQL left running by an earlier run");
                 return Ok(pg);
             }
@@ -186,6 +186,14 @@ impl EmbeddedPostgres {
             }
         }
         false
+    }
+
+    /// Whether the process named in `postmaster.pid` still runs (not dead, not a zombie).
+    fn postmaster_alive(&self) -> bool {
+        std::fs::read_to_string(self.pgdata.join("postmaster.pid"))
+            .ok()
+            .and_then(|t| t.lines().next().and_then(|l| l.trim().parse::<i32>().ok()))
+            .is_some_and(|pid| pid > 0 && process_alive(pid))
     }
 
     /// Clears what a server that does not answer left behind: it is stopped if it still runs,
@@ -303,7 +311,14 @@ impl EmbeddedPostgres {
     }
 
     fn command(&self, program: &str) -> Command {
-        let exe = self.bin.join(program);
+        let mut exe = self.bin.join(program);
+        if !exe.is_file()
+            && let Ok(real) = self.bin.join("pg_ctl").canonicalize()
+        {
+            // The directory found may hold links to the three server programs only (as made
+            // by scripts/ensure-postgres.sh); the others sit beside the real `pg_ctl`.
+            exe = real.with_file_name(program);
+        }
         let mut cmd = match &self.run_as {
             Some(user) => {
                 let mut c = Command::new("runuser");

@@ -196,3 +196,63 @@ pub async fn one_table(
         players,
     }
 }
+
+/// A `serve` on its own data directory, and the address it serves on.
+pub struct Served {
+    pub child: std::process::Child,
+    pub base: String,
+}
+
+pub fn serve(dir: &std::path::Path) -> Result<Served, String> {
+    use std::io::{BufRead, BufReader};
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_mahjong-league"))
+        .args(["serve", "--bind", "127.0.0.1:0", "--data-dir"])
+        .arg(dir)
+        .env("MAHJONG_SESSION_KEY", "k".repeat(64))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if let Some(url) = line.split("serving on ").nth(1) {
+                let _ = tx.send(url.trim().trim_end_matches('/').to_string());
+            }
+        }
+    });
+    match rx.recv_timeout(std::time::Duration::from_secs(60)) {
+        Ok(base) => Ok(Served { child, base }),
+        Err(_) => {
+            let _ = child.kill();
+            let out = child.wait_with_output().unwrap();
+            Err(String::from_utf8_lossy(&out.stderr).to_string())
+        }
+    }
+}
+
+pub fn postmaster_pid(dir: &std::path::Path) -> i32 {
+    let text = std::fs::read_to_string(dir.join("postgres/data/postmaster.pid")).unwrap();
+    text.lines().next().unwrap().trim().parse().unwrap()
+}
+
+/// Closes (or reopens) the app's database to connections, ending the sessions it has.
+pub async fn database_away(app: &TestApp, away: bool) {
+    let name = app.db.connect_options().get_database().unwrap().to_string();
+    let mut admin = admin_connection().await;
+    sqlx::query(sqlx::AssertSqlSafe(format!(
+        "ALTER DATABASE \"{name}\" ALLOW_CONNECTIONS {}",
+        if away { "false" } else { "true" }
+    )))
+    .execute(&mut admin)
+    .await
+    .unwrap();
+    if away {
+        sqlx::query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()")
+            .bind(&name)
+            .execute(&mut admin)
+            .await
+            .unwrap();
+    }
+}
