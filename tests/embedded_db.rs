@@ -146,3 +146,59 @@ async fn one_instance_per_data_directory_and_a_restart_after_kill_9() {
         "postmaster {postmaster} stopped"
     );
 }
+
+/// Issue 13, item 3: a database that freezes (every PostgreSQL process stopped) is answered 503
+/// with `Retry-After` within the pool's wait, and the service is back when it thaws.
+#[tokio::test]
+async fn a_frozen_database_is_a_quick_503() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut served = common::serve(dir.path()).expect("the service starts");
+    assert_eq!(ready(&served.base).await, 200);
+    let postmaster = common::postmaster_pid(dir.path());
+    // The postmaster and every process it started (each leads a session of its own).
+    let mut frozen = vec![postmaster];
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {
+            continue;
+        };
+        let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+        let ppid = stat
+            .rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().nth(1))
+            .and_then(|p| p.parse::<i32>().ok());
+        if ppid == Some(postmaster) {
+            frozen.push(pid);
+        }
+    }
+    for pid in &frozen {
+        // SAFETY: stops the PostgreSQL processes this test's service started.
+        unsafe { libc::kill(*pid, libc::SIGSTOP) };
+    }
+    let res = tokio::time::timeout(
+        std::time::Duration::from_secs(20),
+        reqwest::get(format!("{}/api/v1/cards", served.base)),
+    )
+    .await
+    .expect("answered while the database is frozen")
+    .unwrap();
+    let status = res.status().as_u16();
+    let retry = res.headers().get("retry-after").cloned();
+    for pid in &frozen {
+        // SAFETY: resumes the processes stopped above.
+        unsafe { libc::kill(*pid, libc::SIGCONT) };
+    }
+    assert_eq!(status, 503);
+    assert!(retry.is_some());
+    let mut back = false;
+    for _ in 0..50 {
+        if ready(&served.base).await == 200 {
+            back = true;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert!(back, "ready again after the thaw");
+    // SAFETY: signals the child this test started.
+    unsafe { libc::kill(served.child.id() as i32, libc::SIGTERM) };
+    served.child.wait().unwrap();
+}
