@@ -71,16 +71,6 @@ pub async fn spawn_app() -> TestApp {
     serve_on(fresh_database().await)
 }
 
-/// A second instance of the application on the same database as `app`: its own pool, caches
-/// and rate limits, as another process (or machine) would have.
-pub async fn spawn_beside(app: &TestApp) -> TestApp {
-    let options = (*app.db.connect_options()).clone();
-    let db = mahjong_league::storage::connect_with(options)
-        .await
-        .expect("connect to the test database");
-    serve_on(db)
-}
-
 fn serve_on(db: PgPool) -> TestApp {
     let settings = Settings {
         bind: "127.0.0.1:0".into(),
@@ -204,10 +194,23 @@ pub struct Served {
 }
 
 pub fn serve(dir: &std::path::Path) -> Result<Served, String> {
+    serve_with(dir, &[])
+}
+
+/// A `serve` process on the database of `app` (as a second machine would run one).
+pub fn serve_process_on(app: &TestApp, dir: &std::path::Path) -> Result<Served, String> {
+    let name = app.db.connect_options().get_database().unwrap().to_string();
+    let mut url = url::Url::parse(&std::env::var("TEST_DATABASE_URL").unwrap()).unwrap();
+    url.set_path(&format!("/{name}"));
+    serve_with(dir, &["--database-url", url.as_str()])
+}
+
+fn serve_with(dir: &std::path::Path, extra: &[&str]) -> Result<Served, String> {
     use std::io::{BufRead, BufReader};
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_mahjong-league"))
         .args(["serve", "--bind", "127.0.0.1:0", "--data-dir"])
         .arg(dir)
+        .args(extra)
         .env("MAHJONG_SESSION_KEY", "k".repeat(64))
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
