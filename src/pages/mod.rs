@@ -251,7 +251,8 @@ pub fn redirect(to: &str, flash: Option<Flash>) -> HttpResponse {
 }
 
 /// The answer to a form post: back to `to` saying `done`, or saying what was wrong. Errors
-/// that are about access (401, 403, 404) or ours (500) render as error pages instead.
+/// that are about access (401, 403, 404), ours (500) or the database away (503) render as
+/// error pages instead.
 pub fn after(to: &str, result: Result<String, Error>) -> Result<HttpResponse, AppError> {
     match result {
         Ok(done) => Ok(redirect(
@@ -265,6 +266,7 @@ pub fn after(to: &str, result: Result<String, Error>) -> Result<HttpResponse, Ap
             e @ (Error::Unauthorized(_)
             | Error::Forbidden(_)
             | Error::NotFound(_)
+            | Error::Unavailable(_)
             | Error::Internal(_)),
         ) => Err(e.into()),
         Err(e) => Ok(redirect(
