@@ -21,22 +21,8 @@ if ! "$VENV/bin/st" --version 2>/dev/null | grep -q "$SCHEMATHESIS_VERSION"; the
   "$VENV/bin/pip" install --quiet "schemathesis==$SCHEMATHESIS_VERSION"
 fi
 
-DIR="$(mktemp -d /tmp/mahjong-league-fuzz.XXXXXX)"
-SERVER_PID=""
-cleanup() {
-  [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null && wait "$SERVER_PID" 2>/dev/null || true
-  $BIN db stop --data-dir "$DIR" >/dev/null 2>&1 || true
-  rm -rf "$DIR"
-}
-trap cleanup EXIT
-
-ADMIN_URL="$($BIN db start --throwaway --data-dir "$DIR")"
-DB_URL="${ADMIN_URL/\/postgres\?/\/fuzz?}"
-PORT="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
-$BIN serve --database-url "$DB_URL" --bind "127.0.0.1:$PORT" --data-dir "$DIR" > "$DIR/serve.log" 2>&1 &
-SERVER_PID=$!
-BASE="http://127.0.0.1:$PORT"
-for _ in $(seq 120); do curl -fs "$BASE/readyz" >/dev/null && break; sleep 0.5; done
+source scripts/throwaway-service.sh
+start_throwaway_service "$BIN" fuzz
 
 # Real data, through the API.
 SEED="$(python3 scripts/fuzz-seed.py "$BASE")"

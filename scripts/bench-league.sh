@@ -12,22 +12,8 @@ SECONDS_PER_RUN="${SECONDS_PER_RUN:-10}"
 scripts/ensure-postgres.sh
 cargo build --release --quiet --bins --examples
 BIN=target/release/mahjong-league
-DIR="$(mktemp -d /tmp/mahjong-league-bench.XXXXXX)"
-SERVER_PID=""
-cleanup() {
-  [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null && wait "$SERVER_PID" 2>/dev/null || true
-  $BIN db stop --data-dir "$DIR" >/dev/null 2>&1 || true
-  rm -rf "$DIR"
-}
-trap cleanup EXIT
-
-ADMIN_URL="$($BIN db start --throwaway --data-dir "$DIR")"
-DB_URL="${ADMIN_URL/\/postgres\?/\/bench?}"
-PORT="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
-$BIN serve --database-url "$DB_URL" --bind "127.0.0.1:$PORT" --data-dir "$DIR" > "$DIR/serve.log" 2>&1 &
-SERVER_PID=$!
-BASE="http://127.0.0.1:$PORT"
-for _ in $(seq 60); do curl -fs "$BASE/readyz" >/dev/null && break; sleep 0.5; done
+source scripts/throwaway-service.sh
+start_throwaway_service "$BIN" bench
 
 J='Content-Type: application/json'
 curl -fs -c "$DIR/jar" -H "$J" -d '{"email":"bench@example.org","display_name":"Bench","password":"bench password 1"}' "$BASE/api/v1/users" >/dev/null

@@ -33,7 +33,8 @@ impl AppState {
 /// Compiled uploaded cards by id, bounded by the memory they hold (and by count). Cards never
 /// change once stored, so entries never go stale and every process may keep its own.
 pub struct CardCache {
-    cards: Mutex<HashMap<i64, Arc<Card>>>,
+    /// Each card with its estimated size (estimated once, when it is kept).
+    cards: Mutex<HashMap<i64, (Arc<Card>, usize)>>,
     /// The most memory the compiled cards may hold together (estimated).
     max_bytes: usize,
     /// How many compilations may run at once (each on the blocking pool).
@@ -60,7 +61,7 @@ impl CardCache {
     }
 
     pub fn get(&self, id: i64) -> Option<Arc<Card>> {
-        self.cards.lock().ok()?.get(&id).cloned()
+        self.cards.lock().ok()?.get(&id).map(|(c, _)| c.clone())
     }
 
     /// Keeps a compiled card, dropping others while the cache holds too much.
@@ -68,14 +69,15 @@ impl CardCache {
         let Ok(mut map) = self.cards.lock() else {
             return;
         };
-        map.insert(id, card);
-        let mut bytes: usize = map.values().map(|c| c.approx_bytes()).sum();
+        let size = card.approx_bytes();
+        map.insert(id, (card, size));
+        let mut bytes: usize = map.values().map(|(_, size)| size).sum();
         while (bytes > self.max_bytes || map.len() > Self::MAX) && map.len() > 1 {
             let Some(victim) = map.keys().copied().find(|k| *k != id) else {
                 break;
             };
-            if let Some(gone) = map.remove(&victim) {
-                bytes -= gone.approx_bytes();
+            if let Some((_, size)) = map.remove(&victim) {
+                bytes -= size;
             }
         }
     }
@@ -83,7 +85,7 @@ impl CardCache {
     /// The cached cards' ids and their total estimated size.
     pub fn usage(&self) -> (usize, usize) {
         self.cards.lock().map_or((0, 0), |m| {
-            (m.len(), m.values().map(|c| c.approx_bytes()).sum())
+            (m.len(), m.values().map(|(_, size)| size).sum())
         })
     }
 }

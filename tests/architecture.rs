@@ -12,7 +12,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("auth", &[]),
     ("config", &[]),
     ("telemetry", &["config"]),
-    ("storage", &["rules", "standings"]),
+    ("storage", &["rules", "standings", "auth"]),
     ("state", &["storage", "rules", "auth"]),
     (
         "domain",

@@ -248,7 +248,7 @@ impl EmbeddedPostgres {
         let password = match std::fs::read_to_string(&file) {
             Ok(p) if p.trim().len() >= 32 => p.trim().to_string(),
             _ => {
-                let password = random_password();
+                let password = crate::auth::new_secret("");
                 if self.running()? {
                     // Left by a crashed run of an earlier version: set the password offline.
                     self.stop()?;
@@ -380,7 +380,7 @@ impl EmbeddedPostgres {
         }
         tracing::info!(pgdata = %self.pgdata.display(), "creating the private PostgreSQL cluster");
         // The password goes to initdb in a file only the server's user reads, removed after.
-        let password = random_password();
+        let password = crate::auth::new_secret("");
         let pwfile = self.root.join("initdb-password");
         write_private(&pwfile, &password)?;
         if let Some(user) = &self.run_as {
@@ -566,12 +566,6 @@ fn lock_data_dir(data_dir: &Path) -> anyhow::Result<std::fs::File> {
     file.rewind()?;
     write!(file, "{}", std::process::id())?;
     Ok(file)
-}
-
-/// 256 random bits, hex: a password with nothing to quote.
-fn random_password() -> String {
-    let bytes: [u8; 32] = rand::random();
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// Writes a secret to a file that only its owner can read.
