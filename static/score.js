@@ -1,92 +1,450 @@
-// Scoring screen: tile picker, live check against the league's card, points preview, and
-// sending the game through the API with the page's idempotency key. A submission that fails
-// for lack of network is kept (in this page and in localStorage) and sent again, with the
-// same key, when the network is back; the key makes a repeat harmless.
+// The scoring screen, and the "games waiting on this tablet" notes on the night page.
+//
+// A game is entered with as few taps as the table allows: who won, how, the 14 tiles (or a line
+// picked from the card), Save. Every change is checked against the league's card by the engine
+// (POST /api/v1/hands/check) and priced (POST /api/v1/scores/preview); Save stays disabled until
+// the result stands, and the reason is said in the scorer's words. Saved games go into a queue
+// per table kept in localStorage, each with its own idempotency key, and are sent in order; a
+// game the network or the server could not take stays queued and goes again by itself, a game
+// the server refused stays queued to be fixed. A service worker (/sw.js) keeps the page and its
+// assets so the screen opens without network.
 "use strict";
 
 (function () {
+  const WINDS = ["E", "S", "W", "N"];
+  const WIND_NAMES = { E: "East", S: "South", W: "West", N: "North" };
+  const queueKey = (table) => "mahjong-league:queue:" + table;
+
+  function readQueue(table) {
+    try {
+      const q = JSON.parse(localStorage.getItem(queueKey(table)) || "[]");
+      return Array.isArray(q) ? q : [];
+    } catch (_) {
+      return [];
+    }
+  }
+  function writeQueue(table, q) {
+    if (q.length) localStorage.setItem(queueKey(table), JSON.stringify(q));
+    else localStorage.removeItem(queueKey(table));
+  }
+  function plural(n, one, many) { return n + " " + (n === 1 ? one : many); }
+
+  // The night page: how many games each table has waiting on this device.
+  document.querySelectorAll("[data-waiting]").forEach((el) => {
+    const q = readQueue(el.dataset.waiting);
+    if (!q.length) return;
+    const refused = q.filter((j) => j.state === "refused").length;
+    el.hidden = false;
+    el.textContent = plural(q.length, "game", "games") + " waiting on this tablet" +
+      (refused ? " (" + refused + " refused: open the scoring screen to fix " + (refused === 1 ? "it" : "them") + ")."
+        : ": the scoring screen sends " + (q.length === 1 ? "it" : "them") + " when the network is back.");
+  });
+
+  // The service worker keeps the scoring screen usable offline.
+  if ("serviceWorker" in navigator && document.querySelector("#score, [data-waiting]")) {
+    navigator.serviceWorker.register("/sw.js").then(() => navigator.serviceWorker.ready).then((reg) => {
+      if (reg.active) reg.active.postMessage({ keep: [location.pathname, "/static/style.css", "/static/score.js"] });
+    }).catch(() => {});
+  }
+
   const form = document.getElementById("score");
   if (!form) return;
-  const tableId = form.dataset.table;
+
+  const table = form.dataset.table;
   const card = form.dataset.card;
   const ruleset = JSON.parse(form.dataset.ruleset);
-  const key = form.elements.key.value;
-  const pendingKey = "mahjong-league:pending:" + tableId;
-  const verdict = document.getElementById("verdict");
-  const preview = document.getElementById("preview");
-  const sent = document.getElementById("sent");
-  const picker = document.getElementById("picker");
-  const inputs = Array.from(form.querySelectorAll(".tiles-input"));
-  const winds = {};
-  form.querySelectorAll("input.wind").forEach((w) => { winds[w.dataset.player] = w.value; });
-  const seats = Object.values(winds);
+  const gamesPerTable = Number(form.dataset.games);
+  const players = JSON.parse(form.dataset.players);
+  const byId = {};
+  players.forEach((p) => { byId[p.id] = p; });
+  const serverNumber = Number(form.elements.number.value);
+  const $ = (id) => document.getElementById(id);
+  const verdict = $("verdict");
+  const points = $("points");
+  const sent = $("sent");
+  const save = $("save");
+  const handView = $("hand-view");
+  const handInput = $("hand");
+  const exposureInputs = Array.from(form.querySelectorAll(".exposure-input"));
+  const picker = $("picker");
 
-  picker.hidden = false;
+  let number = serverNumber;
+  let savedUpTo = serverNumber - 1;
+  let tiles = [];
+  /** Exposed groups as {tile, size}; their tiles come from the hand's layout. */
+  let exposed = [];
+  /** How the last accepted hand fell into groups: {target, groups, jokers}. */
+  let hint = null;
+  let tapMode = "expose";
+  let lastCheck = null;
 
+  // ---------------------------------------------------------------- the table's players
+  function windOf(playerId, n) {
+    const seat = players.findIndex((p) => p.id === Number(playerId));
+    const east = (n - 1) % players.length;
+    return WINDS[(seat + players.length - east) % players.length];
+  }
+  function nameOf(id) { return byId[id] ? byId[id].name : "player " + id; }
   function value(name) {
-    const el = form.querySelector("[name=" + name + "]:checked");
+    const el = form.querySelector("input[name=" + name + "]:checked");
     return el ? el.value : "";
   }
-  function target() {
-    const t = document.querySelector("input[name=target]:checked");
-    return document.getElementById(t ? t.value : "hand");
+  function winner() {
+    const w = value("won");
+    return /^\d+$/.test(w) ? Number(w) : null;
   }
-  function tilesOf(input) {
-    return input.value.trim().split(/\s+/).filter((t) => t.length > 0);
+  function outcome() {
+    const w = value("won");
+    if (w === "wall" || w === "redeal") return w;
+    return w ? "mahjong" : "";
   }
-  function drawPicked(input) {
-    const box = document.getElementById(input.id + "-picked");
-    if (!box) return;
-    box.textContent = "";
-    tilesOf(input).forEach((t, i) => {
+
+  // ---------------------------------------------------------------- tiles and groups
+  const FACES = { RD: ["R", "Red"], GD: ["G", "Green"], WD: ["0", "Soap"], F: ["F", "Flower"], J: ["J", "Joker"],
+    N: ["N", "North"], E: ["E", "East"], W: ["W", "West"], S: ["S", "South"] };
+  const SUITS = { B: "Bam", C: "Crak", D: "Dot" };
+  function face(t) {
+    if (FACES[t]) return FACES[t];
+    const m = /^([1-9])([BCD])$/.exec(t);
+    return m ? [m[1], SUITS[m[2]]] : [t, ""];
+  }
+  function kind(t) {
+    const m = /^[1-9]([BCD])$/.exec(t);
+    if (m) return { B: "bam", C: "crak", D: "dot" }[m[1]];
+    return { RD: "dragon red", GD: "dragon green", WD: "dragon white", F: "flower", J: "joker" }[t] || "wind";
+  }
+  function tileEl(t) {
+    const s = document.createElement("span");
+    s.className = "tile small " + kind(t);
+    const [f, w] = face(t);
+    const a = document.createElement("span"); a.className = "face"; a.textContent = f;
+    const b = document.createElement("span"); b.className = "word"; b.textContent = w;
+    s.append(a, " ", b);
+    return s;
+  }
+  function counts(list) {
+    const c = {};
+    list.forEach((t) => { c[t] = (c[t] || 0) + 1; });
+    return c;
+  }
+  function sameTiles(a, b) {
+    if (a.length !== b.length) return false;
+    const ca = counts(a), cb = counts(b);
+    return Object.keys(ca).every((k) => ca[k] === cb[k]);
+  }
+  function groupSizes(pattern) {
+    return pattern.split(/\s+/).filter((t) => t && !["+", "=", "x", "X", "*"].includes(t))
+      .map((t) => Array.from(t.split(":")[0]).length);
+  }
+  function parseTiles(text) {
+    return text.trim().split(/[\s,]+/).filter((t) => t).map((t) => t.toUpperCase());
+  }
+
+  /** The hand as groups: from the engine's match when it still holds, else runs as entered. */
+  function layout() {
+    if (hint) {
+      const left = counts(hint.jokers);
+      const groups = [];
+      let i = 0;
+      hint.groups.forEach((size) => {
+        const slice = hint.target.slice(i, i + size);
+        i += size;
+        const t = slice[0];
+        if (size >= 3 && slice.every((x) => x === t)) {
+          const j = Math.min(left[t] || 0, size);
+          left[t] = (left[t] || 0) - j;
+          groups.push({ tile: t, size: size, tiles: Array(size - j).fill(t).concat(Array(j).fill("J")) });
+        } else {
+          groups.push({ tile: null, size: size, tiles: slice });
+        }
+      });
+      const all = [].concat(...groups.map((g) => g.tiles));
+      if (sameTiles(all, tiles)) return groups;
+    }
+    const groups = [];
+    tiles.forEach((t) => {
+      const g = groups[groups.length - 1];
+      const base = g && (g.tiles.find((x) => x !== "J") || "J");
+      if (g && (t === base || (t === "J" && g.tiles.length < 6))) {
+        g.tiles.push(t);
+      } else {
+        groups.push({ tiles: [t] });
+      }
+    });
+    groups.forEach((g) => {
+      const natural = g.tiles.find((x) => x !== "J");
+      g.size = g.tiles.length;
+      g.tile = g.size >= 3 && natural && g.tiles.every((x) => x === natural || x === "J") ? natural : null;
+    });
+    return groups;
+  }
+
+  /** Each exposure paired with a group of the layout (tile and size), or dropped. */
+  function markExposed(groups) {
+    const kept = [];
+    exposed.forEach((e) => {
+      const g = groups.find((x) => !x.exposed && x.tile === e.tile && x.size === e.size);
+      if (g) { g.exposed = true; kept.push(e); }
+    });
+    exposed = kept;
+    return groups;
+  }
+  function exposureTiles() {
+    return markExposed(layout()).filter((g) => g.exposed).map((g) => g.tiles.join(" "));
+  }
+
+  function drawHand() {
+    const groups = markExposed(layout());
+    handView.textContent = "";
+    const count = document.createElement("span");
+    count.className = "count";
+    count.textContent = tiles.length + "/14";
+    handView.appendChild(count);
+    groups.forEach((g) => {
+      const el = document.createElement(g.tile ? "button" : "span");
+      el.className = "group" + (g.exposed ? " exposed" : "");
+      if (g.tile) {
+        el.type = "button";
+        el.setAttribute("aria-pressed", g.exposed ? "true" : "false");
+        el.addEventListener("click", () => tapGroup(g));
+      }
+      g.tiles.forEach((t) => el.appendChild(tileEl(t)));
+      if (g.exposed) {
+        const badge = document.createElement("span");
+        badge.className = "badge";
+        badge.textContent = "exposed";
+        el.appendChild(badge);
+      }
+      handView.appendChild(el);
+    });
+    handInput.value = tiles.join(" ");
+    const ex = exposureTiles();
+    exposureInputs.forEach((input, i) => { input.value = ex[i] || ""; });
+    document.querySelector(".hand-tools").hidden = tiles.length === 0;
+  }
+
+  function tapGroup(g) {
+    if (tapMode === "expose") {
+      const i = exposed.findIndex((e) => e.tile === g.tile && e.size === g.size);
+      if (g.exposed && i >= 0) exposed.splice(i, 1);
+      else exposed.push({ tile: g.tile, size: g.size });
+    } else {
+      // Jokers: one more joker in the group each tap; a group of jokers only goes back to naturals.
+      const naturals = g.tiles.filter((t) => t !== "J").length;
+      if (!hint) {
+        const now = layout();
+        hint = { target: [].concat(...now.map((x) => x.tile ? Array(x.size).fill(x.tile) : x.tiles)), groups: now.map((x) => x.size), jokers: [].concat(...now.map((x) => x.tile ? x.tiles.filter((t) => t === "J").map(() => x.tile) : [])) };
+      }
+      if (naturals > 0) {
+        const at = tiles.lastIndexOf(g.tile);
+        tiles[at] = "J";
+        hint.jokers.push(g.tile);
+      } else {
+        for (let k = 0; k < g.size; k++) {
+          tiles[tiles.indexOf("J")] = g.tile;
+          hint.jokers.splice(hint.jokers.indexOf(g.tile), 1);
+        }
+      }
+    }
+    changed();
+  }
+
+  function setTapMode(mode) {
+    tapMode = mode;
+    $("tap-expose").setAttribute("aria-pressed", String(mode === "expose"));
+    $("tap-joker").setAttribute("aria-pressed", String(mode === "joker"));
+    $("tap-help").textContent = mode === "expose"
+      ? "Tap a group of 3 or more to mark it exposed."
+      : "Tap a group to put one more joker in it.";
+  }
+  $("tap-expose").addEventListener("click", () => setTapMode("expose"));
+  $("tap-joker").addEventListener("click", () => setTapMode("joker"));
+
+  function changed() {
+    drawHand();
+    schedule();
+  }
+
+  // ---------------------------------------------------------------- the tile picker
+  picker.hidden = false;
+  const pickerRows = Array.from(picker.querySelectorAll(".picker-row")).map((r) => Array.from(r.querySelectorAll("button")));
+  pickerRows[0][0].tabIndex = 0;
+  picker.addEventListener("click", (e) => {
+    const b = e.target.closest("button[data-tile]");
+    if (!b) return;
+    if (tiles.length >= 14) {
+      say("The hand already has 14 tiles: remove one first.", "bad");
+      return;
+    }
+    tiles.push(b.dataset.tile);
+    changed();
+  });
+  picker.addEventListener("keydown", (e) => {
+    const b = e.target.closest("button[data-tile]");
+    if (!b) return;
+    const r = pickerRows.findIndex((row) => row.includes(b));
+    const c = pickerRows[r].indexOf(b);
+    let to = null;
+    if (e.key === "ArrowRight") to = pickerRows[r][Math.min(c + 1, pickerRows[r].length - 1)];
+    else if (e.key === "ArrowLeft") to = pickerRows[r][Math.max(c - 1, 0)];
+    else if (e.key === "ArrowDown") { const row = pickerRows[Math.min(r + 1, pickerRows.length - 1)]; to = row[Math.min(c, row.length - 1)]; }
+    else if (e.key === "ArrowUp") { const row = pickerRows[Math.max(r - 1, 0)]; to = row[Math.min(c, row.length - 1)]; }
+    else if (e.key === "Home") to = pickerRows[r][0];
+    else if (e.key === "End") to = pickerRows[r][pickerRows[r].length - 1];
+    if (!to) return;
+    e.preventDefault();
+    pickerRows.forEach((row) => row.forEach((x) => { x.tabIndex = -1; }));
+    to.tabIndex = 0;
+    to.focus();
+  });
+  $("undo").addEventListener("click", () => { tiles.pop(); hint = null; changed(); });
+  $("clear").addEventListener("click", () => { tiles = []; exposed = []; hint = null; changed(); });
+
+  // Typed tiles (and a keyboard's Enter never sends a half-entered game).
+  handInput.addEventListener("input", () => { tiles = parseTiles(handInput.value).slice(0, 20); hint = null; drawHandKeepingInput(); schedule(); });
+  exposureInputs.forEach((input) => input.addEventListener("change", () => {
+    exposed = exposureInputs.map((i) => parseTiles(i.value)).filter((l) => l.length >= 3).map((l) => ({ tile: l.find((t) => t !== "J"), size: l.length }));
+    changed();
+  }));
+  function drawHandKeepingInput() {
+    const typed = handInput.value;
+    drawHand();
+    handInput.value = typed;
+  }
+  form.addEventListener("keydown", (e) => {
+    if (e.key === "Enter" && e.target.tagName === "INPUT" && e.target.type !== "radio" && e.target.type !== "checkbox") {
+      e.preventDefault();
+    }
+  });
+
+  // ---------------------------------------------------------------- who won, how
+  function showChoices() {
+    const w = winner();
+    const mahjong = outcome() === "mahjong" || outcome() === "";
+    form.querySelectorAll(".mahjong-only").forEach((el) => { el.hidden = !mahjong; });
+    const east = w !== null && windOf(w, number) === "E";
+    form.querySelectorAll(".east-only").forEach((el) => { el.hidden = !east; });
+    form.querySelectorAll("[data-discarder]").forEach((el) => { el.hidden = Number(el.dataset.discarder) === w; });
+    const how = form.querySelector("input[name=how]:checked");
+    if (how && how.closest("label").hidden) form.querySelector("input[name=how][value=self_pick]").checked = true;
+  }
+  form.querySelectorAll("input[name=won], input[name=how]").forEach((r) => r.addEventListener("change", () => { showChoices(); schedule(); }));
+  form.querySelectorAll("#rare select, #rare input").forEach((r) => r.addEventListener("change", schedule));
+
+  // ---------------------------------------------------------------- from the card
+  let cardLines = null;
+  $("by-tiles").addEventListener("click", () => entryMode("tiles"));
+  $("by-card").addEventListener("click", () => entryMode("card"));
+  document.querySelector(".entry-modes").hidden = false;
+  function entryMode(mode) {
+    $("by-tiles").setAttribute("aria-pressed", String(mode === "tiles"));
+    $("by-card").setAttribute("aria-pressed", String(mode === "card"));
+    $("tiles-entry").hidden = mode !== "tiles";
+    $("card-entry").hidden = mode !== "card";
+    if (mode === "card") loadCard();
+  }
+  async function loadCard() {
+    if (cardLines) return;
+    const list = $("card-lines");
+    list.textContent = "Loading the card…";
+    try {
+      const res = await fetch("/api/v1/cards/" + encodeURIComponent(card), { credentials: "same-origin" });
+      if (!res.ok) throw new Error(String(res.status));
+      const c = await res.json();
+      cardLines = [];
+      const nav = $("card-sections");
+      nav.textContent = "";
+      (c.sections || []).forEach((s) => {
+        s.lines.forEach((l) => cardLines.push(Object.assign({ section: s.name }, l)));
+        const b = document.createElement("button");
+        b.type = "button";
+        b.className = "small-button secondary";
+        b.textContent = s.name;
+        b.addEventListener("click", () => { $("line-search").value = s.name; showLines(); });
+        nav.appendChild(b);
+      });
+      showLines();
+    } catch (_) {
+      list.textContent = "The card could not be loaded (no network?). Enter the tiles instead.";
+      cardLines = null;
+    }
+  }
+  function showLines() {
+    const q = $("line-search").value.trim().toLowerCase();
+    const compact = q.replace(/\s+/g, "");
+    const list = $("card-lines");
+    list.textContent = "";
+    $("line-targets").hidden = true;
+    const shown = cardLines.filter((l) => !q || String(l.value) === q || l.section.toLowerCase() === q ||
+      l.id.toLowerCase().includes(q) || l.patterns.some((p) => p.toLowerCase().replace(/\s+/g, "").includes(compact)));
+    shown.forEach((l) => {
+      const li = document.createElement("li");
       const b = document.createElement("button");
       b.type = "button";
-      b.className = "tile small";
-      b.textContent = t.toUpperCase();
-      b.setAttribute("aria-label", "Remove " + t.toUpperCase());
-      b.addEventListener("click", () => {
-        const list = tilesOf(input);
-        list.splice(i, 1);
-        input.value = list.join(" ");
-        changed(input);
-      });
-      box.appendChild(b);
+      b.className = "line";
+      b.dataset.line = l.id;
+      b.textContent = l.id + " · " + l.patterns[0] + " · " + l.value + (l.concealed ? " · C" : " · X");
+      b.addEventListener("click", () => pickLine(l));
+      li.appendChild(b);
+      list.appendChild(li);
     });
+    if (!shown.length) list.textContent = "No line matches “" + q + "”.";
   }
-  function changed(input) {
-    drawPicked(input);
-    scheduleCheck();
+  $("line-search").addEventListener("input", () => { if (cardLines) showLines(); });
+  function describe(target, sizes) {
+    const parts = [];
+    let i = 0;
+    sizes.forEach((size) => {
+      const g = target.slice(i, i + size);
+      i += size;
+      const suits = new Set(g.map((t) => (/^[1-9]([BCD])$/.exec(t) || [])[1]).filter((x) => x));
+      parts.push(g.map((t) => face(t)[0]).join("") + (suits.size === 1 ? " " + SUITS[[...suits][0]] : ""));
+    });
+    return parts.join(" · ");
+  }
+  async function pickLine(l) {
+    const box = $("target-list");
+    $("line-targets").hidden = false;
+    $("line-picked").textContent = l.id + ": which tiles?";
+    box.textContent = "";
+    let data;
+    try {
+      const res = await fetch("/api/v1/cards/" + encodeURIComponent(card) + "/lines/" + encodeURIComponent(l.id), { credentials: "same-origin" });
+      if (!res.ok) throw new Error(String(res.status));
+      data = await res.json();
+    } catch (_) {
+      $("line-picked").textContent = "The line could not be loaded (no network?).";
+      return;
+    }
+    data.targets.forEach((t) => {
+      const li = document.createElement("li");
+      const b = document.createElement("button");
+      b.type = "button";
+      b.className = "target";
+      b.textContent = describe(t.tiles, t.groups);
+      b.addEventListener("click", () => {
+        tiles = t.tiles.slice();
+        exposed = [];
+        hint = { target: t.tiles.slice(), groups: t.groups.slice(), jokers: [] };
+        setTapMode("joker");
+        entryMode("tiles");
+        changed();
+        handView.scrollIntoView({ block: "nearest" });
+      });
+      li.appendChild(b);
+      box.appendChild(li);
+    });
+    if (data.targets.length === 1) box.querySelector("button").click();
   }
 
-  picker.addEventListener("click", (e) => {
-    const b = e.target.closest("button");
-    if (!b) return;
-    const input = target();
-    const list = tilesOf(input);
-    if (b.id === "undo") list.pop();
-    else if (b.id === "clear") list.length = 0;
-    else if (b.dataset.tile) list.push(b.dataset.tile);
-    input.value = list.join(" ");
-    changed(input);
-  });
-  inputs.forEach((i) => i.addEventListener("input", () => changed(i)));
-
-  function outcomeShown() {
-    const mahjong = value("outcome") === "mahjong";
-    form.querySelectorAll(".mahjong-only").forEach((f) => { f.hidden = !mahjong; });
-    scheduleCheck();
-  }
-  form.querySelectorAll("input[name=outcome]").forEach((r) => r.addEventListener("change", outcomeShown));
-  form.querySelectorAll("input[name=winner], input[name=won_by], select").forEach((r) =>
-    r.addEventListener("change", scheduleCheck));
-
+  // ---------------------------------------------------------------- checking and pricing
   let timer = null;
   let generation = 0;
-  function scheduleCheck() {
+  function schedule() {
     clearTimeout(timer);
-    timer = setTimeout(check, 250);
+    save.disabled = true;
+    timer = setTimeout(evaluate, 120);
   }
-
   async function post(url, body, headers) {
     const res = await fetch(url, {
       method: "POST",
@@ -98,120 +456,19 @@
     try { data = await res.json(); } catch (_) { data = null; }
     return { status: res.status, data: data };
   }
-
-  function exposures() {
-    return inputs.filter((i) => i.id !== "hand").map((i) => i.value.trim()).filter((v) => v);
-  }
-
-  function line(text, cls) {
-    const p = document.createElement("p");
-    p.textContent = text;
-    if (cls) p.className = cls;
-    return p;
-  }
-
-  async function check() {
-    const mine = ++generation;
+  function say(text, cls) {
     verdict.textContent = "";
-    preview.textContent = "";
-    if (value("outcome") !== "mahjong") return showPreview(mine);
-    const hand = document.getElementById("hand").value.trim();
-    const count = tilesOf(document.getElementById("hand")).length;
-    if (count === 0) return;
-    if (count !== 14) {
-      verdict.appendChild(line(count + " of 14 tiles", "muted"));
-      return;
-    }
-    let r;
-    try {
-      r = await post("/api/v1/hands/check", { card: card, hand: hand, exposures: exposures() });
-    } catch (_) {
-      verdict.appendChild(line("Cannot check the hand: no network. It will be checked again when you change it.", "bad"));
-      return;
-    }
-    if (mine !== generation) return;
-    if (r.status !== 200) {
-      verdict.appendChild(line((r.data && r.data.detail) || "The hand cannot be read.", "bad"));
-      return;
-    }
-    const a = r.data;
-    if (a.winning && a.best) {
-      verdict.appendChild(line("Mah Jongg: " + a.best.id + " (" + a.best.section + "), value " + a.best.value +
-        (a.best.jokerless ? ", jokerless" : ""), "ok"));
-      showPreview(mine);
-    } else {
-      verdict.appendChild(line("This hand matches no line of the card. Nearest:", "bad"));
-      const ul = document.createElement("ul");
-      (a.nearest || []).forEach((n) => {
-        const li = document.createElement("li");
-        li.textContent = n.id + " (" + n.value + "): " +
-          (n.needs.length ? "needs " + n.needs.join(" ") : "") + (n.reason ? " " + n.reason : "");
-        ul.appendChild(li);
-      });
-      verdict.appendChild(ul);
-    }
+    const p = document.createElement("p");
+    p.className = cls || "";
+    p.textContent = (cls === "bad" ? "✗ " : cls === "ok" ? "✓ " : "") + text;
+    verdict.appendChild(p);
   }
+  function ready(ok) { save.disabled = !ok; }
 
-  function result() {
-    const outcome = value("outcome");
-    const r = { seats: seats, outcome: outcome, dead: [] };
-    if (outcome === "mahjong") {
-      r.winner = winds[value("winner")];
-      r.hand = document.getElementById("hand").value.trim();
-      r.exposures = exposures();
-      r.won_by = value("won_by");
-      const d = form.elements.discarder.value;
-      if (r.won_by === "discard" && d) r.discarder = winds[d];
-    }
-    return r;
-  }
-
-  async function showPreview(mine) {
-    const r = result();
-    if (r.outcome === "mahjong" && !r.winner) {
-      preview.appendChild(line("Choose the winner to see the points.", "muted"));
-      return;
-    }
-    let p;
-    try {
-      p = await post("/api/v1/scores/preview", { card: card, ruleset: ruleset, result: r });
-    } catch (_) { return; }
-    if (mine !== generation) return;
-    if (p.status !== 200) {
-      preview.appendChild(line((p.data && p.data.detail) || "No preview.", "bad"));
-      return;
-    }
-    const names = {};
-    form.querySelectorAll("input[name=winner]").forEach((w) => {
-      names[winds[w.value]] = w.parentElement.textContent.trim();
-    });
-    const ul = document.createElement("ul");
-    ul.className = "points";
-    (p.data.breakdown || []).forEach((b) => {
-      const li = document.createElement("li");
-      li.textContent = (names[b.seat] || b.seat) + ": " + (b.score > 0 ? "+" : "") + b.score + " (" + b.text + ")";
-      ul.appendChild(li);
-    });
-    preview.appendChild(line("Points if saved:", ""));
-    preview.appendChild(ul);
-  }
-
-  // The game as the API takes it: players by id.
-  function game() {
-    const outcome = value("outcome");
-    // Always the number this screen shows: two scorers entering the same game get 201 and 409,
-    // never games k and k+1.
-    const g = { number: Number(form.elements.number.value), outcome: outcome, dead: [] };
-    if (outcome === "mahjong") {
-      g.winner = Number(value("winner")) || null;
-      g.hand = document.getElementById("hand").value.trim();
-      g.exposures = exposures();
-      g.won_by = value("won_by");
-      const d = form.elements.discarder.value;
-      if (g.won_by === "discard" && d) g.discarder = Number(d);
-    }
-    const deadPlayers = form.querySelectorAll("select[name=dead_player]");
-    deadPlayers.forEach((sel, i) => {
+  function seats() { return players.map((p) => windOf(p.id, number)); }
+  function deadCalls() {
+    const calls = [];
+    form.querySelectorAll("select[name=dead_player]").forEach((sel, i) => {
       if (!sel.value) return;
       const caller = form.querySelectorAll("select[name=dead_called_by]")[i].value;
       const reason = form.querySelectorAll("input[name=dead_reason]")[i].value.trim();
@@ -221,60 +478,311 @@
       if (caller) call.called_by = Number(caller);
       if (reason) call.reason = reason;
       if (contested) call.upheld = upheld;
-      g.dead.push(call);
+      calls.push(call);
     });
+    return calls;
+  }
+  /** The game as the API takes it: players by id. */
+  function game() {
+    const o = outcome();
+    const g = { number: number, outcome: o, dead: deadCalls() };
+    if (o === "mahjong") {
+      g.winner = winner();
+      g.hand = tiles.join(" ");
+      g.exposures = exposureTiles();
+      const how = value("how") || "self_pick";
+      if (how.startsWith("discard:")) {
+        g.won_by = "discard";
+        g.discarder = Number(how.slice(8));
+      } else {
+        g.won_by = how;
+      }
+    }
     return g;
   }
+  /** The result as the preview takes it: players by wind. */
+  function result(g) {
+    const r = { seats: seats(), outcome: g.outcome, dead: [] };
+    if (g.outcome === "mahjong") {
+      r.winner = windOf(g.winner, number);
+      r.hand = g.hand;
+      r.exposures = g.exposures;
+      r.won_by = g.won_by;
+      if (g.discarder) r.discarder = windOf(g.discarder, number);
+    }
+    return r;
+  }
 
-  let retry = null;
-  async function send(job) {
-    sent.className = "sent";
-    sent.textContent = "Saving…";
-    let r;
+  async function evaluate() {
+    const mine = ++generation;
+    points.textContent = "";
+    const o = outcome();
+    if (!o) { say("Tap who won, or Wall game."); return ready(false); }
+    const g = game();
+    if (o === "mahjong") {
+      const who = nameOf(g.winner);
+      if (tiles.length === 0) { say("Enter " + who + "'s 14 tiles, or pick the line from the card."); return ready(false); }
+      if (tiles.length !== 14) {
+        say(who + "'s hand has " + tiles.length + " of 14 tiles" + (tiles.length > 14 ? ": remove " + (tiles.length - 14) + "." : "."), "bad");
+        return ready(false);
+      }
+      let r;
+      try {
+        r = await post("/api/v1/hands/check", { card: card, hand: g.hand, exposures: g.exposures });
+      } catch (_) { r = null; }
+      if (mine !== generation) return;
+      if (r === null || r.status >= 500) {
+        say("Not checked: no network. Save keeps the game on this tablet; the server checks it when it is sent.", "waiting");
+        return ready(true);
+      }
+      if (r.status !== 200) {
+        say(who + "'s hand: " + ((r.data && r.data.detail) || "it cannot be read."), "bad");
+        return ready(false);
+      }
+      lastCheck = r.data;
+      if (!r.data.winning || !r.data.best) {
+        const n = (r.data.nearest || [])[0];
+        let text = who + "'s hand matches no line";
+        if (n) text += "; nearest: " + n.id + (n.needs.length ? ", needs " + n.needs.join(" ") : "") + (n.reason ? " (" + n.reason + ")" : "");
+        say(text + ".", "bad");
+        return ready(false);
+      }
+      const b = r.data.best;
+      const before = JSON.stringify(layout());
+      hint = { target: b.target, groups: groupSizes(b.pattern), jokers: b.jokers };
+      if (JSON.stringify(layout()) !== before) drawHand();
+      say(who + ": " + b.id + " · " + b.value + (b.jokerless ? " · jokerless" : "") + (b.concealed ? " · concealed" : "") +
+        (g.exposures.length ? " · " + plural(g.exposures.length, "exposure", "exposures") : ""), "ok");
+    } else {
+      say(o === "wall" ? "Wall game: nobody went out." : "Redeal: no game; game " + number + " is played again.", "ok");
+    }
+    let p;
     try {
-      r = await post("/api/v1/tables/" + job.table + "/games", job.game, { "Idempotency-Key": job.key });
-    } catch (_) {
-      r = null;
+      p = await post("/api/v1/scores/preview", { card: card, ruleset: ruleset, result: result(g) });
+    } catch (_) { p = null; }
+    if (mine !== generation) return;
+    if (p === null || p.status >= 500) return ready(true);
+    if (p.status !== 200) {
+      say((p.data && p.data.detail) || "This result cannot be scored.", "bad");
+      return ready(false);
     }
-    // No answer, or the server's trouble (5xx, 503 while the database is away): the game stays
-    // on this device and goes again with the same key, so it is stored once.
-    if (r === null || r.status >= 500) {
-      localStorage.setItem(pendingKey, JSON.stringify(job));
-      sent.className = "sent waiting";
-      sent.textContent = r === null
-        ? "Not saved yet: no network. This game is kept on this device and will be sent again automatically."
-        : "Not saved yet: the server is busy (" + r.status + "). This game is kept on this device and will be sent again automatically.";
-      clearTimeout(retry);
-      retry = setTimeout(() => send(job), 5000);
-      return;
+    const names = {};
+    players.forEach((pl) => { names[windOf(pl.id, number)] = pl.name; });
+    (p.data.breakdown || []).forEach((s) => {
+      const li = document.createElement("li");
+      li.textContent = (names[s.seat] || s.seat) + " " + signed(s.score);
+      li.title = s.text;
+      points.appendChild(li);
+    });
+    if (g.dead.length) {
+      const li = document.createElement("li");
+      li.textContent = "dead-hand calls are settled when saved";
+      points.appendChild(li);
     }
-    if (r.status === 201) {
-      localStorage.removeItem(pendingKey);
-      sent.className = "sent saved";
-      sent.textContent = "Saved: game " + r.data.number + ". Opening the night…";
-      setTimeout(() => { window.location.href = "/nights/" + form.dataset.night + "#table-" + job.table; }, 800);
-      return;
+    ready(true);
+  }
+  function signed(n) { return n > 0 ? "+" + n : n < 0 ? "−" + Math.abs(n) : "0"; }
+
+  // ---------------------------------------------------------------- the queue
+  function newKey() {
+    if (crypto.randomUUID) return "game-" + crypto.randomUUID();
+    const b = new Uint8Array(16);
+    crypto.getRandomValues(b);
+    return "game-" + Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
+  }
+  function label(g) {
+    if (g.outcome === "wall") return "Game " + g.number + ": wall game";
+    if (g.outcome === "redeal") return "Game " + g.number + ": redeal";
+    return "Game " + g.number + ": " + nameOf(g.winner) + " went out";
+  }
+  function nextNumber() {
+    let n = Math.max(serverNumber, savedUpTo + 1);
+    readQueue(table).forEach((j) => { if (j.game.outcome !== "redeal") n = Math.max(n, j.game.number + 1); });
+    return n;
+  }
+  function status(text, cls) {
+    sent.className = "sent " + (cls || "");
+    sent.textContent = text;
+  }
+
+  function renderQueue() {
+    const q = readQueue(table);
+    $("queue").hidden = q.length === 0;
+    $("queue-title").textContent = plural(q.length, "game", "games") + " waiting on this tablet";
+    const list = $("queue-list");
+    list.textContent = "";
+    q.forEach((j) => {
+      const li = document.createElement("li");
+      li.className = j.state;
+      const text = document.createElement("span");
+      text.textContent = j.label + (j.state === "refused" ? " — refused: " + j.reason : " — not sent yet");
+      li.appendChild(text);
+      if (j.state === "refused") {
+        const fix = document.createElement("button");
+        fix.type = "button";
+        fix.className = "small-button";
+        fix.textContent = "Fix game " + j.game.number;
+        fix.addEventListener("click", () => fixJob(j.key));
+        const drop = document.createElement("button");
+        drop.type = "button";
+        drop.className = "small-button secondary";
+        drop.textContent = "Delete game " + j.game.number;
+        drop.addEventListener("click", () => {
+          if (drop.dataset.sure) {
+            writeQueue(table, readQueue(table).filter((x) => x.key !== j.key));
+            renderQueue();
+            setNumber(nextNumber());
+          } else {
+            drop.dataset.sure = "1";
+            drop.textContent = "Tap again to delete game " + j.game.number;
+          }
+        });
+        li.append(" ", fix, " ", drop);
+      }
+      list.appendChild(li);
+    });
+  }
+
+  function addPlayed(view) {
+    const summary = (view.outcome === "mahjong" ? "Mah Jongg" + (view.line ? ", " + view.line : "") :
+      view.outcome === "wall" ? "Wall game" : "Redeal") + ": " +
+      view.scores.map((s) => s.player.name + " " + signed(s.score)).join(", ");
+    const li = document.createElement("li");
+    li.textContent = "Game " + view.number + ": " + summary;
+    $("played").appendChild(li);
+    $("played-count").textContent = String($("played").children.length);
+    document.querySelector("details.played").hidden = false;
+    view.scores.forEach((s) => {
+      const cell = form.ownerDocument.querySelector("[data-total-of='" + s.player.id + "']");
+      if (cell) cell.textContent = String(Number(cell.textContent) + s.score);
+    });
+    return summary;
+  }
+
+  let retryIn = 2000;
+  let retryTimer = null;
+  let flushing = false;
+  async function flush() {
+    if (flushing) return;
+    flushing = true;
+    clearTimeout(retryTimer);
+    try {
+      for (;;) {
+        const job = readQueue(table).find((j) => j.state === "waiting");
+        if (!job) break;
+        let r;
+        try {
+          r = await post("/api/v1/tables/" + table + "/games", job.game, { "Idempotency-Key": job.key });
+        } catch (_) { r = null; }
+        if (r === null || r.status >= 500 || r.status === 429 || r.status === 401) {
+          // No answer, the server's trouble, or logged out: the game stays and goes again with
+          // the same key, so it is stored once.
+          const why = r === null ? "no network" : r.status === 401 ? "this tablet is logged out (log in again; nothing is lost)" : "the server is busy (" + r.status + ")";
+          status("Not saved yet: " + why + ". " + plural(readQueue(table).filter((j) => j.state === "waiting").length, "game waits", "games wait") + " on this tablet and will be sent automatically.", "waiting");
+          retryTimer = setTimeout(flush, retryIn);
+          retryIn = Math.min(retryIn * 2, 15000);
+          break;
+        }
+        retryIn = 2000;
+        const q = readQueue(table);
+        const at = q.findIndex((j) => j.key === job.key);
+        if (r.status === 200 || r.status === 201) {
+          if (at >= 0) q.splice(at, 1);
+          writeQueue(table, q);
+          if (r.data.outcome !== "redeal") savedUpTo = Math.max(savedUpTo, r.data.number);
+          const summary = addPlayed(r.data);
+          status("Saved game " + r.data.number + ": " + summary, "saved");
+          // Refresh the copy of this page the service worker keeps.
+          fetch(location.pathname, { credentials: "same-origin" }).catch(() => {});
+        } else {
+          const detail = (r.data && r.data.detail) || ("the server answered " + r.status);
+          if (at >= 0) { q[at].state = "refused"; q[at].reason = detail; }
+          writeQueue(table, q);
+          status("Not saved: game " + job.game.number + ": " + detail + " It waits below: tap Fix.", "bad");
+        }
+        renderQueue();
+      }
+    } finally {
+      flushing = false;
+      renderQueue();
+      setNumber(Math.max(number, nextNumber()));
     }
-    // A refusal (4xx): the reason is shown and the game stays in the form to be fixed.
-    localStorage.removeItem(pendingKey);
-    sent.className = "sent bad";
-    const detail = (r.data && r.data.detail) || ("The server answered " + r.status + ".");
-    sent.textContent = "Not saved: " + detail + " The game is still here: fix it and save again.";
+  }
+
+  function setNumber(n) {
+    number = n;
+    form.elements.number.value = String(n);
+    document.querySelectorAll("#game-number, .save-number").forEach((el) => { el.textContent = String(n); });
+    players.forEach((p) => {
+      const el = document.querySelector("[data-wind-of='" + p.id + "']");
+      if (el) el.textContent = WIND_NAMES[windOf(p.id, n)];
+    });
+    const done = n > gamesPerTable;
+    form.hidden = done;
+    $("all-played").hidden = !done;
+    showChoices();
+  }
+
+  function clearForm() {
+    tiles = [];
+    exposed = [];
+    hint = null;
+    form.querySelectorAll("input[name=won]").forEach((r) => { r.checked = false; });
+    form.querySelector("input[name=how][value=self_pick]").checked = true;
+    form.querySelectorAll("#rare select").forEach((s) => { s.value = ""; });
+    form.querySelectorAll("#rare input[type=checkbox]").forEach((c) => { c.checked = false; });
+    form.querySelectorAll("#rare input[name=dead_reason]").forEach((c) => { c.value = ""; });
+    $("rare").open = false;
+    setTapMode("expose");
+    entryMode("tiles");
+    drawHand();
+  }
+
+  function fixJob(key) {
+    const q = readQueue(table);
+    const j = q.find((x) => x.key === key);
+    if (!j) return;
+    writeQueue(table, q.filter((x) => x.key !== key));
+    clearForm();
+    setNumber(j.game.number);
+    const g = j.game;
+    const won = g.outcome === "mahjong" ? String(g.winner) : g.outcome;
+    const radio = form.querySelector("input[name=won][value='" + won + "']");
+    if (radio) radio.checked = true;
+    if (g.outcome === "mahjong") {
+      const how = g.won_by === "discard" ? "discard:" + g.discarder : g.won_by;
+      const h = form.querySelector("input[name=how][value='" + how + "']");
+      if (h) h.checked = true;
+      tiles = parseTiles(g.hand || "");
+      exposed = (g.exposures || []).map((e) => parseTiles(e)).map((l) => ({ tile: l.find((t) => t !== "J"), size: l.length }));
+    }
+    renderQueue();
+    showChoices();
+    changed();
+    status("Fixing game " + g.number + ": it was refused (" + j.reason + ").", "bad");
   }
 
   form.addEventListener("submit", (e) => {
     e.preventDefault();
-    send({ table: tableId, key: key, game: game() });
+    if (save.disabled) return;
+    const g = game();
+    const q = readQueue(table);
+    q.push({ key: newKey(), table: table, game: g, label: label(g), state: "waiting" });
+    writeQueue(table, q);
+    status(label(g) + ": sending…", "");
+    clearForm();
+    setNumber(nextNumber());
+    renderQueue();
+    schedule();
+    flush();
   });
-  window.addEventListener("online", () => {
-    const stored = localStorage.getItem(pendingKey);
-    if (stored) send(JSON.parse(stored));
-  });
+  window.addEventListener("online", flush);
+  document.addEventListener("visibilitychange", () => { if (!document.hidden) flush(); });
 
-  // A game kept from an earlier visit without network: send it now.
-  const stored = localStorage.getItem(pendingKey);
-  if (stored) send(JSON.parse(stored));
-
-  inputs.forEach(drawPicked);
-  outcomeShown();
+  setNumber(nextNumber());
+  renderQueue();
+  showChoices();
+  drawHand();
+  schedule();
+  flush();
 })();

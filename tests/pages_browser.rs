@@ -4,153 +4,16 @@
 //! `target/screenshots/` for a person to look at (not committed).
 
 mod common;
+#[path = "common/browser.rs"]
+mod browser;
 
-use std::process::{Child, Command, Stdio};
-use std::time::Duration;
 
+use browser::*;
 use common::{PASSWORD, TestApp, club_owner, one_table, signed_up, spawn_app};
+use fantoccini::Locator;
 use fantoccini::key::Key;
-use fantoccini::{Client, ClientBuilder, Locator};
 use serde_json::{Value, json};
 
-const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
-const CHROMIUM: &str = "/usr/bin/chromium";
-const WIDTHS: [(&str, u32, u32); 2] = [("phone", 390, 844), ("desktop", 1280, 900)];
-
-/// A chromedriver of the test's own, stopped when dropped.
-struct Driver {
-    child: Child,
-    url: String,
-}
-
-impl Drop for Driver {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-async fn browser() -> (Driver, Client) {
-    assert!(
-        std::path::Path::new(CHROMEDRIVER).exists() && std::path::Path::new(CHROMIUM).exists(),
-        "browser tests need Debian's chromium and chromium-driver: `make test` installs them"
-    );
-    let port = free_port();
-    let child = Command::new(CHROMEDRIVER)
-        .arg(format!("--port={port}"))
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start chromedriver");
-    let driver = Driver {
-        child,
-        url: format!("http://127.0.0.1:{port}"),
-    };
-    let profile = tempfile::tempdir().unwrap().keep();
-    let mut caps = serde_json::Map::new();
-    caps.insert(
-        "goog:chromeOptions".into(),
-        json!({
-            "binary": CHROMIUM,
-            "args": ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                     "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic",
-                     "--disable-dev-shm-usage", format!("--user-data-dir={}", profile.display())]
-        }),
-    );
-    let connector = hyper_util::client::legacy::connect::HttpConnector::new();
-    let mut last = None;
-    for _ in 0..50 {
-        match ClientBuilder::new(connector.clone())
-            .capabilities(caps.clone())
-            .connect(&driver.url)
-            .await
-        {
-            Ok(c) => return (driver, c),
-            Err(e) => last = Some(e),
-        }
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
-    panic!("chromedriver did not start: {last:?}");
-}
-
-/// Saves the current page at phone and desktop widths, then returns to desktop. Checks on the
-/// way that every control on the page has a label a screen reader can announce.
-async fn shots(c: &Client, name: &str) {
-    let unlabelled = c
-        .execute(
-            "return Array.from(document.querySelectorAll('input:not([type=hidden]), select, textarea, button'))
-               .filter(e => e.tagName === 'BUTTON'
-                  ? !(e.textContent.trim() || e.getAttribute('aria-label'))
-                  : !((e.labels && e.labels.length) || e.getAttribute('aria-label') || e.getAttribute('aria-labelledby')))
-               .map(e => e.outerHTML.slice(0, 160));",
-            vec![],
-        )
-        .await
-        .unwrap();
-    assert_eq!(unlabelled, json!([]), "controls without a label on {name}");
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/screenshots");
-    std::fs::create_dir_all(&dir).unwrap();
-    for (label, w, h) in WIDTHS {
-        c.set_window_size(w, h).await.unwrap();
-        let png = c.screenshot().await.unwrap();
-        assert!(png.starts_with(b"\x89PNG"), "a PNG screenshot");
-        std::fs::write(dir.join(format!("{name}-{label}.png")), png).unwrap();
-    }
-    c.set_window_size(1280, 900).await.unwrap();
-}
-
-async fn text_of(c: &Client, css: &str) -> String {
-    c.find(Locator::Css(css))
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap()
-}
-
-async fn wait_text(c: &Client, css: &str, want: &str) -> String {
-    for _ in 0..100 {
-        if let Ok(e) = c.find(Locator::Css(css)).await
-            && let Ok(t) = e.text().await
-            && t.contains(want)
-        {
-            return t;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    let said = match c.find(Locator::Css(css)).await {
-        Ok(e) => e.text().await.unwrap_or_default(),
-        Err(_) => "nothing".into(),
-    };
-    let main = text_of(c, "main").await;
-    panic!("`{css}` never said `{want}`; it says `{said}`. The page says: {main}");
-}
-
-async fn click(c: &Client, css: &str) {
-    c.find(Locator::Css(css))
-        .await
-        .unwrap_or_else(|e| panic!("no `{css}`: {e}"))
-        .click()
-        .await
-        .unwrap();
-}
-
-async fn fill(c: &Client, css: &str, text: &str) {
-    c.find(Locator::Css(css))
-        .await
-        .unwrap_or_else(|e| panic!("no `{css}`: {e}"))
-        .send_keys(text)
-        .await
-        .unwrap();
-}
 
 async fn api_json(app: &TestApp, path: &str) -> Value {
     app.client
@@ -246,25 +109,21 @@ async fn an_organizer_runs_a_night_in_the_browser() {
     // Score a game through the tile picker: Ann self-picks 2468#2 with jokers.
     click(&c, "a.button[href$='/score']").await;
     wait_text(&c, "h1", "game 1").await;
-    click(&c, &format!("input[name=winner][value='{}']", ids[0])).await;
+    click(&c, &format!("input[name=won][value='{}']", ids[0])).await;
     for tile in [
         "F", "F", "2B", "2B", "J", "2B", "4C", "4C", "6C", "6C", "8B", "8B", "J", "8B",
     ] {
         click(&c, &format!("#picker button[data-tile='{tile}']")).await;
     }
     let verdict = wait_text(&c, "#verdict", "2468#2").await;
-    assert!(verdict.contains("value 25"), "{verdict}");
-    let preview = wait_text(&c, "#preview", "Ann").await;
-    assert!(preview.contains("Ann: +"), "{preview}");
+    assert!(verdict.contains("Ann: 2468#2 · 25"), "{verdict}");
+    let preview = wait_text(&c, "#points", "Ann").await;
+    assert!(preview.contains("Ann +"), "{preview}");
     shots(&c, "score").await;
-    click(&c, "#score button[type=submit]").await;
-    wait_text(&c, "#sent", "Saved: game 1").await;
-    for _ in 0..50 {
-        if c.current_url().await.unwrap().path() == night_url.path() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    save(&c).await;
+    wait_text(&c, "#sent", "Saved game 1").await;
+    wait_text(&c, "h1", "game 2").await;
+    c.goto(night_url.as_str()).await.unwrap();
     let table_text = text_of(&c, "#tables").await;
     assert!(table_text.contains("Mah Jongg, 2468#2"), "{table_text}");
     shots(&c, "night-tables").await;
@@ -369,65 +228,6 @@ async fn pages_send_security_headers_and_forms_need_the_token() {
             .unwrap()
             .starts_with("/login")
     );
-}
-
-/// Chromium's network switch (a chromedriver extension command): offline makes every request
-/// of the page fail, as on a tablet that lost its Wi-Fi.
-#[derive(Debug)]
-struct Network {
-    offline: bool,
-}
-
-impl fantoccini::wd::WebDriverCompatibleCommand for Network {
-    fn endpoint(
-        &self,
-        base: &url::Url,
-        session: Option<&str>,
-    ) -> Result<url::Url, url::ParseError> {
-        base.join(&format!(
-            "session/{}/chromium/network_conditions",
-            session.unwrap_or_default()
-        ))
-    }
-
-    fn method_and_body(&self, _: &url::Url) -> (http::Method, Option<String>) {
-        let body = json!({"network_conditions": {"offline": self.offline, "latency": 0,
-                          "download_throughput": -1, "upload_throughput": -1}});
-        (http::Method::POST, Some(body.to_string()))
-    }
-}
-
-/// Presses Tab until the focused element matches `css`; fails if it never does.
-async fn tab_to(c: &Client, css: &str) {
-    for _ in 0..80 {
-        let hit = c
-            .execute(
-                "return !!document.activeElement && document.activeElement.matches(arguments[0]);",
-                vec![json!(css)],
-            )
-            .await
-            .unwrap();
-        if hit == json!(true) {
-            return;
-        }
-        c.active_element()
-            .await
-            .unwrap()
-            .send_keys(&String::from(char::from(Key::Tab)))
-            .await
-            .unwrap();
-    }
-    panic!("Tab never reached `{css}`");
-}
-
-/// Types into the focused element.
-async fn type_keys(c: &Client, text: &str) {
-    c.active_element()
-        .await
-        .unwrap()
-        .send_keys(text)
-        .await
-        .unwrap();
 }
 
 async fn games_stored(app: &TestApp) -> i64 {
@@ -620,7 +420,7 @@ async fn an_owner_runs_the_club_by_keyboard_and_a_scorer_saves_offline() {
     click(&c, "#clear").await;
 
     // Offline: the game stays on the page, says so, and is sent when the network is back.
-    click(&c, &format!("input[name=winner][value='{}']", ids[1])).await;
+    click(&c, &format!("input[name=won][value='{}']", ids[1])).await;
     for tile in [
         "F", "F", "2B", "2B", "J", "2B", "4C", "4C", "6C", "6C", "8B", "8B", "J", "8B",
     ] {
@@ -628,7 +428,7 @@ async fn an_owner_runs_the_club_by_keyboard_and_a_scorer_saves_offline() {
     }
     wait_text(&c, "#verdict", "2468#2").await;
     c.issue_cmd(Network { offline: true }).await.unwrap();
-    click(&c, "#score button[type=submit]").await;
+    save(&c).await;
     wait_text(&c, "#sent", "Not saved yet").await;
     c.execute(
         "document.getElementById('sent').scrollIntoView({block: 'center'});",
@@ -639,7 +439,7 @@ async fn an_owner_runs_the_club_by_keyboard_and_a_scorer_saves_offline() {
     shots(&c, "score-offline").await;
     assert_eq!(games_stored(&app).await, 0);
     c.issue_cmd(Network { offline: false }).await.unwrap();
-    wait_text(&c, "#sent", "Saved: game 1").await;
+    wait_text(&c, "#sent", "Saved game 1").await;
     assert_eq!(games_stored(&app).await, 1, "sent once");
 
     // The database away: a 503 keeps the game on the device, and it goes again by itself.
@@ -647,12 +447,12 @@ async fn an_owner_runs_the_club_by_keyboard_and_a_scorer_saves_offline() {
         .await
         .unwrap();
     wait_text(&c, "h1", "game 2").await;
-    click(&c, "input[name=outcome][value=wall]").await;
+    click(&c, "input[name=won][value=wall]").await;
     common::database_away(&app, true).await;
-    click(&c, "#score button[type=submit]").await;
+    save(&c).await;
     wait_text(&c, "#sent", "the server is busy (503)").await;
     common::database_away(&app, false).await;
-    wait_text(&c, "#sent", "Saved: game 2").await;
+    wait_text(&c, "#sent", "Saved game 2").await;
     assert_eq!(games_stored(&app).await, 2, "sent once, after the outage");
 
     c.close().await.unwrap();

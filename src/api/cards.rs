@@ -27,6 +27,20 @@ pub async fn show(
     Ok(HttpResponse::Ok().json(cards::show(&state, &caller, id.into_inner()).await?))
 }
 
+/// Every target of one line of a card: the concrete tiles, for entering a hand from the card.
+#[utoipa::path(tag = "cards", params(("id" = String, Path, description = "built-in name or uploaded card id", example = "demo-2026"),
+                                    ("line" = String, Path, description = "the line's id", example = "2468#1")),
+    responses((status = 200, body = cards::LineTargets), (status = 404, body = crate::error::Problem, content_type = "application/problem+json")))]
+#[get("/api/v1/cards/{id}/lines/{line}")]
+pub async fn line_targets(
+    state: web::Data<AppState>,
+    caller: Caller,
+    path: web::Path<(String, String)>,
+) -> Result<HttpResponse, AppError> {
+    let (id, line) = path.into_inner();
+    Ok(HttpResponse::Ok().json(cards::line_targets(&state, &caller, &id, &line).await?))
+}
+
 /// The club's uploaded cards, then the built-in ones.
 #[utoipa::path(tag = "cards", params(("club" = String, Path, example = "tuesday-tiles")), responses((status = 200, body = [CardView])))]
 #[get("/api/v1/clubs/{club}/cards")]

@@ -150,6 +150,7 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(players::stats)
         .service(cards::list_public)
         .service(cards::show)
+        .service(cards::line_targets)
         .service(cards::list_for_club)
         .service(cards::upload)
         .service(leagues::list)

@@ -182,6 +182,55 @@ pub struct CardView {
     pub sections: Option<Vec<SectionView>>,
 }
 
+/// One concrete way to make a line: its 14 tiles in the card's order, and the sizes of its groups.
+#[derive(Serialize, ToSchema)]
+pub struct TargetView {
+    #[schema(example = json!(["F", "F", "2B", "2B", "2B", "2B", "4C", "4C", "4C", "4C", "6D", "6D", "6D", "6D"]))]
+    pub tiles: Vec<String>,
+    /// How the tiles fall into groups, in order (they add up to 14).
+    #[schema(example = json!([2, 4, 4, 4]))]
+    pub groups: Vec<usize>,
+}
+
+/// A line of a card with every target it stands for, for entering a hand from the card.
+#[derive(Serialize, ToSchema)]
+pub struct LineTargets {
+    #[schema(example = "2468#1")]
+    pub id: String,
+    pub section: String,
+    pub value: u32,
+    pub concealed: bool,
+    pub patterns: Vec<String>,
+    pub targets: Vec<TargetView>,
+}
+
+/// The targets of one line of a card the caller may see; 404 naming the line otherwise.
+pub async fn line_targets(
+    state: &AppState,
+    caller: &Caller,
+    card: &str,
+    line: &str,
+) -> Result<LineTargets> {
+    let c = find(state, caller, card).await?;
+    let l = c
+        .line_by_id(line)
+        .ok_or_else(|| Error::NotFound(format!("card `{card}` has no line `{line}`")))?;
+    Ok(LineTargets {
+        id: l.id.clone(),
+        section: l.section.clone(),
+        value: l.value,
+        concealed: l.concealed,
+        patterns: l.patterns.clone(),
+        targets: c.targets[l.targets.clone()]
+            .iter()
+            .map(|t| TargetView {
+                tiles: t.tiles.iter().map(|x| x.to_string()).collect(),
+                groups: crate::rules::pattern::group_sizes(&l.patterns[t.alternative]),
+            })
+            .collect(),
+    })
+}
+
 fn line_view(l: &crate::rules::card::Line) -> LineView {
     LineView {
         id: l.id.clone(),

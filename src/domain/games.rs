@@ -635,15 +635,32 @@ pub async fn may_score(state: &AppState, caller: &Caller, table_id: i64) -> Resu
         .map(|_| ())
 }
 
+/// A game already entered at a table, as the scoring screen lists it.
+pub struct Played {
+    pub number: i32,
+    /// `mahjong`, `wall` or `redeal`.
+    pub outcome: String,
+    pub line: Option<String>,
+    pub voided: bool,
+    /// Points per player, in the table's seat order.
+    pub scores: Vec<i64>,
+}
+
 /// A table as its scoring screen shows it.
 pub struct Scoring {
     pub league: League,
     pub table_number: i32,
     pub night_id: i64,
-    /// The next game's number.
+    /// The night is closed: nothing more can be entered.
+    pub closed: bool,
+    /// The next game's number (may be past `league.games_per_table` when all are played).
     pub number: i32,
     /// (player id, name, wind in the next game), in seat order.
     pub players: Vec<(i64, String, &'static str)>,
+    /// The games entered so far at this table, in game order.
+    pub played: Vec<Played>,
+    /// Each player's points for the night at this table (voided games left out), in seat order.
+    pub totals: Vec<i64>,
 }
 
 /// The scoring screen of a table (scorers and up).
@@ -651,17 +668,44 @@ pub async fn scoring(state: &AppState, caller: &Caller, table_id: i64) -> Result
     let (ctx, league, _) = table_for(state, caller, table_id, Need::Score).await?;
     let players = games::table_players(&state.db, table_id).await?;
     let number = games::next_number(&state.db, table_id).await?;
+    let rows = games::table_scores(&state.db, table_id).await?;
     let n = players.len().max(1);
-    let east = (number as usize - 1) % n;
+    let seat_of = |pid: i64| players.iter().position(|(id, _)| *id == pid);
+    let mut played: Vec<(i64, Played)> = Vec::new();
+    let mut totals = vec![0i64; players.len()];
+    for r in rows {
+        if played.last().is_none_or(|(id, _)| *id != r.game_id) {
+            played.push((
+                r.game_id,
+                Played {
+                    number: r.number,
+                    outcome: r.outcome.clone(),
+                    line: r.line_id.clone(),
+                    voided: r.status == "voided",
+                    scores: vec![0; players.len()],
+                },
+            ));
+        }
+        if let (Some(i), Some((_, g))) = (seat_of(r.player_id), played.last_mut()) {
+            g.scores[i] = r.score;
+            if !g.voided {
+                totals[i] = totals[i].saturating_add(r.score);
+            }
+        }
+    }
+    let east = (number.max(1) as usize - 1) % n;
     Ok(Scoring {
         league,
         table_number: ctx.table_number,
         night_id: ctx.night_id,
+        closed: ctx.night_status == "closed",
         number,
         players: players
             .into_iter()
             .enumerate()
             .map(|(i, (pid, name))| (pid, name, games::SEAT_WINDS[(i + n - east) % n]))
             .collect(),
+        played: played.into_iter().map(|(_, g)| g).collect(),
+        totals,
     })
 }

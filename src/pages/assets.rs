@@ -14,6 +14,7 @@ use crate::rules::builtin;
 const STYLE: &str = include_str!("../../static/style.css");
 const SCORE_JS: &str = include_str!("../../static/score.js");
 const UPLOAD_JS: &str = include_str!("../../static/upload.js");
+const SERVICE_WORKER: &str = include_str!("../../static/sw.js");
 
 #[derive(Template)]
 #[template(path = "index.html")]
@@ -90,10 +91,21 @@ async fn upload_js() -> HttpResponse {
     file("text/javascript; charset=utf-8", UPLOAD_JS)
 }
 
+/// The scoring screen's service worker, at the root so it may serve the scoring pages. Never
+/// cached by HTTP: a new version reaches tablets on their next visit.
+#[get("/sw.js")]
+async fn service_worker() -> HttpResponse {
+    HttpResponse::Ok()
+        .content_type("text/javascript; charset=utf-8")
+        .insert_header(("Cache-Control", "no-cache"))
+        .body(SERVICE_WORKER)
+}
+
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.service(index)
         .service(create)
         .service(stylesheet)
         .service(score_js)
-        .service(upload_js);
+        .service(upload_js)
+        .service(service_worker);
 }

@@ -10,12 +10,20 @@ use serde::Deserialize;
 use super::view::{TileFace, picker};
 use super::{Ctx, Page, PostedBody, after};
 use crate::auth::new_secret;
-use crate::domain::games::{self, DeadInput, GameInput};
+use crate::domain::games::{self, DeadInput, GameInput, Played};
 use crate::domain::leagues::{self, League};
 use crate::domain::{AppState, Error};
 use crate::error::AppError;
 use crate::rules::Tiles;
 use crate::rules::scoring::{Outcome, WonBy};
+
+/// A game already entered, as the screen lists it.
+struct PlayedLine {
+    number: i32,
+    voided: bool,
+    /// "Mah Jongg, 2468#2: Ann +50, Bea −25, …"
+    summary: String,
+}
 
 #[derive(Template)]
 #[template(path = "pages/score.html")]
@@ -26,13 +34,53 @@ struct ScorePage {
     table_number: i32,
     night_id: i64,
     number: i32,
-    /// (player id, name, wind this game)
-    players: Vec<(i64, String, &'static str)>,
-    tiles: Vec<TileFace>,
+    /// Every game of the night is entered: no form, a message instead.
+    done: bool,
+    closed: bool,
+    /// (player id, name, wind letter this game, wind name)
+    players: Vec<(i64, String, &'static str, &'static str)>,
+    /// The players as the script reads them: `[{id, name, wind}]`.
+    players_json: String,
+    totals: Vec<i64>,
+    played: Vec<PlayedLine>,
+    tiles: Vec<(&'static str, Vec<TileFace>)>,
     key: String,
     /// The league's card and ruleset for the live check, as JSON.
     card: String,
     ruleset: String,
+}
+
+fn wind_name(letter: &str) -> &'static str {
+    match letter {
+        "E" => "East",
+        "S" => "South",
+        "W" => "West",
+        _ => "North",
+    }
+}
+
+/// Points as a person writes them: +50, −25, 0.
+fn signed(points: i64) -> String {
+    match points {
+        p if p > 0 => format!("+{p}"),
+        p if p < 0 => format!("\u{2212}{}", p.unsigned_abs()),
+        _ => "0".into(),
+    }
+}
+
+fn summary(g: &Played, names: &[(i64, String, &'static str)]) -> String {
+    let what = match (g.outcome.as_str(), &g.line) {
+        ("mahjong", Some(line)) => format!("Mah Jongg, {line}"),
+        ("mahjong", None) => "Mah Jongg".into(),
+        ("wall", _) => "Wall game".into(),
+        _ => "Redeal".into(),
+    };
+    let points: Vec<String> = names
+        .iter()
+        .zip(&g.scores)
+        .map(|((_, name, _), s)| format!("{name} {}", signed(*s)))
+        .collect();
+    format!("{what}: {}", points.join(", "))
 }
 
 #[get("/tables/{id}/score")]
@@ -42,13 +90,38 @@ async fn show(
     id: web::Path<i64>,
 ) -> Result<HttpResponse, AppError> {
     let t = games::scoring(&state, &page.caller, *id).await?;
+    let played = t
+        .played
+        .iter()
+        .map(|g| PlayedLine {
+            number: g.number,
+            voided: g.voided,
+            summary: summary(g, &t.players),
+        })
+        .collect();
+    let players_json = serde_json::to_string(
+        &t.players
+            .iter()
+            .map(|(pid, name, wind)| serde_json::json!({"id": pid, "name": name, "wind": wind}))
+            .collect::<Vec<_>>(),
+    )
+    .map_err(|e| AppError::Domain(Error::Internal(e.into())))?;
     page.render(ScorePage {
         ctx: page.ctx.clone(),
         table_id: *id,
         table_number: t.table_number,
         night_id: t.night_id,
         number: t.number,
-        players: t.players,
+        done: t.number > t.league.games_per_table,
+        closed: t.closed,
+        players: t
+            .players
+            .iter()
+            .map(|(pid, name, wind)| (*pid, name.clone(), *wind, wind_name(wind)))
+            .collect(),
+        players_json,
+        totals: t.totals,
+        played,
         tiles: picker(),
         key: new_secret("page-"),
         card: leagues::card_name(&t.league),
@@ -63,13 +136,12 @@ struct ScoreForm {
     /// The game number the screen showed (always sent, so racing scorers get a conflict).
     #[serde(default)]
     number: Option<i32>,
-    outcome: Outcome,
+    /// Who won: a player's id, `wall` or `redeal`.
     #[serde(default)]
-    winner: Option<String>,
+    won: Option<String>,
+    /// How: `self_pick`, `joker_exchange`, `heavenly`, `earthly` or `discard:<player id>`.
     #[serde(default)]
-    won_by: Option<WonBy>,
-    #[serde(default)]
-    discarder: Option<String>,
+    how: Option<String>,
     #[serde(default)]
     hand: String,
     #[serde(default)]
@@ -121,15 +193,38 @@ fn input(f: ScoreForm) -> Result<GameInput, Error> {
             ..Default::default()
         });
     }
-    let mahjong = f.outcome == Outcome::Mahjong;
+    let (outcome, winner) = match f.won.as_deref().map(str::trim) {
+        Some("wall") => (Outcome::Wall, None),
+        Some("redeal") => (Outcome::Redeal, None),
+        None | Some("") => {
+            return Err(Error::invalid(
+                "won",
+                "choose who won, or a wall game or a redeal",
+            ));
+        }
+        Some(p) => (Outcome::Mahjong, player("won", Some(p))?),
+    };
+    let mahjong = outcome == Outcome::Mahjong;
+    let (won_by, discarder) = match f.how.as_deref().map(str::trim) {
+        _ if !mahjong => (None, None),
+        None | Some("") | Some("self_pick") => (Some(WonBy::SelfPick), None),
+        Some("joker_exchange") => (Some(WonBy::JokerExchange), None),
+        Some("heavenly") => (Some(WonBy::Heavenly), None),
+        Some("earthly") => (Some(WonBy::Earthly), None),
+        Some(other) => match other.strip_prefix("discard:") {
+            Some(p) => (Some(WonBy::Discard), player("how", Some(p))?),
+            None => {
+                return Err(Error::invalid(
+                    "how",
+                    "choose self-pick, a discard by a player, joker exchange, heavenly or earthly",
+                ));
+            }
+        },
+    };
     Ok(GameInput {
         number: f.number,
-        outcome: f.outcome,
-        winner: if mahjong {
-            player("winner", f.winner.as_deref())?
-        } else {
-            None
-        },
+        outcome,
+        winner,
         hand: (mahjong && !f.hand.trim().is_empty())
             .then(|| Tiles::Text(f.hand.trim().to_string())),
         exposures: if mahjong {
@@ -142,12 +237,8 @@ fn input(f: ScoreForm) -> Result<GameInput, Error> {
         } else {
             Vec::new()
         },
-        won_by: if mahjong { f.won_by } else { None },
-        discarder: if mahjong && f.won_by == Some(WonBy::Discard) {
-            player("discarder", f.discarder.as_deref())?
-        } else {
-            None
-        },
+        won_by,
+        discarder,
         misnamed_discard: false,
         dead,
     })

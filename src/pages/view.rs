@@ -10,25 +10,36 @@ pub struct TileFace {
     pub kind: &'static str,
     /// The tile as written in notation, for labels.
     pub label: String,
+    /// The word under the face, so tiles differ without colour: `Bam`, `Crak`, `Dot`, or the
+    /// honour's name (`North`, `Red`, `Soap`, `Flower`, `Joker`).
+    pub word: &'static str,
 }
 
 pub fn tile_face(t: Tile) -> TileFace {
     use crate::rules::Suit;
     let label = t.to_string();
-    let (face, kind) = match t.suit_and_number() {
-        Some((Suit::Bam, n)) => (n.to_string(), "bam"),
-        Some((Suit::Crak, n)) => (n.to_string(), "crak"),
-        Some((Suit::Dot, n)) => (n.to_string(), "dot"),
+    let (face, kind, word) = match t.suit_and_number() {
+        Some((Suit::Bam, n)) => (n.to_string(), "bam", "Bam"),
+        Some((Suit::Crak, n)) => (n.to_string(), "crak", "Crak"),
+        Some((Suit::Dot, n)) => (n.to_string(), "dot", "Dot"),
         None => match label.as_str() {
-            "N" | "E" | "W" | "S" => (label.clone(), "wind"),
-            "RD" => ("R".to_string(), "dragon red"),
-            "GD" => ("G".to_string(), "dragon green"),
-            "WD" => ("0".to_string(), "dragon white"),
-            "F" => ("F".to_string(), "flower"),
-            _ => ("J".to_string(), "joker"),
+            "N" => (label.clone(), "wind", "North"),
+            "E" => (label.clone(), "wind", "East"),
+            "W" => (label.clone(), "wind", "West"),
+            "S" => (label.clone(), "wind", "South"),
+            "RD" => ("R".to_string(), "dragon red", "Red"),
+            "GD" => ("G".to_string(), "dragon green", "Green"),
+            "WD" => ("0".to_string(), "dragon white", "Soap"),
+            "F" => ("F".to_string(), "flower", "Flower"),
+            _ => ("J".to_string(), "joker", "Joker"),
         },
     };
-    TileFace { face, kind, label }
+    TileFace {
+        face,
+        kind,
+        label,
+        word,
+    }
 }
 
 /// Tiles written in notation, as faces; words that are not tiles are skipped.
@@ -39,9 +50,24 @@ pub fn faces(text: &str) -> Vec<TileFace> {
         .collect()
 }
 
-/// Every tile kind for the picker, in the order a scorer looks for them.
-pub fn picker() -> Vec<TileFace> {
-    Tile::all().map(tile_face).collect()
+/// Every tile kind for the picker, one row per suit (Bams, Craks, Dots), then the honours.
+pub fn picker() -> Vec<(&'static str, Vec<TileFace>)> {
+    let mut rows: Vec<(&'static str, Vec<TileFace>)> = vec![
+        ("Bams", Vec::new()),
+        ("Craks", Vec::new()),
+        ("Dots", Vec::new()),
+        ("Honours", Vec::new()),
+    ];
+    for f in Tile::all().map(tile_face) {
+        let row = match f.kind {
+            "bam" => 0,
+            "crak" => 1,
+            "dot" => 2,
+            _ => 3,
+        };
+        rows[row].1.push(f);
+    }
+    rows
 }
 
 /// A line of the points chart.

@@ -103,6 +103,16 @@ pub struct Target {
 }
 
 /// Decoration tokens of addition and multiplication hands.
+/// The sizes of a pattern's groups in order (decoration tokens left out): the target's tiles,
+/// which are in pattern order, fall into groups of these sizes.
+pub fn group_sizes(pattern: &str) -> Vec<usize> {
+    pattern
+        .split_whitespace()
+        .filter(|t| !is_decoration(t))
+        .map(|t| t.split(':').next().unwrap_or(t).chars().count())
+        .collect()
+}
+
 fn is_decoration(token: &str) -> bool {
     matches!(token, "+" | "=" | "x" | "*" | "X")
 }

@@ -493,6 +493,18 @@ pub async fn night_scores(pool: &PgPool, night_id: i64) -> sqlx::Result<Vec<Nigh
     .await
 }
 
+/// Every game at one table with its scores, in game order (voided games and redeals included).
+pub async fn table_scores(pool: &PgPool, table_id: i64) -> sqlx::Result<Vec<NightScore>> {
+    sqlx::query_as::<_, NightScore>(
+        "SELECT g.table_id, g.id AS game_id, g.number, g.outcome, g.status, g.line_id, s.player_id, s.score \
+         FROM games g JOIN game_scores s ON s.game_id = g.id \
+         WHERE g.table_id = $1 ORDER BY g.number, g.id",
+    )
+    .bind(table_id)
+    .fetch_all(pool)
+    .await
+}
+
 /// A player's night: (league id, league name, night id, night number, date, games, points).
 pub type NightLine = (i64, String, i64, i32, chrono::NaiveDate, i64, i64);
 

@@ -1,0 +1,59 @@
+// The service worker of the scoring screen: the pages a scorer opened (scoring screens and
+// nights) and the assets are kept, and served from here when the network is away, so a
+// tablet that lost its Wi-Fi still opens the screen and keeps entering games (score.js queues
+// them). Online, everything comes from the network first; nothing else is kept.
+"use strict";
+
+const CACHE = "mahjong-league-v2";
+
+function keepable(url) {
+  return url.origin === self.location.origin &&
+    (/^\/tables\/\d+\/score$/.test(url.pathname) || /^\/nights\/\d+$/.test(url.pathname) ||
+     url.pathname.startsWith("/static/") || url.pathname.startsWith("/api/v1/cards/"));
+}
+
+self.addEventListener("install", (event) => {
+  event.waitUntil(caches.open(CACHE).then((c) => c.addAll(["/static/style.css", "/static/score.js"])).then(() => self.skipWaiting()));
+});
+
+self.addEventListener("activate", (event) => {
+  event.waitUntil(caches.keys()
+    .then((keys) => Promise.all(keys.filter((k) => k !== CACHE).map((k) => caches.delete(k))))
+    .then(() => self.clients.claim()));
+});
+
+// A page asks for its own address and assets to be kept (its first load was not yet ours).
+self.addEventListener("message", (event) => {
+  const urls = (event.data && event.data.keep) || [];
+  event.waitUntil(caches.open(CACHE).then((c) => Promise.all(urls
+    .map((u) => new URL(u, self.location.origin))
+    .filter(keepable)
+    .map((u) => fetch(u, { credentials: "same-origin" }).then((res) => res.ok ? c.put(u.href, res) : null).catch(() => null)))));
+});
+
+function offline() {
+  return new Response(
+    "<!doctype html><html lang=\"en\"><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">" +
+    "<title>Offline</title><link rel=\"stylesheet\" href=\"/static/style.css\"><main id=\"main\"><h1>No network</h1>" +
+    "<p>This page was not opened on this tablet while online, so it cannot be shown now. Scoring screens opened before " +
+    "work without network; their games are kept on the tablet and sent when it is back.</p></main></html>",
+    { status: 503, headers: { "Content-Type": "text/html; charset=utf-8", "Retry-After": "5" } });
+}
+
+self.addEventListener("fetch", (event) => {
+  const req = event.request;
+  if (req.method !== "GET") return;
+  const url = new URL(req.url);
+  if (url.origin !== self.location.origin) return;
+  if (!keepable(url)) {
+    if (req.mode === "navigate") event.respondWith(fetch(req).catch(offline));
+    return;
+  }
+  event.respondWith(fetch(req).then((res) => {
+    if (res.ok) {
+      const copy = res.clone();
+      caches.open(CACHE).then((c) => c.put(url.href, copy));
+    }
+    return res;
+  }).catch(() => caches.match(url.href).then((hit) => hit || (req.mode === "navigate" ? offline() : Response.error()))));
+});

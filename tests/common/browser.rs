@@ -1,0 +1,383 @@
+//! Driving the system's headless Chromium over WebDriver (Debian's chromium and chromedriver),
+//! shared by the browser tests: start a browser, find, tap and type as a person would, save
+//! screenshots, count taps and scrolls, and cut the network between the browser and the service.
+#![allow(dead_code)]
+
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use fantoccini::key::Key;
+use fantoccini::{Client, ClientBuilder, Locator};
+use serde_json::json;
+
+pub const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
+pub const CHROMIUM: &str = "/usr/bin/chromium";
+pub const WIDTHS: [(&str, u32, u32); 2] = [("phone", 390, 844), ("desktop", 1280, 900)];
+
+/// A chromedriver of the test's own, stopped when dropped.
+pub struct Driver {
+    child: Child,
+    pub url: String,
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+pub async fn browser() -> (Driver, Client) {
+    assert!(
+        std::path::Path::new(CHROMEDRIVER).exists() && std::path::Path::new(CHROMIUM).exists(),
+        "browser tests need Debian's chromium and chromium-driver: `make test` installs them"
+    );
+    let port = free_port();
+    let child = Command::new(CHROMEDRIVER)
+        .arg(format!("--port={port}"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start chromedriver");
+    let driver = Driver {
+        child,
+        url: format!("http://127.0.0.1:{port}"),
+    };
+    let profile = tempfile::tempdir().unwrap().keep();
+    let mut caps = serde_json::Map::new();
+    caps.insert(
+        "goog:chromeOptions".into(),
+        json!({
+            "binary": CHROMIUM,
+            "args": ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                     "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic",
+                     "--disable-dev-shm-usage", format!("--user-data-dir={}", profile.display())]
+        }),
+    );
+    let connector = hyper_util::client::legacy::connect::HttpConnector::new();
+    let mut last = None;
+    for _ in 0..50 {
+        match ClientBuilder::new(connector.clone())
+            .capabilities(caps.clone())
+            .connect(&driver.url)
+            .await
+        {
+            Ok(c) => return (driver, c),
+            Err(e) => last = Some(e),
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    panic!("chromedriver did not start: {last:?}");
+}
+
+/// Saves the current page at phone and desktop widths, then returns to desktop. Checks on the
+/// way that every control on the page has a label a screen reader can announce.
+pub async fn shots(c: &Client, name: &str) {
+    let unlabelled = c
+        .execute(
+            "return Array.from(document.querySelectorAll('input:not([type=hidden]), select, textarea, button'))
+               .filter(e => e.tagName === 'BUTTON'
+                  ? !(e.textContent.trim() || e.getAttribute('aria-label'))
+                  : !((e.labels && e.labels.length) || e.getAttribute('aria-label') || e.getAttribute('aria-labelledby')))
+               .map(e => e.outerHTML.slice(0, 160));",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(unlabelled, json!([]), "controls without a label on {name}");
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/screenshots");
+    std::fs::create_dir_all(&dir).unwrap();
+    for (label, w, h) in WIDTHS {
+        c.set_window_size(w, h).await.unwrap();
+        let png = c.screenshot().await.unwrap();
+        assert!(png.starts_with(b"\x89PNG"), "a PNG screenshot");
+        std::fs::write(dir.join(format!("{name}-{label}.png")), png).unwrap();
+    }
+    c.set_window_size(1280, 900).await.unwrap();
+}
+
+pub async fn text_of(c: &Client, css: &str) -> String {
+    c.find(Locator::Css(css))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap()
+}
+
+pub async fn wait_text(c: &Client, css: &str, want: &str) -> String {
+    for _ in 0..100 {
+        if let Ok(e) = c.find(Locator::Css(css)).await
+            && let Ok(t) = e.text().await
+            && t.contains(want)
+        {
+            return t;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let said = match c.find(Locator::Css(css)).await {
+        Ok(e) => e.text().await.unwrap_or_default(),
+        Err(_) => "nothing".into(),
+    };
+    let main = text_of(c, "main").await;
+    panic!("`{css}` never said `{want}`; it says `{said}`. The page says: {main}");
+}
+
+pub async fn click(c: &Client, css: &str) {
+    let el = c
+        .find(Locator::Css(css))
+        .await
+        .unwrap_or_else(|e| panic!("no `{css}`: {e}"));
+    // As a person would: bring it to the middle of the screen (clear of a sticky bar), then tap.
+    c.execute(
+        "arguments[0].scrollIntoView({block: 'center', inline: 'center'});",
+        vec![serde_json::to_value(&el).unwrap()],
+    )
+    .await
+    .unwrap();
+    el.click().await.unwrap();
+}
+
+pub async fn fill(c: &Client, css: &str, text: &str) {
+    c.find(Locator::Css(css))
+        .await
+        .unwrap_or_else(|e| panic!("no `{css}`: {e}"))
+        .send_keys(text)
+        .await
+        .unwrap();
+}
+
+/// Chromium's network switch (a chromedriver extension command): offline makes every request
+/// of the page fail, as on a tablet that lost its Wi-Fi.
+#[derive(Debug)]
+pub struct Network {
+    pub offline: bool,
+}
+
+impl fantoccini::wd::WebDriverCompatibleCommand for Network {
+    fn endpoint(
+        &self,
+        base: &url::Url,
+        session: Option<&str>,
+    ) -> Result<url::Url, url::ParseError> {
+        base.join(&format!(
+            "session/{}/chromium/network_conditions",
+            session.unwrap_or_default()
+        ))
+    }
+
+    fn method_and_body(&self, _: &url::Url) -> (http::Method, Option<String>) {
+        let body = json!({"network_conditions": {"offline": self.offline, "latency": 0,
+                          "download_throughput": -1, "upload_throughput": -1}});
+        (http::Method::POST, Some(body.to_string()))
+    }
+}
+
+/// Presses Tab until the focused element matches `css`; fails if it never does.
+pub async fn tab_to(c: &Client, css: &str) {
+    for _ in 0..80 {
+        let hit = c
+            .execute(
+                "return !!document.activeElement && document.activeElement.matches(arguments[0]);",
+                vec![json!(css)],
+            )
+            .await
+            .unwrap();
+        if hit == json!(true) {
+            return;
+        }
+        c.active_element()
+            .await
+            .unwrap()
+            .send_keys(&String::from(char::from(Key::Tab)))
+            .await
+            .unwrap();
+    }
+    panic!("Tab never reached `{css}`");
+}
+
+/// Types into the focused element.
+pub async fn type_keys(c: &Client, text: &str) {
+    c.active_element()
+        .await
+        .unwrap()
+        .send_keys(text)
+        .await
+        .unwrap();
+}
+
+/// Waits until the scoring screen's Save is enabled (the engine accepted the game), then taps it.
+pub async fn save(c: &Client) {
+    wait_for(c, "#save:not([disabled])").await;
+    click(c, "#save").await;
+}
+
+/// Waits until an element matching `css` exists.
+pub async fn wait_for(c: &Client, css: &str) {
+    for _ in 0..100 {
+        if c.find(Locator::Css(css)).await.is_ok() {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let main = text_of(c, "main").await;
+    panic!("`{css}` never appeared. The page says: {main}");
+}
+
+/// Logs in through the login form.
+pub async fn log_in(c: &Client, base: &str, email: &str, password: &str, next: &str) {
+    c.goto(&format!("{base}/login?next={next}")).await.unwrap();
+    fill(c, "#email", email).await;
+    fill(c, "#password", password).await;
+    click(c, "form[action='/login'] button[type=submit]").await;
+    wait_text(c, ".flash.ok", "Welcome back").await;
+}
+
+/// Taps as a person does, counting: before each tap, if the control is not on screen (or is
+/// under the page's fixed score bar), the person scrolls it into view, and that is a scroll.
+pub struct Hands<'a> {
+    pub c: &'a Client,
+    pub taps: u32,
+    pub scrolls: u32,
+}
+
+impl<'a> Hands<'a> {
+    pub fn new(c: &'a Client) -> Hands<'a> {
+        Hands {
+            c,
+            taps: 0,
+            scrolls: 0,
+        }
+    }
+
+    /// Whether `css` is fully on screen and not hidden under the score bar.
+    pub async fn on_screen(&self, css: &str) -> bool {
+        let seen = self
+            .c
+            .execute(
+                "const el = document.querySelector(arguments[0]);
+                 if (!el) throw new Error('no ' + arguments[0]);
+                 const r = el.getBoundingClientRect();
+                 const bar = document.getElementById('score-bar');
+                 const bottom = bar && !bar.contains(el) ? bar.getBoundingClientRect().top : window.innerHeight;
+                 return r.width > 0 && r.height > 0 && r.top >= 0 && r.bottom <= bottom + 0.5
+                   && r.left >= 0 && r.right <= window.innerWidth + 0.5;",
+                vec![json!(css)],
+            )
+            .await
+            .unwrap_or_else(|e| panic!("`{css}`: {e}"));
+        seen == json!(true)
+    }
+
+    async fn reach(&mut self, css: &str) {
+        if !self.on_screen(css).await {
+            self.scrolls += 1;
+            self.c
+                .execute(
+                    "document.querySelector(arguments[0]).scrollIntoView({block: 'center'});",
+                    vec![json!(css)],
+                )
+                .await
+                .unwrap();
+        }
+    }
+
+    pub async fn tap(&mut self, css: &str) {
+        self.reach(css).await;
+        self.taps += 1;
+        click(self.c, css).await;
+    }
+
+    /// Picks an option of a `<select>`: a tap to open it and one on the option.
+    pub async fn choose(&mut self, css: &str, value: &str) {
+        self.reach(css).await;
+        self.taps += 2;
+        self.c
+            .find(Locator::Css(css))
+            .await
+            .unwrap()
+            .select_by_value(value)
+            .await
+            .unwrap();
+    }
+
+    /// Taps a text box and types (the typing is not counted as taps).
+    pub async fn type_into(&mut self, css: &str, text: &str) {
+        self.tap(css).await;
+        type_keys(self.c, text).await;
+    }
+}
+
+/// A switch between the browser and the service: open, it passes bytes both ways; shut, it
+/// drops every connection and refuses new ones, as when a tablet loses the club's Wi-Fi.
+pub struct Gate {
+    pub address: String,
+    open: Arc<AtomicBool>,
+    conns: Arc<std::sync::Mutex<Vec<tokio::task::JoinHandle<()>>>>,
+    accept: tokio::task::JoinHandle<()>,
+}
+
+impl Gate {
+    pub async fn to(upstream: &str) -> Gate {
+        let upstream = upstream
+            .trim_start_matches("http://")
+            .trim_end_matches('/')
+            .to_string();
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = format!("http://{}", listener.local_addr().unwrap());
+        let open = Arc::new(AtomicBool::new(true));
+        let conns: Arc<std::sync::Mutex<Vec<tokio::task::JoinHandle<()>>>> = Arc::default();
+        let (o, cs) = (open.clone(), conns.clone());
+        let accept = tokio::spawn(async move {
+            while let Ok((mut inbound, _)) = listener.accept().await {
+                if !o.load(Ordering::SeqCst) {
+                    drop(inbound);
+                    continue;
+                }
+                let up = upstream.clone();
+                let task = tokio::spawn(async move {
+                    if let Ok(mut outbound) = tokio::net::TcpStream::connect(&up).await {
+                        let _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound).await;
+                    }
+                });
+                cs.lock().unwrap().push(task);
+            }
+        });
+        Gate {
+            address,
+            open,
+            conns,
+            accept,
+        }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.address)
+    }
+
+    pub fn set_open(&self, open: bool) {
+        self.open.store(open, Ordering::SeqCst);
+        if !open {
+            for t in self.conns.lock().unwrap().drain(..) {
+                t.abort();
+            }
+        }
+    }
+}
+
+impl Drop for Gate {
+    fn drop(&mut self) {
+        self.accept.abort();
+        self.set_open(false);
+    }
+}
