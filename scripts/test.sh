@@ -6,6 +6,7 @@ cd "$(dirname "$0")/.."
 
 scripts/ensure-postgres.sh
 scripts/ensure-chromium.sh
+scripts/ensure-axe.sh
 cargo fmt --check
 cargo clippy --all-targets --locked -- -D warnings
 cargo build --locked --quiet

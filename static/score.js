@@ -719,6 +719,7 @@
     });
     const done = n > gamesPerTable;
     form.hidden = done;
+    [save, verdict, points].forEach((el) => { el.hidden = done; });
     $("all-played").hidden = !done;
     showChoices();
   }

@@ -3,17 +3,15 @@
 //! the standings change. Every page is saved as a screenshot at phone and desktop widths under
 //! `target/screenshots/` for a person to look at (not committed).
 
-mod common;
 #[path = "common/browser.rs"]
 mod browser;
-
+mod common;
 
 use browser::*;
 use common::{PASSWORD, TestApp, club_owner, one_table, signed_up, spawn_app};
 use fantoccini::Locator;
 use fantoccini::key::Key;
 use serde_json::{Value, json};
-
 
 async fn api_json(app: &TestApp, path: &str) -> Value {
     app.client

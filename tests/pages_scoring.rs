@@ -1,0 +1,573 @@
+//! The scoring screen as a scorer uses it, in headless Chromium at tablet (820×1180) and phone
+//! (390×844) sizes: taps and scrolls counted for the common games, Save held back until the
+//! engine accepts the game, games kept on the tablet while the network is away (across a
+//! reload) and sent once each when it is back, and axe-core run on the screen.
+
+#[path = "common/browser.rs"]
+mod browser;
+mod common;
+
+use std::time::Duration;
+
+use browser::*;
+use common::{PASSWORD, TestApp, club_owner, one_table, spawn_app};
+use fantoccini::{Client, Locator};
+use serde_json::{Value, json};
+
+const TABLET: (u32, u32) = (820, 1180);
+const PHONE: (u32, u32) = (390, 844);
+
+/// Sets the size of the page's viewport (not of the window around it).
+async fn viewport(c: &Client, (w, h): (u32, u32)) {
+    c.set_window_size(w, h).await.unwrap();
+    let inner = c
+        .execute("return [window.innerWidth, window.innerHeight];", vec![])
+        .await
+        .unwrap();
+    let (iw, ih) = (
+        inner[0].as_u64().unwrap() as u32,
+        inner[1].as_u64().unwrap() as u32,
+    );
+    c.set_window_size(w + (w - iw.min(w)), h + (h - ih.min(h)))
+        .await
+        .unwrap();
+}
+
+async fn shot(c: &Client, name: &str) {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/screenshots");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join(format!("{name}.png")),
+        c.screenshot().await.unwrap(),
+    )
+    .unwrap();
+}
+
+async fn games(app: &TestApp, owner: &reqwest::Client, table: i64) -> Vec<Value> {
+    let rows: Vec<(i64,)> =
+        sqlx::query_as("SELECT id FROM games WHERE table_id = $1 ORDER BY number, id")
+            .bind(table)
+            .fetch_all(&app.db)
+            .await
+            .unwrap();
+    let mut out = Vec::new();
+    for (id,) in rows {
+        let g: Value = owner
+            .get(app.url(&format!("/api/v1/games/{id}")))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        out.push(g);
+    }
+    out
+}
+
+/// Opens the scoring screen at the top and waits until the script has set it up.
+async fn open(c: &Client, url: &str, game: u32) {
+    c.goto(url).await.unwrap();
+    wait_text(c, "h1", &format!("game {game}")).await;
+    wait_for(c, "#score[data-table] .entry-modes:not([hidden])").await;
+}
+
+async fn saved(c: &Client, game: u32) {
+    wait_text(c, "#sent", &format!("Saved game {game}")).await;
+}
+
+async fn seat_ids(app: &TestApp, slug: &str) -> (reqwest::Client, common::OneTable) {
+    let owner = club_owner(app, slug, "scorer@example.org").await;
+    let t = one_table(app, &owner, slug, &["Ann", "Bea", "Cy", "Dot"]).await;
+    (owner, t)
+}
+
+const SELF_PICK: [&str; 14] = [
+    "F", "F", "2B", "2B", "J", "2B", "4C", "4C", "6C", "6C", "8B", "8B", "J", "8B",
+];
+/// 2468#1 as 222 444 Bams, 6666 8888 Craks, a joker in the 8s.
+const EXPOSED: [&str; 14] = [
+    "2B", "2B", "2B", "4B", "4B", "4B", "6C", "6C", "6C", "6C", "8C", "8C", "8C", "J",
+];
+
+/// The four common games at one size; returns (taps, scrolls) for each.
+async fn four_games(size: (u32, u32), label: &str) -> Vec<(&'static str, u32, u32)> {
+    let app = spawn_app().await;
+    let (owner, t) = seat_ids(&app, "thursday").await;
+    let (ann, bea, cy) = (t.players[0], t.players[1], t.players[2]);
+    let (_driver, c) = browser().await;
+    log_in(&c, &app.address, "scorer@example.org", PASSWORD, "/").await;
+    viewport(&c, size).await;
+    let score = app.url(&format!("/tables/{}/score", t.table));
+    let mut counts = Vec::new();
+
+    // (a) A concealed self-pick: the winner, 14 tiles, Save.
+    open(&c, &score, 1).await;
+    let mut h = Hands::new(&c);
+    h.tap(&format!("input[name=won][value='{ann}']")).await;
+    for (i, tile) in SELF_PICK.iter().enumerate() {
+        h.tap(&format!("#picker button[data-tile='{tile}']")).await;
+        if i == 12 {
+            let v = wait_text(&c, "#verdict", "13 of 14").await;
+            assert!(v.contains("Ann's hand"), "{v}");
+            assert!(c.find(Locator::Css("#save[disabled]")).await.is_ok());
+        }
+    }
+    let v = wait_text(&c, "#verdict", "2468#2").await;
+    assert!(v.contains("Ann: 2468#2 · 25"), "{v}");
+    let pts = wait_text(&c, "#points", "Ann +").await;
+    assert!(pts.contains("Bea −") && pts.contains("Cy −"), "{pts}");
+    assert!(h.on_screen("#verdict").await && h.on_screen("#points").await);
+    shot(&c, &format!("score-selfpick-{label}")).await;
+    wait_for(&c, "#save:not([disabled])").await;
+    h.tap("#save").await;
+    saved(&c, 1).await;
+    counts.push(("concealed self-pick", h.taps, h.scrolls));
+    // The next game is ready at once, with the night's points so far.
+    wait_text(&c, "h1", "game 2").await;
+    let totals = text_of(&c, ".totals").await;
+    assert!(totals.contains("Ann"), "{totals}");
+    assert_ne!(
+        text_of(&c, &format!("[data-total-of='{ann}']")).await,
+        "0",
+        "Ann's points for the night are on the screen"
+    );
+
+    // (b) A discard win with two exposures: Bea went out on Cy's discard, her two kongs exposed.
+    open(&c, &score, 2).await;
+    let mut h = Hands::new(&c);
+    h.tap(&format!("input[name=won][value='{bea}']")).await;
+    assert!(
+        !c.find(Locator::Css(&format!("[data-discarder='{bea}']")))
+            .await
+            .unwrap()
+            .is_displayed()
+            .await
+            .unwrap(),
+        "the winner is not offered as the discarder"
+    );
+    h.tap(&format!("input[name=how][value='discard:{cy}']"))
+        .await;
+    for tile in EXPOSED {
+        h.tap(&format!("#picker button[data-tile='{tile}']")).await;
+    }
+    wait_text(&c, "#verdict", "2468#1").await;
+    wait_for(&c, "#hand-view button.group:nth-of-type(3)").await;
+    // Tap the two kongs in the hand to mark them exposed.
+    h.tap("#hand-view button.group:nth-of-type(3)").await;
+    h.tap("#hand-view button.group:nth-of-type(4)").await;
+    let v = wait_text(&c, "#verdict", "2 exposures").await;
+    assert!(v.contains("Bea: 2468#1"), "{v}");
+    assert_eq!(
+        c.find_all(Locator::Css("#hand-view .group.exposed"))
+            .await
+            .unwrap()
+            .len(),
+        2
+    );
+    wait_text(&c, "#points", "Cy −").await;
+    shot(&c, &format!("score-exposed-{label}")).await;
+    wait_for(&c, "#save:not([disabled])").await;
+    h.tap("#save").await;
+    saved(&c, 2).await;
+    counts.push(("discard win, two exposures", h.taps, h.scrolls));
+
+    // (c) A wall game with a dead hand called.
+    open(&c, &score, 3).await;
+    let mut h = Hands::new(&c);
+    h.tap("input[name=won][value=wall]").await;
+    h.tap("#rare summary").await;
+    h.choose("#dead0", &cy.to_string()).await;
+    h.choose("#caller0", &ann.to_string()).await;
+    wait_text(&c, "#verdict", "Wall game").await;
+    wait_for(&c, "#save:not([disabled])").await;
+    h.tap("#save").await;
+    saved(&c, 3).await;
+    counts.push(("wall game, dead hand", h.taps, h.scrolls));
+
+    // (d) Line first: Dot (East in game 4) won 2468#1 from the card; a joker in one kong.
+    open(&c, &score, 4).await;
+    let mut h = Hands::new(&c);
+    let dot = t.players[3];
+    h.tap(&format!("input[name=won][value='{dot}']")).await;
+    assert!(
+        c.find(Locator::Css(".east-only"))
+            .await
+            .unwrap()
+            .is_displayed()
+            .await
+            .unwrap(),
+        "heavenly and earthly are offered when East won"
+    );
+    h.tap("#by-card").await;
+    wait_for(&c, "#card-lines button.line").await;
+    h.type_into("#line-search", "2468").await;
+    wait_for(&c, "#card-lines button[data-line='2468#1']").await;
+    h.tap("#card-lines button[data-line='2468#1']").await;
+    wait_text(
+        &c,
+        "#target-list",
+        "222 Bam · 444 Bam · 6666 Crak · 8888 Crak",
+    )
+    .await;
+    let pick = c
+        .execute(
+            "const b = Array.from(document.querySelectorAll('#target-list button'))
+               .findIndex(b => b.textContent === '222 Bam · 444 Bam · 6666 Crak · 8888 Crak');
+             return b + 1;",
+            vec![],
+        )
+        .await
+        .unwrap();
+    h.tap(&format!("#target-list li:nth-child({pick}) button"))
+        .await;
+    wait_text(&c, "#verdict", "Dot: 2468#1").await;
+    h.tap("#hand-view button.group:nth-of-type(4)").await;
+    wait_text(&c, "#hand-view", "JOKER").await;
+    until("the hand is checked again with its joker", async || {
+        let v = text_of(&c, "#verdict").await;
+        v.contains("Dot: 2468#1") && !v.contains("jokerless")
+    })
+    .await;
+    wait_for(&c, "#save:not([disabled])").await;
+    h.tap("#save").await;
+    saved(&c, 4).await;
+    counts.push(("line first, one joker", h.taps, h.scrolls));
+
+    // All four games played: the screen says so instead of offering game 5.
+    let done = wait_text(&c, "#all-played", "entered all 4 games").await;
+    assert!(done.contains("Table 1"), "{done}");
+    assert!(
+        !c.find(Locator::Css("#score"))
+            .await
+            .unwrap()
+            .is_displayed()
+            .await
+            .unwrap()
+    );
+
+    // What was stored is what was entered.
+    let g = games(&app, &owner, t.table).await;
+    assert_eq!(g.len(), 4, "{g:?}");
+    assert_eq!(
+        (g[0]["line"].as_str(), g[0]["result"]["won_by"].as_str()),
+        (Some("2468#2"), Some("self_pick"))
+    );
+    assert_eq!(g[1]["line"], "2468#1");
+    assert_eq!(g[1]["result"]["won_by"], "discard");
+    assert_eq!(g[1]["result"]["discarder"], json!(cy));
+    assert_eq!(
+        g[1]["result"]["exposures"].as_array().unwrap().len(),
+        2,
+        "{}",
+        g[1]
+    );
+    assert_eq!(g[2]["outcome"], "wall");
+    assert_eq!(g[2]["result"]["dead"][0]["player"], json!(cy));
+    assert_eq!(g[3]["line"], "2468#1");
+    assert!(
+        g[3]["result"]["hand"].as_str().unwrap().contains('J'),
+        "{}",
+        g[3]
+    );
+    c.close().await.unwrap();
+    counts
+}
+
+fn report(label: &str, counts: &[(&str, u32, u32)]) {
+    for (what, taps, scrolls) in counts {
+        println!("{label}: {what}: {taps} taps, {scrolls} scrolls");
+    }
+}
+
+#[tokio::test]
+async fn a_tablet_scores_the_common_games_in_few_taps_and_no_scrolls() {
+    let counts = four_games(TABLET, "tablet").await;
+    report("tablet 820x1180", &counts);
+    let [a, b, w, d] = counts.as_slice() else {
+        panic!("{counts:?}")
+    };
+    assert!(a.1 <= 16 && a.2 == 0, "concealed self-pick: {a:?}");
+    assert!(b.1 <= 20 && b.2 == 0, "exposed discard win: {b:?}");
+    assert!(w.1 <= 8 && w.2 == 0, "wall game with a dead hand: {w:?}");
+    assert!(d.1 <= 8 && d.2 == 0, "line first: {d:?}");
+}
+
+#[tokio::test]
+async fn a_phone_scores_the_common_games_in_few_taps_and_scrolls() {
+    let counts = four_games(PHONE, "phone").await;
+    report("phone 390x844", &counts);
+    let [a, b, w, d] = counts.as_slice() else {
+        panic!("{counts:?}")
+    };
+    assert!(a.1 <= 16 && a.2 <= 1, "concealed self-pick: {a:?}");
+    assert!(b.1 <= 20 && b.2 <= 2, "exposed discard win: {b:?}");
+    assert!(w.1 <= 8 && w.2 <= 2, "wall game with a dead hand: {w:?}");
+    assert!(d.1 <= 8 && d.2 <= 2, "line first: {d:?}");
+}
+
+/// How many games wait on this page's tablet for its table.
+async fn waiting(c: &Client) -> usize {
+    c.execute(
+        "const k = Object.keys(localStorage).find(k => k.startsWith('mahjong-league:queue:'));
+         return k ? JSON.parse(localStorage.getItem(k)).length : 0;",
+        vec![],
+    )
+    .await
+    .unwrap()
+    .as_u64()
+    .unwrap() as usize
+}
+
+async fn until(what: &str, mut f: impl AsyncFnMut() -> bool) {
+    for _ in 0..300 {
+        if f().await {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("never: {what}");
+}
+
+#[tokio::test]
+async fn games_kept_offline_survive_a_reload_and_are_each_saved_once() {
+    let app = spawn_app().await;
+    let (owner, t) = seat_ids(&app, "offline").await;
+    let (ann, bea) = (t.players[0], t.players[1]);
+    let gate = Gate::to(&app.address).await;
+    let (_driver, c) = browser().await;
+    viewport(&c, TABLET).await;
+    log_in(&c, &gate.address, "scorer@example.org", PASSWORD, "/").await;
+    // Online first: the night page and the scoring screen, which the service worker keeps.
+    c.goto(&gate.url(&format!("/nights/{}", t.night)))
+        .await
+        .unwrap();
+    let score = gate.url(&format!("/tables/{}/score", t.table));
+    open(&c, &score, 1).await;
+    until("the service worker keeps the screen", async || {
+        c.execute_async(
+            "const done = arguments[arguments.length - 1];
+             caches.match(location.pathname).then(r => done(!!r)).catch(() => done(false));",
+            vec![],
+        )
+        .await
+        .unwrap()
+            == json!(true)
+    })
+    .await;
+    c.goto(&gate.url(&format!("/nights/{}", t.night)))
+        .await
+        .unwrap();
+    open(&c, &score, 1).await;
+    until("the service worker serves the screen", async || {
+        c.execute("return !!navigator.serviceWorker.controller;", vec![])
+            .await
+            .unwrap()
+            == json!(true)
+    })
+    .await;
+
+    // A hand that matches nothing is not saved, and the screen says why in words.
+    click(&c, &format!("input[name=won][value='{ann}']")).await;
+    let mut wrong = SELF_PICK;
+    wrong[13] = "9D";
+    for tile in wrong {
+        click(&c, &format!("#picker button[data-tile='{tile}']")).await;
+    }
+    let v = wait_text(&c, "#verdict", "matches no line").await;
+    assert!(
+        v.contains("Ann's hand matches no line; nearest: 2468#2, needs 8B"),
+        "{v}"
+    );
+    assert!(
+        c.find(Locator::Css("#save[disabled]")).await.is_ok(),
+        "Save waits for a hand that stands"
+    );
+    click(&c, "#clear").await;
+
+    // The network goes. Three games are entered: game 2 is wrong in a way only the server sees.
+    gate.set_open(false);
+    for (i, tile_list) in [Some(SELF_PICK), Some(wrong), None].into_iter().enumerate() {
+        let n = i + 1;
+        wait_text(&c, "#save", &format!("Save game {n}")).await;
+        match tile_list {
+            Some(tiles) => {
+                click(
+                    &c,
+                    &format!(
+                        "input[name=won][value='{}']",
+                        if n == 1 { ann } else { bea }
+                    ),
+                )
+                .await;
+                for tile in tiles {
+                    click(&c, &format!("#picker button[data-tile='{tile}']")).await;
+                }
+                wait_text(&c, "#verdict", "Not checked: no network").await;
+            }
+            None => click(&c, "input[name=won][value=wall]").await,
+        }
+        save(&c).await;
+        wait_text(&c, "#queue-title", &format!("{n} game")).await;
+    }
+    wait_text(&c, "#queue-title", "3 games waiting on this tablet").await;
+    wait_text(&c, "#sent", "Not saved yet: no network").await;
+    assert_eq!(waiting(&c).await, 3);
+    shot(&c, "score-queue-tablet").await;
+
+    // Reloaded without network: the service worker opens the screen, the queue is still there,
+    // and the screen is on game 4.
+    c.refresh().await.unwrap();
+    wait_text(&c, "#queue-title", "3 games waiting on this tablet").await;
+    wait_text(&c, "h1", "game 4").await;
+    c.goto(&gate.url(&format!("/nights/{}", t.night)))
+        .await
+        .unwrap();
+    wait_text(&c, ".waiting", "3 games waiting on this tablet").await;
+    assert_eq!(
+        games(&app, &owner, t.table).await.len(),
+        0,
+        "nothing reached the server"
+    );
+    open(&c, &score, 4).await;
+
+    // The network is back: games 1 and 3 are saved, game 2 is refused and stays to be fixed.
+    gate.set_open(true);
+    until("game 2 refused", async || {
+        text_of(&c, "#queue-list").await.contains("refused")
+    })
+    .await;
+    until("games 1 and 3 saved", async || {
+        games(&app, &owner, t.table).await.len() == 2
+    })
+    .await;
+    let q = text_of(&c, "#queue-list").await;
+    assert!(q.contains("Game 2") && q.contains("matches no line"), "{q}");
+    assert_eq!(waiting(&c).await, 1);
+    click(&c, "#queue-list button").await; // Fix game 2
+    wait_text(&c, "#save", "Save game 2").await;
+    click(&c, "input[name=won][value=wall]").await;
+    save(&c).await;
+    saved(&c, 2).await;
+    until("the queue is empty", async || waiting(&c).await == 0).await;
+    let g = games(&app, &owner, t.table).await;
+    let numbers: Vec<i64> = g.iter().map(|g| g["number"].as_i64().unwrap()).collect();
+    assert_eq!(numbers, vec![1, 2, 3], "each game saved once: {g:?}");
+    assert_eq!(g[1]["outcome"], "wall");
+    assert_eq!(g[2]["outcome"], "wall");
+    wait_text(&c, "#all-played", "").await;
+    c.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn the_scoring_screen_passes_axe_and_works_by_keyboard() {
+    let app = spawn_app().await;
+    let (owner, t) = seat_ids(&app, "axe").await;
+    let axe = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("target/axe/node_modules/axe-core/axe.min.js"),
+    )
+    .expect("axe-core is installed by scripts/ensure-axe.sh (`make test` runs it)");
+    let (_driver, c) = browser().await;
+    log_in(&c, &app.address, "scorer@example.org", PASSWORD, "/").await;
+    let score = app.url(&format!("/tables/{}/score", t.table));
+    for size in [TABLET, PHONE] {
+        viewport(&c, size).await;
+        open(&c, &score, 1).await;
+        // A hand on the screen, the card entry open, the rare options unfolded: all checked.
+        click(&c, &format!("input[name=won][value='{}']", t.players[0])).await;
+        for tile in SELF_PICK {
+            click(&c, &format!("#picker button[data-tile='{tile}']")).await;
+        }
+        wait_text(&c, "#points", "+").await;
+        click(&c, "#rare summary").await;
+        let run = format!(
+            "{axe}\n;const done = arguments[arguments.length - 1];
+             axe.run(document, {{resultTypes: ['violations']}}).then(r => done({{rules: r.passes.length, serious: r.violations
+               .filter(v => v.impact === 'serious' || v.impact === 'critical')
+               .map(v => v.id + ': ' + v.nodes.map(n => n.target.join(' ')).slice(0, 3).join(', '))}}));"
+        );
+        let found = c.execute_async(&run, vec![]).await.unwrap();
+        assert!(
+            found["rules"].as_u64().unwrap() > 10,
+            "axe ran its rules: {found}"
+        );
+        assert_eq!(
+            found["serious"],
+            json!([]),
+            "serious accessibility problems at {size:?}"
+        );
+        click(&c, "#by-card").await;
+        wait_for(&c, "#card-lines button.line").await;
+        let found = c.execute_async(&run, vec![]).await.unwrap();
+        assert_eq!(
+            found["serious"],
+            json!([]),
+            "with the card open at {size:?}"
+        );
+    }
+
+    // The keyboard: the picker is one Tab stop, arrow keys move inside it, Enter picks.
+    viewport(&c, TABLET).await;
+    open(&c, &score, 1).await;
+    tab_to(&c, "#picker button[data-tile]").await;
+    let right = String::from(char::from(fantoccini::key::Key::Right));
+    let down = String::from(char::from(fantoccini::key::Key::Down));
+    type_keys(&c, &right).await;
+    type_keys(&c, &down).await;
+    let focused = c
+        .execute("return document.activeElement.textContent;", vec![])
+        .await
+        .unwrap();
+    assert_eq!(
+        focused, "2 Crak",
+        "right then down from 1 Bam; the name is what the tile shows"
+    );
+    type_keys(&c, &String::from(char::from(fantoccini::key::Key::Enter))).await;
+    wait_text(&c, "#hand-view", "1/14").await;
+    // Enter in a text box never sends a half-entered game.
+    click(&c, "#typed summary").await;
+    click(&c, "#hand").await;
+    type_keys(&c, " 2C 2C").await;
+    type_keys(&c, &String::from(char::from(fantoccini::key::Key::Enter))).await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(games(&app, &owner, t.table).await.len(), 0);
+    wait_text(&c, "#hand-view", "3/14").await;
+    // The focus ring is drawn at least 3:1 against the page.
+    let ring = c
+        .execute(
+            "const s = getComputedStyle(document.activeElement);
+             return [s.outlineStyle, s.outlineColor, getComputedStyle(document.body).backgroundColor];",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(ring[0], "solid", "{ring}");
+    let ratio = contrast(ring[1].as_str().unwrap(), ring[2].as_str().unwrap());
+    assert!(ratio >= 3.0, "focus ring contrast {ratio:.2}: {ring}");
+    c.close().await.unwrap();
+}
+
+/// WCAG contrast ratio of two `rgb(r, g, b)` colours.
+fn contrast(a: &str, b: &str) -> f64 {
+    let lum = |s: &str| {
+        let v: Vec<f64> = s
+            .trim_start_matches("rgba(")
+            .trim_start_matches("rgb(")
+            .trim_end_matches(')')
+            .split(',')
+            .take(3)
+            .map(|x| x.trim().parse::<f64>().unwrap() / 255.0)
+            .map(|c| {
+                if c <= 0.03928 {
+                    c / 12.92
+                } else {
+                    ((c + 0.055) / 1.055).powf(2.4)
+                }
+            })
+            .collect();
+        0.2126 * v[0] + 0.7152 * v[1] + 0.0722 * v[2]
+    };
+    let (x, y) = (lum(a), lum(b));
+    (x.max(y) + 0.05) / (x.min(y) + 0.05)
+}
