@@ -68,6 +68,21 @@
   const exposureInputs = Array.from(form.querySelectorAll(".exposure-input"));
   const picker = $("picker");
 
+  // A game kept by the earlier version of this screen (one per table) joins the queue with its
+  // own key, so a copy the server already stored is not stored twice.
+  const older = localStorage.getItem("mahjong-league:pending:" + table);
+  if (older) {
+    try {
+      const job = JSON.parse(older);
+      const q = readQueue(table);
+      if (job && job.key && job.game && !q.some((j) => j.key === job.key)) {
+        q.unshift({ key: job.key, table: table, game: job.game, label: "Game " + (job.game.number || "?") + " (kept earlier)", state: "waiting" });
+        writeQueue(table, q);
+      }
+    } catch (_) { /* unreadable: nothing to keep */ }
+    localStorage.removeItem("mahjong-league:pending:" + table);
+  }
+
   let number = serverNumber;
   let savedUpTo = serverNumber - 1;
   let tiles = [];
@@ -597,7 +612,9 @@
   }
   function nextNumber() {
     let n = Math.max(serverNumber, savedUpTo + 1);
-    readQueue(table).forEach((j) => { if (j.game.outcome !== "redeal") n = Math.max(n, j.game.number + 1); });
+    readQueue(table).forEach((j) => {
+      if (j.game.outcome !== "redeal" && Number.isFinite(j.game.number)) n = Math.max(n, j.game.number + 1);
+    });
     return n;
   }
   function status(text, cls) {

@@ -306,3 +306,89 @@ async fn leagues_take_presets_or_their_own_ruleset() {
     let list: Vec<Value> = o.get(&url).send().await.unwrap().json().await.unwrap();
     assert_eq!(list.len(), 1);
 }
+
+/// A line's targets, for entering a hand from the card: every concrete way to make it, its
+/// groups in order; the hand each one describes is a winning hand on that line.
+#[tokio::test]
+async fn a_lines_targets_are_listed_and_each_one_wins_on_it() {
+    let app = spawn_app().await;
+    let a = club_owner(&app, "a-club", "a@example.org").await;
+    let b = club_owner(&app, "b-club", "b@example.org").await;
+    // `#` in a line id is sent percent-encoded.
+    let line: Value = reqwest::get(app.url("/api/v1/cards/demo-2026/lines/2468%231"))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(line["id"], "2468#1");
+    assert_eq!(line["concealed"], false);
+    let targets = line["targets"].as_array().unwrap();
+    // 222:g 444:g 6666:r 8888:r with distinct suits: 3 × 2 suit choices.
+    assert_eq!(targets.len(), 6, "{line}");
+    for t in targets {
+        let tiles: Vec<&str> = t["tiles"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_str().unwrap())
+            .collect();
+        assert_eq!(tiles.len(), 14);
+        assert_eq!(t["groups"], json!([3, 3, 4, 4]), "{t}");
+        let check: Value = reqwest::Client::new()
+            .post(app.url("/api/v1/hands/check"))
+            .json(&json!({"card": "demo-2026", "hand": tiles.join(" ")}))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        assert_eq!(check["best"]["id"], "2468#1", "{check}");
+    }
+    // Decoration tokens are not groups; alternatives each keep their own groups.
+    let plus: Value = reqwest::get(app.url("/api/v1/cards/demo-2026/lines/Addition%231"))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(
+        plus["targets"][0]["groups"],
+        json!([2, 2, 2, 4, 4]),
+        "{plus}"
+    );
+
+    let res = reqwest::get(app.url("/api/v1/cards/demo-2026/lines/nope%231"))
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 404);
+    let p: Value = res.json().await.unwrap();
+    assert!(
+        p["detail"].as_str().unwrap().contains("no line `nope#1`"),
+        "{p}"
+    );
+
+    // An uploaded card's lines are for those who may see the card.
+    let card: Value = a
+        .post(app.url("/api/v1/clubs/a-club/cards"))
+        .header("content-type", "application/toml")
+        .body(EXAMPLE)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let path = format!(
+        "/api/v1/cards/{}/lines/2468%231",
+        card["id"].as_str().unwrap()
+    );
+    let status = |c: reqwest::Client| {
+        let url = app.url(&path);
+        async move { c.get(url).send().await.unwrap().status().as_u16() }
+    };
+    assert_eq!(status(a.clone()).await, 200);
+    assert_eq!(status(b.clone()).await, 404);
+    assert_eq!(status(reqwest::Client::new()).await, 404);
+}

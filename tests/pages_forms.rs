@@ -152,7 +152,7 @@ async fn two_scorers_on_one_game_store_it_once() {
                     ("csrf", csrf.as_str()),
                     ("key", key.as_str()),
                     ("number", number.as_str()),
-                    ("outcome", "wall"),
+                    ("won", "wall"),
                 ]),
         )
         .await;
@@ -165,5 +165,79 @@ async fn two_scorers_on_one_game_store_it_once() {
     assert_eq!(
         games, 1,
         "the second scorer's game 1 is not stored as game 2"
+    );
+}
+
+/// Without JavaScript the scoring screen is a plain form: who won and how are one choice each,
+/// the hand and its exposed groups typed; it is checked exactly as the API checks a game, a
+/// refusal comes back in words, and a saved game leaves the screen ready for the next one.
+#[tokio::test]
+async fn the_score_form_works_without_javascript() {
+    let app = spawn_app().await;
+    let owner = club_owner(&app, "plain", "owner@example.org").await;
+    let t = one_table(&app, &owner, "plain", &["Ann", "Bea", "Cy", "Di"]).await;
+    let url = app.url(&format!("/tables/{}/score", t.table));
+    let html = answered(owner.get(&url)).await.text().await.unwrap();
+    let csrf = html
+        .split("name=\"csrf\" value=\"")
+        .nth(1)
+        .and_then(|r| r.split('"').next())
+        .unwrap()
+        .to_string();
+    let (ann, bea) = (t.players[0].to_string(), t.players[1].to_string());
+    let post = |fields: Vec<(&'static str, String)>| {
+        let mut all = vec![("csrf", csrf.clone()), ("number", "1".to_string())];
+        all.extend(fields);
+        owner.post(&url).form(&all).send()
+    };
+    // No choice of who won: back to the screen, saying what is missing.
+    let res = post(vec![("key", "k0".into())]).await.unwrap();
+    assert_eq!(res.status(), 200, "followed back to the screen");
+    let body = res.text().await.unwrap();
+    assert!(body.contains("choose who won"), "{body}");
+
+    let discard_win = |key: &str, how: String| {
+        vec![
+            ("key", key.to_string()),
+            ("won", ann.clone()),
+            ("how", how),
+            (
+                "hand",
+                "2B 2B 2B 4B 4B 4B 6C 6C 6C 6C 8C 8C 8C J".to_string(),
+            ),
+            ("exposure", "6C 6C 6C 6C".to_string()),
+            ("exposure", "8C 8C 8C J".to_string()),
+            ("exposure", String::new()),
+        ]
+    };
+    let res = post(discard_win("k1", "discard:nobody".into()))
+        .await
+        .unwrap();
+    let body = res.text().await.unwrap();
+    assert!(body.contains("choose a player at the table"), "{body}");
+    let res = post(discard_win("k2", format!("discard:{bea}")))
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    assert!(
+        res.url().path().ends_with("/score"),
+        "the screen again, for the next game: {}",
+        res.url()
+    );
+    let body = res.text().await.unwrap();
+    assert!(body.contains("Saved: game 1"), "{body}");
+    assert!(
+        body.contains("game <span id=\"game-number\">2</span>"),
+        "{body}"
+    );
+    let (won_by, discarder, exposures): (String, i64, i64) = sqlx::query_as(
+        "SELECT won_by, discarder, jsonb_array_length(submitted->'exposures')::bigint FROM games",
+    )
+    .fetch_one(&app.db)
+    .await
+    .unwrap();
+    assert_eq!(
+        (won_by.as_str(), discarder, exposures),
+        ("discard", t.players[1], 2)
     );
 }

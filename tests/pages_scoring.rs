@@ -223,7 +223,7 @@ async fn four_games(size: (u32, u32), label: &str) -> Vec<(&'static str, u32, u3
         .await;
     wait_text(&c, "#verdict", "Dot: 2468#1").await;
     h.tap("#hand-view button.group:nth-of-type(4)").await;
-    wait_text(&c, "#hand-view", "JOKER").await;
+    wait_text(&c, "#hand-view", "Joker").await;
     until("the hand is checked again with its joker", async || {
         let v = text_of(&c, "#verdict").await;
         v.contains("Dot: 2468#1") && !v.contains("jokerless")

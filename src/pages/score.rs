@@ -264,7 +264,7 @@ async fn submit(
     };
     match result {
         Ok(r) => after(
-            &format!("/nights/{}#table-{}", r.night_id, id),
+            &format!("/tables/{id}/score"),
             Ok(format!(
                 "Saved: game {} at table {}.",
                 r.body["number"], r.table_number

@@ -192,7 +192,20 @@ mod tests {
             ]
         );
         assert_eq!(f[0].face, "2");
-        assert_eq!(picker().len(), 36);
+        let words: Vec<&str> = f.iter().map(|t| t.word).collect();
+        assert_eq!(
+            words,
+            [
+                "Bam", "Crak", "Dot", "North", "Red", "Soap", "Flower", "Joker"
+            ]
+        );
+        let rows = picker();
+        let sizes: Vec<(&str, usize)> = rows.iter().map(|(n, r)| (*n, r.len())).collect();
+        assert_eq!(
+            sizes,
+            [("Bams", 9), ("Craks", 9), ("Dots", 9), ("Honours", 9)]
+        );
+        assert!(rows[1].1.iter().all(|t| t.word == "Crak"));
     }
 
     #[test]

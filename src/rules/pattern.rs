@@ -489,6 +489,19 @@ mod tests {
     use super::*;
 
     #[test]
+    fn group_sizes_skip_decoration_and_colours() {
+        assert_eq!(
+            group_sizes("FF 2222:g 44:r 66:r 8888:g"),
+            vec![2, 4, 2, 2, 4]
+        );
+        assert_eq!(
+            group_sizes("FF 11:g + 66:g = 7777:r 7777:b"),
+            vec![2, 2, 2, 4, 4]
+        );
+        assert_eq!(group_sizes("2026:g NEWS"), vec![4, 4]);
+    }
+
+    #[test]
     fn groups_are_shown_with_their_colour_order() {
         let p = Pattern::parse("FFFF 2026:g DDD:r DDD:b").unwrap();
         assert_eq!(
