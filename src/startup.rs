@@ -131,7 +131,13 @@ async fn serve(settings: Settings) -> anyhow::Result<()> {
     let (pool, embedded) = open_database(&settings).await?;
     if settings.demo {
         let state = AppState::new(pool.clone(), settings.session_key.expose());
-        domain::clubs::ensure_demo(&state).await?;
+        if let Some(login) = domain::demo::ensure(&state).await? {
+            // Shown once, at the start that created the demo; only its hash is kept.
+            println!(
+                "Demo club ready: log in as {} / {} (shown once; keep it)",
+                login.email, login.password
+            );
+        }
     }
     let app = Application::build(&settings, pool.clone())?;
     let host = settings

@@ -109,11 +109,6 @@ pub async fn front(state: &AppState, caller: &Caller) -> Result<Front> {
     })
 }
 
-/// Creates the demo club when it is missing.
-pub async fn ensure_demo(state: &AppState) -> Result<()> {
-    Ok(clubs::ensure_demo(&state.db).await?)
-}
-
 /// A club as its page shows it to this caller.
 pub struct Overview {
     pub club: Club,

@@ -104,6 +104,53 @@ pub async fn ensure_demo(pool: &PgPool) -> sqlx::Result<()> {
     tx.commit().await
 }
 
+/// Holds the demo's advisory lock on a connection of its own until `demo_unlock`.
+pub async fn demo_lock(pool: &PgPool) -> sqlx::Result<sqlx::pool::PoolConnection<sqlx::Postgres>> {
+    let mut conn = pool.acquire().await?;
+    sqlx::query("SELECT pg_advisory_lock(hashtext('mahjong-league demo'))")
+        .execute(&mut *conn)
+        .await?;
+    Ok(conn)
+}
+
+pub async fn demo_unlock(mut conn: sqlx::pool::PoolConnection<sqlx::Postgres>) -> sqlx::Result<()> {
+    sqlx::query("SELECT pg_advisory_unlock(hashtext('mahjong-league demo'))")
+        .execute(&mut *conn)
+        .await?;
+    Ok(())
+}
+
+/// Whether any league of the club has a night.
+pub async fn demo_has_nights(pool: &PgPool, club_id: i64) -> sqlx::Result<bool> {
+    sqlx::query_scalar(
+        "SELECT EXISTS (SELECT 1 FROM nights n JOIN leagues l ON l.id = n.league_id WHERE l.club_id = $1)",
+    )
+    .bind(club_id)
+    .fetch_one(pool)
+    .await
+}
+
+/// The club's first league, if any.
+pub async fn demo_league(pool: &PgPool, club_id: i64) -> sqlx::Result<Option<i64>> {
+    sqlx::query_scalar("SELECT id FROM leagues WHERE club_id = $1 ORDER BY id LIMIT 1")
+        .bind(club_id)
+        .fetch_optional(pool)
+        .await
+}
+
+/// Makes a user an owner of the club.
+pub async fn make_owner(pool: &PgPool, club_id: i64, user_id: i64) -> sqlx::Result<()> {
+    sqlx::query(
+        "INSERT INTO memberships (club_id, user_id, role) VALUES ($1, $2, 'owner') \
+         ON CONFLICT (club_id, user_id) DO UPDATE SET role = 'owner'",
+    )
+    .bind(club_id)
+    .bind(user_id)
+    .execute(pool)
+    .await?;
+    Ok(())
+}
+
 pub async fn role(pool: &PgPool, club_id: i64, user_id: i64) -> sqlx::Result<Option<String>> {
     sqlx::query_scalar("SELECT role FROM memberships WHERE club_id = $1 AND user_id = $2")
         .bind(club_id)

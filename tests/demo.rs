@@ -1,0 +1,121 @@
+//! The demo club `serve --demo` fills: a living public league a newcomer can look at and an
+//! owner login to try the organizer pages, created once.
+
+mod common;
+
+use common::spawn_app;
+use mahjong_league::domain::{AppState, demo};
+use serde_json::{Value, json};
+
+#[tokio::test]
+async fn the_demo_league_has_standings_and_every_kind_of_game_once() {
+    let app = spawn_app().await;
+    let state = AppState::new(app.db.clone(), &"k".repeat(64));
+    let started = std::time::Instant::now();
+    let login = demo::ensure(&state)
+        .await
+        .unwrap()
+        .expect("the first start creates the demo");
+    println!("demo filled in {:?}", started.elapsed());
+    assert_eq!(login.email, demo::EMAIL);
+    assert!(login.password.len() >= 12);
+
+    // Anyone sees the club through its public league, with standings for all 16 players.
+    let front = app.get("/").await.text().await.unwrap();
+    assert!(
+        front.contains("Demo league"),
+        "the start page lists it: {front}"
+    );
+    let league: i64 = sqlx::query_scalar("SELECT id FROM leagues")
+        .fetch_one(&app.db)
+        .await
+        .unwrap();
+    let shown: Value = app
+        .get(&format!("/api/v1/leagues/{league}"))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(shown["visibility"], "public", "{shown}");
+    let standings: Value = app
+        .get(&format!("/api/v1/leagues/{league}/standings"))
+        .await
+        .json()
+        .await
+        .unwrap();
+    let rows = standings["standings"].as_array().unwrap();
+    assert_eq!(rows.len(), 16, "{standings}");
+    assert!(
+        rows.iter().all(|r| r["games"].as_i64().unwrap() >= 20),
+        "{standings}"
+    );
+    assert!(rows[0]["points"].as_i64().unwrap() > 0);
+    let nights: Value = app
+        .get(&format!("/api/v1/leagues/{league}/nights"))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(nights.as_array().unwrap().len(), 6);
+    assert!(
+        nights
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|n| n["status"] == "closed"),
+        "{nights}"
+    );
+
+    // The games show each kind of result, all entered through the engine.
+    let kinds: (i64, i64, i64, i64, i64, i64, i64, i64) = sqlx::query_as(
+        "SELECT count(*), \
+                count(*) FILTER (WHERE outcome = 'wall'), \
+                count(*) FILTER (WHERE won_by = 'self_pick'), \
+                count(*) FILTER (WHERE won_by = 'discard' AND jsonb_array_length(submitted->'exposures') > 0), \
+                count(*) FILTER (WHERE jokerless), \
+                count(*) FILTER (WHERE jsonb_array_length(submitted->'dead') > 0), \
+                count(*) FILTER (WHERE version > 1 AND status = 'recorded'), \
+                count(*) FILTER (WHERE status = 'voided') \
+         FROM games",
+    )
+    .fetch_one(&app.db)
+    .await
+    .unwrap();
+    let (all, wall, self_pick, exposed, jokerless, dead, corrected, voided) = kinds;
+    assert_eq!(all, 6 * 4 * 4 + 1, "96 games and one voided");
+    assert!(
+        wall > 0 && self_pick > 0 && exposed > 0 && jokerless > 0,
+        "{kinds:?}"
+    );
+    assert_eq!((dead, corrected, voided), (1, 1, 1), "{kinds:?}");
+
+    // The owner logs in with what was shown.
+    let owner = reqwest::Client::builder()
+        .cookie_store(true)
+        .build()
+        .unwrap();
+    let res = owner
+        .post(app.url("/api/v1/session"))
+        .json(&json!({"email": login.email, "password": login.password}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    let members: Value = owner
+        .get(app.url("/api/v1/clubs/demo/members"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(members[0]["role"], "owner", "{members}");
+
+    // A second start adds nothing.
+    assert!(demo::ensure(&state).await.unwrap().is_none());
+    let again: i64 = sqlx::query_scalar("SELECT count(*) FROM games")
+        .fetch_one(&app.db)
+        .await
+        .unwrap();
+    assert_eq!(again, all);
+}
