@@ -95,10 +95,9 @@ async fn an_organizer_runs_a_night_in_the_browser() {
     for id in &ids[..4] {
         click(&c, &format!("input[name=player][value='{id}']")).await;
     }
-    click(&c, "form[action$='/checkins'] button[type=submit]").await;
-    wait_text(&c, ".flash.ok", "4 players checked in").await;
-    click(&c, "form[action$='/seating'] button[type=submit]").await;
-    wait_text(&c, ".flash.ok", "Tables proposed").await;
+    click(&c, "#checkin-form button[name=then][value=propose]").await;
+    let flash = wait_text(&c, ".flash.ok", "Tables proposed").await;
+    assert!(flash.contains("4 players checked in"), "{flash}");
     shots(&c, "night-proposal").await;
     click(&c, "form[action$='/tables'] button[type=submit]").await;
     wait_text(&c, ".flash.ok", "Tables locked").await;

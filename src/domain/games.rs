@@ -507,6 +507,72 @@ pub async fn show(state: &AppState, caller: &Caller, id: i64) -> Result<GameView
     view(&mut *state.db.acquire().await?, g.id).await
 }
 
+/// A game as its correction page shows it (scorers and up).
+pub struct Editing {
+    pub game: GameView,
+    pub league: League,
+    pub table_number: i32,
+    pub night_id: i64,
+    pub closed: bool,
+    /// (player id, name, wind in this game), in seat order.
+    pub players: Vec<(i64, String, &'static str)>,
+    pub audit: Vec<AuditEntry>,
+    /// The caller may void it (organizers and up).
+    pub may_void: bool,
+    /// The club's time zone, for the audit's times.
+    pub time_zone: String,
+}
+
+/// The correction page of a game: the game, its table's players, its audit log.
+pub async fn editing(state: &AppState, caller: &Caller, id: i64) -> Result<Editing> {
+    let (g, ctx, league) = game_access(state, caller, id, Need::Score).await?;
+    let may_void = caller
+        .league(state, ctx.league_id, Need::Admin)
+        .await
+        .is_ok();
+    let players = games::table_players(&state.db, g.table_id).await?;
+    let n = players.len().max(1);
+    let east = (g.number.max(1) as usize - 1) % n;
+    let game = view(&mut *state.db.acquire().await?, g.id).await?;
+    // Members see who by name and account: "Rose Adler (rose@example.org)".
+    let mut audit = games::audit(&state.db, g.id).await?;
+    let ids: Vec<i64> = audit.iter().filter_map(|e| audit_user(&e.actor)).collect();
+    let names = users::display_names(&state.db, &ids).await?;
+    for e in &mut audit {
+        if let Some(user) = audit_user(&e.actor)
+            && let Some((_, name)) = names.iter().find(|(id, _)| *id == user)
+        {
+            let account = e
+                .actor
+                .split_once(" (")
+                .map(|(_, rest)| rest.trim_end_matches(')'));
+            e.actor = match account {
+                Some(a) => format!("{name} ({a})"),
+                None => name.clone(),
+            };
+        }
+    }
+    let time_zone = clubs::by_id(&state.db, league.club_id)
+        .await?
+        .map(|c| c.time_zone)
+        .unwrap_or_else(|| "UTC".into());
+    Ok(Editing {
+        time_zone,
+        game,
+        table_number: ctx.table_number,
+        night_id: ctx.night_id,
+        closed: ctx.night_status == "closed",
+        players: players
+            .into_iter()
+            .enumerate()
+            .map(|(i, (pid, name))| (pid, name, games::SEAT_WINDS[(i + n - east) % n]))
+            .collect(),
+        audit,
+        may_void,
+        league,
+    })
+}
+
 /// Reads a game version as sent back by a client (`"3"`, `3` or `W/"3"`).
 fn version(text: &str) -> Result<i32> {
     let text = text.trim().trim_start_matches("W/").trim_matches('"');

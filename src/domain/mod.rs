@@ -143,6 +143,11 @@ impl Error {
                     .collect();
                 format!("{detail} — {}", each.join("; "))
             }
+            // One problem: its words alone (a page's field is named by the form, not by the
+            // API's field path such as `tables[1]`).
+            Error::Invalid { errors, .. } if errors.len() == 1 && errors[0].line.is_none() => {
+                errors[0].message.clone()
+            }
             other => other.to_string(),
         }
     }

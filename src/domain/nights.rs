@@ -1,7 +1,7 @@
 //! League nights: create, check players in and out, propose seating, lock tables, close and
 //! reopen.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::time::Duration;
 
 use chrono::NaiveDate;
@@ -210,6 +210,8 @@ pub async fn check_out(state: &AppState, caller: &Caller, id: i64, player: i64) 
 pub struct CheckinChange {
     pub added: usize,
     pub removed: usize,
+    /// Checked in with the tables locked and no seat for them yet (by name).
+    pub unseated: Vec<String>,
 }
 
 /// Makes the night's check-ins exactly `want` (the check-in form's ticks).
@@ -224,6 +226,7 @@ pub async fn set_checkins(
     let mut change = CheckinChange {
         added: 0,
         removed: 0,
+        unseated: Vec::new(),
     };
     for p in want.iter().filter(|p| !now.contains(p)) {
         check_in_one(state, &night, &league, *p).await?;
@@ -233,7 +236,42 @@ pub async fn set_checkins(
         nights::check_out(&state.db, night.id, *p).await?;
         change.removed += 1;
     }
+    let tables = nights::tables(&state.db, night.id).await?;
+    if !tables.is_empty() {
+        let seated: HashSet<i64> = tables
+            .iter()
+            .flat_map(|t| t.players.iter().map(|(p, _)| *p))
+            .collect();
+        change.unseated = nights::checkins(&state.db, night.id)
+            .await?
+            .into_iter()
+            .filter(|(p, _)| !seated.contains(p))
+            .map(|(_, name)| name)
+            .collect();
+    }
     Ok(change)
+}
+
+/// Checks in everyone checked in at the league's previous night; how many were added.
+pub async fn check_in_previous(state: &AppState, caller: &Caller, id: i64) -> Result<usize> {
+    let (night, league) = open_night(state, caller, id).await?;
+    let Some(previous) = nights::previous(&state.db, league.id, night.number).await? else {
+        return Err(Error::invalid(
+            "night",
+            format!(
+                "night {} is the league's first: there is no last night to copy",
+                night.number
+            ),
+        ));
+    };
+    let now = checked_in_ids(state, night.id).await?;
+    let mut added = 0;
+    for (p, _) in nights::checkins(&state.db, previous).await? {
+        if !now.contains(&p) && check_in_one(state, &night, &league, p).await.is_ok() {
+            added += 1;
+        }
+    }
+    Ok(added)
 }
 
 #[derive(Deserialize, ToSchema, Default)]
@@ -268,6 +306,26 @@ pub async fn propose_seating(
             ),
         ));
     }
+    let seed = request.seed.unwrap_or(night.id as u64);
+    let tables = plan_tables(state, &league, &night, present, seed).await?;
+    nights::set_proposal(
+        &state.db,
+        night.id,
+        &serde_json::json!({"seed": seed, "tables": tables}),
+    )
+    .await?;
+    Ok(())
+}
+
+/// Tables for `present` that keep apart who met most this season (recent meetings weigh most)
+/// and balance East starts.
+async fn plan_tables(
+    state: &AppState,
+    league: &League,
+    night: &Night,
+    present: Vec<i64>,
+    seed: u64,
+) -> Result<Vec<Vec<i64>>> {
     let index = |p: i64| present.iter().position(|&x| x == p);
     let mut history = History::new(present.len());
     let earlier = nights::earlier_tables(&state.db, league.id, night.number).await?;
@@ -285,7 +343,6 @@ pub async fn propose_seating(
             }
         }
     }
-    let seed = request.seed.unwrap_or(night.id as u64);
     let games = league.games_per_table as usize;
     let count = present.len();
     let plan = tokio::task::spawn_blocking(move || {
@@ -294,17 +351,133 @@ pub async fn propose_seating(
     .await
     .map_err(|e| Error::internal(format!("seating: {e}")))?
     .map_err(|e| Error::invalid("checkins", e))?;
-    let tables: Vec<Vec<i64>> = plan.rounds[0]
+    Ok(plan.rounds[0]
         .iter()
         .map(|t| t.iter().map(|&i| present[i]).collect())
+        .collect())
+}
+
+/// How to seat players who checked in after the tables were locked.
+pub enum LateSeat {
+    /// At the open seat of a table that has not started (a table of 3 becomes 4).
+    Table(i64),
+    /// The tables that have no game yet are seated again with the late arrivals.
+    Reseat,
+}
+
+/// Seats the checked-in players who have no table (one for `Table`, all for `Reseat`) without
+/// touching a table that has a game; says what was done, naming tables and players.
+pub async fn seat_late(
+    state: &AppState,
+    caller: &Caller,
+    id: i64,
+    player: Option<i64>,
+    how: LateSeat,
+) -> Result<String> {
+    let (night, league) = open_night(state, caller, id).await?;
+    let checked = nights::checkins(&state.db, night.id).await?;
+    let tables = nights::tables(&state.db, night.id).await?;
+    if tables.is_empty() {
+        return Err(Error::invalid(
+            "tables",
+            "no tables are locked yet: propose and lock tables instead",
+        ));
+    }
+    let seated: HashSet<i64> = tables
+        .iter()
+        .flat_map(|t| t.players.iter().map(|(p, _)| *p))
         .collect();
-    nights::set_proposal(
-        &state.db,
-        night.id,
-        &serde_json::json!({"seed": seed, "tables": tables}),
-    )
-    .await?;
-    Ok(())
+    let late: Vec<(i64, String)> = checked
+        .into_iter()
+        .filter(|(p, _)| !seated.contains(p))
+        .collect();
+    let name = |p: i64| {
+        late.iter()
+            .find(|(id, _)| *id == p)
+            .map(|(_, n)| n.clone())
+            .unwrap_or_else(|| format!("player {p}"))
+    };
+    match how {
+        LateSeat::Table(table) => {
+            let p = player.ok_or_else(|| Error::invalid("player", "choose who to seat"))?;
+            if !late.iter().any(|(id, _)| *id == p) {
+                return Err(Error::invalid(
+                    "player",
+                    "this player is not checked in, or already has a seat",
+                ));
+            }
+            let t = tables
+                .iter()
+                .find(|t| t.id == table)
+                .ok_or_else(|| Error::invalid("table", "choose a table of this night"))?;
+            match nights::add_seat(&state.db, night.id, t.id, p).await? {
+                nights::AddSeat::Done => Ok(format!(
+                    "{} sits at table {} (seat {}).",
+                    name(p),
+                    t.number,
+                    t.players.len() + 1
+                )),
+                nights::AddSeat::Full => Err(Error::Conflict(format!(
+                    "table {} is full: choose another table, or re-seat the tables with no games",
+                    t.number
+                ))),
+                nights::AddSeat::Started => Err(Error::Conflict(format!(
+                    "table {} has started its games: choose a table that has not, or re-seat the tables with no games",
+                    t.number
+                ))),
+            }
+        }
+        LateSeat::Reseat => {
+            if late.is_empty() {
+                return Err(Error::invalid("player", "nobody is waiting for a seat"));
+            }
+            let started = nights::tables_with_games(&state.db, night.id).await?;
+            let free: Vec<&Table> = tables.iter().filter(|t| !started.contains(&t.id)).collect();
+            let mut players: Vec<i64> = free
+                .iter()
+                .flat_map(|t| t.players.iter().map(|(p, _)| *p))
+                .collect();
+            players.extend(late.iter().map(|(p, _)| *p));
+            if players.len() < 2 {
+                return Err(Error::invalid(
+                    "player",
+                    format!(
+                        "{} needs at least one more player at a table with no games; check in another player or seat them at a table",
+                        name(late[0].0)
+                    ),
+                ));
+            }
+            let planned = plan_tables(state, &league, &night, players, night.id as u64).await?;
+            let dropped: Vec<i64> = free.iter().map(|t| t.id).collect();
+            let Some(numbers) = nights::reseat(&state.db, night.id, &dropped, &planned).await?
+            else {
+                return Err(Error::Conflict(
+                    "a game was entered at one of those tables meanwhile: look again and choose"
+                        .into(),
+                ));
+            };
+            let names: Vec<String> = late.iter().map(|(_, n)| n.clone()).collect();
+            let list = |n: &[i32]| {
+                n.iter()
+                    .map(|x| x.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            let before: Vec<i32> = free.iter().map(|t| t.number).collect();
+            Ok(if before.is_empty() {
+                format!("{} sit at new table {}.", names.join(", "), list(&numbers))
+            } else {
+                format!(
+                    "Re-seated table{} {} with {}: now table{} {}.",
+                    if before.len() == 1 { "" } else { "s" },
+                    list(&before),
+                    names.join(", "),
+                    if numbers.len() == 1 { "" } else { "s" },
+                    list(&numbers)
+                )
+            })
+        }
+    }
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -384,37 +557,57 @@ fn tables_from_seats(seats: Vec<SeatChoice>) -> Vec<Vec<i64>> {
 }
 
 async fn lock_checked(state: &AppState, night: &Night, tables: Vec<Vec<i64>>) -> Result<()> {
-    let present = checked_in_ids(state, night.id).await?;
+    let checked = nights::checkins(&state.db, night.id).await?;
+    let present: Vec<i64> = checked.iter().map(|(id, _)| *id).collect();
+    let name = |p: i64| {
+        checked
+            .iter()
+            .find(|(id, _)| *id == p)
+            .map(|(_, n)| n.clone())
+            .unwrap_or_else(|| format!("player {p}"))
+    };
     if tables.is_empty() {
         return Err(Error::invalid("tables", "give at least one table"));
     }
-    let mut seen = HashSet::new();
+    let mut seen: HashMap<i64, usize> = HashMap::new();
     for (i, t) in tables.iter().enumerate() {
         if !(2..=4).contains(&t.len()) {
             return Err(Error::invalid(
                 &format!("tables[{i}]"),
-                format!("a table seats 2 to 4 players, not {}", t.len()),
+                format!("table {} seats 2 to 4 players, not {}", i + 1, t.len()),
             ));
         }
         for p in t {
             if !present.contains(p) {
                 return Err(Error::invalid(
                     &format!("tables[{i}]"),
-                    format!("player {p} is not checked in"),
+                    format!("{} at table {} is not checked in", name(*p), i + 1),
                 ));
             }
-            if !seen.insert(*p) {
+            if let Some(first) = seen.insert(*p, i) {
                 return Err(Error::invalid(
                     &format!("tables[{i}]"),
-                    format!("player {p} is seated twice"),
+                    if first == i {
+                        format!("{} has two seats at table {}", name(*p), i + 1)
+                    } else {
+                        format!(
+                            "{} is seated twice, at tables {} and {}",
+                            name(*p),
+                            first + 1,
+                            i + 1
+                        )
+                    },
                 ));
             }
         }
     }
-    if let Some(missing) = present.iter().find(|p| !seen.contains(p)) {
+    if let Some(missing) = present.iter().find(|p| !seen.contains_key(p)) {
         return Err(Error::invalid(
             "tables",
-            format!("checked-in player {missing} has no seat; check them out or seat them"),
+            format!(
+                "{} is checked in but has no seat: seat them or check them out",
+                name(*missing)
+            ),
         ));
     }
     if !nights::lock_tables(&state.db, night.id, &tables).await? {

@@ -12,6 +12,7 @@ mod assets;
 mod card;
 mod club;
 pub mod csrf;
+mod game;
 mod league;
 mod night;
 mod player;
@@ -318,6 +319,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     admin::configure(cfg);
     league::configure(cfg);
     night::configure(cfg);
+    game::configure(cfg);
     score::configure(cfg);
     player::configure(cfg);
     card::configure(cfg);

@@ -5,12 +5,14 @@ use actix_web::{HttpResponse, get, post, web};
 use askama::Template;
 use serde::Deserialize;
 
-use super::{Ctx, Page, Posted, after};
+use actix_web::http::StatusCode;
+
+use super::{Ctx, Flash, Page, Posted, after};
 use crate::domain::games::SEAT_WINDS;
 use crate::domain::leagues::League;
 use crate::domain::nights::{self, Night, NightScore, SeatChoice, SeatingRequest, Table};
 use crate::domain::{AppState, Error, Role};
-use crate::error::AppError;
+use crate::error::{AppError, OwnBody};
 
 struct CheckRow {
     id: i64,
@@ -35,6 +37,7 @@ struct GameRow {
 
 struct TableBlock {
     id: i64,
+    started: bool,
     number: i32,
     players: Vec<(i64, String, &'static str)>,
     games: Vec<GameRow>,
@@ -54,6 +57,14 @@ struct NightPage {
     checked_in: Vec<(i64, String)>,
     proposal: Vec<Vec<ProposedSeat>>,
     tables: Vec<TableBlock>,
+    /// Checked in after the tables were locked, with no seat yet.
+    late: Vec<(i64, String)>,
+    /// Tables a late arrival can join: (id, number, players) — an open seat and no game yet.
+    open_tables: Vec<(i64, i32, usize)>,
+    /// Numbers of the tables with no game yet (re-seated with the late arrivals).
+    unstarted: Vec<i32>,
+    /// There is an earlier night to copy the check-ins of.
+    has_previous: bool,
 }
 
 fn tables_with_games(tables: Vec<Table>, scores: &[NightScore]) -> Vec<TableBlock> {
@@ -99,6 +110,7 @@ fn tables_with_games(tables: Vec<Table>, scores: &[NightScore]) -> Vec<TableBloc
                 });
             }
             TableBlock {
+                started: !games.is_empty(),
                 id: t.id,
                 number: t.number,
                 players: t
@@ -114,25 +126,9 @@ fn tables_with_games(tables: Vec<Table>, scores: &[NightScore]) -> Vec<TableBloc
         .collect()
 }
 
-#[get("/nights/{id}")]
-async fn show(
-    page: Page,
-    state: web::Data<AppState>,
-    id: web::Path<i64>,
-) -> Result<HttpResponse, AppError> {
-    let d = nights::details(&state, &page.caller, *id).await?;
-    let roster = d
-        .roster
-        .into_iter()
-        .map(|(p, checked)| CheckRow {
-            id: p.id,
-            name: p.name,
-            checked,
-        })
-        .collect();
-    let proposal = d
-        .proposal
-        .into_iter()
+fn proposal_rows(tables: &[Vec<i64>]) -> Vec<Vec<ProposedSeat>> {
+    tables
+        .iter()
         .enumerate()
         .map(|(ti, t)| {
             (0..4)
@@ -143,25 +139,79 @@ async fn show(
                 })
                 .collect()
         })
+        .collect()
+}
+
+/// The night's page; `proposal` replaces the stored one (seats sent back after a refusal).
+fn night_page(ctx: Ctx, d: nights::Details, proposal: Option<Vec<Vec<i64>>>) -> NightPage {
+    let roster = d
+        .roster
+        .into_iter()
+        .map(|(p, checked)| CheckRow {
+            id: p.id,
+            name: p.name,
+            checked,
+        })
         .collect();
-    page.render(NightPage {
-        ctx: page.ctx.clone(),
+    let tables = tables_with_games(d.tables, &d.scores);
+    let seated: std::collections::HashSet<i64> = tables
+        .iter()
+        .flat_map(|t| t.players.iter().map(|p| p.0))
+        .collect();
+    let late = if tables.is_empty() {
+        Vec::new()
+    } else {
+        d.checked_in
+            .iter()
+            .filter(|(p, _)| !seated.contains(p))
+            .cloned()
+            .collect()
+    };
+    let open_tables = tables
+        .iter()
+        .filter(|t| !t.started && t.players.len() < 4)
+        .map(|t| (t.id, t.number, t.players.len()))
+        .collect();
+    let unstarted = tables
+        .iter()
+        .filter(|t| !t.started)
+        .map(|t| t.number)
+        .collect();
+    NightPage {
+        ctx,
         closed: d.night.status == "closed",
+        has_previous: d.night.number > 1,
         night: d.night,
         league: d.league,
         organizer: d.role.is_some_and(|r| r >= Role::Organizer),
         scorer: d.role.is_some_and(|r| r >= Role::Scorer),
         roster,
         checked_in: d.checked_in,
-        proposal,
-        tables: tables_with_games(d.tables, &d.scores),
-    })
+        proposal: proposal_rows(&proposal.unwrap_or(d.proposal)),
+        tables,
+        late,
+        open_tables,
+        unstarted,
+    }
+}
+
+#[get("/nights/{id}")]
+async fn show(
+    page: Page,
+    state: web::Data<AppState>,
+    id: web::Path<i64>,
+) -> Result<HttpResponse, AppError> {
+    let d = nights::details(&state, &page.caller, *id).await?;
+    page.render(night_page(page.ctx.clone(), d, None))
 }
 
 #[derive(Deserialize)]
 struct CheckinForm {
     #[serde(default)]
     player: Vec<i64>,
+    /// `propose`: propose tables right after saving the check-ins.
+    #[serde(default)]
+    then: Option<String>,
 }
 
 /// Makes the checked-in set what the form says.
@@ -172,17 +222,81 @@ async fn checkins(
     posted: Posted<CheckinForm>,
 ) -> Result<HttpResponse, AppError> {
     let want = &posted.form.player;
-    let result = nights::set_checkins(&state, &posted.caller, *id, want)
-        .await
-        .map(|c| {
-            format!(
+    let saved = nights::set_checkins(&state, &posted.caller, *id, want).await;
+    let result = match saved {
+        Ok(c) => {
+            let mut text = format!(
                 "{} players checked in ({} in, {} out).",
                 want.len(),
                 c.added,
                 c.removed
-            )
-        });
+            );
+            if !c.unseated.is_empty() {
+                text.push_str(&format!(
+                    " The tables are locked: {} {} no seat yet — seat them under \"Late arrivals\".",
+                    c.unseated.join(", "),
+                    if c.unseated.len() == 1 { "has" } else { "have" }
+                ));
+            }
+            if posted.form.then.as_deref() == Some("propose") {
+                return after(
+                    &format!("/nights/{id}#proposal"),
+                    nights::propose_seating(&state, &posted.caller, *id, SeatingRequest::default())
+                        .await
+                        .map(|()| {
+                            format!(
+                                "{text} Tables proposed: swap seats if you like, then lock them."
+                            )
+                        }),
+                );
+            }
+            Ok(text)
+        }
+        Err(e) => Err(e),
+    };
     after(&format!("/nights/{id}"), result)
+}
+
+/// Checks in everyone who played the league's previous night (besides who is checked in).
+#[post("/nights/{id}/checkins/previous")]
+async fn checkins_previous(
+    state: web::Data<AppState>,
+    id: web::Path<i64>,
+    posted: Posted<serde::de::IgnoredAny>,
+) -> Result<HttpResponse, AppError> {
+    let result = nights::check_in_previous(&state, &posted.caller, *id)
+        .await
+        .map(|n| format!("{n} players from last night checked in; untick anyone who is not here."));
+    after(&format!("/nights/{id}#checkin"), result)
+}
+
+#[derive(Deserialize)]
+struct LateForm {
+    #[serde(default)]
+    player: Option<i64>,
+    /// A table id, or `reseat`.
+    seat_at: String,
+}
+
+/// Seats late arrivals: at a table's open seat, or by re-seating the tables with no games.
+#[post("/nights/{id}/late")]
+async fn seat_late(
+    state: web::Data<AppState>,
+    id: web::Path<i64>,
+    posted: Posted<LateForm>,
+) -> Result<HttpResponse, AppError> {
+    let how = match posted.form.seat_at.as_str() {
+        "reseat" => Ok(nights::LateSeat::Reseat),
+        t => t
+            .parse()
+            .map(nights::LateSeat::Table)
+            .map_err(|_| Error::invalid("seat_at", "choose a table or re-seating")),
+    };
+    let result = match how {
+        Ok(how) => nights::seat_late(&state, &posted.caller, *id, posted.form.player, how).await,
+        Err(e) => Err(e),
+    };
+    after(&format!("/nights/{id}#tables"), result)
 }
 
 #[post("/nights/{id}/seating")]
@@ -224,11 +338,22 @@ fn seats_from_fields(fields: &[(String, String)]) -> Result<Vec<SeatChoice>, Err
 
 #[post("/nights/{id}/tables")]
 async fn lock(
+    page: Page,
     state: web::Data<AppState>,
     id: web::Path<i64>,
     posted: Posted<Vec<(String, String)>>,
 ) -> Result<HttpResponse, AppError> {
-    let result = match seats_from_fields(&posted.form) {
+    let seats = seats_from_fields(&posted.form);
+    let sent: Option<Vec<Vec<i64>>> = seats.as_ref().ok().map(|s| {
+        let mut by_table: std::collections::BTreeMap<u64, Vec<i64>> = Default::default();
+        for c in s.iter().filter(|c| c.table <= 64 && c.seat <= 3) {
+            let t = by_table.entry(c.table).or_default();
+            t.resize(t.len().max(c.seat as usize + 1), 0);
+            t[c.seat as usize] = c.player;
+        }
+        by_table.into_values().collect()
+    });
+    let result = match seats {
         Ok(seats) => nights::lock_seats(&state, &posted.caller, *id, seats)
             .await
             .map(|()| "Tables locked: scorers can enter games.".to_string()),
@@ -237,6 +362,19 @@ async fn lock(
     match result {
         // Numbers the page never offers: a crafted request, answered 422 rather than sent back.
         Err(e @ Error::Invalid { .. }) if e.fields().any(|f| f == "seats") => Err(e.into()),
+        // Refused: the page again with the seats as they were sent, so no swap is lost.
+        Err(e @ (Error::Invalid { .. } | Error::Conflict(_))) => {
+            let d = nights::details(&state, &posted.caller, *id).await?;
+            let mut ctx = page.ctx.clone();
+            ctx.flash = Some(Flash {
+                ok: false,
+                text: format!("Not locked: {}", e.message()),
+            });
+            let mut res = page.render(night_page(ctx, d, sent))?;
+            *res.status_mut() = StatusCode::UNPROCESSABLE_ENTITY;
+            res.extensions_mut().insert(OwnBody);
+            Ok(res)
+        }
         other => after(&format!("/nights/{id}"), other),
     }
 }
@@ -270,6 +408,8 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(checkins)
         .service(propose)
         .service(lock)
+        .service(checkins_previous)
+        .service(seat_late)
         .service(close)
         .service(reopen);
 }

@@ -50,7 +50,7 @@ struct ScorePage {
     ruleset: String,
 }
 
-fn wind_name(letter: &str) -> &'static str {
+pub(super) fn wind_name(letter: &str) -> &'static str {
     match letter {
         "E" => "East",
         "S" => "South",
@@ -60,7 +60,7 @@ fn wind_name(letter: &str) -> &'static str {
 }
 
 /// Points as a person writes them: +50, −25, 0.
-fn signed(points: i64) -> String {
+pub(super) fn signed(points: i64) -> String {
     match points {
         p if p > 0 => format!("+{p}"),
         p if p < 0 => format!("\u{2212}{}", p.unsigned_abs()),
@@ -68,7 +68,7 @@ fn signed(points: i64) -> String {
     }
 }
 
-fn summary(g: &Played, names: &[(i64, String, &'static str)]) -> String {
+pub(super) fn summary(g: &Played, names: &[(i64, String, &'static str)]) -> String {
     let what = match (g.outcome.as_str(), &g.line) {
         ("mahjong", Some(line)) => format!("Mah Jongg, {line}"),
         ("mahjong", None) => "Mah Jongg".into(),
@@ -131,8 +131,13 @@ async fn show(
 }
 
 #[derive(Deserialize)]
-struct ScoreForm {
-    key: String,
+pub(super) struct ScoreForm {
+    /// The idempotency key of a new game (the correction form has none).
+    #[serde(default)]
+    key: Option<String>,
+    /// The version a correction was made from (`If-Match`).
+    #[serde(default)]
+    pub(super) version: Option<String>,
     /// The game number the screen showed (always sent, so racing scorers get a conflict).
     #[serde(default)]
     number: Option<i32>,
@@ -170,7 +175,7 @@ fn player(field: &str, value: Option<&str>) -> Result<Option<i64>, Error> {
 }
 
 /// The form as the API's game input.
-fn input(f: ScoreForm) -> Result<GameInput, Error> {
+pub(super) fn input(f: ScoreForm) -> Result<GameInput, Error> {
     let mut dead = Vec::new();
     for (i, p) in f.dead_player.iter().enumerate() {
         let Some(p) = player("dead_player", Some(p))? else {
@@ -254,10 +259,16 @@ async fn submit(
     games::may_score(&state, &posted.caller, *id).await?;
     let result = match posted.form::<ScoreForm>() {
         Ok(form) => {
-            let key = form.key.clone();
-            match input(form) {
-                Ok(game) => games::record(&state, &posted.caller, *id, Some(key), game).await,
-                Err(e) => Err(e),
+            let key = form.key.clone().filter(|k| !k.is_empty());
+            match (key, input(form)) {
+                (None, _) => Err(Error::invalid(
+                    "key",
+                    "the form lost its key: open the screen again",
+                )),
+                (Some(key), Ok(game)) => {
+                    games::record(&state, &posted.caller, *id, Some(key), game).await
+                }
+                (_, Err(e)) => Err(e),
             }
         }
         Err(e) => Err(e),

@@ -202,3 +202,137 @@ pub async fn earlier_tables(
     }
     Ok(out.into_iter().map(|(n, _, p)| (n, p)).collect())
 }
+
+/// How adding a late arrival to a table went.
+pub enum AddSeat {
+    Done,
+    /// The table seats 4 already.
+    Full,
+    /// The table has a game: its winds would change under it.
+    Started,
+}
+
+/// Seats a player at the next seat of a table that has fewer than 4 and no game (the night row
+/// locked, so two organizers cannot fill one seat twice).
+pub async fn add_seat(
+    pool: &PgPool,
+    night_id: i64,
+    table_id: i64,
+    player: i64,
+) -> sqlx::Result<AddSeat> {
+    let mut tx = pool.begin().await?;
+    sqlx::query("SELECT id FROM nights WHERE id = $1 FOR UPDATE")
+        .bind(night_id)
+        .execute(&mut *tx)
+        .await?;
+    let (seats, games): (i64, i64) = sqlx::query_as(
+        "SELECT (SELECT count(*) FROM table_seats WHERE table_id = $1), \
+                (SELECT count(*) FROM games WHERE table_id = $1)",
+    )
+    .bind(table_id)
+    .fetch_one(&mut *tx)
+    .await?;
+    if games > 0 {
+        return Ok(AddSeat::Started);
+    }
+    if seats >= 4 {
+        return Ok(AddSeat::Full);
+    }
+    sqlx::query(
+        "INSERT INTO table_seats (table_id, seat, player_id) \
+         SELECT $1, coalesce(max(seat), -1) + 1, $2 FROM table_seats WHERE table_id = $1",
+    )
+    .bind(table_id)
+    .bind(player)
+    .execute(&mut *tx)
+    .await?;
+    tx.commit().await?;
+    Ok(AddSeat::Done)
+}
+
+/// The night's tables that have at least one game.
+pub async fn tables_with_games(pool: &PgPool, night_id: i64) -> sqlx::Result<Vec<i64>> {
+    sqlx::query_scalar(
+        "SELECT DISTINCT t.id FROM night_tables t JOIN games g ON g.table_id = t.id WHERE t.night_id = $1",
+    )
+    .bind(night_id)
+    .fetch_all(pool)
+    .await
+}
+
+/// Replaces the tables `drop` (none with a game) by `tables`, which take the dropped numbers
+/// first, then numbers after the highest; the numbers given, or `None` when a game arrived at
+/// one of the dropped tables meanwhile.
+pub async fn reseat(
+    pool: &PgPool,
+    night_id: i64,
+    drop: &[i64],
+    tables: &[Vec<i64>],
+) -> sqlx::Result<Option<Vec<i32>>> {
+    let mut tx = pool.begin().await?;
+    sqlx::query("SELECT id FROM nights WHERE id = $1 FOR UPDATE")
+        .bind(night_id)
+        .execute(&mut *tx)
+        .await?;
+    let mut free: Vec<i32> = sqlx::query_scalar(
+        "SELECT number FROM night_tables WHERE night_id = $1 AND id = ANY($2) ORDER BY number",
+    )
+    .bind(night_id)
+    .bind(drop)
+    .fetch_all(&mut *tx)
+    .await?;
+    let deleted = sqlx::query("DELETE FROM night_tables WHERE night_id = $1 AND id = ANY($2)")
+        .bind(night_id)
+        .bind(drop)
+        .execute(&mut *tx)
+        .await;
+    match deleted {
+        Err(sqlx::Error::Database(d)) if d.is_foreign_key_violation() => return Ok(None),
+        Err(e) => return Err(e),
+        Ok(_) => {}
+    }
+    let mut highest: i32 =
+        sqlx::query_scalar("SELECT coalesce(max(number), 0) FROM night_tables WHERE night_id = $1")
+            .bind(night_id)
+            .fetch_one(&mut *tx)
+            .await?;
+    highest = highest.max(free.iter().copied().max().unwrap_or(0));
+    free.reverse();
+    let mut numbers = Vec::new();
+    for players in tables {
+        let number = free.pop().unwrap_or_else(|| {
+            highest += 1;
+            highest
+        });
+        let table_id: i64 = sqlx::query_scalar(
+            "INSERT INTO night_tables (night_id, number) VALUES ($1, $2) RETURNING id",
+        )
+        .bind(night_id)
+        .bind(number)
+        .fetch_one(&mut *tx)
+        .await?;
+        for (seat, player) in players.iter().enumerate() {
+            sqlx::query("INSERT INTO table_seats (table_id, seat, player_id) VALUES ($1, $2, $3)")
+                .bind(table_id)
+                .bind(seat as i32)
+                .bind(player)
+                .execute(&mut *tx)
+                .await?;
+        }
+        numbers.push(number);
+    }
+    tx.commit().await?;
+    numbers.sort_unstable();
+    Ok(Some(numbers))
+}
+
+/// The league's night before night `number`, if any.
+pub async fn previous(pool: &PgPool, league_id: i64, number: i32) -> sqlx::Result<Option<i64>> {
+    sqlx::query_scalar(
+        "SELECT id FROM nights WHERE league_id = $1 AND number < $2 ORDER BY number DESC LIMIT 1",
+    )
+    .bind(league_id)
+    .bind(number)
+    .fetch_optional(pool)
+    .await
+}
