@@ -170,6 +170,15 @@ pub fn chart(nights: &[i32], players: &[(String, Vec<i64>)]) -> Option<Chart> {
     })
 }
 
+/// A moment as a club reads it: in the club's time zone (UTC when the zone is unknown), e.g.
+/// "Tue 3 Mar 2026, 19:42 EST".
+pub fn local_time(at: chrono::DateTime<chrono::Utc>, time_zone: &str) -> String {
+    let tz: chrono_tz::Tz = time_zone.parse().unwrap_or(chrono_tz::UTC);
+    at.with_timezone(&tz)
+        .format("%a %-d %b %Y, %H:%M %Z")
+        .to_string()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -226,13 +235,4 @@ mod tests {
         assert_eq!(c.series[0].points.split(' ').count(), 3);
         assert!(chart(&[], &[]).is_none());
     }
-}
-
-/// A moment as a club reads it: in the club's time zone (UTC when the zone is unknown), e.g.
-/// "Tue 3 Mar 2026, 19:42 EST".
-pub fn local_time(at: chrono::DateTime<chrono::Utc>, time_zone: &str) -> String {
-    let tz: chrono_tz::Tz = time_zone.parse().unwrap_or(chrono_tz::UTC);
-    at.with_timezone(&tz)
-        .format("%a %-d %b %Y, %H:%M %Z")
-        .to_string()
 }
