@@ -213,12 +213,12 @@ async fn nul_characters_are_refused_naming_the_field() {
     let token = csrf(&app, &owner, "/clubs/nul").await;
     let res = owner
         .post(app.url("/clubs/nul/players"))
-        .form(&[("csrf", token.as_str()), ("name", "Pat\u{0}")])
+        .form(&[("csrf", token.as_str()), ("names", "Pat\u{0}")])
         .send()
         .await
         .unwrap();
     assert_eq!(res.status(), 422);
-    assert!(res.text().await.unwrap().contains("name"));
+    assert!(res.text().await.unwrap().contains("names"));
     let res = owner
         .get(app.url("/api/v1/clubs/nul%00"))
         .send()

@@ -30,6 +30,26 @@ pub struct PlayerChange {
     pub active: Option<bool>,
 }
 
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pasted_names_are_lines_or_a_csv_name_column() {
+        assert_eq!(
+            names_from_paste("Ann\n\n  Bea Lee \nann\nAdler, Rose\n").unwrap(),
+            ["Ann", "Bea Lee", "Adler, Rose"]
+        );
+        assert_eq!(
+            names_from_paste("id,Name,email\n1,\"Ng, Kit\",k@x\n2,Lou,l@x\n").unwrap(),
+            ["Ng, Kit", "Lou"]
+        );
+        assert!(names_from_paste("  \n").is_err());
+        let many: String = (0..=MAX_BULK).map(|i| format!("P{i}\n")).collect();
+        assert!(names_from_paste(&many).is_err());
+    }
+}
+
 fn clean_name(name: &str) -> Result<String> {
     let n = name.split_whitespace().collect::<Vec<_>>().join(" ");
     // The length as sent counts too: the limit is the one the API document states.
@@ -52,6 +72,95 @@ pub async fn add(state: &AppState, caller: &Caller, slug: &str, p: NewPlayer) ->
     players::create(&state.db, club.id, &name)
         .await?
         .ok_or_else(|| Error::Conflict(format!("the club already has a player named `{name}`")))
+}
+
+/// The most names one paste may add.
+pub const MAX_BULK: usize = 500;
+
+/// What a paste of names did: who was added, and who was not and why.
+pub struct Added {
+    pub added: Vec<String>,
+    pub skipped: Vec<(String, String)>,
+}
+
+/// Names from pasted text: one per line, or a CSV whose header has a `name` column (quoted
+/// cells, commas inside quotes); blank lines and repeats within the paste are skipped.
+pub fn names_from_paste(text: &str) -> Result<Vec<String>> {
+    let mut lines = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .peekable();
+    let header = lines.peek().map(|l| csv_cells(l)).unwrap_or_default();
+    // A CSV file when its first row names a `name` column; otherwise one name per line (a
+    // name may then hold a comma: "Adler, Rose").
+    let column = (header.len() > 1)
+        .then(|| header.iter().position(|h| h.eq_ignore_ascii_case("name")))
+        .flatten();
+    if column.is_some() {
+        lines.next();
+    }
+    let mut names: Vec<String> = Vec::new();
+    for line in lines {
+        let name = match column {
+            Some(c) => csv_cells(line).get(c).cloned().unwrap_or_default(),
+            None => line.to_string(),
+        };
+        let name = name.trim().to_string();
+        if !name.is_empty() && !names.iter().any(|n| n.eq_ignore_ascii_case(&name)) {
+            names.push(name);
+        }
+        if names.len() > MAX_BULK {
+            return Err(Error::invalid(
+                "names",
+                format!("paste at most {MAX_BULK} names at a time"),
+            ));
+        }
+    }
+    if names.is_empty() {
+        return Err(Error::invalid("names", "paste at least one name"));
+    }
+    Ok(names)
+}
+
+/// The cells of one CSV row (RFC 4180 quoting).
+fn csv_cells(line: &str) -> Vec<String> {
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(line.as_bytes());
+    reader
+        .records()
+        .next()
+        .and_then(|r| r.ok())
+        .map(|r| r.iter().map(str::to_string).collect())
+        .unwrap_or_default()
+}
+
+/// Adds many players at once (organizers): each name is checked as a single add would be; a
+/// name the club already has is reported, not an error for the rest.
+pub async fn add_many(state: &AppState, caller: &Caller, slug: &str, text: &str) -> Result<Added> {
+    let (club, _) = caller.club(state, slug, Need::Admin).await?;
+    let mut out = Added {
+        added: Vec::new(),
+        skipped: Vec::new(),
+    };
+    for raw in names_from_paste(text)? {
+        let name = match clean_name(&raw) {
+            Ok(n) => n,
+            Err(e) => {
+                out.skipped.push((raw, e.message()));
+                continue;
+            }
+        };
+        match players::create(&state.db, club.id, &name).await? {
+            Some(p) => out.added.push(p.name),
+            None => out
+                .skipped
+                .push((name, "already a player of the club".into())),
+        }
+    }
+    Ok(out)
 }
 
 /// Renames, deactivates or reactivates a player.

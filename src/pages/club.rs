@@ -4,10 +4,12 @@ use actix_web::{HttpResponse, get, post, web};
 use askama::Template;
 use serde::Deserialize;
 
+use super::league::{LeagueForm, league_input};
+use super::view::LeagueFields;
 use super::{Ctx, Page, Posted, after};
 use crate::domain::clubs::{self, Club};
-use crate::domain::leagues::{self, League, LeagueInput};
-use crate::domain::players::{self, NewPlayer, Player};
+use crate::domain::leagues::{self, League};
+use crate::domain::players::{self, Player};
 use crate::domain::{AppState, Error, Role};
 use crate::error::AppError;
 use crate::rules::Ruleset;
@@ -25,6 +27,7 @@ struct ClubPage {
     /// Cards a new league can use: (value for the form, label).
     cards: Vec<(String, String)>,
     presets: Vec<&'static str>,
+    lf: LeagueFields,
 }
 
 #[get("/clubs/{slug}")]
@@ -43,12 +46,14 @@ async fn show(
         players: o.players,
         cards: o.cards,
         presets: Ruleset::PRESETS.to_vec(),
+        lf: LeagueFields::default(),
     })
 }
 
 #[derive(Deserialize)]
 struct PlayerForm {
-    name: String,
+    /// One name per line, or a CSV with a `name` column.
+    names: String,
 }
 
 #[post("/clubs/{slug}/players")]
@@ -57,28 +62,29 @@ async fn add(
     slug: web::Path<String>,
     posted: Posted<PlayerForm>,
 ) -> Result<HttpResponse, AppError> {
-    let result = players::add(
-        &state,
-        &posted.caller,
-        &slug,
-        NewPlayer {
-            name: posted.form.name,
-        },
-    )
-    .await
-    .map(|p| format!("{} joined the club's players.", p.name));
+    let result = players::add_many(&state, &posted.caller, &slug, &posted.form.names)
+        .await
+        .and_then(|a| {
+            let mut text = match a.added.len() {
+                0 => String::from("No player added."),
+                1 => format!("{} joined the club's players.", a.added[0]),
+                n => format!("{n} players added: {}.", a.added.join(", ")),
+            };
+            if !a.skipped.is_empty() {
+                let why: Vec<String> = a
+                    .skipped
+                    .iter()
+                    .map(|(n, reason)| format!("{n} ({reason})"))
+                    .collect();
+                text.push_str(&format!(" Not added: {}.", why.join("; ")));
+            }
+            if a.added.is_empty() {
+                Err(Error::Conflict(text))
+            } else {
+                Ok(text)
+            }
+        });
     after(&format!("/clubs/{slug}#players"), result)
-}
-
-#[derive(Deserialize)]
-struct LeagueForm {
-    name: String,
-    card: String,
-    ruleset: String,
-    visibility: String,
-    board: String,
-    #[serde(default)]
-    min_games: Option<String>,
 }
 
 #[post("/clubs/{slug}/leagues")]
@@ -87,33 +93,11 @@ async fn new_league(
     slug: web::Path<String>,
     posted: Posted<LeagueForm>,
 ) -> Result<HttpResponse, AppError> {
-    let f = posted.form;
-    let min_games = match f.min_games.as_deref().map(str::trim) {
-        None | Some("") => None,
-        Some(n) => Some(
-            n.parse::<i32>()
-                .map_err(|_| Error::invalid("min_games", "give a whole number of games")),
-        ),
-    }
-    .transpose();
-    let result = match min_games {
+    let result = match league_input(posted.form, true) {
         Err(e) => Err(e),
-        Ok(min_games) => leagues::create(
-            &state,
-            &posted.caller,
-            &slug,
-            LeagueInput {
-                name: Some(f.name),
-                card: Some(f.card),
-                ruleset: Some(serde_json::Value::String(f.ruleset)),
-                visibility: Some(f.visibility),
-                board: Some(f.board),
-                min_games,
-                ..Default::default()
-            },
-        )
-        .await
-        .map(|(l, _)| l),
+        Ok(input) => leagues::create(&state, &posted.caller, &slug, input)
+            .await
+            .map(|(l, _)| l),
     };
     match result {
         Ok(l) => after(&format!("/leagues/{}", l.id), Ok("League created.".into())),

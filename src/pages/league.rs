@@ -5,13 +5,13 @@ use askama::Template;
 use chrono::NaiveDate;
 use serde::Deserialize;
 
-use super::view::{Chart, chart};
+use super::view::{Chart, LeagueFields, chart};
 use super::{Ctx, Page, Posted, after};
-use crate::domain::AppState;
 use crate::domain::clubs::Club;
-use crate::domain::leagues::League;
+use crate::domain::leagues::{self, League, LeagueInput};
 use crate::domain::nights::{self, NewNight, Night};
 use crate::domain::standings::{self, Standing};
+use crate::domain::{AppState, Error};
 use crate::error::AppError;
 
 /// Players drawn in the chart: the top of the standings.
@@ -54,6 +54,7 @@ struct LeaguePage {
     chart: Option<Chart>,
     nights: Vec<Night>,
     today: NaiveDate,
+    lf: LeagueFields,
 }
 
 #[derive(Deserialize)]
@@ -132,6 +133,7 @@ async fn show(
         .collect();
     page.render(LeaguePage {
         ctx: page.ctx.clone(),
+        lf: LeagueFields::of(&league),
         league,
         club: o.club,
         organizer: o.organizer,
@@ -166,6 +168,94 @@ async fn new_night(
     }
 }
 
+/// The league forms' fields (create and settings).
+#[derive(Deserialize)]
+pub(super) struct LeagueForm {
+    name: String,
+    #[serde(default)]
+    card: Option<String>,
+    #[serde(default)]
+    ruleset: Option<String>,
+    visibility: String,
+    board: String,
+    #[serde(default)]
+    games_per_table: Option<String>,
+    #[serde(default)]
+    min_games: Option<String>,
+    #[serde(default)]
+    starts_on: Option<String>,
+    #[serde(default)]
+    ends_on: Option<String>,
+}
+
+fn number(field: &str, text: Option<&str>, what: &str) -> Result<Option<i32>, Error> {
+    match text.map(str::trim) {
+        None | Some("") => Ok(None),
+        Some(n) => n
+            .parse::<i32>()
+            .map(Some)
+            .map_err(|_| Error::invalid(field, format!("give {what} as a whole number"))),
+    }
+}
+
+fn date(field: &str, text: Option<&str>, what: &str) -> Result<Option<NaiveDate>, Error> {
+    match text.map(str::trim) {
+        None | Some("") => Ok(None),
+        Some(d) => d
+            .parse::<NaiveDate>()
+            .map(Some)
+            .map_err(|_| Error::invalid(field, format!("give {what} as a date, e.g. 2026-03-03"))),
+    }
+}
+
+/// The form as a league input; `create` takes the card and scoring too.
+pub(super) fn league_input(f: LeagueForm, create: bool) -> Result<LeagueInput, Error> {
+    let starts_on = date("starts_on", f.starts_on.as_deref(), "the first night")?;
+    let ends_on = date("ends_on", f.ends_on.as_deref(), "the last night")?;
+    if let (Some(a), Some(b)) = (starts_on, ends_on)
+        && b < a
+    {
+        return Err(Error::invalid(
+            "ends_on",
+            format!("the last night ({b}) comes before the first ({a})"),
+        ));
+    }
+    Ok(LeagueInput {
+        name: Some(f.name),
+        card: if create { f.card } else { None },
+        ruleset: if create {
+            f.ruleset.map(serde_json::Value::String)
+        } else {
+            None
+        },
+        visibility: Some(f.visibility),
+        board: Some(f.board),
+        games_per_table: number(
+            "games_per_table",
+            f.games_per_table.as_deref(),
+            "the games at each table",
+        )?,
+        min_games: number("min_games", f.min_games.as_deref(), "the games needed")?,
+        starts_on,
+        ends_on,
+    })
+}
+
+#[post("/leagues/{id}/settings")]
+async fn settings(
+    state: web::Data<AppState>,
+    id: web::Path<i64>,
+    posted: Posted<LeagueForm>,
+) -> Result<HttpResponse, AppError> {
+    let result = match league_input(posted.form, false) {
+        Ok(input) => leagues::update(&state, &posted.caller, *id, input)
+            .await
+            .map(|(l, _)| format!("{} saved: {} games a table.", l.name, l.games_per_table)),
+        Err(e) => Err(e),
+    };
+    after(&format!("/leagues/{id}#settings"), result)
+}
+
 pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.service(show).service(new_night);
+    cfg.service(show).service(new_night).service(settings);
 }

@@ -170,6 +170,45 @@ pub fn chart(nights: &[i32], players: &[(String, Vec<i64>)]) -> Option<Chart> {
     })
 }
 
+/// A league's settings as the league forms show them (defaults for a new league).
+pub struct LeagueFields {
+    pub name: String,
+    pub games_per_table: i32,
+    pub visibility: String,
+    pub board: String,
+    pub min_games: i32,
+    pub starts_on: String,
+    pub ends_on: String,
+}
+
+impl Default for LeagueFields {
+    fn default() -> Self {
+        LeagueFields {
+            name: String::new(),
+            games_per_table: 4,
+            visibility: "members".into(),
+            board: "total".into(),
+            min_games: 0,
+            starts_on: String::new(),
+            ends_on: String::new(),
+        }
+    }
+}
+
+impl LeagueFields {
+    pub fn of(l: &crate::domain::leagues::League) -> LeagueFields {
+        LeagueFields {
+            name: l.name.clone(),
+            games_per_table: l.games_per_table,
+            visibility: l.visibility.clone(),
+            board: l.board.clone(),
+            min_games: l.min_games,
+            starts_on: l.starts_on.map(|d| d.to_string()).unwrap_or_default(),
+            ends_on: l.ends_on.map(|d| d.to_string()).unwrap_or_default(),
+        }
+    }
+}
+
 /// A moment as a club reads it: in the club's time zone (UTC when the zone is unknown), e.g.
 /// "Tue 3 Mar 2026, 19:42 EST".
 pub fn local_time(at: chrono::DateTime<chrono::Utc>, time_zone: &str) -> String {
