@@ -18,12 +18,16 @@ const LOGIN_PER_ADDRESS: (u32, u32) = (20, 20);
 const SIGNUP_PER_ADDRESS: (u32, u32) = (10, 10);
 /// Stateless engine calls per address: 120 at once, then 20 a second.
 const ENGINE_PER_ADDRESS: (u32, u32) = (120, 1200);
+/// Table codes tried from one address: 10 at once (a few typos at a busy table), then one a
+/// minute.
+const TABLE_CODE_PER_ADDRESS: (u32, u32) = (10, 1);
 
 pub struct Limits {
     login_account: DefaultKeyedRateLimiter<(String, Option<IpAddr>)>,
     login_address: DefaultKeyedRateLimiter<IpAddr>,
     signup: DefaultKeyedRateLimiter<IpAddr>,
     engine: DefaultKeyedRateLimiter<IpAddr>,
+    table_code: DefaultKeyedRateLimiter<IpAddr>,
 }
 
 fn quota((burst, per_minute): (u32, u32)) -> Quota {
@@ -59,6 +63,7 @@ impl Default for Limits {
             login_address: RateLimiter::keyed(quota(LOGIN_PER_ADDRESS)),
             signup: RateLimiter::keyed(hourly(SIGNUP_PER_ADDRESS)),
             engine: RateLimiter::keyed(quota(ENGINE_PER_ADDRESS)),
+            table_code: RateLimiter::keyed(quota(TABLE_CODE_PER_ADDRESS)),
         }
     }
 }
@@ -82,6 +87,14 @@ impl Limits {
         self.signup
             .check_key(&ip)
             .map_err(|n| refuse("sign-ups from this address", n.wait_time_from(now)))
+    }
+
+    pub fn table_code(&self, address: Option<IpAddr>) -> Result<(), Refused> {
+        let Some(ip) = address else { return Ok(()) };
+        let now = DefaultClock::default().now();
+        self.table_code
+            .check_key(&ip)
+            .map_err(|n| refuse("table codes tried from this address", n.wait_time_from(now)))
     }
 
     pub fn engine(&self, address: Option<IpAddr>) -> Result<(), Refused> {

@@ -75,6 +75,13 @@ pub enum Principal {
         club_id: i64,
         scopes: Vec<String>,
     },
+    /// The holder of a live table code: enters and corrects games at that table only.
+    Table {
+        code_id: i64,
+        table_id: i64,
+        table_number: i32,
+        league_id: i64,
+    },
 }
 
 /// The caller of an operation: `None` when anonymous.
@@ -128,6 +135,9 @@ impl Caller {
             Some(Principal::Token { .. }) => Err(Error::Forbidden(
                 "this needs a logged-in user, not an API token".into(),
             )),
+            Some(Principal::Table { .. }) => Err(Error::Forbidden(
+                "this needs a logged-in user; a table code only enters games at its table".into(),
+            )),
             None => Err(Error::Unauthorized(
                 "log in first (POST /api/v1/session)".into(),
             )),
@@ -138,6 +148,21 @@ impl Caller {
     pub fn display_name(&self) -> Option<String> {
         match &self.0 {
             Some(Principal::User(u)) => Some(u.display_name.clone()),
+            Some(Principal::Table { table_number, .. }) => {
+                Some(format!("Table {table_number} code"))
+            }
+            _ => None,
+        }
+    }
+
+    /// The table a table code lets the caller score at, if the caller holds one.
+    pub fn code_table(&self) -> Option<(i64, i64)> {
+        match &self.0 {
+            Some(Principal::Table {
+                table_id,
+                league_id,
+                ..
+            }) => Some((*table_id, *league_id)),
             _ => None,
         }
     }
@@ -147,6 +172,7 @@ impl Caller {
         match &self.0 {
             Some(Principal::User(u)) => format!("user {} ({})", u.id, u.email),
             Some(Principal::Token { id, .. }) => format!("token {id}"),
+            Some(Principal::Table { table_number, .. }) => format!("table {table_number} code"),
             None => "anonymous".into(),
         }
     }
@@ -214,6 +240,8 @@ impl Caller {
                 }
                 Ok((club, Access::Token))
             }
+            // A table code opens one table, nothing of the club beyond it.
+            Principal::Table { .. } => Err(not_found()),
         }
     }
 

@@ -119,7 +119,14 @@ pub async fn resolve(
     };
     let id: i64 = spec.trim().parse().map_err(|_| not_found())?;
     let stored = cards::get(&state.db, id).await?.ok_or_else(not_found)?;
-    if !stored.public {
+    // A table code reads its own league's card.
+    let league_card = match caller.code_table() {
+        Some((_, league)) => crate::storage::leagues::get(&state.db, league)
+            .await?
+            .is_some_and(|l| l.card_id == Some(stored.id)),
+        None => false,
+    };
+    if !stored.public && !league_card {
         let club = clubs::by_id(&state.db, stored.club_id)
             .await?
             .ok_or_else(not_found)?;

@@ -356,11 +356,31 @@ async fn table_for(
     let ctx = games::table_context(&state.db, table_id)
         .await?
         .ok_or_else(|| Error::NotFound(not_found()))?;
+    if let Some(league) = by_code(state, caller, table_id, need).await? {
+        let club_id = league.club_id;
+        return Ok((ctx, league, club_id));
+    }
     let (league, club) = caller
         .league(state, ctx.league_id, need)
         .await
         .map_err(|e| e.or_not_found(not_found))?;
     Ok((ctx, league, club.id))
+}
+
+/// The table's league when the caller holds that table's code and needs no more than to score;
+/// `None` lets the usual rules decide (a code for another table gets their 404).
+async fn by_code(
+    state: &AppState,
+    caller: &Caller,
+    table_id: i64,
+    need: Need,
+) -> Result<Option<League>> {
+    match caller.code_table() {
+        Some((t, league_id)) if t == table_id && need <= Need::Score => {
+            Ok(crate::storage::leagues::get(&state.db, league_id).await?)
+        }
+        _ => Ok(None),
+    }
 }
 
 fn closed(night_id: i64) -> Error {
@@ -494,6 +514,9 @@ async fn game_access(
     let ctx = games::table_context(&state.db, g.table_id)
         .await?
         .ok_or_else(|| Error::NotFound(not_found()))?;
+    if let Some(league) = by_code(state, caller, g.table_id, need).await? {
+        return Ok((g, ctx, league));
+    }
     let (league, _) = caller
         .league(state, ctx.league_id, need)
         .await

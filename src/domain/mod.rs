@@ -10,6 +10,7 @@ pub mod access;
 pub mod accounts;
 pub mod cards;
 pub mod clubs;
+pub mod codes;
 pub mod demo;
 pub mod engine;
 pub mod games;

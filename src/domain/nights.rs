@@ -110,7 +110,7 @@ async fn checked_in_ids(state: &AppState, night_id: i64) -> Result<Vec<i64>> {
 }
 
 /// Loads a night and its league for a caller with `need`.
-async fn night_for(
+pub(crate) async fn night_for(
     state: &AppState,
     caller: &Caller,
     id: i64,
@@ -128,7 +128,11 @@ async fn night_for(
 }
 
 /// As `night_for`, refusing a closed night.
-async fn open_night(state: &AppState, caller: &Caller, id: i64) -> Result<(Night, League)> {
+pub(crate) async fn open_night(
+    state: &AppState,
+    caller: &Caller,
+    id: i64,
+) -> Result<(Night, League)> {
     let (night, league) = night_for(state, caller, id, Need::Admin).await?;
     if night.status == "closed" {
         return Err(Error::Conflict(format!(
@@ -652,15 +656,19 @@ pub struct Details {
     pub tables: Vec<Table>,
     /// Every game's scores, in table and game order.
     pub scores: Vec<NightScore>,
+    /// The club's time zone.
+    pub time_zone: String,
 }
 
 /// Everything the night's page shows.
 pub async fn details(state: &AppState, caller: &Caller, id: i64) -> Result<Details> {
     let (night, league) = night_for(state, caller, id, Need::Read).await?;
-    let role = match clubs::by_id(&state.db, league.club_id).await? {
-        Some(club) => caller.role_in(state, &club).await?,
+    let club = clubs::by_id(&state.db, league.club_id).await?;
+    let role = match &club {
+        Some(club) => caller.role_in(state, club).await?,
         None => None,
     };
+    let time_zone = club.map(|c| c.time_zone).unwrap_or_else(|| "UTC".into());
     let checked_in = nights::checkins(&state.db, night.id).await?;
     let roster = if role.is_some_and(|r| r >= Role::Organizer) {
         players::list(&state.db, league.club_id, false)
@@ -691,6 +699,7 @@ pub async fn details(state: &AppState, caller: &Caller, id: i64) -> Result<Detai
         proposal,
         tables,
         scores,
+        time_zone,
     })
 }
 

@@ -12,7 +12,7 @@ use actix_web::http::header::AUTHORIZATION;
 use actix_web::{FromRequest, HttpRequest, web};
 
 use crate::domain::access::{Credentials, identify};
-use crate::domain::{AppState, Caller, Error, accounts};
+use crate::domain::{AppState, Caller, Error, accounts, codes};
 use crate::error::AppError;
 
 /// Largest request body accepted (a card file is the biggest thing anyone sends).
@@ -73,7 +73,41 @@ async fn caller_of(req: HttpRequest) -> Result<Caller, AppError> {
             None => Credentials::None,
         },
     };
-    Ok(identify(&state, credentials).await?)
+    let caller = identify(&state, credentials).await?;
+    // No one logged in: a table code the browser holds makes it that table's scorer.
+    if caller.0.is_none()
+        && req.headers().get(AUTHORIZATION).is_none()
+        && let Some(code) = req.cookie(TABLE_COOKIE)
+    {
+        return Ok(codes::identify(&state, code.value(), peer(&req)).await?);
+    }
+    Ok(caller)
+}
+
+/// Name of the cookie that holds a table code.
+pub const TABLE_COOKIE: &str = "ml_table";
+
+/// The cookie that holds a table code for the rest of the night (HttpOnly, SameSite=Lax).
+pub fn table_cookie(req: &HttpRequest, code: &str) -> Cookie<'static> {
+    let secure = req.connection_info().scheme() == "https";
+    Cookie::build(TABLE_COOKIE, codes::normalize(code))
+        .path("/")
+        .http_only(true)
+        .same_site(SameSite::Lax)
+        .secure(secure)
+        .max_age(CookieDuration::hours(24))
+        .finish()
+}
+
+/// The cookie that clears a table code.
+pub fn table_removal() -> Cookie<'static> {
+    let mut gone = Cookie::build(TABLE_COOKIE, "")
+        .path("/")
+        .http_only(true)
+        .same_site(SameSite::Lax)
+        .finish();
+    gone.make_removal();
+    gone
 }
 
 impl FromRequest for Caller {

@@ -163,6 +163,8 @@ async fn logout(
     );
     res.add_cookie(&session_removal())
         .map_err(AppError::internal)?;
+    res.add_cookie(&crate::http::table_removal())
+        .map_err(AppError::internal)?;
     Ok(res)
 }
 

@@ -11,6 +11,7 @@ mod admin;
 mod assets;
 mod card;
 mod club;
+mod codes;
 pub mod csrf;
 mod game;
 mod league;
@@ -320,6 +321,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     league::configure(cfg);
     night::configure(cfg);
     game::configure(cfg);
+    codes::configure(cfg);
     score::configure(cfg);
     player::configure(cfg);
     card::configure(cfg);

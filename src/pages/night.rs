@@ -7,11 +7,12 @@ use serde::Deserialize;
 
 use actix_web::http::StatusCode;
 
+use super::view::local_time;
 use super::{Ctx, Flash, Page, Posted, after};
 use crate::domain::games::SEAT_WINDS;
 use crate::domain::leagues::League;
 use crate::domain::nights::{self, Night, NightScore, SeatChoice, SeatingRequest, Table};
-use crate::domain::{AppState, Error, Role};
+use crate::domain::{AppState, Error, Role, codes};
 use crate::error::{AppError, OwnBody};
 
 struct CheckRow {
@@ -65,6 +66,8 @@ struct NightPage {
     unstarted: Vec<i32>,
     /// There is an earlier night to copy the check-ins of.
     has_previous: bool,
+    /// When the night's table codes were opened, if they are live.
+    codes_opened: Option<String>,
 }
 
 fn tables_with_games(tables: Vec<Table>, scores: &[NightScore]) -> Vec<TableBlock> {
@@ -143,7 +146,12 @@ fn proposal_rows(tables: &[Vec<i64>]) -> Vec<Vec<ProposedSeat>> {
 }
 
 /// The night's page; `proposal` replaces the stored one (seats sent back after a refusal).
-fn night_page(ctx: Ctx, d: nights::Details, proposal: Option<Vec<Vec<i64>>>) -> NightPage {
+fn night_page(
+    ctx: Ctx,
+    d: nights::Details,
+    proposal: Option<Vec<Vec<i64>>>,
+    codes_opened: Option<String>,
+) -> NightPage {
     let roster = d
         .roster
         .into_iter()
@@ -192,7 +200,18 @@ fn night_page(ctx: Ctx, d: nights::Details, proposal: Option<Vec<Vec<i64>>>) -> 
         late,
         open_tables,
         unstarted,
+        codes_opened,
     }
+}
+
+/// When the night's codes were opened, in the club's time (organizers only).
+async fn codes_opened(state: &AppState, d: &nights::Details) -> Result<Option<String>, Error> {
+    if d.role.is_none_or(|r| r < Role::Organizer) {
+        return Ok(None);
+    }
+    Ok(codes::opened(state, d.night.id)
+        .await?
+        .map(|at| local_time(at, &d.time_zone)))
 }
 
 #[get("/nights/{id}")]
@@ -202,7 +221,8 @@ async fn show(
     id: web::Path<i64>,
 ) -> Result<HttpResponse, AppError> {
     let d = nights::details(&state, &page.caller, *id).await?;
-    page.render(night_page(page.ctx.clone(), d, None))
+    let opened = codes_opened(&state, &d).await?;
+    page.render(night_page(page.ctx.clone(), d, None, opened))
 }
 
 #[derive(Deserialize)]
@@ -365,12 +385,13 @@ async fn lock(
         // Refused: the page again with the seats as they were sent, so no swap is lost.
         Err(e @ (Error::Invalid { .. } | Error::Conflict(_))) => {
             let d = nights::details(&state, &posted.caller, *id).await?;
+            let opened = codes_opened(&state, &d).await?;
             let mut ctx = page.ctx.clone();
             ctx.flash = Some(Flash {
                 ok: false,
                 text: format!("Not locked: {}", e.message()),
             });
-            let mut res = page.render(night_page(ctx, d, sent))?;
+            let mut res = page.render(night_page(ctx, d, sent, opened))?;
             *res.status_mut() = StatusCode::UNPROCESSABLE_ENTITY;
             res.extensions_mut().insert(OwnBody);
             Ok(res)

@@ -2,6 +2,7 @@
 
 pub mod cards;
 pub mod clubs;
+pub mod codes;
 pub mod embedded;
 pub mod games;
 pub mod leagues;

@@ -1,0 +1,137 @@
+//! Table codes: for a shared tablet or a tournament's tables, an organizer opens a short code
+//! per table of a night; whoever holds it enters and corrects games at that table only, until
+//! the night closes or the codes are revoked. Codes are stored as keyed hashes, guesses are
+//! rate-limited per address, and the audit log names the holder "table 3 code".
+
+use std::net::IpAddr;
+
+use rand::RngExt;
+
+use crate::domain::{AppState, Caller, Error, Need, Principal, Result};
+use crate::storage::codes::{self, CodeGrant};
+use crate::storage::nights;
+
+/// Letters and digits nobody confuses when reading a code aloud (no 0/O, 1/I/L).
+const ALPHABET: &[u8] = b"ABCDEFGHJKMNPQRSTUVWXYZ23456789";
+/// 31⁸ ≈ 8.5 × 10¹¹ codes; at the guessing limit one address tries about 1,500 a day.
+const LENGTH: usize = 8;
+
+/// A new code, as shown: `ABCD-EFGH`.
+fn new_code() -> String {
+    let mut rng = rand::rng();
+    let raw: String = (0..LENGTH)
+        .map(|_| ALPHABET[rng.random_range(0..ALPHABET.len())] as char)
+        .collect();
+    format!("{}-{}", &raw[..4], &raw[4..])
+}
+
+/// A code as typed or scanned, in the form that is hashed: upper case, no spaces or dashes.
+pub fn normalize(code: &str) -> String {
+    code.chars()
+        .filter(|c| c.is_ascii_alphanumeric())
+        .map(|c| c.to_ascii_uppercase())
+        .take(32)
+        .collect()
+}
+
+/// One table's code, shown once when opened.
+pub struct TableCode {
+    pub table_id: i64,
+    pub table_number: i32,
+    pub code: String,
+}
+
+/// Opens a code per table of the night (organizers); earlier codes stop working.
+pub async fn open(state: &AppState, caller: &Caller, night_id: i64) -> Result<Vec<TableCode>> {
+    let (night, _) = crate::domain::nights::open_night(state, caller, night_id).await?;
+    let tables = nights::tables(&state.db, night.id).await?;
+    if tables.is_empty() {
+        return Err(Error::invalid(
+            "tables",
+            "lock the night's tables first: codes are per table",
+        ));
+    }
+    let codes: Vec<TableCode> = tables
+        .iter()
+        .map(|t| TableCode {
+            table_id: t.id,
+            table_number: t.number,
+            code: new_code(),
+        })
+        .collect();
+    let hashes: Vec<(i64, String)> = codes
+        .iter()
+        .map(|c| (c.table_id, state.keys.hash(&normalize(&c.code))))
+        .collect();
+    codes::replace(&state.db, night.id, &hashes).await?;
+    Ok(codes)
+}
+
+/// Revokes the night's codes (organizers); how many stopped working.
+pub async fn revoke(state: &AppState, caller: &Caller, night_id: i64) -> Result<u64> {
+    let (night, _) = crate::domain::nights::night_for(state, caller, night_id, Need::Admin).await?;
+    Ok(codes::revoke(&state.db, night.id).await?)
+}
+
+/// When the night's codes were opened, if they are live (organizers see it on the night page).
+pub async fn opened(
+    state: &AppState,
+    night_id: i64,
+) -> Result<Option<chrono::DateTime<chrono::Utc>>> {
+    Ok(codes::opened(&state.db, night_id).await?)
+}
+
+/// What a code grants, if it is live; every attempt from an address counts against its limit.
+pub async fn enter(state: &AppState, code: &str, address: Option<IpAddr>) -> Result<CodeGrant> {
+    state.limits.table_code(address)?;
+    let refused = || {
+        Error::invalid(
+            "code",
+            "this code is not open: check it with the organizer (codes end when the night closes)",
+        )
+    };
+    let code = normalize(code);
+    if code.len() != LENGTH {
+        return Err(refused());
+    }
+    match codes::grant(&state.db, &state.keys.hash(&code)).await? {
+        Some(g) if !g.revoked && !g.night_closed => Ok(g),
+        _ => Err(refused()),
+    }
+}
+
+/// The caller a table-code cookie stands for: the table's scorer while the code is live,
+/// anonymous once it is revoked or its night closed. An unknown code counts as a guess.
+pub async fn identify(state: &AppState, code: &str, address: Option<IpAddr>) -> Result<Caller> {
+    let code = normalize(code);
+    match codes::grant(&state.db, &state.keys.hash(&code)).await? {
+        Some(g) if !g.revoked && !g.night_closed => Ok(Caller(Some(Principal::Table {
+            code_id: g.code_id,
+            table_id: g.table_id,
+            table_number: g.table_number,
+            league_id: g.league_id,
+        }))),
+        Some(_) => Ok(Caller(None)),
+        None => {
+            state.limits.table_code(address)?;
+            Ok(Caller(None))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_read_aloud_and_typed_loosely_are_the_same() {
+        let c = new_code();
+        assert_eq!(c.len(), 9);
+        assert!(c.chars().all(|x| x == '-' || ALPHABET.contains(&(x as u8))));
+        assert_eq!(
+            normalize(&c.to_lowercase().replace('-', " ")),
+            c.replace('-', "")
+        );
+        assert_eq!(normalize("abcd-efgh\u{0}"), "ABCDEFGH");
+    }
+}
