@@ -1,0 +1,574 @@
+//! An organizer's league night on the pages, in headless Chromium: fixing and voiding a game
+//! from the night page, a late arrival, seats kept after a refused lock, players added in bulk,
+//! league settings, table codes end to end; and every page fits a phone's width.
+
+#[path = "common/browser.rs"]
+mod browser;
+mod common;
+
+use browser::*;
+use common::{PASSWORD, TestApp, club_owner, one_table, spawn_app};
+use fantoccini::{Client, Locator};
+use serde_json::{Value, json};
+
+async fn api(client: &reqwest::Client, app: &TestApp, path: &str) -> Value {
+    client
+        .get(app.url(path))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap()
+}
+
+async fn selected(c: &Client, css: &str) -> String {
+    c.find(Locator::Css(css))
+        .await
+        .unwrap()
+        .prop("value")
+        .await
+        .unwrap()
+        .unwrap_or_default()
+}
+
+const WIN: &str = "F F 2B 2B 2B 2B 4C 4C 6C 6C 8B 8B 8B 8B";
+
+#[tokio::test]
+async fn a_game_is_fixed_and_voided_from_the_night_page() {
+    let app = spawn_app().await;
+    let owner = club_owner(&app, "fix", "org@example.org").await;
+    let t = one_table(&app, &owner, "fix", &["Ann", "Bea", "Cy", "Dot"]).await;
+    let (ann, bea) = (t.players[0], t.players[1]);
+    let game: Value = owner
+        .post(app.url(&format!("/api/v1/tables/{}/games", t.table)))
+        .json(&json!({"outcome": "mahjong", "winner": ann, "hand": WIN, "won_by": "self_pick"}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let id = game["id"].as_i64().unwrap();
+
+    let (_driver, c) = browser().await;
+    log_in(&c, &app.address, "org@example.org", PASSWORD, "/").await;
+    c.goto(&app.url(&format!("/nights/{}", t.night)))
+        .await
+        .unwrap();
+    click(&c, &format!("#game-{id} a.fix")).await;
+    let now = wait_text(&c, ".now", "Mah Jongg by Ann").await;
+    assert!(
+        now.contains("self-picked") && now.contains("2468#2"),
+        "{now}"
+    );
+    // It was Bea's hand, won on Cy's discard.
+    click(&c, &format!("input[name=won][value='{bea}']")).await;
+    click(
+        &c,
+        &format!("input[name=how][value='discard:{}']", t.players[2]),
+    )
+    .await;
+    click(&c, "form.fix button[type=submit]").await;
+    wait_text(&c, ".flash.ok", "Game 1 at table 1 corrected (version 2)").await;
+    let row = text_of(&c, &format!("#game-{id}")).await;
+    assert!(row.contains("Mah Jongg"), "{row}");
+    let stored = api(&owner, &app, &format!("/api/v1/games/{id}")).await;
+    assert_eq!(stored["result"]["winner"], json!(bea));
+    assert_eq!(stored["result"]["discarder"], json!(t.players[2]));
+
+    // Changed elsewhere while the page was open: told, and shown the game as it is now.
+    click(&c, &format!("#game-{id} a.fix")).await;
+    wait_text(&c, ".now", "Mah Jongg by Bea on Cy's discard").await;
+    let res = owner
+        .put(app.url(&format!("/api/v1/games/{id}")))
+        .header("If-Match", "\"2\"")
+        .json(&json!({"outcome": "wall"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    click(&c, "form.fix button[type=submit]").await;
+    let flash = wait_text(&c, ".flash.bad", "changed by someone else").await;
+    assert!(flash.contains("game 1 at table 1"), "{flash}");
+    wait_text(&c, ".now", "Wall game").await;
+    let history = text_of(&c, "ol.audit").await;
+    assert_eq!(
+        history.lines().count(),
+        3,
+        "recorded, amended twice: {history}"
+    );
+    assert!(
+        history.contains("org@example.org") && history.contains("amended: Wall game"),
+        "{history}"
+    );
+    shots(&c, "game-fix").await;
+
+    // Voiding asks first (a second tap), then the night shows the game voided.
+    click(&c, "details.danger summary").await;
+    click(&c, "details.danger button.danger").await;
+    wait_text(&c, ".flash.ok", "Game 1 at table 1 voided").await;
+    let row = text_of(&c, &format!("#game-{id}")).await;
+    assert!(row.contains("(voided)"), "{row}");
+    assert_eq!(
+        api(&owner, &app, &format!("/api/v1/games/{id}")).await["status"],
+        "voided"
+    );
+    c.close().await.unwrap();
+}
+
+async fn add_players(
+    app: &TestApp,
+    owner: &reqwest::Client,
+    slug: &str,
+    names: &[&str],
+) -> Vec<i64> {
+    let mut ids = Vec::new();
+    for n in names {
+        let p: Value = owner
+            .post(app.url(&format!("/api/v1/clubs/{slug}/players")))
+            .json(&json!({"name": n}))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        ids.push(p["id"].as_i64().unwrap());
+    }
+    ids
+}
+
+#[tokio::test]
+async fn seats_survive_a_refused_lock_and_a_late_arrival_gets_a_seat() {
+    let app = spawn_app().await;
+    let owner = club_owner(&app, "late", "org@example.org").await;
+    let names = ["Ann", "Bea", "Cy", "Dot", "Eve", "Fay", "Gus", "Hal", "Ivy"];
+    let ids = add_players(&app, &owner, "late", &names).await;
+    let league: Value = owner
+        .post(app.url("/api/v1/clubs/late/leagues"))
+        .json(&json!({"name": "L", "card": "demo-2026", "ruleset": "nmjl-money"}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let night: Value = owner
+        .post(app.url(&format!("/api/v1/leagues/{}/nights", league["id"])))
+        .json(&json!({"date": "2026-03-03"}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let night = night["id"].as_i64().unwrap();
+
+    let (_driver, c) = browser().await;
+    log_in(
+        &c,
+        &app.address,
+        "org@example.org",
+        PASSWORD,
+        &format!("/nights/{night}"),
+    )
+    .await;
+    // Eight tick in, one tap saves the check-in and proposes the tables.
+    for id in &ids[..8] {
+        click(&c, &format!("input[name=player][value='{id}']")).await;
+    }
+    click(&c, "#checkin-form button[name=then]").await;
+    wait_text(&c, ".flash.ok", "Tables proposed").await;
+    // A swap that seats someone twice is refused, and every seat stays as chosen.
+    let first = selected(&c, "#t1s1").await;
+    c.find(Locator::Css("#t1s0"))
+        .await
+        .unwrap()
+        .select_by_value(&first)
+        .await
+        .unwrap();
+    let second = selected(&c, "#t2s3").await;
+    click(&c, "#proposal button[type=submit]").await;
+    let flash = wait_text(&c, ".flash.bad", "Not locked").await;
+    let who = names[ids.iter().position(|i| i.to_string() == first).unwrap()];
+    assert!(
+        flash.contains(&format!("{who} has two seats at table 1")),
+        "{flash}"
+    );
+    assert_eq!(selected(&c, "#t1s0").await, first, "the swap is kept");
+    assert_eq!(selected(&c, "#t2s3").await, second);
+    shots(&c, "night-lock-refused").await;
+    // Fixed by giving the first seat back to whoever is not seated.
+    let seated: Vec<String> = {
+        let mut v = Vec::new();
+        for t in 1..=2 {
+            for s in 0..4 {
+                v.push(selected(&c, &format!("#t{t}s{s}")).await);
+            }
+        }
+        v
+    };
+    let missing = ids[..8]
+        .iter()
+        .find(|i| !seated.contains(&i.to_string()))
+        .unwrap();
+    c.find(Locator::Css("#t1s0"))
+        .await
+        .unwrap()
+        .select_by_value(&missing.to_string())
+        .await
+        .unwrap();
+    click(&c, "#proposal button[type=submit]").await;
+    wait_text(&c, ".flash.ok", "Tables locked").await;
+    assert!(
+        c.find(Locator::Css("#proposal")).await.is_err(),
+        "the proposal is gone once locked"
+    );
+
+    // A game starts at table 1; Ivy arrives late.
+    let tables = api(&owner, &app, &format!("/api/v1/nights/{night}")).await;
+    let table1 = tables["tables"][0]["id"].as_i64().unwrap();
+    let res = owner
+        .post(app.url(&format!("/api/v1/tables/{table1}/games")))
+        .json(&json!({"outcome": "wall"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 201);
+    c.refresh().await.unwrap();
+    click(&c, &format!("input[name=player][value='{}']", ids[8])).await;
+    click(&c, "#checkin-form button[type=submit]:not([name])").await;
+    let flash = wait_text(&c, ".flash.ok", "9 players checked in").await;
+    assert!(flash.contains("Ivy has no seat yet"), "{flash}");
+    let late = text_of(&c, "#late").await;
+    assert!(
+        late.contains("Ivy") && late.contains("Re-seat table 2 (no games yet)"),
+        "{late}"
+    );
+    shots(&c, "night-late").await;
+    click(&c, "#late form:last-of-type button").await;
+    wait_text(
+        &c,
+        ".flash.ok",
+        "Re-seated table 2 with Ivy: now tables 2, 3",
+    )
+    .await;
+    let after = api(&owner, &app, &format!("/api/v1/nights/{night}")).await;
+    let sizes: Vec<usize> = after["tables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["seats"].as_array().unwrap().len())
+        .collect();
+    assert_eq!(sizes, vec![4, 3, 2], "table 1 untouched: {after}");
+    assert_eq!(after["tables"][0]["id"].as_i64(), Some(table1));
+    assert!(
+        c.find(Locator::Css("#late")).await.is_err(),
+        "nobody waits any more"
+    );
+    c.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn players_come_in_bulk_and_league_settings_are_on_the_pages() {
+    let app = spawn_app().await;
+    let owner = club_owner(&app, "bulk", "org@example.org").await;
+    let (_driver, c) = browser().await;
+    log_in(&c, &app.address, "org@example.org", PASSWORD, "/clubs/bulk").await;
+    fill(&c, "#player-names", "Ann Lee\nBea\n\nCy\nann lee\n").await;
+    click(&c, "#add-players button").await;
+    wait_text(&c, ".flash.ok", "3 players added: Ann Lee, Bea, Cy.").await;
+    fill(
+        &c,
+        "#player-names",
+        "name,email\n\"Ng, Kit\",k@example.org\nBea\n",
+    )
+    .await;
+    click(&c, "#add-players button").await;
+    let flash = wait_text(&c, ".flash.ok", "Ng, Kit joined").await;
+    assert!(
+        flash.contains("Not added: Bea (already a player of the club)"),
+        "{flash}"
+    );
+    let players = api(&owner, &app, "/api/v1/clubs/bulk/players").await;
+    assert_eq!(players.as_array().unwrap().len(), 4, "{players}");
+
+    // A league with its games per table, board and dates from the form.
+    fill(&c, "#league-name", "Spring").await;
+    c.find(Locator::Css("#league-games"))
+        .await
+        .unwrap()
+        .clear()
+        .await
+        .unwrap();
+    fill(&c, "#league-games", "3").await;
+    c.find(Locator::Css("#league-board"))
+        .await
+        .unwrap()
+        .select_by_value("average")
+        .await
+        .unwrap();
+    c.find(Locator::Css("#league-min")).await.unwrap().clear().await.unwrap();
+    fill(&c, "#league-min", "6").await;
+    c.execute(
+        "document.getElementById('league-starts').value = '2026-03-03';
+         document.getElementById('league-ends').value = '2026-06-30';",
+        vec![],
+    )
+    .await
+    .unwrap();
+    click(&c, "#new-league button[type=submit]").await;
+    wait_text(&c, ".flash.ok", "League created").await;
+    let path = c.current_url().await.unwrap().path().to_string();
+    let league = api(&owner, &app, &format!("/api/v1{path}")).await;
+    assert_eq!(
+        (
+            league["games_per_table"].as_i64(),
+            league["board"].as_str(),
+            league["min_games"].as_i64()
+        ),
+        (Some(3), Some("average"), Some(6)),
+        "{league}"
+    );
+    assert_eq!(league["starts_on"], "2026-03-03");
+    assert_eq!(league["ends_on"], "2026-06-30");
+    // Settings later: five games a table; a last night before the first is refused.
+    click(&c, "#settings summary").await;
+    c.find(Locator::Css("#settings #league-games"))
+        .await
+        .unwrap()
+        .clear()
+        .await
+        .unwrap();
+    fill(&c, "#settings #league-games", "5").await;
+    click(&c, "#settings button[type=submit]").await;
+    wait_text(&c, ".flash.ok", "Spring saved: 5 games a table").await;
+    click(&c, "#settings summary").await;
+    c.execute(
+        "document.querySelector('#settings #league-ends').value = '2026-01-01';",
+        vec![],
+    )
+    .await
+    .unwrap();
+    click(&c, "#settings button[type=submit]").await;
+    wait_text(&c, ".flash.bad", "comes before the first").await;
+    let league = api(&owner, &app, &format!("/api/v1{path}")).await;
+    assert_eq!(league["games_per_table"], 5);
+    c.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_table_code_scores_its_table_without_an_account_and_nothing_else() {
+    let app = spawn_app().await;
+    let owner = club_owner(&app, "codes", "org@example.org").await;
+    let ids = add_players(
+        &app,
+        &owner,
+        "codes",
+        &["Ann", "Bea", "Cy", "Dot", "Eve", "Fay", "Gus", "Hal"],
+    )
+    .await;
+    let league: Value = owner
+        .post(app.url("/api/v1/clubs/codes/leagues"))
+        .json(&json!({"name": "L", "card": "demo-2026", "ruleset": "nmjl-money"}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let night: Value = owner
+        .post(app.url(&format!("/api/v1/leagues/{}/nights", league["id"])))
+        .json(&json!({"date": "2026-03-03"}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let night = night["id"].as_i64().unwrap();
+    for p in &ids {
+        owner
+            .put(app.url(&format!("/api/v1/nights/{night}/checkins/{p}")))
+            .send()
+            .await
+            .unwrap();
+    }
+    let locked: Value = owner
+        .put(app.url(&format!("/api/v1/nights/{night}/tables")))
+        .json(&json!({"tables": [ids[..4].to_vec(), ids[4..].to_vec()]}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let (t1, t2) = (
+        locked["tables"][0]["id"].as_i64().unwrap(),
+        locked["tables"][1]["id"].as_i64().unwrap(),
+    );
+
+    let (_driver, c) = browser().await;
+    log_in(
+        &c,
+        &app.address,
+        "org@example.org",
+        PASSWORD,
+        &format!("/nights/{night}"),
+    )
+    .await;
+    click(&c, "#codes button").await;
+    wait_text(&c, "h1", "Table codes for tonight").await;
+    let code = text_of(&c, "#code-1").await;
+    assert_eq!(code.len(), 9, "{code}");
+    assert_eq!(
+        c.find_all(Locator::Css("figure.qr svg"))
+            .await
+            .unwrap()
+            .len(),
+        2,
+        "a QR code per table"
+    );
+    shots(&c, "table-codes").await;
+    let source = c.source().await.unwrap();
+    assert!(
+        source.contains(&format!("/t/{}", code.replace('-', ""))),
+        "the QR link"
+    );
+
+    // Logged out, the code (typed loosely) opens table 1's scoring screen.
+    c.goto(&app.url("/")).await.unwrap();
+    click(&c, "form[action='/logout'] button").await;
+    wait_text(&c, ".flash.ok", "logged out").await;
+    c.goto(&app.url("/code")).await.unwrap();
+    fill(&c, "#code", &code.to_lowercase().replace('-', " ")).await;
+    click(&c, "form[action='/code'] button").await;
+    wait_text(&c, ".flash.ok", "This device scores table 1 tonight").await;
+    wait_text(&c, "h1", "Table 1").await;
+    click(&c, "input[name=won][value=wall]").await;
+    save(&c).await;
+    wait_text(&c, "#sent", "Saved game 1").await;
+    let games: Vec<(i64, String)> = sqlx::query_as(
+        "SELECT g.table_id, a.actor FROM games g JOIN game_audit a ON a.game_id = g.id",
+    )
+    .fetch_all(&app.db)
+    .await
+    .unwrap();
+    assert_eq!(games, vec![(t1, "table 1 code".to_string())]);
+
+    // Not another table: its screen and its API are not found.
+    c.goto(&app.url(&format!("/tables/{t2}/score")))
+        .await
+        .unwrap();
+    wait_text(&c, "h1", "404").await;
+    let status = c
+        .execute_async(
+            "const done = arguments[arguments.length - 1];
+             fetch(arguments[0], {method: 'POST', credentials: 'same-origin',
+               headers: {'Content-Type': 'application/json'}, body: JSON.stringify({outcome: 'wall'})})
+               .then(r => done(r.status));",
+            vec![json!(format!("/api/v1/tables/{t2}/games"))],
+        )
+        .await
+        .unwrap();
+    assert_eq!(status, 404);
+    // Nor the club's organizer pages.
+    c.goto(&app.url("/clubs/codes/members")).await.unwrap();
+    wait_text(&c, "h1", "").await;
+    assert!(!text_of(&c, "main").await.contains("Members and roles"));
+
+    // Revoked by the organizer, the code no longer works.
+    c.goto(&app.url("/")).await.unwrap();
+    click(&c, "form[action='/logout'] button").await;
+    log_in(
+        &c,
+        &app.address,
+        "org@example.org",
+        PASSWORD,
+        &format!("/nights/{night}"),
+    )
+    .await;
+    wait_text(&c, "#codes", "Codes are open").await;
+    click(&c, "form[action$='/codes/revoke'] button").await;
+    wait_text(&c, ".flash.ok", "2 table codes revoked").await;
+    click(&c, "form[action='/logout'] button").await;
+    c.goto(&app.url(&format!("/t/{}", code.replace('-', ""))))
+        .await
+        .unwrap();
+    click(&c, "form[action='/code'] button").await;
+    wait_text(&c, ".flash.bad", "this code is not open").await;
+    c.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn no_page_scrolls_sideways_on_a_phone() {
+    let app = spawn_app().await;
+    let state = mahjong_league::domain::AppState::new(app.db.clone(), &"k".repeat(64));
+    let login = mahjong_league::domain::demo::ensure(&state)
+        .await
+        .unwrap()
+        .unwrap();
+    let (league, night, table, game, player): (i64, i64, i64, i64, i64) = sqlx::query_as(
+        "SELECT l.id, n.id, t.id, g.id, s.player_id FROM leagues l JOIN nights n ON n.league_id = l.id \
+         JOIN night_tables t ON t.night_id = n.id JOIN games g ON g.table_id = t.id \
+         JOIN game_scores s ON s.game_id = g.id ORDER BY n.number DESC, g.id LIMIT 1",
+    )
+    .fetch_one(&app.db)
+    .await
+    .unwrap();
+    let (_driver, c) = browser().await;
+    log_in(&c, &app.address, &login.email, &login.password, "/").await;
+    c.set_window_size(390, 844).await.unwrap();
+    let pages = [
+        "/".to_string(),
+        "/clubs/demo".into(),
+        "/clubs/demo/members".into(),
+        "/clubs/demo/tokens".into(),
+        "/clubs/demo/cards".into(),
+        format!("/leagues/{league}"),
+        format!("/nights/{night}"),
+        format!("/games/{game}/edit"),
+        format!("/tables/{table}/score"),
+        format!("/players/{player}"),
+        "/cards/demo-2026".into(),
+        "/code".into(),
+        "/login".into(),
+        "/signup".into(),
+    ];
+    let mut wide = Vec::new();
+    for p in &pages {
+        c.goto(&app.url(p)).await.unwrap();
+        let w = c
+            .execute(
+                "return [document.documentElement.scrollWidth, window.innerWidth,
+                   Array.from(document.querySelectorAll('body *')).filter(e => {
+                     const r = e.getBoundingClientRect();
+                     const p = e.parentElement.getBoundingClientRect();
+                     return r.width > 0 && r.right > window.innerWidth + 1 && p.right <= window.innerWidth + 1;
+                   }).slice(0, 4).map(e => e.tagName + '.' + e.className + '#' + e.id)];",
+                vec![],
+            )
+            .await
+            .unwrap();
+        if w[0].as_u64() > w[1].as_u64() {
+            wide.push(format!("{p}: {} > {} ({})", w[0], w[1], w[2]));
+        }
+        let name = p.trim_matches('/').replace('/', "-");
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/screenshots");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join(format!(
+                "phone-{}.png",
+                if name.is_empty() { "index" } else { &name }
+            )),
+            c.screenshot().await.unwrap(),
+        )
+        .unwrap();
+    }
+    assert!(
+        wide.is_empty(),
+        "pages wider than a 390 px phone: {wide:#?}"
+    );
+    c.close().await.unwrap();
+}
