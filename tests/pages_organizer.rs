@@ -309,7 +309,12 @@ async fn players_come_in_bulk_and_league_settings_are_on_the_pages() {
         .select_by_value("average")
         .await
         .unwrap();
-    c.find(Locator::Css("#league-min")).await.unwrap().clear().await.unwrap();
+    c.find(Locator::Css("#league-min"))
+        .await
+        .unwrap()
+        .clear()
+        .await
+        .unwrap();
     fill(&c, "#league-min", "6").await;
     c.execute(
         "document.getElementById('league-starts').value = '2026-03-03';

@@ -7,7 +7,7 @@ use crate::domain::{AppState, Caller, Error, Need, Result};
 pub use crate::standings::Line;
 use crate::storage::clubs::{self, Club};
 use crate::storage::games;
-pub use crate::storage::games::NightLine;
+pub use crate::storage::games::{NightLine, PlayerGame};
 pub use crate::storage::players::Player;
 use crate::storage::players::{self, Updated};
 
@@ -257,15 +257,39 @@ pub struct WinningHand {
     pub line: String,
     pub value: i32,
     pub tiles: String,
+    /// What each joker of the hand stood for, in order.
+    pub jokers: Vec<String>,
 }
 
 /// A player's profile for their page.
 pub struct Profile {
     pub club: Club,
+    /// How the caller (a member with an account) stands to this player.
+    pub link: Link,
     pub totals: Line,
     pub nights: Vec<NightLine>,
     pub best: Vec<WinningHand>,
+    /// The latest games, latest first (at most `HISTORY`).
+    pub games: Vec<PlayerGame>,
 }
+
+/// How a logged-in member stands to a player of the club.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Link {
+    /// Not a member with an account: nothing to offer.
+    None,
+    /// The player is this member.
+    Mine,
+    /// The member said "this is me"; an organizer has not confirmed yet.
+    Claimed,
+    /// Someone else is linked to the player, or claims to be.
+    Taken,
+    /// The member may say "this is me".
+    Open,
+}
+
+/// How many of a player's latest games the profile lists.
+pub const HISTORY: i64 = 200;
 
 /// A player's profile: for club members, and for anyone once the player has a game in a
 /// public league (the public standings link to it), who then sees the public leagues' games
@@ -281,15 +305,32 @@ pub async fn profile(state: &AppState, caller: &Caller, id: i64) -> Result<Profi
         return Err(not_found());
     }
     let public_only = !member;
+    let link = match (member, caller.user()) {
+        (true, Ok(user)) => match players::link_of(&state.db, id).await? {
+            Some((Some(u), _)) if u == user.id => Link::Mine,
+            Some((_, Some(u))) if u == user.id => Link::Claimed,
+            Some((None, None)) => Link::Open,
+            _ => Link::Taken,
+        },
+        _ => Link::None,
+    };
     let totals = games::player_totals(&state.db, id, public_only)
         .await?
         .ok_or_else(not_found)?;
     let best = games::winning_hands(&state.db, id, public_only)
         .await?
         .into_iter()
-        .map(|(line, value, hand)| WinningHand {
+        .map(|(line, value, hand, jokers)| WinningHand {
             line,
             value,
+            jokers: jokers
+                .as_array()
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|t| t.as_str().map(str::to_string))
+                        .collect()
+                })
+                .unwrap_or_default(),
             tiles: match hand {
                 serde_json::Value::String(s) => s,
                 serde_json::Value::Array(a) => a
@@ -303,8 +344,64 @@ pub async fn profile(state: &AppState, caller: &Caller, id: i64) -> Result<Profi
         .collect();
     Ok(Profile {
         club,
+        link,
         totals,
         nights: games::player_nights(&state.db, id, public_only).await?,
         best,
+        games: games::player_games(&state.db, id, public_only, HISTORY).await?,
     })
+}
+
+/// A member says "this player is me" (an organizer confirms it).
+pub async fn claim(state: &AppState, caller: &Caller, id: i64) -> Result<String> {
+    let user = caller.user()?;
+    let club = club_of(state, id).await?;
+    caller
+        .club_access(state, club.clone(), Need::Read)
+        .await
+        .map_err(|e| e.or_not_found(|| format!("no player {id}")))?;
+    if !players::claim(&state.db, club.id, id, user.id).await? {
+        return Err(Error::Conflict(
+            "this player is linked to an account already, or you are linked to another player of the club".into(),
+        ));
+    }
+    Ok(format!(
+        "Asked: an organizer of {} confirms that this player is you.",
+        club.name
+    ))
+}
+
+/// Open claims of the club: (player id, player name, member's name, member's email).
+pub async fn claims(
+    state: &AppState,
+    club: &crate::domain::members::Organized,
+) -> Result<Vec<(i64, String, String, String)>> {
+    Ok(players::claims(&state.db, club.club().id).await?)
+}
+
+/// An organizer confirms or refuses a member's claim to be a player.
+pub async fn settle_claim(
+    state: &AppState,
+    caller: &Caller,
+    slug: &str,
+    id: i64,
+    confirm: bool,
+) -> Result<String> {
+    let (club, _) = caller.club(state, slug, Need::Admin).await?;
+    if !players::settle_claim(&state.db, club.id, id, confirm).await? {
+        return Err(Error::Conflict(
+            "there is no claim on this player to settle (or that member is linked to another player)".into(),
+        ));
+    }
+    Ok(if confirm {
+        "Confirmed: the member now sees this player's games as theirs.".into()
+    } else {
+        "Refused: the player is not linked.".into()
+    })
+}
+
+/// The players linked to the caller's account: (player id, name, club slug, club name).
+pub async fn mine(state: &AppState, caller: &Caller) -> Result<Vec<(i64, String, String, String)>> {
+    let user = caller.user()?;
+    Ok(players::of_user(&state.db, user.id).await?)
 }

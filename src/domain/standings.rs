@@ -227,8 +227,8 @@ pub struct Overview {
     pub rows: Vec<Standing>,
     /// The nights that have counted games, in order.
     pub night_numbers: Vec<i32>,
-    /// The first `charted` players of the standings: name and points on each of those nights.
-    pub series: Vec<(String, Vec<i64>)>,
+    /// The first `charted` players of the standings: id, name and points on each of those nights.
+    pub series: Vec<(i64, String, Vec<i64>)>,
     pub nights: Vec<Night>,
 }
 
@@ -268,7 +268,7 @@ pub async fn overview(
                         .unwrap_or(0)
                 })
                 .collect();
-            (name.clone(), points)
+            (*id, name.clone(), points)
         })
         .collect();
     let nights = nights::list(&state.db, league.id).await?;

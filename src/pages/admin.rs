@@ -25,6 +25,8 @@ struct MembersPage {
     roles: Vec<&'static str>,
     /// The logged-in user, to mark their own row.
     me: i64,
+    /// Members who said "this player is me": (player id, player, member's name, email).
+    claims: Vec<(i64, String, String, String)>,
 }
 
 impl MembersPage {
@@ -43,6 +45,7 @@ async fn members(
     let club = organized(&state, &page.caller, &slug).await?;
     let me = page.caller.user()?.id;
     let members = membership::of(&state, &club).await?;
+    let claims = crate::domain::players::claims(&state, &club).await?;
     let roles = if club.owner() {
         vec!["owner", "organizer", "scorer", "member"]
     } else {
@@ -54,7 +57,33 @@ async fn members(
         members,
         roles,
         me,
+        claims,
     })
+}
+
+#[derive(Deserialize)]
+struct ClaimForm {
+    /// `confirm` or `refuse`.
+    answer: String,
+}
+
+/// An organizer confirms or refuses that a member is a player.
+#[post("/clubs/{slug}/claims/{player}")]
+async fn settle_claim(
+    state: web::Data<AppState>,
+    path: web::Path<(String, i64)>,
+    posted: Posted<ClaimForm>,
+) -> Result<HttpResponse, AppError> {
+    let (slug, player) = path.into_inner();
+    let result = crate::domain::players::settle_claim(
+        &state,
+        &posted.caller,
+        &slug,
+        player,
+        posted.form.answer == "confirm",
+    )
+    .await;
+    after(&format!("/clubs/{slug}/members#claims"), result)
 }
 
 #[derive(Deserialize)]
@@ -98,6 +127,13 @@ struct TokensPage {
     tokens: Vec<TokenInfo>,
     /// A token just created, with its secret: this page is the only time it is shown.
     created: Option<CreatedToken>,
+}
+
+impl TokensPage {
+    /// A moment in the club's time zone.
+    fn at(&self, t: &chrono::DateTime<chrono::Utc>) -> String {
+        super::view::local_time(*t, &self.club.time_zone)
+    }
 }
 
 async fn tokens_page(
@@ -311,6 +347,7 @@ async fn cards_upload(
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.service(members)
+        .service(settle_claim)
         .service(set_member)
         .service(remove_member)
         .service(tokens_list)

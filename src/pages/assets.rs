@@ -15,6 +15,7 @@ const STYLE: &str = include_str!("../../static/style.css");
 const SCORE_JS: &str = include_str!("../../static/score.js");
 const UPLOAD_JS: &str = include_str!("../../static/upload.js");
 const SERVICE_WORKER: &str = include_str!("../../static/sw.js");
+const COPY_JS: &str = include_str!("../../static/copy.js");
 
 #[derive(Template)]
 #[template(path = "index.html")]
@@ -86,6 +87,11 @@ async fn score_js() -> HttpResponse {
     file("text/javascript; charset=utf-8", SCORE_JS)
 }
 
+#[get("/static/copy.js")]
+async fn copy_js() -> HttpResponse {
+    file("text/javascript; charset=utf-8", COPY_JS)
+}
+
 #[get("/static/upload.js")]
 async fn upload_js() -> HttpResponse {
     file("text/javascript; charset=utf-8", UPLOAD_JS)
@@ -107,5 +113,6 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(stylesheet)
         .service(score_js)
         .service(upload_js)
+        .service(copy_js)
         .service(service_worker);
 }

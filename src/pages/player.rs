@@ -1,21 +1,23 @@
 //! A player's page: totals, nights played, best hands drawn as tiles. Club members see it;
 //! so does anyone when the player plays in a public league (their standings link here).
 
-use actix_web::{HttpResponse, get, web};
+use actix_web::{HttpResponse, get, post, web};
 use askama::Template;
 
 use super::view::{TileFace, faces};
-use super::{Ctx, Page};
+use super::{Ctx, Page, Posted, after};
 use crate::domain::AppState;
 use crate::domain::clubs::Club;
 use crate::domain::players::Line;
-use crate::domain::players::{self, NightLine};
+use crate::domain::players::{self, Link, NightLine, PlayerGame};
 use crate::error::AppError;
 
 struct BestHand {
     line: String,
     value: i32,
     tiles: Vec<TileFace>,
+    /// "J = 8 Bam, J = 2 Crak"; empty when jokerless.
+    jokers: String,
 }
 
 #[derive(Template)]
@@ -28,6 +30,10 @@ struct PlayerPage {
     average: String,
     nights: Vec<NightLine>,
     best: Vec<BestHand>,
+    games: Vec<PlayerGame>,
+    history_limit: i64,
+    id: i64,
+    link: Link,
 }
 
 #[get("/players/{id}")]
@@ -44,6 +50,11 @@ async fn show(
             line: h.line,
             value: h.value,
             tiles: faces(&h.tiles),
+            jokers: faces(&h.jokers.join(" "))
+                .iter()
+                .map(|f| format!("J = {} {}", f.face, f.word))
+                .collect::<Vec<_>>()
+                .join(", "),
         })
         .collect();
     let totals = p.totals;
@@ -60,9 +71,41 @@ async fn show(
         nights: p.nights,
         totals,
         best,
+        games: p.games,
+        history_limit: players::HISTORY,
+        id: *id,
+        link: p.link,
+    })
+}
+
+/// "This player is me": a member asks to be linked (an organizer confirms).
+#[post("/players/{id}/claim")]
+async fn claim(
+    state: web::Data<AppState>,
+    id: web::Path<i64>,
+    posted: Posted<serde::de::IgnoredAny>,
+) -> Result<HttpResponse, AppError> {
+    let result = players::claim(&state, &posted.caller, *id).await;
+    after(&format!("/players/{id}"), result)
+}
+
+#[derive(Template)]
+#[template(path = "pages/me.html")]
+struct MePage {
+    ctx: Ctx,
+    players: Vec<(i64, String, String, String)>,
+}
+
+/// My games: the players linked to the logged-in account, one per club.
+#[get("/me")]
+async fn me(page: Page, state: web::Data<AppState>) -> Result<HttpResponse, AppError> {
+    let players = players::mine(&state, &page.caller).await?;
+    page.render(MePage {
+        ctx: page.ctx.clone(),
+        players,
     })
 }
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.service(show);
+    cfg.service(show).service(claim).service(me);
 }

@@ -70,46 +70,76 @@ pub fn picker() -> Vec<(&'static str, Vec<TileFace>)> {
     rows
 }
 
+/// How many colours the chart has; a player keeps the same one from night to night.
+pub const PALETTE: usize = 8;
+
+/// A player's colour in the chart: from the player, not from the ranking, so it does not
+/// change between nights. Lines are labelled with names too: colour is never the only cue.
+pub fn colour_of(player_id: i64) -> usize {
+    (player_id.rem_euclid(PALETTE as i64)) as usize
+}
+
 /// A line of the points chart.
 #[derive(Debug, Clone)]
 pub struct Series {
     pub name: String,
-    /// Colour class 0..6.
+    /// Colour class 0..PALETTE.
     pub colour: usize,
     /// SVG polyline points.
     pub points: String,
     pub final_points: i64,
+    /// Where the name is written, at the end of the line.
+    pub label: (f64, f64),
 }
 
-/// The points chart: cumulative points per night for some players.
+/// One bar of the first night's chart.
+#[derive(Debug, Clone)]
+pub struct Bar {
+    pub name: String,
+    pub colour: usize,
+    pub points: i64,
+    /// x and width of the bar, y of its row.
+    pub x: f64,
+    pub width: f64,
+    pub y: f64,
+}
+
+/// The points chart: cumulative points per night for some players; after a single night, a bar
+/// per player instead of lines that would be dots.
 #[derive(Debug, Clone)]
 pub struct Chart {
     pub width: u32,
     pub height: u32,
     pub series: Vec<Series>,
+    pub bars: Vec<Bar>,
     /// (y, label) of horizontal guides.
     pub guides: Vec<(f64, String)>,
     /// (x, label) of nights on the axis.
     pub nights: Vec<(f64, String)>,
     pub zero_y: f64,
+    /// x of zero for the bars.
+    pub zero_x: f64,
     pub left: f64,
     pub right: f64,
 }
 
-/// Lays out cumulative points: `nights` are the night numbers in order, `players` (name,
-/// points per night in the same order).
-pub fn chart(nights: &[i32], players: &[(String, Vec<i64>)]) -> Option<Chart> {
+/// Lays out the chart: `nights` are the night numbers in order, `players` (id, name, points per
+/// night in the same order).
+pub fn chart(nights: &[i32], players: &[(i64, String, Vec<i64>)]) -> Option<Chart> {
     if nights.is_empty() || players.is_empty() {
         return None;
     }
-    let (width, height) = (640u32, 260u32);
-    let (left, right, top, bottom) = (56.0, 624.0, 16.0, 228.0);
+    if nights.len() == 1 {
+        return Some(bars(players));
+    }
+    let (width, height) = (640u32, 300u32);
+    let (left, right, top, bottom) = (64.0, 520.0, 20.0, 262.0);
     let totals: Vec<Vec<i64>> = players
         .iter()
-        .map(|(_, per)| {
+        .map(|(_, _, per)| {
             per.iter()
                 .scan(0i64, |acc, p| {
-                    *acc += p;
+                    *acc = acc.saturating_add(*p);
                     Some(*acc)
                 })
                 .collect()
@@ -119,39 +149,41 @@ pub fn chart(nights: &[i32], players: &[(String, Vec<i64>)]) -> Option<Chart> {
     let hi = totals.iter().flatten().copied().max().unwrap_or(0).max(0);
     let span = (hi - lo).max(1) as f64;
     let y = |v: i64| bottom - (v - lo) as f64 / span * (bottom - top);
-    let step = if nights.len() > 1 {
-        (right - left) / (nights.len() - 1) as f64
-    } else {
-        0.0
-    };
-    let x = |i: usize| {
-        if nights.len() > 1 {
-            left + step * i as f64
-        } else {
-            (left + right) / 2.0
-        }
-    };
-    let series = players
+    let step = (right - left) / (nights.len() - 1) as f64;
+    let x = |i: usize| left + step * i as f64;
+    let mut series: Vec<Series> = players
         .iter()
         .zip(&totals)
-        .enumerate()
-        .map(|(k, ((name, _), tot))| Series {
-            name: name.clone(),
-            colour: k % 6,
-            points: tot
-                .iter()
-                .enumerate()
-                .map(|(i, v)| format!("{:.1},{:.1}", x(i), y(*v)))
-                .collect::<Vec<_>>()
-                .join(" "),
-            final_points: tot.last().copied().unwrap_or(0),
+        .map(|((id, name, _), tot)| {
+            let last = tot.last().copied().unwrap_or(0);
+            Series {
+                name: name.clone(),
+                colour: colour_of(*id),
+                points: tot
+                    .iter()
+                    .enumerate()
+                    .map(|(i, v)| format!("{:.1},{:.1}", x(i), y(*v)))
+                    .collect::<Vec<_>>()
+                    .join(" "),
+                final_points: last,
+                label: (right + 8.0, y(last) + 5.0),
+            }
         })
         .collect();
+    // Names at the lines' ends, nudged apart so none sits on another.
+    let mut order: Vec<usize> = (0..series.len()).collect();
+    order.sort_by(|a, b| series[*a].label.1.total_cmp(&series[*b].label.1));
+    let mut floor = f64::MIN;
+    for i in order {
+        let y = series[i].label.1.max(floor + 18.0);
+        series[i].label.1 = y;
+        floor = y;
+    }
     let mut guides = vec![(y(hi), hi.to_string()), (y(lo), lo.to_string())];
     if lo < 0 && hi > 0 {
         guides.push((y(0), "0".to_string()));
     }
-    let every = nights.len().div_ceil(12).max(1);
+    let every = nights.len().div_ceil(8).max(1);
     let labels = nights
         .iter()
         .enumerate()
@@ -162,12 +194,54 @@ pub fn chart(nights: &[i32], players: &[(String, Vec<i64>)]) -> Option<Chart> {
         width,
         height,
         series,
+        bars: Vec::new(),
         guides,
         nights: labels,
         zero_y: y(0),
+        zero_x: 0.0,
         left,
         right,
     })
+}
+
+/// One night so far: each player's points as a bar from zero, with the name and the points.
+fn bars(players: &[(i64, String, Vec<i64>)]) -> Chart {
+    let (left, right) = (150.0, 560.0);
+    let row = 34.0;
+    let height = (players.len() as f64 * row + 16.0) as u32;
+    let points: Vec<i64> = players.iter().map(|(_, _, p)| p.iter().sum()).collect();
+    let lo = points.iter().copied().min().unwrap_or(0).min(0);
+    let hi = points.iter().copied().max().unwrap_or(0).max(0);
+    let span = (hi - lo).max(1) as f64;
+    let x = |v: i64| left + (v - lo) as f64 / span * (right - left);
+    let bars = players
+        .iter()
+        .zip(&points)
+        .enumerate()
+        .map(|(i, ((id, name, _), p))| {
+            let (a, b) = (x(0), x(*p));
+            Bar {
+                name: name.clone(),
+                colour: colour_of(*id),
+                points: *p,
+                x: a.min(b),
+                width: (a - b).abs().max(2.0),
+                y: 8.0 + i as f64 * row,
+            }
+        })
+        .collect();
+    Chart {
+        width: 640,
+        height,
+        series: Vec::new(),
+        bars,
+        guides: Vec::new(),
+        nights: Vec::new(),
+        zero_y: 0.0,
+        zero_x: x(0),
+        left,
+        right,
+    }
 }
 
 /// A league's settings as the league forms show them (defaults for a new league).
@@ -261,17 +335,41 @@ mod tests {
         let c = chart(
             &[1, 2, 3],
             &[
-                ("A".into(), vec![100, -50, 25]),
-                ("B".into(), vec![-100, 0, 0]),
+                (7, "A".into(), vec![100, -50, 25]),
+                (15, "B".into(), vec![-100, 0, 0]),
             ],
         )
         .unwrap();
         assert_eq!(c.series[0].final_points, 75);
         assert_eq!(c.series[1].final_points, -100);
         // A's best total (100) is the top of the box, B's -100 the bottom.
-        assert!(c.series[0].points.starts_with("56.0,16.0"));
-        assert!(c.series[1].points.starts_with("56.0,228.0"));
+        assert!(c.series[0].points.starts_with("64.0,20.0"));
+        assert!(c.series[1].points.starts_with("64.0,262.0"));
         assert_eq!(c.series[0].points.split(' ').count(), 3);
+        // Colours follow the players, not their ranks.
+        assert_eq!((c.series[0].colour, c.series[1].colour), (7, 7));
+        assert_eq!(colour_of(9), 1);
         assert!(chart(&[], &[]).is_none());
+    }
+
+    #[test]
+    fn one_night_is_a_bar_per_player_and_labels_never_overlap() {
+        let c = chart(
+            &[1],
+            &[(1, "A".into(), vec![50]), (2, "B".into(), vec![-25])],
+        )
+        .unwrap();
+        assert!(c.series.is_empty());
+        assert_eq!(c.bars.len(), 2);
+        assert_eq!((c.bars[0].points, c.bars[1].points), (50, -25));
+        // A's bar starts at zero and goes right; B's ends at zero.
+        assert!((c.bars[0].x - c.zero_x).abs() < 0.01);
+        assert!((c.bars[1].x + c.bars[1].width - c.zero_x).abs() < 0.01);
+        let same = chart(
+            &[1, 2],
+            &[(1, "A".into(), vec![10, 0]), (2, "B".into(), vec![10, 0])],
+        )
+        .unwrap();
+        assert!((same.series[0].label.1 - same.series[1].label.1).abs() >= 18.0);
     }
 }

@@ -533,9 +533,10 @@ pub async fn winning_hands(
     pool: &PgPool,
     player_id: i64,
     public_only: bool,
-) -> sqlx::Result<Vec<(String, i32, serde_json::Value)>> {
+) -> sqlx::Result<Vec<(String, i32, serde_json::Value, serde_json::Value)>> {
     sqlx::query_as(sqlx::AssertSqlSafe(format!(
-        "SELECT g.line_id, g.line_value, coalesce(g.submitted->'hand', 'null') FROM games g \
+        "SELECT g.line_id, g.line_value, coalesce(g.submitted->'hand', 'null'), \
+                coalesce(g.engine->'line'->'jokers', '[]') FROM games g \
          JOIN night_tables t ON t.id = g.table_id JOIN nights n ON n.id = t.night_id \
          JOIN leagues l ON l.id = n.league_id \
          WHERE g.winner = $1 AND g.status = 'recorded' AND g.line_id IS NOT NULL AND {PUBLIC_ONLY} \
@@ -543,6 +544,44 @@ pub async fn winning_hands(
     )))
     .bind(player_id)
     .bind(public_only)
+    .fetch_all(pool)
+    .await
+}
+
+/// One game of a player's history.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct PlayerGame {
+    pub night_id: i64,
+    pub night_date: chrono::NaiveDate,
+    pub league: String,
+    pub table_number: i32,
+    pub number: i32,
+    pub outcome: String,
+    pub line_id: Option<String>,
+    pub won: bool,
+    pub dealt_in: bool,
+    pub score: i64,
+}
+
+/// A player's counted games, latest first (at most `limit`; public leagues only when
+/// `public_only`).
+pub async fn player_games(
+    pool: &PgPool,
+    player_id: i64,
+    public_only: bool,
+    limit: i64,
+) -> sqlx::Result<Vec<PlayerGame>> {
+    sqlx::query_as::<_, PlayerGame>(sqlx::AssertSqlSafe(format!(
+        "SELECT n.id AS night_id, n.night_date, l.name AS league, t.number AS table_number, g.number, g.outcome, \
+                g.line_id, coalesce(g.winner = $1, false) AS won, coalesce(g.discarder = $1, false) AS dealt_in, s.score \
+         FROM game_scores s JOIN games g ON g.id = s.game_id JOIN night_tables t ON t.id = g.table_id \
+         JOIN nights n ON n.id = t.night_id JOIN leagues l ON l.id = n.league_id \
+         WHERE s.player_id = $1 AND g.status = 'recorded' AND g.outcome <> 'redeal' AND {PUBLIC_ONLY} \
+         ORDER BY n.night_date DESC, n.number DESC, g.number DESC, g.id DESC LIMIT $3"
+    )))
+    .bind(player_id)
+    .bind(public_only)
+    .bind(limit)
     .fetch_all(pool)
     .await
 }

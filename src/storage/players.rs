@@ -95,3 +95,86 @@ pub async fn club_of(pool: &PgPool, id: i64) -> sqlx::Result<Option<i64>> {
         .fetch_optional(pool)
         .await
 }
+
+/// Who a player is linked to, and who claims to be them: `(user_id, claimed_by)`.
+pub async fn link_of(
+    pool: &PgPool,
+    player_id: i64,
+) -> sqlx::Result<Option<(Option<i64>, Option<i64>)>> {
+    sqlx::query_as("SELECT user_id, claimed_by FROM players WHERE id = $1")
+        .bind(player_id)
+        .fetch_optional(pool)
+        .await
+}
+
+/// A member says "this is me": recorded when nobody is linked to the player yet and the member
+/// is not linked to another player of the club. Whether it was recorded.
+pub async fn claim(
+    pool: &PgPool,
+    club_id: i64,
+    player_id: i64,
+    user_id: i64,
+) -> sqlx::Result<bool> {
+    Ok(sqlx::query(
+        "UPDATE players SET claimed_by = $3 WHERE club_id = $1 AND id = $2 AND user_id IS NULL \
+         AND NOT EXISTS (SELECT 1 FROM players o WHERE o.club_id = $1 AND o.user_id = $3)",
+    )
+    .bind(club_id)
+    .bind(player_id)
+    .bind(user_id)
+    .execute(pool)
+    .await?
+    .rows_affected()
+        == 1)
+}
+
+/// An organizer confirms (`true`) or refuses a claim; whether there was one to settle.
+pub async fn settle_claim(
+    pool: &PgPool,
+    club_id: i64,
+    player_id: i64,
+    confirm: bool,
+) -> sqlx::Result<bool> {
+    let sql = if confirm {
+        "UPDATE players SET user_id = claimed_by, claimed_by = NULL \
+         WHERE club_id = $1 AND id = $2 AND claimed_by IS NOT NULL AND user_id IS NULL \
+         AND NOT EXISTS (SELECT 1 FROM players o WHERE o.club_id = $1 AND o.user_id = players.claimed_by)"
+    } else {
+        "UPDATE players SET claimed_by = NULL WHERE club_id = $1 AND id = $2 AND claimed_by IS NOT NULL"
+    };
+    Ok(sqlx::query(sqlx::AssertSqlSafe(sql))
+        .bind(club_id)
+        .bind(player_id)
+        .execute(pool)
+        .await?
+        .rows_affected()
+        == 1)
+}
+
+/// Open claims in a club: (player id, player name, user display name, user email).
+pub async fn claims(
+    pool: &PgPool,
+    club_id: i64,
+) -> sqlx::Result<Vec<(i64, String, String, String)>> {
+    sqlx::query_as(
+        "SELECT p.id, p.name, u.display_name, u.email FROM players p JOIN users u ON u.id = p.claimed_by \
+         WHERE p.club_id = $1 ORDER BY lower(p.name)",
+    )
+    .bind(club_id)
+    .fetch_all(pool)
+    .await
+}
+
+/// The players linked to an account, with their clubs: (player id, player name, club slug, club name).
+pub async fn of_user(
+    pool: &PgPool,
+    user_id: i64,
+) -> sqlx::Result<Vec<(i64, String, String, String)>> {
+    sqlx::query_as(
+        "SELECT p.id, p.name, c.slug, c.name FROM players p JOIN clubs c ON c.id = p.club_id \
+         WHERE p.user_id = $1 ORDER BY c.name",
+    )
+    .bind(user_id)
+    .fetch_all(pool)
+    .await
+}
