@@ -137,11 +137,15 @@ async fn an_organizer_runs_a_night_in_the_browser() {
         row.contains("Ann") && row.contains(&points.to_string()),
         "{row}"
     );
+    // After one night the chart is a bar per player, labelled with names and points.
+    let chart = text_of(&c, "figure.chart").await;
     assert!(
-        c.find(Locator::Css("figure.chart svg polyline"))
+        c.find(Locator::Css("figure.chart svg rect.bar"))
             .await
-            .is_ok(),
-        "the points chart is drawn"
+            .is_ok()
+            && chart.contains("Ann")
+            && chart.contains(&points.to_string()),
+        "the first night's points are drawn: {chart}"
     );
     shots(&c, "standings").await;
     // Sorting by a column puts the lowest player first when ascending.

@@ -447,6 +447,7 @@ async fn a_table_code_scores_its_table_without_an_account_and_nothing_else() {
     click(&c, "form[action='/logout'] button").await;
     wait_text(&c, ".flash.ok", "logged out").await;
     c.goto(&app.url("/code")).await.unwrap();
+    wait_for(&c, "form[action='/code'] button").await;
     fill(&c, "#code", &code.to_lowercase().replace('-', " ")).await;
     click(&c, "form[action='/code'] button").await;
     wait_text(&c, ".flash.ok", "This device scores table 1 tonight").await;
@@ -486,6 +487,7 @@ async fn a_table_code_scores_its_table_without_an_account_and_nothing_else() {
     // Revoked by the organizer, the code no longer works.
     c.goto(&app.url("/")).await.unwrap();
     click(&c, "form[action='/logout'] button").await;
+    wait_text(&c, ".flash.ok", "logged out").await;
     log_in(
         &c,
         &app.address,
@@ -498,9 +500,11 @@ async fn a_table_code_scores_its_table_without_an_account_and_nothing_else() {
     click(&c, "form[action$='/codes/revoke'] button").await;
     wait_text(&c, ".flash.ok", "2 table codes revoked").await;
     click(&c, "form[action='/logout'] button").await;
+    wait_text(&c, ".flash.ok", "logged out").await;
     c.goto(&app.url(&format!("/t/{}", code.replace('-', ""))))
         .await
         .unwrap();
+    wait_for(&c, "form[action='/code'] button").await;
     click(&c, "form[action='/code'] button").await;
     wait_text(&c, ".flash.bad", "this code is not open").await;
     c.close().await.unwrap();
@@ -575,5 +579,69 @@ async fn no_page_scrolls_sideways_on_a_phone() {
         wide.is_empty(),
         "pages wider than a 390 px phone: {wide:#?}"
     );
+    c.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_member_claims_a_player_and_sees_my_games_once_confirmed() {
+    let app = spawn_app().await;
+    let owner = club_owner(&app, "mine", "org@example.org").await;
+    common::signed_up(&app, "rose@example.org").await;
+    let res = owner
+        .put(app.url("/api/v1/clubs/mine/members"))
+        .json(&json!({"email": "rose@example.org", "role": "member"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    let t = one_table(&app, &owner, "mine", &["Rose Adler", "Bea", "Cy", "Dot"]).await;
+    let rose = t.players[0];
+    owner
+        .post(app.url(&format!("/api/v1/tables/{}/games", t.table)))
+        .json(&json!({"outcome": "mahjong", "winner": rose, "hand": WIN, "won_by": "self_pick"}))
+        .send()
+        .await
+        .unwrap();
+
+    let (_driver, c) = browser().await;
+    log_in(
+        &c,
+        &app.address,
+        "rose@example.org",
+        PASSWORD,
+        &format!("/players/{rose}"),
+    )
+    .await;
+    click(&c, &format!("form[action='/players/{rose}/claim'] button")).await;
+    wait_text(&c, ".flash.ok", "an organizer of").await;
+    wait_text(&c, "main", "You said this player is you").await;
+    c.goto(&app.url("/me")).await.unwrap();
+    wait_text(&c, "main", "not linked to a player yet").await;
+    click(&c, "form[action='/logout'] button").await;
+    wait_text(&c, ".flash.ok", "logged out").await;
+
+    log_in(
+        &c,
+        &app.address,
+        "org@example.org",
+        PASSWORD,
+        "/clubs/mine/members",
+    )
+    .await;
+    let claim = wait_text(&c, "#claims", "says they are Rose Adler").await;
+    assert!(claim.contains("rose@example.org"), "{claim}");
+    click(&c, "#claims button[value=confirm]").await;
+    wait_text(&c, ".flash.ok", "Confirmed").await;
+    click(&c, "form[action='/logout'] button").await;
+    wait_text(&c, ".flash.ok", "logged out").await;
+
+    log_in(&c, &app.address, "rose@example.org", PASSWORD, "/").await;
+    click(&c, "a[href='/me']").await;
+    click(&c, &format!("a[href='/players/{rose}']")).await;
+    wait_text(&c, "main", "This is you").await;
+    let history = text_of(&c, "#games").await;
+    assert!(history.contains("Won 2468#2"), "game by game: {history}");
+    let best = text_of(&c, "figure.hand figcaption").await;
+    assert!(best.contains("jokerless"), "{best}");
     c.close().await.unwrap();
 }
