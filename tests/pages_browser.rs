@@ -334,6 +334,12 @@ async fn an_owner_runs_the_club_by_keyboard_and_a_scorer_saves_offline() {
         .await
         .unwrap()
         .expect("the secret is shown");
+    click(&c, "button[data-copy=secret]").await;
+    let said = wait_text(&c, ".secret .copied", ".").await;
+    assert!(
+        said.starts_with("Copied") || said.starts_with("Selected"),
+        "{said}"
+    );
     shots(&c, "tokens").await;
     let with_token = |path: &str| {
         reqwest::Client::new()
