@@ -84,5 +84,66 @@ fn seating(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(rules, benches, seating);
+/// The club card (57 lines, 1,084 targets, the size of a year's printed card): a full check of a
+/// winning hand, of random losing hands drawn from a real 152-tile wall (with their 3 nearest
+/// lines), and the card's compile.
+fn club_card(c: &mut Criterion) {
+    use mahjong_league::rules::tile::Tile;
+    use rand::SeedableRng;
+    use rand::rngs::StdRng;
+    use rand::seq::SliceRandom;
+    let card = builtin::get("club-2027").unwrap();
+    let source = builtin::source("club-2027").unwrap();
+    // 222 444 Bams, 666 888 Craks with flowers, a joker in the 8s: 2468#1 of the club card.
+    let winning = hand("F F 2B 2B 2B 4B 4B 4B 6C 6C 6C 8C 8C J");
+    assert!(
+        card.check(&winning).best.is_some(),
+        "benchmark hand must win"
+    );
+    c.bench_function(
+        "club card: check winning hand, full (best + all matches + report)",
+        |b| {
+            b.iter(|| {
+                let check = card.check(black_box(&winning));
+                black_box(card.check_report(&check))
+            })
+        },
+    );
+    // The wall: 4 of each suit tile, wind and dragon, 8 flowers, 8 jokers.
+    let mut wall: Vec<Tile> = Vec::with_capacity(152);
+    for t in Tile::all() {
+        let copies = if t == Tile::FLOWER || t == Tile::JOKER {
+            8
+        } else {
+            4
+        };
+        wall.extend(std::iter::repeat_n(t, copies));
+    }
+    assert_eq!(wall.len(), 152);
+    let mut rng = StdRng::seed_from_u64(2027);
+    let mut losing = Vec::new();
+    while losing.len() < 1000 {
+        wall.shuffle(&mut rng);
+        let h = Hand::new(&wall[..14], &[]).unwrap();
+        if card.check(&h).best.is_none() {
+            losing.push(h);
+        }
+    }
+    let mut i = 0;
+    c.bench_function(
+        "club card: check random losing hand from a wall, with 3 nearest lines",
+        |b| {
+            b.iter(|| {
+                i = (i + 1) % losing.len();
+                let check = card.check(black_box(&losing[i]));
+                black_box(card.check_report(&check))
+            })
+        },
+    );
+    c.bench_function("club card: compile (57 lines, 1,084 targets)", |b| {
+        b.iter(|| black_box(Card::parse(black_box(source)).unwrap()))
+    });
+}
+
+criterion_group!(rules, benches, club_card, seating);
 criterion_main!(rules);

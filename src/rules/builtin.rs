@@ -5,7 +5,10 @@ use std::sync::OnceLock;
 use super::card::Card;
 
 /// (name, card file) of every built-in card.
-pub const SOURCES: [(&str, &str); 1] = [("demo-2026", include_str!("cards/demo-2026.toml"))];
+pub const SOURCES: [(&str, &str); 2] = [
+    ("demo-2026", include_str!("cards/demo-2026.toml")),
+    ("club-2027", include_str!("cards/club-2027.toml")),
+];
 
 /// A built-in card by name, compiled once.
 pub fn get(name: &str) -> Option<&'static Card> {

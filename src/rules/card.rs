@@ -78,8 +78,69 @@ pub struct Card {
     pub sections: Vec<String>,
     pub lines: Vec<Line>,
     pub targets: Vec<Target>,
-    /// Per target: (mask of its tile kinds, mask of its natural-only kinds), for quick rejection.
-    pub(crate) filters: Vec<(u64, u64)>,
+    /// Which targets a hand can possibly make, found by bit sets instead of a pass over all.
+    pub(crate) index: TargetIndex,
+}
+
+/// Per tile kind, a bit set over the targets: which targets have a place for the kind
+/// (`allows`), and which need it as a natural tile (`requires`). A hand can only make the
+/// targets that allow every kind it holds and require no kind it lacks.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct TargetIndex {
+    /// 64-bit words per bit set.
+    pub(crate) words: usize,
+    /// `KINDS - 1` bit sets (jokers go anywhere a set is), one after the other.
+    pub(crate) allows: Vec<u64>,
+    pub(crate) requires: Vec<u64>,
+}
+
+impl TargetIndex {
+    pub(crate) fn new(filters: &[(u64, u64)]) -> TargetIndex {
+        let words = filters.len().div_ceil(64);
+        let kinds = crate::rules::tile::KINDS - 1;
+        let mut allows = vec![0u64; kinds * words];
+        let mut requires = vec![0u64; kinds * words];
+        for (ti, (mask, need)) in filters.iter().enumerate() {
+            for k in 0..kinds {
+                if mask & (1 << k) != 0 {
+                    allows[k * words + ti / 64] |= 1 << (ti % 64);
+                }
+                if need & (1 << k) != 0 {
+                    requires[k * words + ti / 64] |= 1 << (ti % 64);
+                }
+            }
+        }
+        TargetIndex {
+            words,
+            allows,
+            requires,
+        }
+    }
+
+    /// The targets a hand holding exactly the natural kinds `hand_mask` can possibly make, as
+    /// a bit set (ascending target order is card order).
+    pub(crate) fn candidates(&self, hand_mask: u64, count: usize) -> Vec<u64> {
+        let mut out = vec![u64::MAX; self.words];
+        if let Some(last) = out.last_mut()
+            && count % 64 != 0
+        {
+            *last = (1u64 << (count % 64)) - 1;
+        }
+        let kinds = crate::rules::tile::KINDS - 1;
+        for k in 0..kinds {
+            let at = k * self.words;
+            if hand_mask & (1 << k) != 0 {
+                for (o, a) in out.iter_mut().zip(&self.allows[at..at + self.words]) {
+                    *o &= a;
+                }
+            } else {
+                for (o, r) in out.iter_mut().zip(&self.requires[at..at + self.words]) {
+                    *o &= !r;
+                }
+            }
+        }
+        out
+    }
 }
 
 #[derive(Deserialize)]
@@ -156,9 +217,9 @@ impl Card {
                     + (t.kinds.capacity() + t.tiles.capacity()) * size_of::<Tile>()
                     + t.suits.capacity() * size_of::<(char, Suit)>()
                     + t.winds.capacity() * size_of::<(char, Wind)>()
-                    + size_of::<(u64, u64)>()
             })
-            .sum();
+            .sum::<usize>()
+            + (self.index.allows.capacity() + self.index.requires.capacity()) * size_of::<u64>();
         let lines: usize = self
             .lines
             .iter()
@@ -443,15 +504,17 @@ fn compile(raw: RawCard, lines: &Lines<'_>) -> Result<Card, Vec<CardError>> {
     if !errors.is_empty() {
         return Err(errors);
     }
-    let filters = targets.iter().map(|t| (t.mask, t.need_mask)).collect();
+    let filters: Vec<(u64, u64)> = targets.iter().map(|t| (t.mask, t.need_mask)).collect();
+    let index = TargetIndex::new(&filters);
+    drop(filters);
     Ok(Card {
+        index,
         name,
         year,
         publisher: raw.publisher,
         sections,
         lines: out_lines,
         targets,
-        filters,
     })
 }
 

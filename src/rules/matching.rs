@@ -255,14 +255,19 @@ impl Card {
     pub fn check(&self, hand: &Hand) -> Check {
         let hand_mask = hand.counts.natural_mask();
         let exposed = !hand.exposures.is_empty();
-        let mut matches = Vec::new();
-        for (li, line) in self.lines.iter().enumerate() {
-            if line.concealed && exposed {
-                continue;
-            }
-            for ti in line.targets.clone() {
-                let (mask, need_mask) = self.filters[ti];
-                if hand_mask & !mask != 0 || need_mask & !hand_mask != 0 {
+        let mut matches: Vec<LineMatch> = Vec::new();
+        let candidates = self.index.candidates(hand_mask, self.targets.len());
+        for (w, &word) in candidates.iter().enumerate() {
+            let mut bits = word;
+            while bits != 0 {
+                let ti = w * 64 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                let li = self.targets[ti].line;
+                // One match per line: its first target that fits.
+                if matches.last().is_some_and(|m| m.line == li) {
+                    continue;
+                }
+                if self.lines[li].concealed && exposed {
                     continue;
                 }
                 if let Some(jokers) = place(&self.targets[ti], hand) {
@@ -271,7 +276,6 @@ impl Card {
                         target: ti,
                         jokers,
                     });
-                    break;
                 }
             }
         }
@@ -346,7 +350,7 @@ pub struct MatchReport {
     pub pattern: String,
     pub note: Option<String>,
     /// The 14 tiles of the target the hand was laid on.
-    pub target: Vec<String>,
+    pub target: Vec<&'static str>,
     /// Colour letter → suit (B, C, D); `_` is the implicit colour.
     pub suits: std::collections::BTreeMap<String, String>,
     /// How far the numbers moved from the card as written.
@@ -354,7 +358,7 @@ pub struct MatchReport {
     /// Wind letter → wind, for lines whose winds are variables.
     pub winds: std::collections::BTreeMap<String, String>,
     /// What each joker stands for.
-    pub jokers: Vec<String>,
+    pub jokers: Vec<&'static str>,
 }
 
 /// A near miss as reported.
@@ -368,8 +372,8 @@ pub struct NearReport {
     /// How many tiles the hand is missing for this line.
     pub missing: usize,
     /// The tiles it lacks (a missing tile of a set may also be a joker).
-    pub needs: Vec<String>,
-    pub target: Vec<String>,
+    pub needs: Vec<&'static str>,
+    pub target: Vec<&'static str>,
     pub reason: Option<String>,
 }
 
@@ -382,8 +386,8 @@ pub struct CheckReport {
     pub nearest: Vec<NearReport>,
 }
 
-fn strings(tiles: &[Tile]) -> Vec<String> {
-    tiles.iter().map(|t| t.to_string()).collect()
+fn strings(tiles: &[Tile]) -> Vec<&'static str> {
+    tiles.iter().map(|t| t.name()).collect()
 }
 
 impl Card {

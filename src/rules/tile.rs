@@ -163,23 +163,23 @@ impl Tile {
     }
 }
 
+/// Every tile's name in notation, by index: `1B`…`9D`, winds, dragons, flower, joker.
+const NAMES: [&str; KINDS] = [
+    "1B", "2B", "3B", "4B", "5B", "6B", "7B", "8B", "9B", "1C", "2C", "3C", "4C", "5C", "6C", "7C",
+    "8C", "9C", "1D", "2D", "3D", "4D", "5D", "6D", "7D", "8D", "9D", "N", "E", "W", "S", "RD",
+    "GD", "WD", "F", "J",
+];
+
+impl Tile {
+    /// The tile in notation, without allocating.
+    pub fn name(self) -> &'static str {
+        NAMES[self.index()]
+    }
+}
+
 impl fmt::Display for Tile {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if let Some((suit, n)) = self.suit_and_number() {
-            return write!(f, "{n}{}", suit.letter());
-        }
-        let s = match self.0 {
-            27 => "N",
-            28 => "E",
-            29 => "W",
-            30 => "S",
-            31 => "RD",
-            32 => "GD",
-            33 => "WD",
-            34 => "F",
-            _ => "J",
-        };
-        f.write_str(s)
+        f.write_str(self.name())
     }
 }
 
@@ -292,6 +292,18 @@ impl Counts {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn names_are_the_notation() {
+        for t in Tile::all() {
+            let spelled = match t.suit_and_number() {
+                Some((suit, n)) => format!("{n}{}", suit.letter()),
+                None => t.name().to_string(),
+            };
+            assert_eq!(t.name(), spelled);
+            assert_eq!(Tile::parse(t.name()), Some(t));
+        }
+    }
 
     #[test]
     fn aliases_parse_to_canonical_tiles() {
