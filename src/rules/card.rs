@@ -80,6 +80,28 @@ pub struct Card {
     pub targets: Vec<Target>,
     /// Which targets a hand can possibly make, found by bit sets instead of a pass over all.
     pub(crate) index: TargetIndex,
+    /// Per target, its tile counts as flat arrays, for the nearest-lines pass.
+    pub(crate) shapes: Vec<Shape>,
+}
+
+/// A target's tiles per kind (jokers' place left 0): `need` natural-only (singles, pairs,
+/// runs), `total` every tile. Fixed-size arrays so the comparisons run many kinds at once.
+#[derive(Debug, Clone)]
+pub(crate) struct Shape {
+    pub(crate) need: [u8; crate::rules::tile::KINDS],
+    pub(crate) total: [u8; crate::rules::tile::KINDS],
+}
+
+impl Shape {
+    pub(crate) fn of(t: &Target) -> Shape {
+        let mut need = [0u8; crate::rules::tile::KINDS];
+        let mut total = [0u8; crate::rules::tile::KINDS];
+        for &k in &t.kinds {
+            need[k.index()] = t.need.get(k);
+            total[k.index()] = t.need.get(k) + t.slots.get(k);
+        }
+        Shape { need, total }
+    }
 }
 
 /// Per tile kind, a bit set over the targets: which targets have a place for the kind
@@ -219,7 +241,8 @@ impl Card {
                     + t.winds.capacity() * size_of::<(char, Wind)>()
             })
             .sum::<usize>()
-            + (self.index.allows.capacity() + self.index.requires.capacity()) * size_of::<u64>();
+            + (self.index.allows.capacity() + self.index.requires.capacity()) * size_of::<u64>()
+            + self.shapes.capacity() * size_of::<Shape>();
         let lines: usize = self
             .lines
             .iter()
@@ -507,8 +530,10 @@ fn compile(raw: RawCard, lines: &Lines<'_>) -> Result<Card, Vec<CardError>> {
     let filters: Vec<(u64, u64)> = targets.iter().map(|t| (t.mask, t.need_mask)).collect();
     let index = TargetIndex::new(&filters);
     drop(filters);
+    let shapes = targets.iter().map(Shape::of).collect();
     Ok(Card {
         index,
+        shapes,
         name,
         year,
         publisher: raw.publisher,

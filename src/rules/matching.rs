@@ -5,7 +5,7 @@ use serde::Serialize;
 use super::InputError;
 use super::card::Card;
 use super::pattern::Target;
-use super::tile::{Counts, Tile, TileError, format_tiles};
+use super::tile::{Counts, KINDS, Tile, TileError, format_tiles};
 
 /// A set exposed during play: one natural tile repeated, some copies possibly jokers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -216,7 +216,9 @@ fn place(target: &Target, hand: &Hand) -> Option<Vec<Tile>> {
     Some(jokers)
 }
 
-/// How many tiles the hand lacks to make the target, ignoring exposures (no allocation).
+/// How many tiles the hand lacks to make the target, ignoring exposures: the definition that
+/// `missing_fast` computes on flat arrays (the tests hold them equal).
+#[cfg(test)]
 fn missing_count(target: &Target, hand: &Hand) -> usize {
     let (mut needs, mut empty_slots) = (0usize, 0usize);
     for &t in &target.kinds {
@@ -299,40 +301,83 @@ impl Card {
         }
     }
 
+    /// The `NEAREST` lines the hand comes closest to: per line its first target missing the
+    /// fewest tiles, lines ranked by that count (one more when the line fails for another
+    /// reason), then by card order. Targets that cannot beat what is already found are passed
+    /// over without their count.
     fn nearest(&self, hand: &Hand) -> Vec<Near> {
-        let mut near: Vec<Near> = Vec::new();
+        let mut have = hand.counts.0;
+        have[Tile::JOKER.index()] = 0;
+        let jokers = hand.jokers() as usize;
+        let exposed = !hand.exposures.is_empty();
+        // (key, line, target), best first; at most NEAREST.
+        let mut top: Vec<(usize, usize, usize)> = Vec::with_capacity(NEAREST + 1);
         for (li, line) in self.lines.iter().enumerate() {
+            let bar = if top.len() == NEAREST {
+                top[NEAREST - 1].0
+            } else {
+                usize::MAX
+            };
             let mut best: Option<(usize, usize)> = None;
             for ti in line.targets.clone() {
-                let count = missing_count(&self.targets[ti], hand);
-                if best.is_none_or(|(_, b)| count < b) {
+                let limit = best.map_or(bar, |(_, b)| b.min(bar));
+                let count = missing_fast(&self.shapes[ti], &have, jokers);
+                if count < limit {
                     best = Some((ti, count));
                 }
             }
-            let Some((ti, _)) = best else { continue };
-            let needs = missing(&self.targets[ti], hand);
-            let reason = if line.concealed && !hand.exposures.is_empty() {
-                Some("the line is concealed: it takes no exposures".to_string())
-            } else if !hand.exposures.fit(&self.targets[ti]) {
-                Some(
-                    "the exposures do not lie on sets of the line of the same tile and size".into(),
-                )
-            } else if needs.is_empty() {
-                Some("the jokers would have to sit in a single, a pair or a run of singles".into())
-            } else {
-                None
-            };
-            near.push(Near {
-                line: li,
-                target: ti,
-                needs,
-                reason,
-            });
+            let Some((ti, count)) = best else { continue };
+            let failing =
+                (line.concealed && exposed) || !hand.exposures.fit(&self.targets[ti]) || count == 0;
+            let key = count + usize::from(failing);
+            if key >= bar {
+                continue;
+            }
+            let at = top.partition_point(|(k, _, _)| *k <= key);
+            top.insert(at, (key, li, ti));
+            top.truncate(NEAREST);
         }
-        near.sort_by_key(|n| (n.needs.len() + usize::from(n.reason.is_some()), n.line));
-        near.truncate(NEAREST);
-        near
+        top.into_iter()
+            .map(|(_, li, ti)| {
+                let line = &self.lines[li];
+                let needs = missing(&self.targets[ti], hand);
+                let reason = if line.concealed && exposed {
+                    Some("the line is concealed: it takes no exposures".to_string())
+                } else if !hand.exposures.fit(&self.targets[ti]) {
+                    Some(
+                        "the exposures do not lie on sets of the line of the same tile and size"
+                            .into(),
+                    )
+                } else if needs.is_empty() {
+                    Some(
+                        "the jokers would have to sit in a single, a pair or a run of singles"
+                            .into(),
+                    )
+                } else {
+                    None
+                };
+                Near {
+                    line: li,
+                    target: ti,
+                    needs,
+                    reason,
+                }
+            })
+            .collect()
     }
+}
+
+/// `missing_count` on the flat arrays: the natural tiles the hand lacks for singles and pairs,
+/// or all the tiles it lacks less its jokers, whichever is more.
+fn missing_fast(shape: &crate::rules::card::Shape, have: &[u8; KINDS], jokers: usize) -> usize {
+    let mut lacking_naturals = 0u32;
+    let mut usable = 0u32;
+    for k in 0..KINDS {
+        lacking_naturals += u32::from(shape.need[k].saturating_sub(have[k]));
+        usable += u32::from(shape.total[k].min(have[k]));
+    }
+    let lacking_all = (14usize).saturating_sub(usable as usize + jokers);
+    (lacking_naturals as usize).max(lacking_all)
 }
 
 /// One matching line as the CLI and the API report it.
@@ -450,6 +495,55 @@ impl Card {
                 })
                 .collect(),
             matches,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::builtin;
+    use rand::seq::SliceRandom;
+    use rand::{RngExt, SeedableRng};
+
+    #[test]
+    fn the_fast_count_is_the_count() {
+        let mut wall: Vec<Tile> = Vec::new();
+        for t in Tile::all() {
+            let copies = if t == Tile::FLOWER || t == Tile::JOKER {
+                8
+            } else {
+                4
+            };
+            wall.extend(std::iter::repeat_n(t, copies));
+        }
+        let mut rng = rand::rngs::StdRng::seed_from_u64(16);
+        for name in builtin::names() {
+            let card = builtin::get(name).unwrap();
+            for round in 0..40 {
+                wall.shuffle(&mut rng);
+                // Every fourth hand holds a target's own tiles, so near misses are covered too.
+                let tiles: Vec<Tile> = if round % 4 == 0 {
+                    let t = &card.targets[rng.random_range(0..card.targets.len())];
+                    let mut v = t.tiles.clone();
+                    v[0] = wall[0];
+                    v
+                } else {
+                    wall[..14].to_vec()
+                };
+                let Ok(hand) = Hand::new(&tiles, &[]) else {
+                    continue;
+                };
+                let mut have = hand.counts.0;
+                have[Tile::JOKER.index()] = 0;
+                for ti in 0..card.targets.len() {
+                    assert_eq!(
+                        missing_fast(&card.shapes[ti], &have, hand.jokers() as usize),
+                        missing_count(&card.targets[ti], &hand),
+                        "{name} target {ti}"
+                    );
+                }
+            }
         }
     }
 }
