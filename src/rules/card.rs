@@ -144,7 +144,7 @@ impl TargetIndex {
     pub(crate) fn candidates(&self, hand_mask: u64, count: usize) -> Vec<u64> {
         let mut out = vec![u64::MAX; self.words];
         if let Some(last) = out.last_mut()
-            && count % 64 != 0
+            && !count.is_multiple_of(64)
         {
             *last = (1u64 << (count % 64)) - 1;
         }

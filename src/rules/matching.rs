@@ -372,9 +372,9 @@ impl Card {
 fn missing_fast(shape: &crate::rules::card::Shape, have: &[u8; KINDS], jokers: usize) -> usize {
     let mut lacking_naturals = 0u32;
     let mut usable = 0u32;
-    for k in 0..KINDS {
-        lacking_naturals += u32::from(shape.need[k].saturating_sub(have[k]));
-        usable += u32::from(shape.total[k].min(have[k]));
+    for ((need, total), have) in shape.need.iter().zip(&shape.total).zip(have) {
+        lacking_naturals += u32::from(need.saturating_sub(*have));
+        usable += u32::from((*total).min(*have));
     }
     let lacking_all = (14usize).saturating_sub(usable as usize + jokers);
     (lacking_naturals as usize).max(lacking_all)
