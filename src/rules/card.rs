@@ -88,6 +88,9 @@ pub struct Card {
 /// runs), `total` every tile. Fixed-size arrays so the comparisons run many kinds at once.
 #[derive(Debug, Clone)]
 pub(crate) struct Shape {
+    /// Kinds the target holds, and kinds it needs as naturals (bit per kind).
+    pub(crate) mask: u64,
+    pub(crate) need_mask: u64,
     pub(crate) need: [u8; crate::rules::tile::KINDS],
     pub(crate) total: [u8; crate::rules::tile::KINDS],
 }
@@ -100,7 +103,12 @@ impl Shape {
             need[k.index()] = t.need.get(k);
             total[k.index()] = t.need.get(k) + t.slots.get(k);
         }
-        Shape { need, total }
+        Shape {
+            mask: t.mask,
+            need_mask: t.need_mask,
+            need,
+            total,
+        }
     }
 }
 

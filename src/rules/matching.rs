@@ -310,6 +310,7 @@ impl Card {
         have[Tile::JOKER.index()] = 0;
         let jokers = hand.jokers() as usize;
         let exposed = !hand.exposures.is_empty();
+        let planes = Planes::of(&have);
         // (key, line, target), best first; at most NEAREST.
         let mut top: Vec<(usize, usize, usize)> = Vec::with_capacity(NEAREST + 1);
         for (li, line) in self.lines.iter().enumerate() {
@@ -321,7 +322,12 @@ impl Card {
             let mut best: Option<(usize, usize)> = None;
             for ti in line.targets.clone() {
                 let limit = best.map_or(bar, |(_, b)| b.min(bar));
-                let count = missing_fast(&self.shapes[ti], &have, jokers);
+                let shape = &self.shapes[ti];
+                // A bound first: the target cannot be nearer than it; most are passed over here.
+                if planes.at_least_missing(shape, jokers) >= limit {
+                    continue;
+                }
+                let count = missing_fast(shape, &have, jokers);
                 if count < limit {
                     best = Some((ti, count));
                 }
@@ -364,6 +370,45 @@ impl Card {
                 }
             })
             .collect()
+    }
+}
+
+/// A hand's tile counts as bit planes over the kinds (counts are at most 8: four bits), so a
+/// bound on the tiles it shares with a target is a few popcounts.
+struct Planes {
+    bits: [u64; 4],
+    kinds: u64,
+}
+
+impl Planes {
+    fn of(have: &[u8; KINDS]) -> Planes {
+        let mut bits = [0u64; 4];
+        let mut kinds = 0u64;
+        for (k, &n) in have.iter().enumerate() {
+            if n > 0 {
+                kinds |= 1 << k;
+            }
+            for (b, plane) in bits.iter_mut().enumerate() {
+                if n & (1 << b) != 0 {
+                    *plane |= 1 << k;
+                }
+            }
+        }
+        Planes { bits, kinds }
+    }
+
+    /// At most `missing_fast`: the hand shares no more than its own count of each kind the
+    /// target holds, and lacks at least one of each natural-only kind it does not hold.
+    fn at_least_missing(&self, shape: &crate::rules::card::Shape, jokers: usize) -> usize {
+        let shared = shape.mask & self.kinds;
+        let upper: u32 = self
+            .bits
+            .iter()
+            .enumerate()
+            .map(|(b, plane)| (plane & shared).count_ones() << b)
+            .sum();
+        let lacking_kinds = (shape.need_mask & !self.kinds).count_ones() as usize;
+        lacking_kinds.max(14usize.saturating_sub(upper as usize + jokers))
     }
 }
 
@@ -536,11 +581,17 @@ mod tests {
                 };
                 let mut have = hand.counts.0;
                 have[Tile::JOKER.index()] = 0;
+                let planes = Planes::of(&have);
                 for ti in 0..card.targets.len() {
+                    let count = missing_fast(&card.shapes[ti], &have, hand.jokers() as usize);
                     assert_eq!(
-                        missing_fast(&card.shapes[ti], &have, hand.jokers() as usize),
+                        count,
                         missing_count(&card.targets[ti], &hand),
                         "{name} target {ti}"
+                    );
+                    assert!(
+                        planes.at_least_missing(&card.shapes[ti], hand.jokers() as usize) <= count,
+                        "the bound passes over target {ti} of {name}, which it must not"
                     );
                 }
             }
