@@ -198,7 +198,13 @@ async fn cards_upload_with_line_numbered_errors_and_visibility() {
         .json()
         .await
         .unwrap();
-    assert_eq!(club_cards.len(), 3, "two uploads and the built-in card");
+    let builtin = mahjong_league::rules::builtin::names().count();
+    assert_eq!(
+        club_cards.len(),
+        2 + builtin,
+        "two uploads and the built-in cards"
+    );
+    assert!(club_cards[..2].iter().all(|c| c["builtin"] == false));
 
     // Another club cannot build a league on a private card, but can on a public one.
     let res = b

@@ -130,14 +130,20 @@ impl TargetIndex {
         let kinds = crate::rules::tile::KINDS - 1;
         let mut allows = vec![0u64; kinds * words];
         let mut requires = vec![0u64; kinds * words];
+        let bit = |ti: usize| 1u64 << (ti % 64);
         for (ti, (mask, need)) in filters.iter().enumerate() {
-            for k in 0..kinds {
-                if mask & (1 << k) != 0 {
-                    allows[k * words + ti / 64] |= 1 << (ti % 64);
-                }
-                if need & (1 << k) != 0 {
-                    requires[k * words + ti / 64] |= 1 << (ti % 64);
-                }
+            // Only the kinds the target has: a few of the 35.
+            let mut m = mask & ((1u64 << kinds) - 1);
+            while m != 0 {
+                let k = m.trailing_zeros() as usize;
+                m &= m - 1;
+                allows[k * words + ti / 64] |= bit(ti);
+            }
+            let mut n = need & ((1u64 << kinds) - 1);
+            while n != 0 {
+                let k = n.trailing_zeros() as usize;
+                n &= n - 1;
+                requires[k * words + ti / 64] |= bit(ti);
             }
         }
         TargetIndex {
@@ -488,7 +494,7 @@ fn compile(raw: RawCard, lines: &Lines<'_>) -> Result<Card, Vec<CardError>> {
             winds,
         };
         let start = targets.len();
-        let mut seen = HashSet::new();
+        let mut seen = crate::rules::pattern::Seen::default();
         let several = texts.len() > 1;
         for (alt, text) in texts.iter().enumerate() {
             let prefix = if several {

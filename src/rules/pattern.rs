@@ -1,7 +1,5 @@
 //! Hand patterns (rules.md §2 "Pattern") and their expansion into concrete targets.
 
-use std::collections::HashSet;
-
 use super::tile::{Counts, KINDS, Suit, Tile, Wind};
 
 /// One symbol of a pattern group.
@@ -100,6 +98,22 @@ pub struct Target {
     pub winds: Vec<(char, Wind)>,
     pub singles_and_pairs: bool,
     pub quints: bool,
+}
+
+/// The targets of a line already produced, by identity: the same natural-only tiles and the same
+/// sets make the same target (a fast hash: the keys are small and ours, not an attacker's).
+pub type Seen = rustc_hash::FxHashSet<([u8; KINDS], [(u8, u8); MAX_SETS])>;
+
+/// A hand of 14 tiles has at most 4 sets of 3 or more.
+const MAX_SETS: usize = 4;
+
+/// A target's identity without allocating: its natural-only counts and its sorted sets.
+fn identity(t: &Target) -> ([u8; KINDS], [(u8, u8); MAX_SETS]) {
+    let mut sets = [(u8::MAX, 0u8); MAX_SETS];
+    for (slot, (tile, size)) in sets.iter_mut().zip(&t.sets) {
+        *slot = (tile.index() as u8, *size);
+    }
+    (t.need.0, sets)
 }
 
 /// Decoration tokens of addition and multiplication hands.
@@ -277,7 +291,7 @@ impl Pattern {
         options: &Options,
         line: usize,
         alternative: usize,
-        seen: &mut HashSet<(Counts, Vec<(Tile, u8)>)>,
+        seen: &mut Seen,
         out: &mut Vec<Target>,
     ) -> Result<(), String> {
         let colours = self.colours();
@@ -321,8 +335,7 @@ impl Pattern {
                         line,
                         alternative,
                     )?;
-                    let identity = (target.need, target.sets.clone());
-                    if seen.insert(identity) {
+                    if seen.insert(identity(&target)) {
                         out.push(target);
                     }
                 }
@@ -529,7 +542,7 @@ mod tests {
     fn count(pattern: &str, o: &Options) -> usize {
         let p = Pattern::parse(pattern).unwrap();
         let mut out = Vec::new();
-        p.expand(o, 0, 0, &mut HashSet::new(), &mut out).unwrap();
+        p.expand(o, 0, 0, &mut Seen::default(), &mut out).unwrap();
         out.len()
     }
 
@@ -584,7 +597,7 @@ mod tests {
             WindsRule::AsWritten,
         );
         let err = p
-            .expand(&o, 0, 0, &mut HashSet::new(), &mut Vec::new())
+            .expand(&o, 0, 0, &mut Seen::default(), &mut Vec::new())
             .unwrap_err();
         assert!(err.contains("past 9"), "{err}");
     }
