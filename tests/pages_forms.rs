@@ -241,3 +241,47 @@ async fn the_score_form_works_without_javascript() {
         ("discard", t.players[1], 2)
     );
 }
+
+/// Wrong table codes from one address are limited (right ones never count): after 20 wrong
+/// codes the form says to wait, and the address's guesses stop being looked up.
+#[tokio::test]
+async fn wrong_table_codes_are_limited_per_address() {
+    let app = spawn_app().await;
+    let browser = reqwest::Client::builder()
+        .cookie_store(true)
+        .redirect(reqwest::redirect::Policy::limited(3))
+        .build()
+        .unwrap();
+    let html = answered(browser.get(app.url("/code")))
+        .await
+        .text()
+        .await
+        .unwrap();
+    let csrf = html
+        .split("name=\"csrf\" value=\"")
+        .nth(1)
+        .and_then(|r| r.split('"').next())
+        .unwrap()
+        .to_string();
+    for i in 0..21 {
+        let res = answered(
+            browser
+                .post(app.url("/code"))
+                .header("Origin", app.address.as_str())
+                .form(&[("csrf", csrf.as_str()), ("code", "ZZZZ-ZZZ2")]),
+        )
+        .await;
+        let body = res.text().await.unwrap();
+        if i < 20 {
+            assert!(
+                body.contains("this code is not open"),
+                "attempt {i}: {body}"
+            );
+        } else {
+            assert!(
+                body.contains("too many wrong table codes"),
+                "attempt {i}: {body}"
+            );
+        }
+    }
+}

@@ -18,16 +18,48 @@ const LOGIN_PER_ADDRESS: (u32, u32) = (20, 20);
 const SIGNUP_PER_ADDRESS: (u32, u32) = (10, 10);
 /// Stateless engine calls per address: 120 at once, then 20 a second.
 const ENGINE_PER_ADDRESS: (u32, u32) = (120, 1200);
-/// Table codes tried from one address: 10 at once (a few typos at a busy table), then one a
-/// minute.
-const TABLE_CODE_PER_ADDRESS: (u32, u32) = (10, 1);
+/// Wrong table codes from one address: 20 in 10 minutes, then none until the window ends. Only
+/// wrong codes count, so a club's tablets behind one address all enter theirs on a busy night.
+const TABLE_CODE_FAILURES: (u32, std::time::Duration) = (20, std::time::Duration::from_secs(600));
 
 pub struct Limits {
     login_account: DefaultKeyedRateLimiter<(String, Option<IpAddr>)>,
     login_address: DefaultKeyedRateLimiter<IpAddr>,
     signup: DefaultKeyedRateLimiter<IpAddr>,
     engine: DefaultKeyedRateLimiter<IpAddr>,
-    table_code: DefaultKeyedRateLimiter<IpAddr>,
+    table_code: Failures,
+}
+
+/// Failures per address in a fixed window (in memory; entries expire with their window).
+#[derive(Default)]
+struct Failures {
+    seen: std::sync::Mutex<std::collections::HashMap<IpAddr, (u32, std::time::Instant)>>,
+}
+
+impl Failures {
+    /// Refused when the address has used up its failures in the current window.
+    fn check(&self, ip: IpAddr, (most, window): (u32, std::time::Duration)) -> Result<(), Refused> {
+        let seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
+        match seen.get(&ip) {
+            Some((n, since)) if *n >= most && since.elapsed() < window => Err(refuse(
+                "wrong table codes from this address",
+                window.saturating_sub(since.elapsed()),
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    fn record(&self, ip: IpAddr, (_, window): (u32, std::time::Duration)) {
+        let mut seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
+        if seen.len() > 10_000 {
+            seen.retain(|_, (_, since)| since.elapsed() < window);
+        }
+        let entry = seen.entry(ip).or_insert((0, std::time::Instant::now()));
+        if entry.1.elapsed() >= window {
+            *entry = (0, std::time::Instant::now());
+        }
+        entry.0 += 1;
+    }
 }
 
 fn quota((burst, per_minute): (u32, u32)) -> Quota {
@@ -63,7 +95,7 @@ impl Default for Limits {
             login_address: RateLimiter::keyed(quota(LOGIN_PER_ADDRESS)),
             signup: RateLimiter::keyed(hourly(SIGNUP_PER_ADDRESS)),
             engine: RateLimiter::keyed(quota(ENGINE_PER_ADDRESS)),
-            table_code: RateLimiter::keyed(quota(TABLE_CODE_PER_ADDRESS)),
+            table_code: Failures::default(),
         }
     }
 }
@@ -89,12 +121,17 @@ impl Limits {
             .map_err(|n| refuse("sign-ups from this address", n.wait_time_from(now)))
     }
 
+    /// Whether an address may still try table codes.
     pub fn table_code(&self, address: Option<IpAddr>) -> Result<(), Refused> {
         let Some(ip) = address else { return Ok(()) };
-        let now = DefaultClock::default().now();
-        self.table_code
-            .check_key(&ip)
-            .map_err(|n| refuse("table codes tried from this address", n.wait_time_from(now)))
+        self.table_code.check(ip, TABLE_CODE_FAILURES)
+    }
+
+    /// A wrong table code from an address.
+    pub fn table_code_failed(&self, address: Option<IpAddr>) {
+        if let Some(ip) = address {
+            self.table_code.record(ip, TABLE_CODE_FAILURES);
+        }
     }
 
     pub fn engine(&self, address: Option<IpAddr>) -> Result<(), Refused> {
@@ -103,5 +140,29 @@ impl Limits {
         self.engine
             .check_key(&ip)
             .map_err(|n| refuse("requests from this address", n.wait_time_from(now)))
+    }
+}
+
+#[cfg(test)]
+mod table_code_tests {
+    use super::*;
+
+    #[test]
+    fn only_wrong_codes_count_and_the_window_ends() {
+        let f = Failures::default();
+        let ip: IpAddr = "192.0.2.7".parse().unwrap();
+        let rule = (3, std::time::Duration::from_millis(200));
+        for _ in 0..3 {
+            assert!(f.check(ip, rule).is_ok());
+            f.record(ip, rule);
+        }
+        let refused = f.check(ip, rule).unwrap_err();
+        assert!(refused.detail.contains("wrong table codes"), "{refused:?}");
+        assert!(
+            f.check("192.0.2.8".parse().unwrap(), rule).is_ok(),
+            "per address"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(250));
+        assert!(f.check(ip, rule).is_ok(), "the window ended");
     }
 }

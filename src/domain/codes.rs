@@ -13,7 +13,7 @@ use crate::storage::nights;
 
 /// Letters and digits nobody confuses when reading a code aloud (no 0/O, 1/I/L).
 const ALPHABET: &[u8] = b"ABCDEFGHJKMNPQRSTUVWXYZ23456789";
-/// 31⁸ ≈ 8.5 × 10¹¹ codes; at the guessing limit one address tries about 1,500 a day.
+/// 31⁸ ≈ 8.5 × 10¹¹ codes; at the guessing limit one address tries about 2,900 a day.
 const LENGTH: usize = 8;
 
 /// A new code, as shown: `ABCD-EFGH`.
@@ -81,7 +81,7 @@ pub async fn opened(
     Ok(codes::opened(&state.db, night_id).await?)
 }
 
-/// What a code grants, if it is live; every attempt from an address counts against its limit.
+/// What a code grants, if it is live; wrong codes count against the address's limit.
 pub async fn enter(state: &AppState, code: &str, address: Option<IpAddr>) -> Result<CodeGrant> {
     state.limits.table_code(address)?;
     let refused = || {
@@ -92,17 +92,26 @@ pub async fn enter(state: &AppState, code: &str, address: Option<IpAddr>) -> Res
     };
     let code = normalize(code);
     if code.len() != LENGTH {
+        state.limits.table_code_failed(address);
         return Err(refused());
     }
     match codes::grant(&state.db, &state.keys.hash(&code)).await? {
         Some(g) if !g.revoked && !g.night_closed => Ok(g),
-        _ => Err(refused()),
+        _ => {
+            state.limits.table_code_failed(address);
+            Err(refused())
+        }
     }
 }
 
 /// The caller a table-code cookie stands for: the table's scorer while the code is live,
-/// anonymous once it is revoked or its night closed. An unknown code counts as a guess.
+/// anonymous once it is revoked or its night closed. An unknown code counts as a wrong guess;
+/// an address over its limit is not looked up at all (anonymous), so cookies are no way round
+/// the limit.
 pub async fn identify(state: &AppState, code: &str, address: Option<IpAddr>) -> Result<Caller> {
+    if state.limits.table_code(address).is_err() {
+        return Ok(Caller(None));
+    }
     let code = normalize(code);
     match codes::grant(&state.db, &state.keys.hash(&code)).await? {
         Some(g) if !g.revoked && !g.night_closed => Ok(Caller(Some(Principal::Table {
@@ -113,7 +122,7 @@ pub async fn identify(state: &AppState, code: &str, address: Option<IpAddr>) -> 
         }))),
         Some(_) => Ok(Caller(None)),
         None => {
-            state.limits.table_code(address)?;
+            state.limits.table_code_failed(address);
             Ok(Caller(None))
         }
     }
