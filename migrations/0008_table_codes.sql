@@ -4,7 +4,9 @@
 CREATE TABLE table_codes (
     id          BIGSERIAL PRIMARY KEY,
     night_id    BIGINT NOT NULL REFERENCES nights(id) ON DELETE CASCADE,
-    table_id    BIGINT NOT NULL REFERENCES night_tables(id) ON DELETE CASCADE,
+    -- A table re-seated away keeps its codes' rows (as revoked), so a tablet still holding one
+    -- is told "not open" rather than counted as guessing.
+    table_id    BIGINT REFERENCES night_tables(id) ON DELETE SET NULL,
     code_hash   TEXT NOT NULL UNIQUE,
     created_at  TIMESTAMPTZ NOT NULL DEFAULT now(),
     revoked_at  TIMESTAMPTZ

@@ -285,3 +285,79 @@ async fn wrong_table_codes_are_limited_per_address() {
         }
     }
 }
+
+/// Tables seated again take their codes with them: a tablet still holding one is a stranger,
+/// not a guesser, so it never locks the club's address out of the new codes.
+#[tokio::test]
+async fn codes_of_reseated_tables_are_closed_not_counted_as_guesses() {
+    let app = spawn_app().await;
+    let owner = club_owner(&app, "reseat", "owner@example.org").await;
+    let t = one_table(&app, &owner, "reseat", &["Ann", "Bea", "Cy", "Di"]).await;
+    let open_codes = || async {
+        let html = answered(owner.get(app.url(&format!("/nights/{}", t.night))))
+            .await
+            .text()
+            .await
+            .unwrap();
+        let csrf = html
+            .split("name=\"csrf\" value=\"")
+            .nth(1)
+            .and_then(|r| r.split('"').next())
+            .unwrap()
+            .to_string();
+        let page = answered(
+            owner
+                .post(app.url(&format!("/nights/{}/codes", t.night)))
+                .header("Origin", app.address.as_str())
+                .form(&[("csrf", csrf.as_str())]),
+        )
+        .await
+        .text()
+        .await
+        .unwrap();
+        page.split("id=\"code-1\">")
+            .nth(1)
+            .and_then(|r| r.split('<').next())
+            .expect("the page shows table 1's code")
+            .replace('-', "")
+    };
+    let old = open_codes().await;
+    // Seated again (no game yet): table 1 is a new table, its old code is closed.
+    let res = owner
+        .put(app.url(&format!("/api/v1/nights/{}/tables", t.night)))
+        .json(&serde_json::json!({"tables": [[t.players[1], t.players[0], t.players[3], t.players[2]]]}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    let tablet = reqwest::Client::new();
+    for _ in 0..25 {
+        let res = answered(
+            tablet
+                .get(app.url("/api/v1/session"))
+                .header("Cookie", format!("ml_table={old}")),
+        )
+        .await;
+        assert_eq!(res.status(), 401, "a closed code is a stranger");
+    }
+    // New codes still work from the same address.
+    let new = open_codes().await;
+    let tables: serde_json::Value = owner
+        .get(app.url(&format!("/api/v1/nights/{}", t.night)))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let table = tables["tables"][0]["id"].as_i64().unwrap();
+    let res = answered(
+        tablet
+            .post(app.url(&format!("/api/v1/tables/{table}/games")))
+            .header("Cookie", format!("ml_table={new}"))
+            .header("Origin", app.address.as_str())
+            .json(&serde_json::json!({"outcome": "wall"})),
+    )
+    .await;
+    assert_eq!(res.status(), 201, "{}", res.text().await.unwrap());
+}

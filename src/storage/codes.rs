@@ -17,9 +17,10 @@ pub struct CodeGrant {
 
 pub async fn grant(pool: &PgPool, hash: &str) -> sqlx::Result<Option<CodeGrant>> {
     sqlx::query_as::<_, CodeGrant>(
-        "SELECT c.id AS code_id, c.table_id, t.number AS table_number, c.night_id, n.league_id, \
-                c.revoked_at IS NOT NULL AS revoked, n.status = 'closed' AS night_closed \
-         FROM table_codes c JOIN night_tables t ON t.id = c.table_id JOIN nights n ON n.id = c.night_id \
+        "SELECT c.id AS code_id, coalesce(c.table_id, 0) AS table_id, coalesce(t.number, 0) AS table_number, \
+                c.night_id, n.league_id, (c.revoked_at IS NOT NULL OR c.table_id IS NULL) AS revoked, \
+                n.status = 'closed' AS night_closed \
+         FROM table_codes c LEFT JOIN night_tables t ON t.id = c.table_id JOIN nights n ON n.id = c.night_id \
          WHERE c.code_hash = $1",
     )
     .bind(hash)
@@ -65,7 +66,7 @@ pub async fn revoke(pool: &PgPool, night_id: i64) -> sqlx::Result<u64> {
 /// When the night's live codes were opened, if they are.
 pub async fn opened(pool: &PgPool, night_id: i64) -> sqlx::Result<Option<DateTime<Utc>>> {
     sqlx::query_scalar(
-        "SELECT max(created_at) FROM table_codes WHERE night_id = $1 AND revoked_at IS NULL",
+        "SELECT max(created_at) FROM table_codes WHERE night_id = $1 AND revoked_at IS NULL AND table_id IS NOT NULL",
     )
     .bind(night_id)
     .fetch_one(pool)
