@@ -116,6 +116,8 @@
 
   let number = serverNumber;
   let savedUpTo = serverNumber - 1;
+  /** A refused game is being fixed: its number stays until it is saved again. */
+  let fixing = false;
   let tiles = [];
   /** Exposed groups as {tile, size}; their tiles come from the hand's layout. */
   let exposed = [];
@@ -753,7 +755,7 @@
     } finally {
       flushing = false;
       renderQueue();
-      setNumber(Math.max(number, nextNumber()));
+      if (!fixing) setNumber(Math.max(number, nextNumber()));
     }
   }
 
@@ -793,6 +795,7 @@
     if (!j) return;
     writeQueue(table, q.filter((x) => x.key !== key));
     clearForm();
+    fixing = true;
     setNumber(j.game.number);
     const g = j.game;
     const won = g.outcome === "mahjong" ? String(g.winner) : g.outcome;
@@ -819,6 +822,7 @@
     q.push({ key: newKey(), table: table, game: g, label: label(g), state: "waiting" });
     writeQueue(table, q);
     status(label(g) + ": sending…", "");
+    fixing = false;
     clearForm();
     setNumber(nextNumber());
     renderQueue();

@@ -446,6 +446,12 @@ async fn games_kept_offline_survive_a_reload_and_are_each_saved_once() {
     assert_eq!(waiting(&c).await, 1);
     click(&c, "#queue-list button").await; // Fix game 2
     wait_text(&c, "#save", "Save game 2").await;
+    // A send of the queue meanwhile (the network coming back, say) leaves the number alone.
+    c.execute("window.dispatchEvent(new Event('online'));", vec![])
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert!(text_of(&c, "#save").await.contains("Save game 2"));
     click(&c, "input[name=won][value=wall]").await;
     save(&c).await;
     saved(&c, 2).await;
