@@ -117,6 +117,32 @@ async fn a_game_is_fixed_and_voided_from_the_night_page() {
     c.close().await.unwrap();
 }
 
+/// A league on the demo card with one open night; the night's id.
+async fn open_night(app: &TestApp, owner: &reqwest::Client, slug: &str) -> i64 {
+    let post = |path: String, body: Value| async move {
+        let v: Value = owner
+            .post(app.url(&path))
+            .json(&body)
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        v["id"].as_i64().unwrap()
+    };
+    let league = post(
+        format!("/api/v1/clubs/{slug}/leagues"),
+        json!({"name": "L", "card": "demo-2026", "ruleset": "nmjl-money"}),
+    )
+    .await;
+    post(
+        format!("/api/v1/leagues/{league}/nights"),
+        json!({"date": "2026-03-03"}),
+    )
+    .await
+}
+
 async fn add_players(
     app: &TestApp,
     owner: &reqwest::Client,
@@ -145,25 +171,7 @@ async fn seats_survive_a_refused_lock_and_a_late_arrival_gets_a_seat() {
     let owner = club_owner(&app, "late", "org@example.org").await;
     let names = ["Ann", "Bea", "Cy", "Dot", "Eve", "Fay", "Gus", "Hal", "Ivy"];
     let ids = add_players(&app, &owner, "late", &names).await;
-    let league: Value = owner
-        .post(app.url("/api/v1/clubs/late/leagues"))
-        .json(&json!({"name": "L", "card": "demo-2026", "ruleset": "nmjl-money"}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let night: Value = owner
-        .post(app.url(&format!("/api/v1/leagues/{}/nights", league["id"])))
-        .json(&json!({"date": "2026-03-03"}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let night = night["id"].as_i64().unwrap();
+    let night = open_night(&app, &owner, "late").await;
 
     let (_driver, c) = browser().await;
     log_in(
@@ -388,25 +396,7 @@ async fn a_table_code_scores_its_table_without_an_account_and_nothing_else() {
         &["Ann", "Bea", "Cy", "Dot", "Eve", "Fay", "Gus", "Hal"],
     )
     .await;
-    let league: Value = owner
-        .post(app.url("/api/v1/clubs/codes/leagues"))
-        .json(&json!({"name": "L", "card": "demo-2026", "ruleset": "nmjl-money"}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let night: Value = owner
-        .post(app.url(&format!("/api/v1/leagues/{}/nights", league["id"])))
-        .json(&json!({"date": "2026-03-03"}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let night = night["id"].as_i64().unwrap();
+    let night = open_night(&app, &owner, "codes").await;
     for p in &ids {
         owner
             .put(app.url(&format!("/api/v1/nights/{night}/checkins/{p}")))
@@ -525,7 +515,7 @@ async fn a_table_code_scores_its_table_without_an_account_and_nothing_else() {
 }
 
 #[tokio::test]
-async fn no_page_scrolls_sideways_on_a_phone() {
+async fn every_page_fits_a_phone_and_a_tablet_and_passes_axe() {
     let app = spawn_app().await;
     let state = mahjong_league::domain::AppState::new(app.db.clone(), &"k".repeat(64));
     let login = mahjong_league::domain::demo::ensure(&state)
@@ -540,9 +530,29 @@ async fn no_page_scrolls_sideways_on_a_phone() {
     .fetch_one(&app.db)
     .await
     .unwrap();
+    // An open night too, so the check-in and its tools are on the page.
+    let api = reqwest::Client::builder()
+        .cookie_store(true)
+        .build()
+        .unwrap();
+    let res = api
+        .post(app.url("/api/v1/session"))
+        .json(&json!({"email": login.email, "password": login.password}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    let open: Value = api
+        .post(app.url(&format!("/api/v1/leagues/{league}/nights")))
+        .json(&json!({"date": "2026-12-01"}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
     let (_driver, c) = browser().await;
     log_in(&c, &app.address, &login.email, &login.password, "/").await;
-    c.set_window_size(390, 844).await.unwrap();
     let pages = [
         "/".to_string(),
         "/clubs/demo".into(),
@@ -551,47 +561,69 @@ async fn no_page_scrolls_sideways_on_a_phone() {
         "/clubs/demo/cards".into(),
         format!("/leagues/{league}"),
         format!("/nights/{night}"),
+        format!("/nights/{}", open["id"]),
         format!("/games/{game}/edit"),
         format!("/tables/{table}/score"),
         format!("/players/{player}"),
+        "/me".into(),
         "/cards/demo-2026".into(),
         "/code".into(),
         "/login".into(),
         "/signup".into(),
     ];
-    let mut wide = Vec::new();
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/screenshots");
+    std::fs::create_dir_all(&dir).unwrap();
+    let (mut wide, mut serious, mut titles) = (Vec::new(), Vec::new(), Vec::new());
     for p in &pages {
+        c.set_window_size(390, 844).await.unwrap();
         c.goto(&app.url(p)).await.unwrap();
-        let w = c
-            .execute(
-                "return [document.documentElement.scrollWidth, window.innerWidth,
-                   Array.from(document.querySelectorAll('body *')).filter(e => {
-                     const r = e.getBoundingClientRect();
-                     const p = e.parentElement.getBoundingClientRect();
-                     return r.width > 0 && r.right > window.innerWidth + 1 && p.right <= window.innerWidth + 1;
-                   }).slice(0, 4).map(e => e.tagName + '.' + e.className + '#' + e.id)];",
-                vec![],
-            )
-            .await
-            .unwrap();
-        if w[0].as_u64() > w[1].as_u64() {
-            wide.push(format!("{p}: {} > {} ({})", w[0], w[1], w[2]));
+        let title = c.title().await.unwrap();
+        if title.contains('<') || title.chars().count() > 120 {
+            titles.push(format!("{p}: {title}"));
+        }
+        let (rules, found) = axe(&c).await;
+        assert!(rules > 10, "axe ran its rules on {p}");
+        if found != json!([]) {
+            serious.push(format!("{p}: {found}"));
         }
         let name = p.trim_matches('/').replace('/', "-");
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/screenshots");
-        std::fs::create_dir_all(&dir).unwrap();
-        std::fs::write(
-            dir.join(format!(
-                "phone-{}.png",
-                if name.is_empty() { "index" } else { &name }
-            )),
-            c.screenshot().await.unwrap(),
-        )
-        .unwrap();
+        let name = if name.is_empty() {
+            "index".to_string()
+        } else {
+            name
+        };
+        for (label, w, h) in [("phone", 390, 844), ("tablet", 820, 1180)] {
+            c.set_window_size(w, h).await.unwrap();
+            let m = c
+                .execute(
+                    "return [document.documentElement.scrollWidth, window.innerWidth,
+                       Array.from(document.querySelectorAll('body *')).filter(e => {
+                         const r = e.getBoundingClientRect();
+                         const p = e.parentElement.getBoundingClientRect();
+                         return r.width > 0 && r.right > window.innerWidth + 1 && p.right <= window.innerWidth + 1;
+                       }).slice(0, 4).map(e => e.tagName + '.' + e.className + '#' + e.id)];",
+                    vec![],
+                )
+                .await
+                .unwrap();
+            if m[0].as_u64() > m[1].as_u64() {
+                wide.push(format!("{p} ({label}): {} > {} ({})", m[0], m[1], m[2]));
+            }
+            std::fs::write(
+                dir.join(format!("{label}-{name}.png")),
+                c.screenshot().await.unwrap(),
+            )
+            .unwrap();
+        }
     }
+    assert!(wide.is_empty(), "pages wider than the screen: {wide:#?}");
     assert!(
-        wide.is_empty(),
-        "pages wider than a 390 px phone: {wide:#?}"
+        serious.is_empty(),
+        "serious accessibility problems: {serious:#?}"
+    );
+    assert!(
+        titles.is_empty(),
+        "page titles that hold markup: {titles:#?}"
     );
     c.close().await.unwrap();
 }

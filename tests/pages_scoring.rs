@@ -469,11 +469,6 @@ async fn games_kept_offline_survive_a_reload_and_are_each_saved_once() {
 async fn the_scoring_screen_passes_axe_and_works_by_keyboard() {
     let app = spawn_app().await;
     let (owner, t) = seat_ids(&app, "axe").await;
-    let axe = std::fs::read_to_string(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("target/axe/node_modules/axe-core/axe.min.js"),
-    )
-    .expect("axe-core is installed by scripts/ensure-axe.sh (`make test` runs it)");
     let (_driver, c) = browser().await;
     log_in(&c, &app.address, "scorer@example.org", PASSWORD, "/").await;
     let score = app.url(&format!("/tables/{}/score", t.table));
@@ -487,30 +482,17 @@ async fn the_scoring_screen_passes_axe_and_works_by_keyboard() {
         }
         wait_text(&c, "#points", "+").await;
         click(&c, "#rare summary").await;
-        let run = format!(
-            "{axe}\n;const done = arguments[arguments.length - 1];
-             axe.run(document, {{resultTypes: ['violations']}}).then(r => done({{rules: r.passes.length, serious: r.violations
-               .filter(v => v.impact === 'serious' || v.impact === 'critical')
-               .map(v => v.id + ': ' + v.nodes.map(n => n.target.join(' ')).slice(0, 3).join(', '))}}));"
-        );
-        let found = c.execute_async(&run, vec![]).await.unwrap();
-        assert!(
-            found["rules"].as_u64().unwrap() > 10,
-            "axe ran its rules: {found}"
-        );
+        let (rules, serious) = axe(&c).await;
+        assert!(rules > 10, "axe ran its rules: {rules}");
         assert_eq!(
-            found["serious"],
+            serious,
             json!([]),
             "serious accessibility problems at {size:?}"
         );
         click(&c, "#by-card").await;
         wait_for(&c, "#card-lines button.line").await;
-        let found = c.execute_async(&run, vec![]).await.unwrap();
-        assert_eq!(
-            found["serious"],
-            json!([]),
-            "with the card open at {size:?}"
-        );
+        let (_, serious) = axe(&c).await;
+        assert_eq!(serious, json!([]), "with the card open at {size:?}");
     }
 
     // The keyboard: the picker is one Tab stop, arrow keys move inside it, Enter picks.

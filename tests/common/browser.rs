@@ -381,3 +381,27 @@ impl Drop for Gate {
         self.set_open(false);
     }
 }
+
+/// Runs axe-core (installed from npm by `scripts/ensure-axe.sh`) on the current page: how many
+/// rules passed (so a run that checked nothing is seen) and the serious or critical violations.
+pub async fn axe(c: &Client) -> (u64, serde_json::Value) {
+    static SOURCE: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    let source = SOURCE.get_or_init(|| {
+        std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("target/axe/node_modules/axe-core/axe.min.js"),
+        )
+        .expect("axe-core is installed by scripts/ensure-axe.sh (`make test` runs it)")
+    });
+    let run = format!(
+        "{source}\n;const done = arguments[arguments.length - 1];
+         axe.run(document, {{resultTypes: ['violations']}}).then(r => done({{rules: r.passes.length, serious: r.violations
+           .filter(v => v.impact === 'serious' || v.impact === 'critical')
+           .map(v => v.id + ': ' + v.nodes.map(n => n.target.join(' ')).slice(0, 3).join(', '))}}));"
+    );
+    let found = c.execute_async(&run, vec![]).await.unwrap();
+    (
+        found["rules"].as_u64().unwrap_or(0),
+        found["serious"].clone(),
+    )
+}
