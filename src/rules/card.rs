@@ -8,7 +8,6 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use super::pattern::{NumbersRule, Options, Pattern, SuitsRule, Target, WindsRule};
-use super::tile::{Suit, Tile, Wind};
 
 /// One problem in a card file: where it is, which hand, and what is wrong.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -80,35 +79,52 @@ pub struct Card {
     pub targets: Vec<Target>,
     /// Which targets a hand can possibly make, found by bit sets instead of a pass over all.
     pub(crate) index: TargetIndex,
-    /// Per target, its tile counts as flat arrays, for the nearest-lines pass.
-    pub(crate) shapes: Vec<Shape>,
+    /// Per tile kind, every target's count of it, for the nearest-lines pass.
+    pub(crate) columns: Columns,
 }
 
-/// A target's tiles per kind (jokers' place left 0): `need` natural-only (singles, pairs,
-/// runs), `total` every tile. Fixed-size arrays so the comparisons run many kinds at once.
-#[derive(Debug, Clone)]
-pub(crate) struct Shape {
-    /// Kinds the target holds, and kinds it needs as naturals (bit per kind).
-    pub(crate) mask: u64,
-    pub(crate) need_mask: u64,
-    pub(crate) need: [u8; crate::rules::tile::KINDS],
-    pub(crate) total: [u8; crate::rules::tile::KINDS],
+/// Every target's tile counts as columns, one per tile kind (targets in card order), for the
+/// nearest-lines pass: a hand touches only the columns of the kinds it holds, and a column is a
+/// run of bytes the compiler compares sixteen targets at a time.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Columns {
+    /// Length of a column: the number of targets rounded up to a whole block, the padding
+    /// targets all zero.
+    pub(crate) stride: usize,
+    /// `need[k * stride + t]`: natural-only tiles of kind `k` (singles, pairs, runs) in `t`.
+    pub(crate) need: Vec<u8>,
+    /// `total[k * stride + t]`: every tile of kind `k` in `t`.
+    pub(crate) total: Vec<u8>,
+    /// Per target, its natural-only tiles in all.
+    pub(crate) need_sum: Vec<u8>,
 }
 
-impl Shape {
-    pub(crate) fn of(t: &Target) -> Shape {
-        let mut need = [0u8; crate::rules::tile::KINDS];
-        let mut total = [0u8; crate::rules::tile::KINDS];
-        for &k in &t.kinds {
-            need[k.index()] = t.need.get(k);
-            total[k.index()] = t.need.get(k) + t.slots.get(k);
+impl Columns {
+    /// Targets are counted a block at a time.
+    pub(crate) const BLOCK: usize = 32;
+
+    pub(crate) fn new(targets: &[Target]) -> Columns {
+        let n = targets.len().next_multiple_of(Self::BLOCK);
+        let kinds = crate::rules::tile::KINDS;
+        let mut c = Columns {
+            stride: n,
+            need: vec![0; kinds * n],
+            total: vec![0; kinds * n],
+            need_sum: vec![0; n],
+        };
+        for (ti, t) in targets.iter().enumerate() {
+            for &k in &t.kinds {
+                let need = t.need.get(k);
+                c.need[k.index() * n + ti] = need;
+                c.total[k.index() * n + ti] = need + t.slots.get(k);
+                c.need_sum[ti] += need;
+            }
         }
-        Shape {
-            mask: t.mask,
-            need_mask: t.need_mask,
-            need,
-            total,
-        }
+        c
+    }
+
+    pub(crate) fn bytes(&self) -> usize {
+        self.need.capacity() + self.total.capacity() + self.need_sum.capacity()
     }
 }
 
@@ -205,21 +221,33 @@ struct RawHand {
 }
 
 /// Maps byte offsets to 1-based line numbers.
-struct Lines<'a>(&'a str);
+struct Lines<'a> {
+    text: &'a str,
+    /// Byte offsets of the newlines, in order.
+    breaks: Vec<usize>,
+}
 
 impl Lines<'_> {
+    fn new(text: &str) -> Lines<'_> {
+        Lines {
+            text,
+            breaks: text
+                .bytes()
+                .enumerate()
+                .filter(|&(_, b)| b == b'\n')
+                .map(|(i, _)| i)
+                .collect(),
+        }
+    }
+
+    /// The 1-based line of a byte offset: one more than the newlines before it.
     fn at(&self, offset: usize) -> usize {
-        let end = offset.min(self.0.len());
-        self.0.as_bytes()[..end]
-            .iter()
-            .filter(|&&b| b == b'\n')
-            .count()
-            + 1
+        self.breaks.partition_point(|&b| b < offset) + 1
     }
 
     /// 1-based line numbers of the `[[hand]]` headers.
     fn hand_headers(&self) -> Vec<usize> {
-        self.0
+        self.text
             .lines()
             .enumerate()
             .filter(|(_, l)| {
@@ -244,19 +272,9 @@ impl Card {
     /// About how many bytes the compiled card holds (for caches bounded by memory).
     pub fn approx_bytes(&self) -> usize {
         use std::mem::size_of;
-        let targets: usize = self
-            .targets
-            .iter()
-            .map(|t| {
-                size_of::<Target>()
-                    + t.sets.capacity() * size_of::<(Tile, u8)>()
-                    + (t.kinds.capacity() + t.tiles.capacity()) * size_of::<Tile>()
-                    + t.suits.capacity() * size_of::<(char, Suit)>()
-                    + t.winds.capacity() * size_of::<(char, Wind)>()
-            })
-            .sum::<usize>()
+        let targets: usize = self.targets.len() * size_of::<Target>()
             + (self.index.allows.capacity() + self.index.requires.capacity()) * size_of::<u64>()
-            + self.shapes.capacity() * size_of::<Shape>();
+            + self.columns.bytes();
         let lines: usize = self
             .lines
             .iter()
@@ -276,27 +294,28 @@ impl Card {
 
     /// Parses and compiles a card file. Every problem found is returned.
     pub fn parse(text: &str) -> Result<Card, Vec<CardError>> {
-        let lines = Lines(text);
-        // A syntax check first, so the messages for type and key errors can name the hand.
-        let loose: toml::Table = match toml::from_str(text) {
-            Ok(v) => v,
-            Err(e) => {
-                return Err(vec![CardError {
-                    line: e.span().map(|s| lines.at(s.start)),
-                    hand: None,
-                    message: e.message().trim().to_string(),
-                }]);
-            }
-        };
+        let lines = Lines::new(text);
         let raw: RawCard = match toml::from_str(text) {
             Ok(raw) => raw,
-            Err(e) => {
-                let line = e.span().map(|s| lines.at(s.start));
+            Err(typed) => {
+                // Read again loosely: a syntax error is reported as such, and the messages for
+                // type and key errors can name the hand.
+                let loose: toml::Table = match toml::from_str(text) {
+                    Ok(v) => v,
+                    Err(e) => {
+                        return Err(vec![CardError {
+                            line: e.span().map(|s| lines.at(s.start)),
+                            hand: None,
+                            message: e.message().trim().to_string(),
+                        }]);
+                    }
+                };
+                let line = typed.span().map(|s| lines.at(s.start));
                 let hand = line.and_then(|l| hand_id_at(&lines, &loose, l));
                 return Err(vec![CardError {
                     line,
                     hand,
-                    message: e.message().trim().to_string(),
+                    message: typed.message().trim().to_string(),
                 }]);
             }
         };
@@ -544,10 +563,10 @@ fn compile(raw: RawCard, lines: &Lines<'_>) -> Result<Card, Vec<CardError>> {
     let filters: Vec<(u64, u64)> = targets.iter().map(|t| (t.mask, t.need_mask)).collect();
     let index = TargetIndex::new(&filters);
     drop(filters);
-    let shapes = targets.iter().map(Shape::of).collect();
+    let columns = Columns::new(&targets);
     Ok(Card {
         index,
-        shapes,
+        columns,
         name,
         year,
         publisher: raw.publisher,

@@ -5,7 +5,7 @@ use serde::Serialize;
 use super::InputError;
 use super::card::Card;
 use super::pattern::Target;
-use super::tile::{Counts, KINDS, Tile, TileError, format_tiles};
+use super::tile::{Counts, Tile, TileError, format_tiles};
 
 /// A set exposed during play: one natural tile repeated, some copies possibly jokers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -217,7 +217,7 @@ fn place(target: &Target, hand: &Hand) -> Option<Vec<Tile>> {
 }
 
 /// How many tiles the hand lacks to make the target, ignoring exposures: the definition that
-/// `missing_fast` computes on flat arrays (the tests hold them equal).
+/// `Card::missing_counts` computes on columns for every target at once (the tests hold them equal).
 #[cfg(test)]
 fn missing_count(target: &Target, hand: &Hand) -> usize {
     let (mut needs, mut empty_slots) = (0usize, 0usize);
@@ -231,8 +231,9 @@ fn missing_count(target: &Target, hand: &Hand) -> usize {
     needs + empty_slots.saturating_sub(hand.jokers() as usize)
 }
 
-/// Tiles the hand lacks to make the target, ignoring exposures.
-fn missing(target: &Target, hand: &Hand) -> Vec<Tile> {
+/// `missing` as first written: the tests hold the two equal.
+#[cfg(test)]
+fn missing_plain(target: &Target, hand: &Hand) -> Vec<Tile> {
     let mut needs = Vec::new();
     let mut empty_slots = Vec::new();
     for &t in &target.kinds {
@@ -249,6 +250,26 @@ fn missing(target: &Target, hand: &Hand) -> Vec<Tile> {
     let jokers = (hand.jokers() as usize).min(empty_slots.len());
     needs.extend_from_slice(&empty_slots[jokers..]);
     needs.sort();
+    needs
+}
+
+/// Tiles the hand lacks to make the target, ignoring exposures, in tile order: the naturals it
+/// lacks for singles, pairs and runs, and the empty places in sets its jokers do not fill (the
+/// jokers fill them in tile order).
+fn missing(target: &Target, hand: &Hand) -> Vec<Tile> {
+    let mut jokers = hand.jokers();
+    let mut needs = Vec::with_capacity(14);
+    for &t in &target.kinds {
+        let have = hand.counts.get(t);
+        let need = target.need.get(t);
+        let for_need = have.min(need);
+        let for_sets = (have - for_need).min(target.slots.get(t));
+        let empty = target.slots.get(t) - for_sets;
+        let filled = jokers.min(empty);
+        jokers -= filled;
+        let lacking = (need - for_need) + (empty - filled);
+        needs.extend(std::iter::repeat_n(t, lacking as usize));
+    }
     needs
 }
 
@@ -301,16 +322,59 @@ impl Card {
         }
     }
 
+    /// How many tiles the hand lacks for each target, ignoring exposures (`missing_count` for
+    /// every target at once): per target, the natural tiles it lacks for singles, pairs and runs,
+    /// or all the tiles it lacks less its jokers, whichever is more. Computed a column at a time
+    /// over the kinds the hand holds, sixteen targets to an instruction.
+    fn missing_counts(&self, hand: &Hand) -> Vec<u8> {
+        const BLOCK: usize = crate::rules::card::Columns::BLOCK;
+        let cols = &self.columns;
+        let n = cols.stride;
+        // The kinds the hand holds (14 tiles: at most 14 kinds), as (column start, count).
+        let mut kinds = [(0usize, 0u8); 14];
+        let mut held = 0;
+        for (k, &have) in hand.counts.0.iter().enumerate() {
+            if have > 0 && k != Tile::JOKER.index() && held < kinds.len() {
+                kinds[held] = (k * n, have);
+                held += 1;
+            }
+        }
+        let kinds = &kinds[..held];
+        let free = 14u8.saturating_sub(hand.jokers());
+        let mut counts = vec![0u8; n];
+        for (block, (out, sums)) in counts
+            .chunks_exact_mut(BLOCK)
+            .zip(cols.need_sum.chunks_exact(BLOCK))
+            .enumerate()
+        {
+            let start = block * BLOCK;
+            let mut need = [0u8; BLOCK];
+            let mut all = [0u8; BLOCK];
+            for &(at, have) in kinds {
+                let col_need: &[u8; BLOCK] = cols.need[at + start..at + start + BLOCK]
+                    .try_into()
+                    .expect("a whole block");
+                let col_all: &[u8; BLOCK] = cols.total[at + start..at + start + BLOCK]
+                    .try_into()
+                    .expect("a whole block");
+                for i in 0..BLOCK {
+                    need[i] += col_need[i].min(have);
+                    all[i] += col_all[i].min(have);
+                }
+            }
+            for i in 0..BLOCK {
+                out[i] = (sums[i] - need[i]).max(free.saturating_sub(all[i]));
+            }
+        }
+        counts
+    }
+
     /// The `NEAREST` lines the hand comes closest to: per line its first target missing the
     /// fewest tiles, lines ranked by that count (one more when the line fails for another
-    /// reason), then by card order. Targets that cannot beat what is already found are passed
-    /// over without their count.
+    /// reason), then by card order.
     fn nearest(&self, hand: &Hand) -> Vec<Near> {
-        let mut have = hand.counts.0;
-        have[Tile::JOKER.index()] = 0;
-        let jokers = hand.jokers() as usize;
         let exposed = !hand.exposures.is_empty();
-        let planes = Planes::of(&have);
+        let counts = self.missing_counts(hand);
         // (key, line, target), best first; at most NEAREST.
         let mut top: Vec<(usize, usize, usize)> = Vec::with_capacity(NEAREST + 1);
         for (li, line) in self.lines.iter().enumerate() {
@@ -319,20 +383,16 @@ impl Card {
             } else {
                 usize::MAX
             };
-            let mut best: Option<(usize, usize)> = None;
-            for ti in line.targets.clone() {
-                let limit = best.map_or(bar, |(_, b)| b.min(bar));
-                let shape = &self.shapes[ti];
-                // A bound first: the target cannot be nearer than it; most are passed over here.
-                if planes.at_least_missing(shape, jokers) >= limit {
-                    continue;
-                }
-                let count = missing_fast(shape, &have, jokers);
-                if count < limit {
-                    best = Some((ti, count));
-                }
+            let line_counts = &counts[line.targets.clone()];
+            let Some(fewest) = line_counts.iter().copied().min() else {
+                continue;
+            };
+            let count = fewest as usize;
+            if count >= bar {
+                continue;
             }
-            let Some((ti, count)) = best else { continue };
+            let first = line_counts.iter().position(|&c| c == fewest).unwrap_or(0);
+            let ti = line.targets.start + first;
             let failing =
                 (line.concealed && exposed) || !hand.exposures.fit(&self.targets[ti]) || count == 0;
             let key = count + usize::from(failing);
@@ -371,58 +431,6 @@ impl Card {
             })
             .collect()
     }
-}
-
-/// A hand's tile counts as bit planes over the kinds (counts are at most 8: four bits), so a
-/// bound on the tiles it shares with a target is a few popcounts.
-struct Planes {
-    bits: [u64; 4],
-    kinds: u64,
-}
-
-impl Planes {
-    fn of(have: &[u8; KINDS]) -> Planes {
-        let mut bits = [0u64; 4];
-        let mut kinds = 0u64;
-        for (k, &n) in have.iter().enumerate() {
-            if n > 0 {
-                kinds |= 1 << k;
-            }
-            for (b, plane) in bits.iter_mut().enumerate() {
-                if n & (1 << b) != 0 {
-                    *plane |= 1 << k;
-                }
-            }
-        }
-        Planes { bits, kinds }
-    }
-
-    /// At most `missing_fast`: the hand shares no more than its own count of each kind the
-    /// target holds, and lacks at least one of each natural-only kind it does not hold.
-    fn at_least_missing(&self, shape: &crate::rules::card::Shape, jokers: usize) -> usize {
-        let shared = shape.mask & self.kinds;
-        let upper: u32 = self
-            .bits
-            .iter()
-            .enumerate()
-            .map(|(b, plane)| (plane & shared).count_ones() << b)
-            .sum();
-        let lacking_kinds = (shape.need_mask & !self.kinds).count_ones() as usize;
-        lacking_kinds.max(14usize.saturating_sub(upper as usize + jokers))
-    }
-}
-
-/// `missing_count` on the flat arrays: the natural tiles the hand lacks for singles and pairs,
-/// or all the tiles it lacks less its jokers, whichever is more.
-fn missing_fast(shape: &crate::rules::card::Shape, have: &[u8; KINDS], jokers: usize) -> usize {
-    let mut lacking_naturals = 0u32;
-    let mut usable = 0u32;
-    for ((need, total), have) in shape.need.iter().zip(&shape.total).zip(have) {
-        lacking_naturals += u32::from(need.saturating_sub(*have));
-        usable += u32::from((*total).min(*have));
-    }
-    let lacking_all = (14usize).saturating_sub(usable as usize + jokers);
-    (lacking_naturals as usize).max(lacking_all)
 }
 
 /// One matching line as the CLI and the API report it.
@@ -570,7 +578,7 @@ mod tests {
                 // Every fourth hand holds a target's own tiles, so near misses are covered too.
                 let tiles: Vec<Tile> = if round % 4 == 0 {
                     let t = &card.targets[rng.random_range(0..card.targets.len())];
-                    let mut v = t.tiles.clone();
+                    let mut v = t.tiles.to_vec();
                     v[0] = wall[0];
                     v
                 } else {
@@ -579,19 +587,17 @@ mod tests {
                 let Ok(hand) = Hand::new(&tiles, &[]) else {
                     continue;
                 };
-                let mut have = hand.counts.0;
-                have[Tile::JOKER.index()] = 0;
-                let planes = Planes::of(&have);
-                for ti in 0..card.targets.len() {
-                    let count = missing_fast(&card.shapes[ti], &have, hand.jokers() as usize);
+                let counts = card.missing_counts(&hand);
+                for (ti, &count) in counts.iter().take(card.targets.len()).enumerate() {
                     assert_eq!(
-                        count,
+                        count as usize,
                         missing_count(&card.targets[ti], &hand),
                         "{name} target {ti}"
                     );
-                    assert!(
-                        planes.at_least_missing(&card.shapes[ti], hand.jokers() as usize) <= count,
-                        "the bound passes over target {ti} of {name}, which it must not"
+                    assert_eq!(
+                        missing(&card.targets[ti], &hand),
+                        missing_plain(&card.targets[ti], &hand),
+                        "{name} target {ti}"
                     );
                 }
             }

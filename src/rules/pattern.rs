@@ -1,6 +1,8 @@
 //! Hand patterns (rules.md §2 "Pattern") and their expansion into concrete targets.
 
-use super::tile::{Counts, KINDS, Suit, Tile, Wind};
+use arrayvec::ArrayVec;
+
+use super::tile::{Counts, Suit, Tile, Wind};
 
 /// One symbol of a pattern group.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -81,40 +83,54 @@ pub struct Target {
     /// Slots in sets of 3 or more, per tile (naturals or jokers).
     pub slots: Counts,
     /// Sets of 3 or more as (tile, size), sorted.
-    pub sets: Vec<(Tile, u8)>,
+    pub sets: ArrayVec<(Tile, u8), MAX_SETS>,
     /// The tile kinds the target uses.
-    pub kinds: Vec<Tile>,
+    pub kinds: ArrayVec<Tile, 14>,
     /// Bit mask of `kinds`.
     pub mask: u64,
     /// Bit mask of kinds with natural-only needs.
     pub need_mask: u64,
     /// The target's tiles in pattern order.
-    pub tiles: Vec<Tile>,
+    pub tiles: ArrayVec<Tile, 14>,
     /// Colour → suit choices (`'_'` stands for the implicit colour).
-    pub suits: Vec<(char, Suit)>,
+    pub suits: ArrayVec<(char, Suit), 3>,
     /// How far the numbers moved from the pattern as written.
     pub shift: i8,
     /// Wind letter → wind choices, when winds are variables.
-    pub winds: Vec<(char, Wind)>,
+    pub winds: ArrayVec<(char, Wind), 4>,
     pub singles_and_pairs: bool,
     pub quints: bool,
 }
 
 /// The targets of a line already produced, by identity: the same natural-only tiles and the same
-/// sets make the same target (a fast hash: the keys are small and ours, not an attacker's).
-pub type Seen = rustc_hash::FxHashSet<([u8; KINDS], [(u8, u8); MAX_SETS])>;
+/// sets make the same target. The identity is packed into 120 bits without loss (see
+/// `identity`), so the set hashes one number (a fast hash: the keys are small and ours).
+pub type Seen = rustc_hash::FxHashSet<u128>;
+
+/// A target's identity as one number: its natural-only tiles in tile order, 6 bits each (the
+/// kind plus one; at most 14 of them: bits 0–83), then its sets in order, 9 bits each (the kind
+/// plus one, and the size: bits 84–119). Two targets get the same number exactly when their naturals and sets agree.
+fn identity(need: &Counts, need_mask: u64, sets: &[(Tile, u8)]) -> u128 {
+    let mut key = 0u128;
+    let mut at = 0;
+    let mut kinds = need_mask;
+    while kinds != 0 {
+        let k = kinds.trailing_zeros() as usize;
+        kinds &= kinds - 1;
+        for _ in 0..need.0[k] {
+            key |= ((k as u128) + 1) << at;
+            at += 6;
+        }
+    }
+    for (i, &(tile, size)) in sets.iter().enumerate() {
+        let code = ((tile.index() as u128 + 1) << 3) | u128::from(size & 7);
+        key |= code << (84 + 9 * i);
+    }
+    key
+}
 
 /// A hand of 14 tiles has at most 4 sets of 3 or more.
-const MAX_SETS: usize = 4;
-
-/// A target's identity without allocating: its natural-only counts and its sorted sets.
-fn identity(t: &Target) -> ([u8; KINDS], [(u8, u8); MAX_SETS]) {
-    let mut sets = [(u8::MAX, 0u8); MAX_SETS];
-    for (slot, (tile, size)) in sets.iter_mut().zip(&t.sets) {
-        *slot = (tile.index() as u8, *size);
-    }
-    (t.need.0, sets)
-}
+pub const MAX_SETS: usize = 4;
 
 /// Decoration tokens of addition and multiplication hands.
 /// The sizes of a pattern's groups in order (decoration tokens left out): the target's tiles,
@@ -322,10 +338,11 @@ impl Pattern {
                 letters.len()
             ));
         }
+        seen.reserve(suit_choices.len() * shifts.len() * wind_choices.len());
         for suits in &suit_choices {
             for &shift in &shifts {
                 for winds in &wind_choices {
-                    let target = self.build(
+                    if let Some(target) = self.build(
                         &colours,
                         suits,
                         shift,
@@ -334,8 +351,8 @@ impl Pattern {
                         options,
                         line,
                         alternative,
-                    )?;
-                    if seen.insert(identity(&target)) {
+                        seen,
+                    )? {
                         out.push(target);
                     }
                 }
@@ -344,6 +361,8 @@ impl Pattern {
         Ok(())
     }
 
+    /// Builds the target of one choice of suits, shift and winds; `None` when `seen` already
+    /// holds a target of the same identity (checked before anything is allocated).
     #[allow(clippy::too_many_arguments)]
     fn build(
         &self,
@@ -355,17 +374,21 @@ impl Pattern {
         options: &Options,
         line: usize,
         alternative: usize,
-    ) -> Result<Target, String> {
+        seen: &mut Seen,
+    ) -> Result<Option<Target>, String> {
         let mut need = Counts::default();
         let mut slots = Counts::default();
-        let mut sets = Vec::new();
-        let mut tiles = Vec::with_capacity(14);
+        let mut sets = [(Tile::JOKER, 0u8); MAX_SETS];
+        let mut set_count = 0;
+        // A pattern has 14 tiles (checked when parsed).
+        let mut tiles = [Tile::JOKER; 14];
+        let mut len = 0;
         for g in &self.groups {
             let suit = colours
                 .iter()
                 .position(|c| *c == g.colour)
                 .map(|i| suits[i]);
-            let start = tiles.len();
+            let start = len;
             for s in &g.syms {
                 let tile = match *s {
                     Sym::Digit(d) => {
@@ -386,19 +409,33 @@ impl Pattern {
                         }
                     }
                 };
-                tiles.push(tile);
+                tiles[len] = tile;
+                len += 1;
             }
-            let group_tiles = &tiles[start..];
+            let group_tiles = &tiles[start..len];
             if g.is_set() && g.syms.len() >= 3 {
                 slots.add(group_tiles[0], g.syms.len() as u8);
-                sets.push((group_tiles[0], g.syms.len() as u8));
+                // Sets of 3 or more in 14 tiles: at most 4.
+                sets[set_count] = (group_tiles[0], g.syms.len() as u8);
+                set_count += 1;
             } else {
                 for &t in group_tiles {
                     need.add(t, 1);
                 }
             }
         }
-        for t in Tile::all() {
+        let (mut mask, mut need_mask) = (0u64, 0u64);
+        for &t in &tiles {
+            mask |= 1 << t.index();
+            if need.get(t) > 0 {
+                need_mask |= 1 << t.index();
+            }
+        }
+        // Kinds in tile order, so the first one named is the first on the card's order.
+        let mut over = need_mask;
+        while over != 0 {
+            let t = Tile::from_index(over.trailing_zeros() as usize);
+            over &= over - 1;
             if need.get(t) > t.copies_in_set() {
                 return Err(format!(
                     "needs {} natural {t} in singles and pairs, but a set holds only {}",
@@ -407,31 +444,29 @@ impl Pattern {
                 ));
             }
         }
-        sets.sort();
-        let mut kinds = Vec::new();
-        let (mut mask, mut need_mask) = (0u64, 0u64);
-        for i in 0..KINDS {
-            let t = Tile::from_index(i);
-            if need.get(t) > 0 || slots.get(t) > 0 {
-                kinds.push(t);
-                mask |= 1 << i;
-            }
-            if need.get(t) > 0 {
-                need_mask |= 1 << i;
-            }
+        let sets = &mut sets[..set_count];
+        sets.sort_unstable();
+        if !seen.insert(identity(&need, need_mask, sets)) {
+            return Ok(None);
         }
-        Ok(Target {
+        let mut kinds = ArrayVec::new();
+        let mut m = mask;
+        while m != 0 {
+            kinds.push(Tile::from_index(m.trailing_zeros() as usize));
+            m &= m - 1;
+        }
+        Ok(Some(Target {
             line,
             alternative,
             need,
             slots,
             singles_and_pairs: sets.is_empty(),
             quints: sets.iter().any(|&(_, n)| n >= 5),
-            sets,
+            sets: sets.iter().copied().collect(),
             kinds,
             mask,
             need_mask,
-            tiles,
+            tiles: ArrayVec::from(tiles),
             suits: colours
                 .iter()
                 .zip(suits)
@@ -440,9 +475,9 @@ impl Pattern {
             shift,
             winds: match options.winds {
                 WindsRule::Any => letters.iter().copied().zip(winds.iter().copied()).collect(),
-                WindsRule::AsWritten => Vec::new(),
+                WindsRule::AsWritten => ArrayVec::new(),
             },
-        })
+        }))
     }
 }
 
