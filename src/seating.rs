@@ -294,7 +294,21 @@ fn is_prime(q: usize) -> bool {
             .all(|d| !q.is_multiple_of(d))
 }
 
-/// For `n = 4q` with q a prime ≥ 5 or q = 8: q rounds in which no two players meet twice.
+/// Multiplication in GF(9) = GF(3)[i]/(i²+1), an element a + b·i stored as a + 3b.
+fn gf9_mul(x: usize, y: usize) -> usize {
+    let (a, b, c, d) = (x % 3, x / 3, y % 3, y / 3);
+    // (a + bi)(c + di) = (ac − bd) + (ad + bc)i, with i² = −1.
+    let real = (a * c + 2 * b * d) % 3;
+    let imaginary = (a * d + b * c) % 3;
+    real + 3 * imaginary
+}
+
+/// Addition in GF(9), componentwise mod 3.
+fn gf9_add(x: usize, y: usize) -> usize {
+    (x % 3 + y % 3) % 3 + 3 * ((x / 3 + y / 3) % 3)
+}
+
+/// For `n = 4q` with q a prime ≥ 5, 8 or 9: q rounds in which no two players meet twice.
 /// Players are (row a, column x); table j of round r is {(a, j + e_a·r)} over GF(q), so two
 /// players of different rows meet only in the round solving (e_a − e_b)·r = y − x.
 fn transversal_rounds(n: usize) -> Vec<Vec<Vec<usize>>> {
@@ -305,6 +319,8 @@ fn transversal_rounds(n: usize) -> Vec<Vec<Vec<usize>>> {
     type Op = fn(usize, usize, usize) -> usize;
     let (add, mul): (Op, Op) = if q == 8 {
         (|a, b, _| a ^ b, |a, b, _| gf8_mul(a, b))
+    } else if q == 9 {
+        (|a, b, _| gf9_add(a, b), |a, b, _| gf9_mul(a, b))
     } else if q >= 5 && is_prime(q) {
         (|a, b, q| (a + b) % q, |a, b, q| a * b % q)
     } else {
@@ -465,7 +481,9 @@ fn anneal(
     let (t0, decay) = (2.0, 0.97);
     let mut temperature = t0;
     let mut step: u64 = 0;
-    while (has_history || best_cost > bound + 1e-9) && start.elapsed() < budget {
+    // History weights are never negative, so the bound without history holds with it too.
+    let mut last_gain = 0u64;
+    while best_cost > bound + 1e-9 && start.elapsed() < budget {
         for _ in 0..20_000 {
             step += 1;
             let r = rng.below(rounds);
@@ -493,12 +511,13 @@ fn anneal(
                 cost += d;
                 if cost < best_cost - 1e-9 {
                     best_cost = cost;
+                    last_gain = step;
                     best = (
                         state.table_of.clone(),
                         state.members.clone(),
                         state.count.clone(),
                     );
-                    if !has_history && best_cost <= bound + 1e-9 {
+                    if best_cost <= bound + 1e-9 {
                         break;
                     }
                 }
@@ -511,8 +530,9 @@ fn anneal(
             cost = best_cost;
             temperature = t0 / 2.0;
         }
-        // With history there is no bound to reach: a fixed amount of search is enough.
-        if has_history && step > 4_000_000 {
+        // With history the bound may be out of reach: stop once the search has gone long without
+        // finding better (or at a fixed amount of search).
+        if has_history && (step > 4_000_000 || step - last_gain > 300_000) {
             break;
         }
     }
@@ -549,7 +569,7 @@ mod tests {
 
     #[test]
     fn transversal_designs_never_repeat_a_meeting() {
-        for n in [20, 28, 32, 44] {
+        for n in [20, 28, 32, 36, 44] {
             let rounds = transversal_rounds(n);
             assert_eq!(rounds.len(), n / 4, "{n}");
             let stats = Plan { rounds }.stats(n, 4, None);
