@@ -103,6 +103,52 @@ pub fn tie_groups(lines: &[Line], board: Board) -> Vec<Vec<i64>> {
         .collect()
 }
 
+/// Head-to-head points of tied players (as `tie_groups` gives them) from the league's counted
+/// games as (game, player, score) rows, a game's rows together: for each tied player, the points
+/// they scored in games shared with at least one other player of their group, each game once.
+/// Players are numbered densely (`players[i]` is player `i`'s id; rows name the number), so the
+/// pass over every game of the league looks groups up in an array.
+pub fn head_to_head(
+    rows: &[(i64, u32, i64)],
+    players: &[i64],
+    groups: &[Vec<i64>],
+) -> HashMap<i64, i64> {
+    const NONE: u32 = u32::MAX;
+    let group_id: HashMap<i64, u32> = groups
+        .iter()
+        .enumerate()
+        .flat_map(|(g, members)| members.iter().map(move |p| (*p, g as u32)))
+        .collect();
+    let group_of: Vec<u32> = players
+        .iter()
+        .map(|p| group_id.get(p).copied().unwrap_or(NONE))
+        .collect();
+    let mut points = vec![0i64; players.len()];
+    let mut shared = vec![false; players.len()];
+    for game in rows.chunk_by(|a, b| a.0 == b.0) {
+        for (i, &(_, p, score)) in game.iter().enumerate() {
+            let g = group_of[p as usize];
+            if g == NONE {
+                continue;
+            }
+            if game
+                .iter()
+                .enumerate()
+                .any(|(j, &(_, q, _))| j != i && group_of[q as usize] == g)
+            {
+                points[p as usize] += score;
+                shared[p as usize] = true;
+            }
+        }
+    }
+    players
+        .iter()
+        .zip(points.iter().zip(&shared))
+        .filter(|(_, (_, s))| **s)
+        .map(|(id, (points, _))| (*id, *points))
+        .collect()
+}
+
 /// Ranks players: by the board, then more wins, then fewer deal-ins, then head-to-head points
 /// (`head_to_head`: each player of a `tie_groups` group's points in games shared with another
 /// player of the group; missing means none).
@@ -261,6 +307,12 @@ pub fn rate_game(game: &[(i64, i64, Skill)]) -> Option<Vec<(i64, Skill)>> {
 /// (game, player, score), rows of a game next to each other.
 pub fn ratings(games: &[(i64, i64, i64)]) -> HashMap<i64, Skill> {
     let mut rating: HashMap<i64, Skill> = HashMap::new();
+    replay(&mut rating, games);
+    rating
+}
+
+/// Carries `rating` on through more games (as `ratings` reads them).
+pub fn replay(rating: &mut HashMap<i64, Skill>, games: &[(i64, i64, i64)]) {
     for game in games.chunk_by(|a, b| a.0 == b.0) {
         let seats: Vec<(i64, i64, Skill)> = game
             .iter()
@@ -270,13 +322,43 @@ pub fn ratings(games: &[(i64, i64, i64)]) -> HashMap<i64, Skill> {
             rating.insert(p, r);
         }
     }
-    rating
 }
 
 /// The rating shown: the conservative μ − 3σ to two decimals, so a new player is 0 and rises
 /// with evidence.
 pub fn shown(r: Skill) -> f64 {
     ((r.rating - 3.0 * r.uncertainty) * 100.0).round() / 100.0
+}
+
+#[cfg(test)]
+mod head_to_head_tests {
+    use super::*;
+
+    #[test]
+    fn each_shared_game_counts_once() {
+        // A, B and C tied (ids 1, 2, 3); X, Y, Z, W others. C -10 (game 3), A -10 - 40 = -50,
+        // B -30 - 30 + 0 = -60; game 5 holds all three and counts once for each.
+        let (a, b, c, x, y, z, w) = (1, 2, 3, 10, 11, 12, 13);
+        let games: [&[(i64, i64)]; 5] = [
+            &[(a, -10), (b, -30), (x, 60), (y, -20)],
+            &[(a, -10), (x, 60), (y, -30), (z, -20)],
+            &[(b, -30), (c, -10), (y, 60), (w, -20)],
+            &[(c, -50), (x, -10), (z, 80), (w, -20)],
+            &[(a, -40), (b, 0), (c, 0), (x, 40)],
+        ];
+        let players: Vec<i64> = vec![a, b, c, x, y, z, w];
+        let index = |p: i64| players.iter().position(|&q| q == p).unwrap() as u32;
+        let rows: Vec<(i64, u32, i64)> = games
+            .iter()
+            .enumerate()
+            .flat_map(|(g, seats)| seats.iter().map(move |&(p, s)| (g as i64, index(p), s)))
+            .collect();
+        let h2h = head_to_head(&rows, &players, &[vec![a, b, c]]);
+        assert_eq!(h2h.get(&a), Some(&-50));
+        assert_eq!(h2h.get(&b), Some(&-60));
+        assert_eq!(h2h.get(&c), Some(&-10));
+        assert_eq!(h2h.get(&x), None, "untied players get none");
+    }
 }
 
 #[cfg(test)]

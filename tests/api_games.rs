@@ -731,7 +731,7 @@ async fn totals_kept_per_game_agree_with_a_rebuild_from_the_games() {
 }
 
 #[tokio::test]
-async fn late_entries_add_up_and_voids_rebuild_the_standings() {
+async fn late_entries_add_up_and_voids_take_the_game_out() {
     let app = spawn_app().await;
     let s = setup(&app).await;
     let (ann, bea, _, _) = (s.seats[0], s.seats[1], s.seats[2], s.seats[3]);
@@ -804,7 +804,8 @@ async fn late_entries_add_up_and_voids_rebuild_the_standings() {
         "{after_backfill}"
     );
 
-    // A void marks the league stale too, and the read after it no longer counts the game.
+    // A void takes the game out of the totals in its own transaction (no rebuild), and the
+    // ratings are replayed off the request path: once done, the standings are as before.
     let g = post(table2, win(bea)).await;
     let res = s
         .owner
@@ -813,9 +814,99 @@ async fn late_entries_add_up_and_voids_rebuild_the_standings() {
         .await
         .unwrap();
     assert_eq!(res.status(), 200);
-    assert!(stale(&app).await);
-    let after_void = standings_json(&app, &s.owner).await;
+    assert!(!stale(&app).await, "a void updates the totals in place");
+    let after_void = settled_standings(&app, &s.owner).await;
     assert_eq!(after_void["standings"], after_backfill["standings"]);
+}
+
+/// The standings once the ratings' replay after a correction is done (polled, at most 20 s).
+async fn settled_standings(app: &TestApp, client: &reqwest::Client) -> Value {
+    for _ in 0..200 {
+        let view = standings_json(app, client).await;
+        if view["ratings_updating"] == false {
+            return view;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    panic!("the ratings were still being updated after 20 s");
+}
+
+#[tokio::test]
+async fn corrections_and_voids_update_the_totals_in_place_and_agree_with_a_rebuild() {
+    let app = spawn_app().await;
+    let s = setup(&app).await;
+    let (ann, bea, cy, dot) = (s.seats[0], s.seats[1], s.seats[2], s.seats[3]);
+    let url = app.url(&format!("/api/v1/tables/{}/games", s.table));
+    let mut ids = Vec::new();
+    for body in [
+        json!({"outcome": "mahjong", "winner": bea, "hand": WIN, "won_by": "self_pick"}),
+        json!({"outcome": "mahjong", "winner": ann, "hand": WIN_JOKERLESS, "won_by": "discard", "discarder": dot}),
+        json!({"outcome": "mahjong", "winner": cy, "hand": WIN, "won_by": "discard", "discarder": ann}),
+        json!({"outcome": "mahjong", "winner": dot, "hand": WIN, "won_by": "self_pick"}),
+    ] {
+        let res = s.owner.post(&url).json(&body).send().await.unwrap();
+        assert_eq!(res.status(), 201);
+        let v: Value = res.json().await.unwrap();
+        ids.push(v["id"].as_i64().unwrap());
+    }
+    // Game 2 becomes a wall game (an amend: out as it was, in as it is); game 3 is voided.
+    let res = s
+        .owner
+        .put(app.url(&format!("/api/v1/games/{}", ids[1])))
+        .header("If-Match", "1")
+        .json(&json!({"outcome": "wall", "number": 2}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200, "{}", res.text().await.unwrap());
+    let res = s
+        .owner
+        .post(app.url(&format!("/api/v1/games/{}/void", ids[2])))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    assert!(!stale(&app).await, "corrections update the totals in place");
+    let first = standings_json(&app, &s.owner).await;
+    let kept = settled_standings(&app, &s.owner).await;
+    // The totals were right at once, before the ratings were replayed.
+    let without_ratings = |v: &Value| -> Vec<Value> {
+        v["standings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                let mut r = r.clone();
+                r.as_object_mut().unwrap().remove("rating");
+                r
+            })
+            .collect()
+    };
+    assert_eq!(without_ratings(&first), without_ratings(&kept));
+    let ann_row = kept["standings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["player_id"] == ann)
+        .unwrap()
+        .clone();
+    assert_eq!(ann_row["games"], 3, "the voided game no longer counts");
+    assert_eq!(
+        ann_row["wall_games"], 1,
+        "the amended game counts as a wall game"
+    );
+
+    // Rebuilt from the games, totals and ratings alike: the same standings.
+    sqlx::query("UPDATE leagues SET standings_stale = true, revision = revision + 1")
+        .execute(&app.db)
+        .await
+        .unwrap();
+    sqlx::query("UPDATE league_totals SET points = 0, mu = NULL")
+        .execute(&app.db)
+        .await
+        .unwrap();
+    let rebuilt = standings_json(&app, &s.owner).await;
+    assert_eq!(kept, rebuilt);
 }
 
 #[tokio::test]
@@ -969,4 +1060,248 @@ async fn head_to_head_counts_each_shared_game_once_in_a_three_way_tie() {
     .map(|(p, r, pts)| (p.to_string(), *r, *pts, false))
     .collect();
     assert_eq!(rows, expected);
+}
+
+/// Seeds one game at a new closed night of the league: (player, score) in seat order, a
+/// winner (self-pick) or none (a wall game). Answers the game's id.
+async fn seed_game(
+    app: &TestApp,
+    league: i64,
+    night: i32,
+    seats: &[(i64, i64)],
+    winner: Option<i64>,
+) -> i64 {
+    let table: i64 = sqlx::query_scalar(
+        "WITH n AS (INSERT INTO nights (league_id, number, night_date, status) \
+           VALUES ($1, $2, date '2026-01-01' + $2, 'closed') RETURNING id) \
+         INSERT INTO night_tables (night_id, number) SELECT id, 1 FROM n RETURNING id",
+    )
+    .bind(league)
+    .bind(night)
+    .fetch_one(&app.db)
+    .await
+    .unwrap();
+    for (seat, (p, _)) in seats.iter().enumerate() {
+        sqlx::query("INSERT INTO table_seats (table_id, seat, player_id) VALUES ($1, $2, $3)")
+            .bind(table)
+            .bind(seat as i32)
+            .bind(p)
+            .execute(&app.db)
+            .await
+            .unwrap();
+    }
+    let game: i64 = sqlx::query_scalar(
+        "INSERT INTO games (table_id, number, east_player, outcome, submitted, engine, winner, won_by, jokerless) \
+         VALUES ($1, 1, $2, $3, '{}', '{}', $4, $5, false) RETURNING id",
+    )
+    .bind(table)
+    .bind(seats[0].0)
+    .bind(if winner.is_some() { "mahjong" } else { "wall" })
+    .bind(winner)
+    .bind(winner.map(|_| "self_pick"))
+    .fetch_one(&app.db)
+    .await
+    .unwrap();
+    for (seat, (p, score)) in seats.iter().enumerate() {
+        sqlx::query(
+            "INSERT INTO game_scores (game_id, player_id, seat, score, breakdown) VALUES ($1, $2, $3, $4, '')",
+        )
+        .bind(game)
+        .bind(p)
+        .bind(["E", "S", "W", "N"][seat])
+        .bind(score)
+        .execute(&app.db)
+        .await
+        .unwrap();
+    }
+    game
+}
+
+/// Checks the ranks inside every tie of the standings against head-to-head summed here, in
+/// SQL, straight from the definition: a tied player's points in the counted games they shared
+/// with another player of the same tie.
+async fn assert_ties_ranked_by_head_to_head(app: &TestApp, view: &Value) -> usize {
+    let rows = view["standings"].as_array().unwrap();
+    let key = |r: &Value| {
+        (
+            r["points"].clone(),
+            r["wins"].clone(),
+            r["deal_ins"].clone(),
+        )
+    };
+    let mut checked = 0;
+    for r in rows {
+        let group: Vec<i64> = rows
+            .iter()
+            .filter(|o| key(o) == key(r))
+            .map(|o| o["player_id"].as_i64().unwrap())
+            .collect();
+        if group.len() < 2 {
+            continue;
+        }
+        let h2h: Vec<(i64, i64)> = sqlx::query_as(
+            "SELECT p.id, coalesce((SELECT sum(s.score) FROM game_scores s JOIN games g ON g.id = s.game_id \
+                WHERE s.player_id = p.id AND g.status = 'recorded' AND g.outcome <> 'redeal' \
+                AND EXISTS (SELECT 1 FROM game_scores o WHERE o.game_id = s.game_id AND o.player_id <> p.id \
+                            AND o.player_id = ANY($1))), 0)::BIGINT \
+             FROM players p WHERE p.id = ANY($1)",
+        )
+        .bind(&group)
+        .fetch_all(&app.db)
+        .await
+        .unwrap();
+        let rank = |p: i64| {
+            rows.iter().find(|o| o["player_id"] == p).unwrap()["rank"]
+                .as_i64()
+                .unwrap()
+        };
+        let me = r["player_id"].as_i64().unwrap();
+        let mine = h2h.iter().find(|(p, _)| *p == me).unwrap().1;
+        for &(other, theirs) in &h2h {
+            match mine.cmp(&theirs) {
+                std::cmp::Ordering::Greater => assert!(rank(me) < rank(other), "{me} vs {other}"),
+                std::cmp::Ordering::Less => assert!(rank(me) > rank(other), "{me} vs {other}"),
+                std::cmp::Ordering::Equal => assert_eq!(rank(me), rank(other), "{me} vs {other}"),
+            }
+        }
+        checked += 1;
+    }
+    checked
+}
+
+#[tokio::test]
+async fn many_tied_players_are_ranked_by_head_to_head_through_new_games_and_voids() {
+    let app = spawn_app().await;
+    let owner = club_owner(&app, "club", "o@example.org").await;
+    let mut players = Vec::new();
+    for i in 0..24 {
+        let p: Value = owner
+            .post(app.url("/api/v1/clubs/club/players"))
+            .json(&json!({"name": format!("P{i:02}")}))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        players.push(p["id"].as_i64().unwrap());
+    }
+    let league: Value = owner
+        .post(app.url("/api/v1/clubs/club/leagues"))
+        .json(&json!({"name": "L", "card": "demo-2026", "ruleset": "nmjl-money"}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let league = league["id"].as_i64().unwrap();
+    let (tied, out) = (&players[..20], &players[20..]);
+    let mut night = 0;
+    // The 20 tied players at five tables, each in every seat once: +10, -10, +5, -5, all 0.
+    for t in 0..5 {
+        let table = &tied[t * 4..t * 4 + 4];
+        for g in 0..4 {
+            let scores = [10, -10, 5, -5];
+            let seats: Vec<(i64, i64)> = (0..4).map(|s| (table[(s + g) % 4], scores[s])).collect();
+            night += 1;
+            seed_game(&app, league, night, &seats, None).await;
+        }
+    }
+    // Eight of them gain x with three outsiders and lose it again beside another tied player:
+    // still 0 in all, head-to-head −x.
+    let mut last = 0;
+    for i in 0..8 {
+        let x = 10 * (i as i64 + 1);
+        night += 1;
+        seed_game(
+            &app,
+            league,
+            night,
+            &[(tied[i], x), (out[0], -x), (out[1], 0), (out[2], 0)],
+            None,
+        )
+        .await;
+        night += 1;
+        last = seed_game(
+            &app,
+            league,
+            night,
+            &[(tied[i], -x), (out[0], x), (tied[19 - i], 0), (out[1], 0)],
+            None,
+        )
+        .await;
+    }
+    // The outsiders win once each, so they are not in the big tie.
+    for o in out {
+        night += 1;
+        let others: Vec<i64> = out.iter().copied().filter(|p| p != o).collect();
+        seed_game(
+            &app,
+            league,
+            night,
+            &[
+                (*o, 60),
+                (others[0], -20),
+                (others[1], -20),
+                (others[2], -20),
+            ],
+            Some(*o),
+        )
+        .await;
+    }
+    sqlx::query("UPDATE leagues SET standings_stale = true, revision = revision + 1")
+        .execute(&app.db)
+        .await
+        .unwrap();
+    let first = standings_json(&app, &owner).await;
+    let big = first["standings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["points"] == 0 && r["wins"] == 0)
+        .count();
+    assert!(
+        big > 16,
+        "the tie is big enough for the game log ({big} players)"
+    );
+    assert!(assert_ties_ranked_by_head_to_head(&app, &first).await > 16);
+
+    // A game added later (after the log was read): tied[0] and tied[1] share it.
+    night += 1;
+    seed_game(
+        &app,
+        league,
+        night,
+        &[(tied[0], 7), (tied[1], -7), (out[0], 0), (out[1], 0)],
+        None,
+    )
+    .await;
+    night += 1;
+    seed_game(
+        &app,
+        league,
+        night,
+        &[(tied[0], -7), (out[0], 7), (out[1], 0), (out[2], 0)],
+        None,
+    )
+    .await;
+    sqlx::query("UPDATE leagues SET standings_stale = true, revision = revision + 1")
+        .execute(&app.db)
+        .await
+        .unwrap();
+    let second = standings_json(&app, &owner).await;
+    assert_ne!(first["standings"], second["standings"]);
+    assert!(assert_ties_ranked_by_head_to_head(&app, &second).await > 16);
+
+    // A void through the API: the log replaces that game's rows.
+    let res = owner
+        .post(app.url(&format!("/api/v1/games/{last}/void")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200, "{}", res.text().await.unwrap());
+    let third = standings_json(&app, &owner).await;
+    assert_ne!(second["standings"], third["standings"]);
+    assert!(assert_ties_ranked_by_head_to_head(&app, &third).await > 10);
 }

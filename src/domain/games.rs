@@ -646,7 +646,7 @@ pub async fn amend(
     )
     .await?
     {
-        games::Change::Done => {}
+        games::Change::Done => super::standings::replay_ratings(state, ctx.league_id),
         games::Change::Stale(current) => return Err(stale(current)),
         games::Change::Gone => {
             return Err(Error::Conflict(format!(
@@ -674,7 +674,7 @@ pub async fn void(
     let (g, ctx, _) = game_access(state, caller, id, Need::Admin).await?;
     let seen = seen.map(version).transpose()?;
     match games::void(&state.db, ctx.league_id, g.id, seen, &caller.actor()).await? {
-        games::Change::Done => {}
+        games::Change::Done => super::standings::replay_ratings(state, ctx.league_id),
         games::Change::Stale(current) => return Err(stale(current)),
         games::Change::Gone | games::Change::Taken => {
             return Err(Error::Conflict(format!("game {} is already voided", g.id)));

@@ -22,12 +22,71 @@ pub struct StandingsView {
     /// `total` or `average`.
     pub board: String,
     pub min_games: i32,
+    /// True while the ratings are being replayed after a correction or a void (the totals are
+    /// already up to date; the ratings shown are those from before the change).
+    pub ratings_updating: bool,
     pub standings: Vec<Standing>,
 }
 
-/// The league's standings, ranked (totals rebuilt first if a correction made them stale).
-async fn compute(state: &AppState, league: &League) -> Result<Vec<Standing>> {
-    totals::rebuild_if_stale(&state.db, league.id).await?;
+/// How long a replay waits after the correction that started it.
+const REPLAY_DELAY: std::time::Duration = std::time::Duration::from_millis(250);
+
+/// Replays a league's ratings after a correction, off the request path (on the runtime, not in
+/// the request), unless this process is doing so already.
+pub fn replay_ratings(state: &AppState, league_id: i64) {
+    if !state.standings.start_replay(league_id) {
+        return;
+    }
+    let db = state.db.clone();
+    let replays = state.standings.replays.clone();
+    tokio::spawn(async move {
+        // A moment first: the reads that follow a correction come before the replay's load,
+        // and a burst of corrections is replayed once.
+        tokio::time::sleep(REPLAY_DELAY).await;
+        // `false`: another correction came meanwhile; go again.
+        loop {
+            match totals::recompute_ratings(&db, league_id).await {
+                Ok(true) => break,
+                Ok(false) => continue,
+                Err(e) => {
+                    tracing::warn!(league_id, error = %e, "replaying the ratings failed; the next read tries again");
+                    break;
+                }
+            }
+        }
+        if let Ok(mut set) = replays.lock() {
+            set.remove(&league_id);
+        }
+    });
+}
+
+/// How far back from the last sync of a game log a correction is looked for.
+const CORRECTION_MARGIN_SECS: i64 = 120;
+
+/// Above this many tied players, head-to-head is summed from the league's game log kept in
+/// memory instead of in the database (which then reads most of the league's games each time).
+const TIED_IN_DATABASE: usize = 16;
+
+/// What `compute` answers: the standings ranked, the revision they were read at (or later) and
+/// whether the ratings are being replayed.
+struct Computed {
+    standings: Vec<Standing>,
+    revision: i64,
+    ratings_updating: bool,
+}
+
+/// The league's standings, ranked (totals rebuilt first if they were written by hand).
+async fn compute(state: &AppState, league: &League) -> Result<Computed> {
+    let (mut revision, stale, updating, corrections) =
+        totals::league_state(&state.db, league.id).await?;
+    if stale {
+        totals::rebuild_if_stale(&state.db, league.id).await?;
+        revision = games::revision(&state.db, league.id).await?;
+    }
+    if updating {
+        // Started by the correction; started again here after a restart or a failure.
+        replay_ratings(state, league.id);
+    }
     let rows = totals::lines(&state.db, league.id).await?;
     let board = if league.board == "average" {
         Board::Average {
@@ -41,14 +100,53 @@ async fn compute(state: &AppState, league: &League) -> Result<Vec<Standing>> {
         .map(|(l, r)| (l.player_id, standings::shown(*r)))
         .collect();
     let lines: Vec<standings::Line> = rows.into_iter().map(|(l, _)| l).collect();
-    // Head-to-head only for players tied on everything else, summed in the database.
+    // Head-to-head only for players tied on everything else.
     let tied = standings::tie_groups(&lines, board);
-    let h2h = totals::head_to_head(&state.db, league.id, &tied).await?;
+    let h2h = head_to_head(state, league.id, corrections, &tied).await?;
     let mut ranked = standings::rank(lines, board, &h2h);
     for s in &mut ranked {
         s.rating = ratings.get(&s.player_id).copied();
     }
-    Ok(ranked)
+    Ok(Computed {
+        standings: ranked,
+        revision,
+        ratings_updating: updating,
+    })
+}
+
+/// Head-to-head points of the tied groups: summed in the database for a few tied players, from
+/// the league's game log in memory for many (brought up to date first: the games counted since
+/// it was last read, or every game again after a correction).
+async fn head_to_head(
+    state: &AppState,
+    league_id: i64,
+    corrections: i64,
+    groups: &[Vec<i64>],
+) -> Result<HashMap<i64, i64>> {
+    let tied: usize = groups.iter().map(Vec::len).sum();
+    if tied <= TIED_IN_DATABASE {
+        return Ok(totals::head_to_head(&state.db, league_id, groups).await?);
+    }
+    let log = state.game_logs.log(league_id);
+    let mut log = log.lock().await;
+    let now = totals::clock(&state.db).await?;
+    let corrected = log.corrections.is_some_and(|c| c != corrections);
+    if log.corrections.is_none() {
+        log.clear();
+    }
+    let new = totals::rows_after(&state.db, league_id, log.last_order).await?;
+    log.extend(new);
+    if corrected && let Some(synced) = log.synced_at {
+        // Games written since the last sync, with a margin wider than any transaction (a
+        // request is cut at 30 s): `updated_at` is its transaction's start, which may come
+        // before a commit seen later.
+        let since = synced - chrono::Duration::seconds(CORRECTION_MARGIN_SECS);
+        let (games, rows) = totals::changed_since(&state.db, league_id, since).await?;
+        log.replace(&games, rows);
+    }
+    log.corrections = Some(corrections);
+    log.synced_at = Some(now);
+    Ok(standings::head_to_head(&log.rows, &log.players, groups))
 }
 
 /// The standings body (JSON) and its entity tag, computed at `revision` or later.
@@ -66,14 +164,16 @@ async fn body_at(
     if let Some(hit) = state.standings.get(league.id, revision) {
         return Ok(hit);
     }
-    // Read again: what is computed now is at least this new, so readers waiting meanwhile
-    // can take it.
-    let now = games::revision(&state.db, league.id).await?;
+    // The revision is read again first thing: what is computed now is at least that new, so
+    // readers waiting meanwhile can take it.
+    let computed = compute(state, league).await?;
+    let now = computed.revision;
     let view = StandingsView {
         league: league.id,
         board: league.board.clone(),
         min_games: league.min_games,
-        standings: compute(state, league).await?,
+        ratings_updating: computed.ratings_updating,
+        standings: computed.standings,
     };
     let body = Arc::new(serde_json::to_vec(&view).map_err(Error::internal)?);
     let digest = Sha256::digest(body.as_slice());
@@ -127,7 +227,7 @@ fn csv_error(e: impl std::fmt::Display) -> Error {
 /// The standings as CSV: one row per player, the columns of the JSON.
 pub async fn standings_csv(state: &AppState, caller: &Caller, id: i64) -> Result<Csv> {
     let (league, _) = caller.league(state, id, Need::Read).await?;
-    let rows = compute(state, &league).await?;
+    let rows = compute(state, &league).await?.standings;
     let mut w = csv::Writer::from_writer(Vec::new());
     w.write_record([
         "rank",
@@ -225,6 +325,8 @@ pub struct Overview {
     pub organizer: bool,
     /// In rank order.
     pub rows: Vec<Standing>,
+    /// The ratings are being replayed after a correction.
+    pub ratings_updating: bool,
     /// The nights that have counted games, in order.
     pub night_numbers: Vec<i32>,
     /// The first `charted` players of the standings: id, name and points on each of those nights.
@@ -244,7 +346,11 @@ pub async fn overview(
         .role_in(state, &club)
         .await?
         .is_some_and(|r| r >= Role::Organizer);
-    let rows = compute(state, &league).await?;
+    let Computed {
+        standings: rows,
+        ratings_updating,
+        ..
+    } = compute(state, &league).await?;
     let leaders: Vec<(i64, String)> = rows
         .iter()
         .take(charted)
@@ -277,6 +383,7 @@ pub async fn overview(
         club,
         organizer,
         rows,
+        ratings_updating,
         night_numbers,
         series,
         nights,

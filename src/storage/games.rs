@@ -110,17 +110,24 @@ async fn insert_scores(
     game_id: i64,
     scores: &Scores,
 ) -> sqlx::Result<()> {
-    for (player, seat, score, breakdown, dead) in scores {
-        sqlx::query("INSERT INTO game_scores (game_id, player_id, seat, score, breakdown, dead) VALUES ($1, $2, $3, $4, $5, $6)")
-            .bind(game_id)
-            .bind(player)
-            .bind(seat)
-            .bind(score)
-            .bind(breakdown)
-            .bind(dead)
-            .execute(&mut **tx)
-            .await?;
-    }
+    // One statement for the table's seats.
+    let players: Vec<i64> = scores.iter().map(|s| s.0).collect();
+    let seats: Vec<&str> = scores.iter().map(|s| s.1.as_str()).collect();
+    let points: Vec<i64> = scores.iter().map(|s| s.2).collect();
+    let breakdowns: Vec<&str> = scores.iter().map(|s| s.3.as_str()).collect();
+    let dead: Vec<bool> = scores.iter().map(|s| s.4).collect();
+    sqlx::query(
+        "INSERT INTO game_scores (game_id, player_id, seat, score, breakdown, dead) \
+         SELECT $1, * FROM unnest($2::BIGINT[], $3::TEXT[], $4::BIGINT[], $5::TEXT[], $6::BOOL[])",
+    )
+    .bind(game_id)
+    .bind(&players)
+    .bind(&seats)
+    .bind(&points)
+    .bind(&breakdowns)
+    .bind(&dead)
+    .execute(&mut **tx)
+    .await?;
     Ok(())
 }
 
@@ -295,7 +302,7 @@ async fn current_version(tx: &mut Transaction<'_, Postgres>, id: i64) -> sqlx::R
 }
 
 /// Replaces a recorded game's result and scores if it is still at `version`; audited. The
-/// league's standings are rebuilt on their next read.
+/// league's totals change with it; its ratings are marked for a replay.
 pub async fn amend(
     pool: &PgPool,
     league_id: i64,
@@ -305,16 +312,23 @@ pub async fn amend(
     actor: &str,
 ) -> sqlx::Result<Change> {
     let mut tx = pool.begin().await?;
-    totals::lock_league(&mut tx, league_id).await?;
-    let before: Option<serde_json::Value> = sqlx::query_scalar(
-        "SELECT submitted FROM games WHERE id = $1 AND status = 'recorded' FOR UPDATE",
+    let locked = totals::lock_league(&mut tx, league_id).await?;
+    let before: Option<(serde_json::Value, String, i32)> = sqlx::query_as(
+        "SELECT submitted, outcome, version FROM games WHERE id = $1 AND status = 'recorded' FOR UPDATE",
     )
     .bind(id)
     .fetch_optional(&mut *tx)
     .await?;
-    let Some(before) = before else {
+    let Some((before, old_outcome, current)) = before else {
         return Ok(Change::Gone);
     };
+    if current != version {
+        return Ok(Change::Stale(current));
+    }
+    // Out of the totals as it was, back in as it becomes (nothing commits unless both do).
+    if old_outcome != "redeal" {
+        totals::take_out(&mut tx, locked, league_id, id).await?;
+    }
     let updated = sqlx::query(
         "UPDATE games SET number = $3, east_player = $4, outcome = $5, submitted = $6, engine = $7, line_id = $8, line_value = $9, \
          winner = $10, discarder = $11, won_by = $12, jokerless = $13, version = version + 1, updated_at = now() \
@@ -358,13 +372,18 @@ pub async fn amend(
         .bind(&g.submitted)
         .execute(&mut *tx)
         .await?;
-    totals::mark_stale(&mut tx, league_id).await?;
+    if g.outcome != "redeal" {
+        totals::put_back(&mut tx, locked, league_id, id).await?;
+    }
+    if old_outcome != "redeal" || g.outcome != "redeal" {
+        totals::mark_ratings_dirty(&mut tx, league_id).await?;
+    }
     tx.commit().await?;
     Ok(Change::Done)
 }
 
-/// Voids a recorded game (at `version` when given); audited. The league's standings are
-/// rebuilt on their next read.
+/// Voids a recorded game (at `version` when given); audited. The league's totals lose it; its
+/// ratings are marked for a replay.
 pub async fn void(
     pool: &PgPool,
     league_id: i64,
@@ -373,13 +392,14 @@ pub async fn void(
     actor: &str,
 ) -> sqlx::Result<Change> {
     let mut tx = pool.begin().await?;
-    totals::lock_league(&mut tx, league_id).await?;
-    let row: Option<(String, i32, serde_json::Value)> =
-        sqlx::query_as("SELECT status, version, submitted FROM games WHERE id = $1 FOR UPDATE")
-            .bind(id)
-            .fetch_optional(&mut *tx)
-            .await?;
-    let Some((status, current, submitted)) = row else {
+    let locked = totals::lock_league(&mut tx, league_id).await?;
+    let row: Option<(String, i32, serde_json::Value, String)> = sqlx::query_as(
+        "SELECT status, version, submitted, outcome FROM games WHERE id = $1 FOR UPDATE",
+    )
+    .bind(id)
+    .fetch_optional(&mut *tx)
+    .await?;
+    let Some((status, current, submitted, outcome)) = row else {
         return Ok(Change::Gone);
     };
     if status != "recorded" {
@@ -387,6 +407,10 @@ pub async fn void(
     }
     if version.is_some_and(|v| v != current) {
         return Ok(Change::Stale(current));
+    }
+    if outcome != "redeal" {
+        totals::take_out(&mut tx, locked, league_id, id).await?;
+        totals::mark_ratings_dirty(&mut tx, league_id).await?;
     }
     sqlx::query("UPDATE games SET status = 'voided', version = version + 1, updated_at = now() WHERE id = $1")
         .bind(id)
@@ -398,7 +422,6 @@ pub async fn void(
         .bind(&submitted)
         .execute(&mut *tx)
         .await?;
-    totals::mark_stale(&mut tx, league_id).await?;
     tx.commit().await?;
     Ok(Change::Done)
 }

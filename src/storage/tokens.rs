@@ -55,11 +55,15 @@ pub async fn list(pool: &PgPool, club_id: i64) -> sqlx::Result<Vec<TokenInfo>> {
     .await
 }
 
-/// Looks a token up by hash and records its use.
+/// Looks a token up by hash and records its use, to the minute: an app polling many times a
+/// second writes the token's row once a minute, not at every request (which made its requests
+/// queue on that one row).
 pub async fn use_token(pool: &PgPool, hash: &str) -> sqlx::Result<Option<TokenGrant>> {
     sqlx::query_as::<_, TokenGrant>(
-        "UPDATE api_tokens SET last_used_at = CASE WHEN revoked_at IS NULL THEN now() ELSE last_used_at END \
-         WHERE token_hash = $1 RETURNING id, club_id, scopes, revoked_at IS NOT NULL AS revoked",
+        "WITH t AS (SELECT id, club_id, scopes, revoked_at, last_used_at FROM api_tokens WHERE token_hash = $1), \
+              u AS (UPDATE api_tokens a SET last_used_at = now() FROM t WHERE a.id = t.id AND t.revoked_at IS NULL \
+                    AND (t.last_used_at IS NULL OR t.last_used_at < now() - interval '1 minute')) \
+         SELECT id, club_id, scopes, revoked_at IS NOT NULL AS revoked FROM t",
     )
     .bind(hash)
     .fetch_optional(pool)

@@ -4,9 +4,12 @@
 //! Every game write locks the league's row (bumping its standings revision), so the writes of
 //! one league apply one after another. A new game takes the lock as its transaction's last
 //! step, gets its place in the standings order there, and is added to its players' rows,
-//! rating included. A change to the past — a correction
-//! or a void — marks the league stale instead, and the next read rebuilds the rows from the
-//! games (`rebuild_if_stale`). Ratings follow the games in the order they were recorded.
+//! rating included. A change to the past — a correction or a void — takes the old game out of
+//! its players' totals and puts the new one in, in its own transaction, and marks the ratings
+//! dirty: ratings follow the games in the order they were recorded, so they are replayed
+//! afterwards, off the request path (`recompute_ratings`), while the standings say so. Totals
+//! written by hand (`standings_stale`) are rebuilt from the games on the next read
+//! (`rebuild_if_stale`).
 
 use std::collections::HashMap;
 
@@ -28,69 +31,106 @@ const CONTRIBUTIONS: &str = "SELECT s.player_id, 1 AS games, \
 const LEAGUE_GAMES: &str = "JOIN night_tables t ON t.id = g.table_id JOIN nights n ON n.id = t.night_id \
      WHERE n.league_id = $1 AND g.status = 'recorded' AND g.outcome <> 'redeal'";
 
-/// The league's row, locked for the rest of the transaction: bumps the standings revision and
-/// answers whether the league's totals are stale.
-pub async fn lock_league(tx: &mut Transaction<'_, Postgres>, league_id: i64) -> sqlx::Result<bool> {
-    sqlx::query_scalar(
-        "UPDATE leagues SET revision = revision + 1 WHERE id = $1 RETURNING standings_stale",
+/// What the league's lock found.
+#[derive(Debug, Clone, Copy)]
+pub struct Locked {
+    /// The totals must be rebuilt from the games (they were written by hand).
+    pub totals_stale: bool,
+    /// A correction changed the past and the ratings are being replayed.
+    pub ratings_dirty: bool,
+}
+
+/// The league's row, locked for the rest of the transaction: bumps the standings revision.
+pub async fn lock_league(
+    tx: &mut Transaction<'_, Postgres>,
+    league_id: i64,
+) -> sqlx::Result<Locked> {
+    let (totals_stale, ratings_dirty): (bool, bool) = sqlx::query_as(
+        "UPDATE leagues SET revision = revision + 1 WHERE id = $1 \
+         RETURNING standings_stale, ratings_dirty <> ratings_clean",
     )
     .bind(league_id)
     .fetch_one(&mut **tx)
-    .await
+    .await?;
+    Ok(Locked {
+        totals_stale,
+        ratings_dirty,
+    })
 }
 
-/// Marks the league's totals for a rebuild (after `lock_league`).
-pub async fn mark_stale(tx: &mut Transaction<'_, Postgres>, league_id: i64) -> sqlx::Result<()> {
-    sqlx::query("UPDATE leagues SET standings_stale = true WHERE id = $1")
+/// Upserts a game's contributions into its players' totals (`sign` 1 adds, −1 takes away)
+/// and answers (player, score, μ, σ) of its seats.
+const APPLY: &str = "WITH {ORDER} c AS (SELECT * FROM ({CONTRIBUTIONS} WHERE g.id = $2) x), \
+       up AS (INSERT INTO league_totals AS t (league_id, player_id, games, wins, points, self_picks, jokerless_wins, deal_ins, dead_hands, wall_games) \
+         SELECT $1, c.player_id, $3 * c.games, $3 * c.wins, $3 * c.points, $3 * c.self_picks, $3 * c.jokerless_wins, $3 * c.deal_ins, \
+                $3 * c.dead_hands, $3 * c.wall_games FROM c ORDER BY c.player_id \
+         ON CONFLICT (league_id, player_id) DO UPDATE SET games = t.games + excluded.games, \
+           wins = t.wins + excluded.wins, points = t.points + excluded.points, \
+           self_picks = t.self_picks + excluded.self_picks, \
+           jokerless_wins = t.jokerless_wins + excluded.jokerless_wins, \
+           deal_ins = t.deal_ins + excluded.deal_ins, \
+           dead_hands = t.dead_hands + excluded.dead_hands, \
+           wall_games = t.wall_games + excluded.wall_games \
+         RETURNING t.player_id, t.mu, t.sigma) \
+     SELECT up.player_id, c.points::BIGINT, up.mu, up.sigma FROM up JOIN c ON c.player_id = up.player_id ORDER BY up.player_id";
+
+async fn apply(
+    tx: &mut Transaction<'_, Postgres>,
+    league_id: i64,
+    game_id: i64,
+    sign: i64,
+) -> sqlx::Result<Vec<(i64, i64, Option<f64>, Option<f64>)>> {
+    apply_sql(tx, league_id, game_id, sign, "").await
+}
+
+/// The game's place in the standings order, taken in the same statement as its totals.
+const TAKE_ORDER: &str =
+    "o AS (UPDATE games SET standings_order = nextval('game_standings_order') WHERE id = $2),";
+
+async fn apply_sql(
+    tx: &mut Transaction<'_, Postgres>,
+    league_id: i64,
+    game_id: i64,
+    sign: i64,
+    order: &str,
+) -> sqlx::Result<Vec<(i64, i64, Option<f64>, Option<f64>)>> {
+    let sql = APPLY
+        .replace("{ORDER}", order)
+        .replace("{CONTRIBUTIONS}", CONTRIBUTIONS);
+    sqlx::query_as(sqlx::AssertSqlSafe(sql))
         .bind(league_id)
-        .execute(&mut **tx)
-        .await?;
-    Ok(())
+        .bind(game_id)
+        .bind(sign)
+        .fetch_all(&mut **tx)
+        .await
 }
 
 /// Adds a just-inserted game to the league's standings: takes the league's lock, gives the game
 /// its place in the standings order and, when it counts (not a redeal) and the totals are
-/// fresh, adds it to its players' totals and ratings. Call it as the transaction's last step:
-/// the lock is held until the commit.
+/// fresh, adds it to its players' totals and (unless they are being replayed) ratings. Call it
+/// as the transaction's last step: the lock is held until the commit.
 pub async fn count_game(
     tx: &mut Transaction<'_, Postgres>,
     league_id: i64,
     game_id: i64,
     counted: bool,
 ) -> sqlx::Result<()> {
-    let stale = lock_league(tx, league_id).await?;
-    sqlx::query("UPDATE games SET standings_order = nextval('game_standings_order') WHERE id = $1")
+    let locked = lock_league(tx, league_id).await?;
+    if locked.totals_stale || !counted {
+        sqlx::query(
+            "UPDATE games SET standings_order = nextval('game_standings_order') WHERE id = $1",
+        )
         .bind(game_id)
         .execute(&mut **tx)
         .await?;
-    if stale || !counted {
         return Ok(());
     }
-    let sql = format!(
-        "INSERT INTO league_totals (league_id, player_id, games, wins, points, self_picks, jokerless_wins, deal_ins, dead_hands, wall_games) \
-         SELECT $1, c.* FROM ({CONTRIBUTIONS} WHERE g.id = $2 ORDER BY s.player_id) c \
-         ON CONFLICT (league_id, player_id) DO UPDATE SET games = league_totals.games + excluded.games, \
-           wins = league_totals.wins + excluded.wins, points = league_totals.points + excluded.points, \
-           self_picks = league_totals.self_picks + excluded.self_picks, \
-           jokerless_wins = league_totals.jokerless_wins + excluded.jokerless_wins, \
-           deal_ins = league_totals.deal_ins + excluded.deal_ins, \
-           dead_hands = league_totals.dead_hands + excluded.dead_hands, \
-           wall_games = league_totals.wall_games + excluded.wall_games"
-    );
-    sqlx::query(sqlx::AssertSqlSafe(sql))
-        .bind(league_id)
-        .bind(game_id)
-        .execute(&mut **tx)
-        .await?;
-    let seats: Vec<(i64, i64, Option<f64>, Option<f64>)> = sqlx::query_as(
-        "SELECT s.player_id, s.score, t.mu, t.sigma FROM game_scores s \
-         JOIN league_totals t ON t.league_id = $1 AND t.player_id = s.player_id \
-         WHERE s.game_id = $2 ORDER BY s.player_id",
-    )
-    .bind(league_id)
-    .bind(game_id)
-    .fetch_all(&mut **tx)
-    .await?;
+    // After the lock: orders follow the order in which the league's writes apply.
+    let seats = apply_sql(tx, league_id, game_id, 1, TAKE_ORDER).await?;
+    if locked.ratings_dirty {
+        // The replay takes this game in after its snapshot.
+        return Ok(());
+    }
     let game: Vec<(i64, i64, Skill)> = seats
         .into_iter()
         .map(|(p, score, mu, sigma)| (p, score, skill(mu, sigma)))
@@ -99,6 +139,162 @@ pub async fn count_game(
         write_ratings(tx, league_id, &new.into_iter().collect()).await?;
     }
     Ok(())
+}
+
+/// A counted game is about to change (after `lock_league`): it leaves its players' totals
+/// before its rows change; `put_back` adds the new version after, and the caller marks the
+/// ratings for a replay.
+pub async fn take_out(
+    tx: &mut Transaction<'_, Postgres>,
+    locked: Locked,
+    league_id: i64,
+    game_id: i64,
+) -> sqlx::Result<()> {
+    if !locked.totals_stale {
+        apply(tx, league_id, game_id, -1).await?;
+    }
+    Ok(())
+}
+
+/// Puts a changed game back into its players' totals (see `take_out`).
+pub async fn put_back(
+    tx: &mut Transaction<'_, Postgres>,
+    locked: Locked,
+    league_id: i64,
+    game_id: i64,
+) -> sqlx::Result<()> {
+    if !locked.totals_stale {
+        apply(tx, league_id, game_id, 1).await?;
+    }
+    Ok(())
+}
+
+/// Marks the league's ratings for a replay from the games (after `lock_league`).
+pub async fn mark_ratings_dirty(
+    tx: &mut Transaction<'_, Postgres>,
+    league_id: i64,
+) -> sqlx::Result<()> {
+    sqlx::query("UPDATE leagues SET ratings_dirty = ratings_dirty + 1 WHERE id = $1")
+        .bind(league_id)
+        .execute(&mut **tx)
+        .await?;
+    Ok(())
+}
+
+/// The league's standings state in one read: (revision, totals written by hand and to be
+/// rebuilt, ratings being replayed, corrections so far).
+pub async fn league_state(pool: &PgPool, league_id: i64) -> sqlx::Result<(i64, bool, bool, i64)> {
+    sqlx::query_as(
+        "SELECT revision, standings_stale, ratings_dirty <> ratings_clean, ratings_dirty FROM leagues WHERE id = $1",
+    )
+    .bind(league_id)
+    .fetch_one(pool)
+    .await
+}
+
+/// (standings order, game, player, score) of the league's counted games after `after` in the
+/// standings order, in that order.
+pub async fn rows_after(
+    db: impl sqlx::PgExecutor<'_>,
+    league_id: i64,
+    after: i64,
+) -> sqlx::Result<Vec<(i64, i64, i64, i64)>> {
+    let sql = format!(
+        "SELECT g.standings_order, s.game_id, s.player_id, s.score FROM game_scores s JOIN games g ON g.id = s.game_id {LEAGUE_GAMES} \
+         AND g.standings_order > $2 ORDER BY g.standings_order, s.player_id"
+    );
+    sqlx::query_as(sqlx::AssertSqlSafe(sql))
+        .bind(league_id)
+        .bind(after)
+        .fetch_all(db)
+        .await
+}
+
+/// The database's clock.
+pub async fn clock(pool: &PgPool) -> sqlx::Result<chrono::DateTime<chrono::Utc>> {
+    sqlx::query_scalar("SELECT clock_timestamp()")
+        .fetch_one(pool)
+        .await
+}
+
+/// The league's games corrected or voided since `since` (a game just recorded has `updated_at`
+/// equal to `created_at`), with the rows of those that count now, as (game, player, score).
+pub async fn changed_since(
+    pool: &PgPool,
+    league_id: i64,
+    since: chrono::DateTime<chrono::Utc>,
+) -> sqlx::Result<(Vec<i64>, Vec<(i64, i64, i64)>)> {
+    let ids: Vec<i64> = sqlx::query_scalar(
+        "SELECT g.id FROM games g JOIN night_tables t ON t.id = g.table_id JOIN nights n ON n.id = t.night_id \
+         WHERE n.league_id = $1 AND g.updated_at >= $2 AND g.updated_at > g.created_at",
+    )
+    .bind(league_id)
+    .bind(since)
+    .fetch_all(pool)
+    .await?;
+    let sql = format!(
+        "SELECT s.game_id, s.player_id, s.score FROM game_scores s JOIN games g ON g.id = s.game_id {LEAGUE_GAMES} \
+         AND g.id = ANY($2) ORDER BY s.game_id, s.player_id"
+    );
+    let rows = sqlx::query_as(sqlx::AssertSqlSafe(sql))
+        .bind(league_id)
+        .bind(&ids)
+        .fetch_all(pool)
+        .await?;
+    Ok((ids, rows))
+}
+
+/// Replays the league's ratings from its games after a correction, holding the league's lock
+/// only for the last step: the games are read from a snapshot and rated outside any lock, then,
+/// under the lock, the games counted since the snapshot are rated on top and the ratings
+/// written. Answers `false` when another correction came meanwhile (call again).
+pub async fn recompute_ratings(pool: &PgPool, league_id: i64) -> sqlx::Result<bool> {
+    let dirty: Option<(i64, i64)> =
+        sqlx::query_as("SELECT ratings_dirty, ratings_clean FROM leagues WHERE id = $1")
+            .bind(league_id)
+            .fetch_optional(pool)
+            .await?;
+    let Some((dirty, clean)) = dirty else {
+        return Ok(true);
+    };
+    if dirty == clean {
+        return Ok(true);
+    }
+    let mut snapshot = pool.begin().await?;
+    sqlx::query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+        .execute(&mut *snapshot)
+        .await?;
+    let rows = rows_after(&mut *snapshot, league_id, i64::MIN).await?;
+    snapshot.commit().await?;
+    let seen = rows.last().map_or(i64::MIN, |r| r.0);
+    let games: Vec<(i64, i64, i64)> = rows.into_iter().map(|r| (r.1, r.2, r.3)).collect();
+    let mut rating = tokio::task::spawn_blocking(move || standings::ratings(&games))
+        .await
+        .map_err(|e| sqlx::Error::Protocol(format!("rating the games: {e}")))?;
+
+    let mut tx = pool.begin().await?;
+    let locked = lock_league(&mut tx, league_id).await?;
+    let now: i64 = sqlx::query_scalar("SELECT ratings_dirty FROM leagues WHERE id = $1")
+        .bind(league_id)
+        .fetch_one(&mut *tx)
+        .await?;
+    if now != dirty || locked.totals_stale {
+        tx.rollback().await?;
+        return Ok(locked.totals_stale);
+    }
+    // Games counted while the snapshot was being rated (orders are taken under the lock, so
+    // every one of them is past the snapshot's last).
+    let later = rows_after(&mut *tx, league_id, seen).await?;
+    let later: Vec<(i64, i64, i64)> = later.into_iter().map(|r| (r.1, r.2, r.3)).collect();
+    standings::replay(&mut rating, &later);
+    write_ratings(&mut tx, league_id, &rating).await?;
+    sqlx::query("UPDATE leagues SET ratings_clean = $2 WHERE id = $1")
+        .bind(league_id)
+        .bind(dirty)
+        .execute(&mut *tx)
+        .await?;
+    tx.commit().await?;
+    Ok(true)
 }
 
 fn skill(mu: Option<f64>, sigma: Option<f64>) -> Skill {
@@ -177,10 +373,12 @@ pub async fn rebuild_if_stale(pool: &PgPool, league_id: i64) -> sqlx::Result<()>
         .fetch_all(&mut *tx)
         .await?;
     write_ratings(&mut tx, league_id, &standings::ratings(&games)).await?;
-    sqlx::query("UPDATE leagues SET standings_stale = false WHERE id = $1")
-        .bind(league_id)
-        .execute(&mut *tx)
-        .await?;
+    sqlx::query(
+        "UPDATE leagues SET standings_stale = false, ratings_clean = ratings_dirty WHERE id = $1",
+    )
+    .bind(league_id)
+    .execute(&mut *tx)
+    .await?;
     tx.commit().await
 }
 
