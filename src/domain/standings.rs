@@ -200,9 +200,9 @@ pub struct Body {
 
 /// The league's standings (cached per league and revision).
 pub async fn show(state: &AppState, caller: &Caller, id: i64) -> Result<Body> {
+    // The league's row, read to check access, carries the revision: no second read.
     let (league, _) = caller.league(state, id, Need::Read).await?;
-    let revision = games::revision(&state.db, league.id).await?;
-    let (json, tag) = body_at(state, &league, revision).await?;
+    let (json, tag) = body_at(state, &league, league.revision).await?;
     Ok(Body { json, tag })
 }
 

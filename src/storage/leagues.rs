@@ -18,6 +18,8 @@ pub struct League {
     pub starts_on: Option<NaiveDate>,
     pub ends_on: Option<NaiveDate>,
     pub created_at: DateTime<Utc>,
+    /// The standings revision when the row was read (bumped by every write that can move them).
+    pub revision: i64,
 }
 
 /// The fields of a league that can be set.
@@ -35,7 +37,7 @@ pub struct LeagueFields {
     pub ends_on: Option<NaiveDate>,
 }
 
-const COLUMNS: &str = "id, club_id, name, card_id, builtin_card, ruleset, games_per_table, visibility, board, min_games, starts_on, ends_on, created_at";
+const COLUMNS: &str = "id, club_id, name, card_id, builtin_card, ruleset, games_per_table, visibility, board, min_games, starts_on, ends_on, created_at, revision";
 
 pub async fn create(pool: &PgPool, club_id: i64, f: &LeagueFields) -> sqlx::Result<League> {
     sqlx::query_as::<_, League>(sqlx::AssertSqlSafe(format!(
