@@ -1305,3 +1305,29 @@ async fn many_tied_players_are_ranked_by_head_to_head_through_new_games_and_void
     assert_ne!(second["standings"], third["standings"]);
     assert!(assert_ties_ranked_by_head_to_head(&app, &third).await > 10);
 }
+
+#[tokio::test]
+async fn the_answer_to_a_new_game_is_the_game_as_read_back() {
+    let app = spawn_app().await;
+    let s = setup(&app).await;
+    let url = app.url(&format!("/api/v1/tables/{}/games", s.table));
+    for body in [
+        json!({"outcome": "mahjong", "winner": s.seats[2], "hand": WIN, "won_by": "discard", "discarder": s.seats[3]}),
+        json!({"outcome": "wall",
+               "dead": [{"player": s.seats[3], "called_by": s.seats[0], "reason": "exposure fits no line", "contested": true, "upheld": true}]}),
+    ] {
+        let res = s.owner.post(&url).json(&body).send().await.unwrap();
+        assert_eq!(res.status(), 201);
+        let answer: Value = res.json().await.unwrap();
+        let read: Value = s
+            .owner
+            .get(app.url(&format!("/api/v1/games/{}", answer["id"])))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        assert_eq!(answer, read, "{body}");
+    }
+}

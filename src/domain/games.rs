@@ -136,6 +136,42 @@ pub async fn view(conn: &mut sqlx::PgConnection, id: i64) -> Result<GameView> {
     })
 }
 
+/// The view of a game just inserted (version 1, recorded), as `view` would read it back: the
+/// scores in seat order E, S, W, N with the players' names.
+fn new_view(id: i64, game: &NewGame, players: &[(i64, String)]) -> GameView {
+    let mut scores: Vec<&(i64, String, i64, String, bool)> = game.scores.iter().collect();
+    scores.sort_by_key(|s| games::SEAT_WINDS.iter().position(|w| *w == s.1));
+    GameView {
+        id,
+        table: game.table_id,
+        number: game.number,
+        status: "recorded".into(),
+        version: 1,
+        outcome: game.outcome.clone(),
+        line: game.line_id.clone(),
+        value: game.line_value,
+        east: game.east_player,
+        scores: scores
+            .into_iter()
+            .map(|(pid, seat, score, breakdown, dead)| ScoreView {
+                player: PlayerRef {
+                    id: *pid,
+                    name: players
+                        .iter()
+                        .find(|(p, _)| p == pid)
+                        .map(|(_, n)| n.clone())
+                        .unwrap_or_default(),
+                },
+                seat: seat.clone(),
+                score: *score,
+                breakdown: breakdown.clone(),
+                dead: *dead,
+            })
+            .collect(),
+        result: game.submitted.clone(),
+    }
+}
+
 /// Validates and scores an entered result; returns the game to store.
 async fn prepare(
     state: &AppState,
@@ -454,8 +490,9 @@ pub async fn record(
         }
         Err(InsertError::Db(e)) => return Err(e.into()),
     };
-    // The stored answer commits with the game: a retry sees both or neither.
-    let view = view(&mut tx, id).await?;
+    // The stored answer commits with the game: a retry sees both or neither. It is made from
+    // what was just written, not read back, to keep the transaction short.
+    let view = new_view(id, &game, &players);
     let body = serde_json::to_value(&view).map_err(Error::internal)?;
     if let Some(k) = &key {
         games::save_response(&mut tx, club_id, k, 201, &body).await?;
