@@ -138,9 +138,19 @@ pub async fn insert(
     g: &NewGame,
     actor: &str,
 ) -> Result<i64, InsertError> {
+    // The game, its scores and its audit entry in one statement: one round trip.
+    let players: Vec<i64> = g.scores.iter().map(|s| s.0).collect();
+    let seats: Vec<&str> = g.scores.iter().map(|s| s.1.as_str()).collect();
+    let points: Vec<i64> = g.scores.iter().map(|s| s.2).collect();
+    let breakdowns: Vec<&str> = g.scores.iter().map(|s| s.3.as_str()).collect();
+    let dead: Vec<bool> = g.scores.iter().map(|s| s.4).collect();
     let id: i64 = sqlx::query_scalar(
-        "INSERT INTO games (table_id, number, east_player, outcome, submitted, engine, line_id, line_value, winner, discarder, won_by, jokerless) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING id",
+        "WITH g AS (INSERT INTO games (table_id, number, east_player, outcome, submitted, engine, line_id, line_value, winner, discarder, won_by, jokerless) \
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING id), \
+         s AS (INSERT INTO game_scores (game_id, player_id, seat, score, breakdown, dead) \
+           SELECT g.id, u.* FROM g, unnest($14::BIGINT[], $15::TEXT[], $16::BIGINT[], $17::TEXT[], $18::BOOL[]) AS u), \
+         a AS (INSERT INTO game_audit (game_id, actor, action, after) SELECT g.id, $13, 'recorded', $5 FROM g) \
+         SELECT id FROM g",
     )
     .bind(g.table_id)
     .bind(g.number)
@@ -154,16 +164,13 @@ pub async fn insert(
     .bind(g.discarder)
     .bind(&g.won_by)
     .bind(g.jokerless)
-    .fetch_one(&mut **tx)
-    .await?;
-    insert_scores(tx, id, &g.scores).await?;
-    sqlx::query(
-        "INSERT INTO game_audit (game_id, actor, action, after) VALUES ($1, $2, 'recorded', $3)",
-    )
-    .bind(id)
     .bind(actor)
-    .bind(&g.submitted)
-    .execute(&mut **tx)
+    .bind(&players)
+    .bind(&seats)
+    .bind(&points)
+    .bind(&breakdowns)
+    .bind(&dead)
+    .fetch_one(&mut **tx)
     .await?;
     Ok(id)
 }
