@@ -116,7 +116,7 @@ async fn compute(state: &AppState, league: &League) -> Result<Computed> {
 
 /// Head-to-head points of the tied groups: summed in the database for a few tied players, from
 /// the league's game log in memory for many (brought up to date first: the games counted since
-/// it was last read, or every game again after a correction).
+/// it was last read and, after a correction, the corrected and voided games' rows).
 async fn head_to_head(
     state: &AppState,
     league_id: i64,
