@@ -615,6 +615,30 @@ async fn tokens_are_shown_once_hashed_and_record_their_use() {
     .unwrap();
     assert!(list[0]["last_used_at"].is_string());
     assert!(list[3]["revoked_at"].is_string());
+    // Use is recorded to the minute: a second request within it does not write the row again.
+    type Rows = Vec<(i64, Option<chrono::DateTime<chrono::Utc>>, i64)>;
+    let before: Rows =
+        sqlx::query_as("SELECT id, last_used_at, xmin::TEXT::BIGINT FROM api_tokens ORDER BY id")
+            .fetch_all(&app.db)
+            .await
+            .unwrap();
+    send(
+        &reqwest::Client::new(),
+        "GET",
+        app.url("/api/v1/clubs/a-club"),
+        None,
+        Some(&c.read),
+    )
+    .await;
+    let after: Rows =
+        sqlx::query_as("SELECT id, last_used_at, xmin::TEXT::BIGINT FROM api_tokens ORDER BY id")
+            .fetch_all(&app.db)
+            .await
+            .unwrap();
+    assert_eq!(
+        before, after,
+        "the token's row was written again within the minute"
+    );
     let bad = send(
         &reqwest::Client::new(),
         "GET",

@@ -681,6 +681,23 @@ async fn standings_json(app: &TestApp, client: &reqwest::Client) -> Value {
     res.json().await.unwrap()
 }
 
+/// Games were written by SQL: the totals wait for a rebuild from the games.
+async fn totals_written_by_hand(app: &TestApp) {
+    sqlx::query("UPDATE leagues SET standings_stale = true, revision = revision + 1")
+        .execute(&app.db)
+        .await
+        .unwrap();
+}
+
+/// Throws the kept totals and ratings away, so the next read rebuilds them from the games.
+async fn spoil_the_totals(app: &TestApp) {
+    totals_written_by_hand(app).await;
+    sqlx::query("UPDATE league_totals SET points = 0, mu = NULL")
+        .execute(&app.db)
+        .await
+        .unwrap();
+}
+
 async fn stale(app: &TestApp) -> bool {
     sqlx::query_scalar("SELECT standings_stale FROM leagues")
         .fetch_one(&app.db)
@@ -717,14 +734,7 @@ async fn totals_kept_per_game_agree_with_a_rebuild_from_the_games() {
     );
 
     // Throw the kept rows away and rebuild them from the games: the same standings.
-    sqlx::query("UPDATE leagues SET standings_stale = true, revision = revision + 1")
-        .execute(&app.db)
-        .await
-        .unwrap();
-    sqlx::query("UPDATE league_totals SET points = 0, mu = NULL")
-        .execute(&app.db)
-        .await
-        .unwrap();
+    spoil_the_totals(&app).await;
     let rebuilt = standings_json(&app, &s.owner).await;
     assert!(!stale(&app).await);
     assert_eq!(kept, rebuilt);
@@ -867,8 +877,34 @@ async fn corrections_and_voids_update_the_totals_in_place_and_agree_with_a_rebui
         .unwrap();
     assert_eq!(res.status(), 200);
     assert!(!stale(&app).await, "corrections update the totals in place");
+    // The replay waits a quarter of a second: the reads right after the void say it is coming.
+    let league: i64 = sqlx::query_scalar("SELECT id FROM leagues")
+        .fetch_one(&app.db)
+        .await
+        .unwrap();
+    let page = s
+        .owner
+        .get(app.url(&format!("/leagues/{league}")))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(page.contains("Ratings are being updated"), "{page}");
     let first = standings_json(&app, &s.owner).await;
+    assert_eq!(first["ratings_updating"], true, "{first}");
     let kept = settled_standings(&app, &s.owner).await;
+    let page = s
+        .owner
+        .get(app.url(&format!("/leagues/{league}")))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(!page.contains("Ratings are being updated"));
     // The totals were right at once, before the ratings were replayed.
     let without_ratings = |v: &Value| -> Vec<Value> {
         v["standings"]
@@ -897,14 +933,7 @@ async fn corrections_and_voids_update_the_totals_in_place_and_agree_with_a_rebui
     );
 
     // Rebuilt from the games, totals and ratings alike: the same standings.
-    sqlx::query("UPDATE leagues SET standings_stale = true, revision = revision + 1")
-        .execute(&app.db)
-        .await
-        .unwrap();
-    sqlx::query("UPDATE league_totals SET points = 0, mu = NULL")
-        .execute(&app.db)
-        .await
-        .unwrap();
+    spoil_the_totals(&app).await;
     let rebuilt = standings_json(&app, &s.owner).await;
     assert_eq!(kept, rebuilt);
 }
@@ -986,52 +1015,10 @@ async fn head_to_head_counts_each_shared_game_once_in_a_three_way_tie() {
         ("X", [("A", -40), ("B", 0), ("C", 0), ("X", 40)]),
     ];
     for (n, (winner, seats)) in games.iter().enumerate() {
-        let table: i64 = sqlx::query_scalar(
-            "WITH n AS (INSERT INTO nights (league_id, number, night_date, status) \
-               VALUES ($1, $2, date '2026-01-01' + $2, 'closed') RETURNING id) \
-             INSERT INTO night_tables (night_id, number) SELECT id, 1 FROM n RETURNING id",
-        )
-        .bind(league)
-        .bind(n as i32 + 1)
-        .fetch_one(&app.db)
-        .await
-        .unwrap();
-        for (seat, (p, _)) in seats.iter().enumerate() {
-            sqlx::query("INSERT INTO table_seats (table_id, seat, player_id) VALUES ($1, $2, $3)")
-                .bind(table)
-                .bind(seat as i32)
-                .bind(id[p])
-                .execute(&app.db)
-                .await
-                .unwrap();
-        }
-        let game: i64 = sqlx::query_scalar(
-            "INSERT INTO games (table_id, number, east_player, outcome, submitted, engine, winner, won_by, jokerless) \
-             VALUES ($1, 1, $2, 'mahjong', '{}', '{}', $3, 'self_pick', false) RETURNING id",
-        )
-        .bind(table)
-        .bind(id[seats[0].0])
-        .bind(id[winner])
-        .fetch_one(&app.db)
-        .await
-        .unwrap();
-        for (seat, (p, score)) in seats.iter().enumerate() {
-            sqlx::query(
-                "INSERT INTO game_scores (game_id, player_id, seat, score, breakdown) VALUES ($1, $2, $3, $4, '')",
-            )
-            .bind(game)
-            .bind(id[p])
-            .bind(["E", "S", "W", "N"][seat])
-            .bind(*score as i64)
-            .execute(&app.db)
-            .await
-            .unwrap();
-        }
+        let seats: Vec<(i64, i64)> = seats.iter().map(|(p, score)| (id[p], *score)).collect();
+        seed_game(&app, league, n as i32 + 1, &seats, Some(id[winner])).await;
     }
-    sqlx::query("UPDATE leagues SET standings_stale = true, revision = revision + 1")
-        .execute(&app.db)
-        .await
-        .unwrap();
+    totals_written_by_hand(&app).await;
 
     let view = standings_json(&app, &owner).await;
     let rows: Vec<(String, i64, i64, bool)> = view["standings"]
@@ -1250,10 +1237,7 @@ async fn many_tied_players_are_ranked_by_head_to_head_through_new_games_and_void
         )
         .await;
     }
-    sqlx::query("UPDATE leagues SET standings_stale = true, revision = revision + 1")
-        .execute(&app.db)
-        .await
-        .unwrap();
+    totals_written_by_hand(&app).await;
     let first = standings_json(&app, &owner).await;
     let big = first["standings"]
         .as_array()
@@ -1286,10 +1270,7 @@ async fn many_tied_players_are_ranked_by_head_to_head_through_new_games_and_void
         None,
     )
     .await;
-    sqlx::query("UPDATE leagues SET standings_stale = true, revision = revision + 1")
-        .execute(&app.db)
-        .await
-        .unwrap();
+    totals_written_by_hand(&app).await;
     let second = standings_json(&app, &owner).await;
     assert_ne!(first["standings"], second["standings"]);
     assert!(assert_ties_ranked_by_head_to_head(&app, &second).await > 16);

@@ -77,9 +77,9 @@ struct Computed {
 
 /// The league's standings, ranked (totals rebuilt first if they were written by hand).
 async fn compute(state: &AppState, league: &League) -> Result<Computed> {
-    let (mut revision, stale, updating, corrections) =
-        totals::league_state(&state.db, league.id).await?;
-    if stale {
+    let league_state = totals::league_state(&state.db, league.id).await?;
+    let (mut revision, updating) = (league_state.revision, league_state.updating);
+    if league_state.stale {
         totals::rebuild_if_stale(&state.db, league.id).await?;
         revision = games::revision(&state.db, league.id).await?;
     }
@@ -102,7 +102,7 @@ async fn compute(state: &AppState, league: &League) -> Result<Computed> {
     let lines: Vec<standings::Line> = rows.into_iter().map(|(l, _)| l).collect();
     // Head-to-head only for players tied on everything else.
     let tied = standings::tie_groups(&lines, board);
-    let h2h = head_to_head(state, league.id, corrections, &tied).await?;
+    let h2h = head_to_head(state, league.id, &league_state, &tied).await?;
     let mut ranked = standings::rank(lines, board, &h2h);
     for s in &mut ranked {
         s.rating = ratings.get(&s.player_id).copied();
@@ -120,16 +120,18 @@ async fn compute(state: &AppState, league: &League) -> Result<Computed> {
 async fn head_to_head(
     state: &AppState,
     league_id: i64,
-    corrections: i64,
+    league_state: &totals::LeagueState,
     groups: &[Vec<i64>],
 ) -> Result<HashMap<i64, i64>> {
+    let corrections = league_state.corrections;
     let tied: usize = groups.iter().map(Vec::len).sum();
     if tied <= TIED_IN_DATABASE {
         return Ok(totals::head_to_head(&state.db, league_id, groups).await?);
     }
     let log = state.game_logs.log(league_id);
     let mut log = log.lock().await;
-    let now = totals::clock(&state.db).await?;
+    // Read before the rows below: the next sync looks back from no later than this.
+    let now = league_state.at;
     let corrected = log.corrections.is_some_and(|c| c != corrections);
     if log.corrections.is_none() {
         log.clear();

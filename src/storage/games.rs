@@ -301,13 +301,6 @@ pub enum Change {
     Taken,
 }
 
-async fn current_version(tx: &mut Transaction<'_, Postgres>, id: i64) -> sqlx::Result<Option<i32>> {
-    sqlx::query_scalar("SELECT version FROM games WHERE id = $1")
-        .bind(id)
-        .fetch_optional(&mut **tx)
-        .await
-}
-
 /// Replaces a recorded game's result and scores if it is still at `version`; audited. The
 /// league's totals change with it; its ratings are marked for a replay.
 pub async fn amend(
@@ -334,7 +327,7 @@ pub async fn amend(
     }
     // Out of the totals as it was, back in as it becomes (nothing commits unless both do).
     if old_outcome != "redeal" {
-        totals::take_out(&mut tx, locked, league_id, id).await?;
+        totals::adjust(&mut tx, locked, league_id, id, -1).await?;
     }
     let updated = sqlx::query(
         "UPDATE games SET number = $3, east_player = $4, outcome = $5, submitted = $6, engine = $7, line_id = $8, line_value = $9, \
@@ -361,10 +354,8 @@ pub async fn amend(
             return Ok(Change::Taken);
         }
         Err(e) => return Err(e),
-        Ok(r) if r.rows_affected() == 0 => {
-            let current = current_version(&mut tx, id).await?.unwrap_or(version);
-            return Ok(Change::Stale(current));
-        }
+        // The row is locked and its version was checked: only a guard.
+        Ok(r) if r.rows_affected() == 0 => return Ok(Change::Stale(current)),
         Ok(_) => {}
     }
     sqlx::query("DELETE FROM game_scores WHERE game_id = $1")
@@ -380,7 +371,7 @@ pub async fn amend(
         .execute(&mut *tx)
         .await?;
     if g.outcome != "redeal" {
-        totals::put_back(&mut tx, locked, league_id, id).await?;
+        totals::adjust(&mut tx, locked, league_id, id, 1).await?;
     }
     if old_outcome != "redeal" || g.outcome != "redeal" {
         totals::mark_ratings_dirty(&mut tx, league_id).await?;
@@ -416,7 +407,7 @@ pub async fn void(
         return Ok(Change::Stale(current));
     }
     if outcome != "redeal" {
-        totals::take_out(&mut tx, locked, league_id, id).await?;
+        totals::adjust(&mut tx, locked, league_id, id, -1).await?;
         totals::mark_ratings_dirty(&mut tx, league_id).await?;
     }
     sqlx::query("UPDATE games SET status = 'voided', version = version + 1, updated_at = now() WHERE id = $1")

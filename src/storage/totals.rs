@@ -74,20 +74,11 @@ const APPLY: &str = "WITH {ORDER} c AS (SELECT * FROM ({CONTRIBUTIONS} WHERE g.i
          RETURNING t.player_id, t.mu, t.sigma) \
      SELECT up.player_id, c.points::BIGINT, up.mu, up.sigma FROM up JOIN c ON c.player_id = up.player_id ORDER BY up.player_id";
 
-async fn apply(
-    tx: &mut Transaction<'_, Postgres>,
-    league_id: i64,
-    game_id: i64,
-    sign: i64,
-) -> sqlx::Result<Vec<(i64, i64, Option<f64>, Option<f64>)>> {
-    apply_sql(tx, league_id, game_id, sign, "").await
-}
-
 /// The game's place in the standings order, taken in the same statement as its totals.
 const TAKE_ORDER: &str =
     "o AS (UPDATE games SET standings_order = nextval('game_standings_order') WHERE id = $2),";
 
-async fn apply_sql(
+async fn apply(
     tx: &mut Transaction<'_, Postgres>,
     league_id: i64,
     game_id: i64,
@@ -126,7 +117,7 @@ pub async fn count_game(
         return Ok(());
     }
     // After the lock: orders follow the order in which the league's writes apply.
-    let seats = apply_sql(tx, league_id, game_id, 1, TAKE_ORDER).await?;
+    let seats = apply(tx, league_id, game_id, 1, TAKE_ORDER).await?;
     if locked.ratings_dirty {
         // The replay takes this game in after its snapshot.
         return Ok(());
@@ -141,30 +132,18 @@ pub async fn count_game(
     Ok(())
 }
 
-/// A counted game is about to change (after `lock_league`): it leaves its players' totals
-/// before its rows change; `put_back` adds the new version after, and the caller marks the
-/// ratings for a replay.
-pub async fn take_out(
+/// A counted game changes (after `lock_league`): `sign` −1 takes it out of its players'
+/// totals before its rows change, 1 puts the new version in after; the caller marks the
+/// ratings for a replay. Nothing to do while the totals wait for a rebuild.
+pub async fn adjust(
     tx: &mut Transaction<'_, Postgres>,
     locked: Locked,
     league_id: i64,
     game_id: i64,
+    sign: i64,
 ) -> sqlx::Result<()> {
     if !locked.totals_stale {
-        apply(tx, league_id, game_id, -1).await?;
-    }
-    Ok(())
-}
-
-/// Puts a changed game back into its players' totals (see `take_out`).
-pub async fn put_back(
-    tx: &mut Transaction<'_, Postgres>,
-    locked: Locked,
-    league_id: i64,
-    game_id: i64,
-) -> sqlx::Result<()> {
-    if !locked.totals_stale {
-        apply(tx, league_id, game_id, 1).await?;
+        apply(tx, league_id, game_id, sign, "").await?;
     }
     Ok(())
 }
@@ -181,11 +160,24 @@ pub async fn mark_ratings_dirty(
     Ok(())
 }
 
-/// The league's standings state in one read: (revision, totals written by hand and to be
-/// rebuilt, ratings being replayed, corrections so far).
-pub async fn league_state(pool: &PgPool, league_id: i64) -> sqlx::Result<(i64, bool, bool, i64)> {
+/// The league's standings state in one read.
+#[derive(Debug, Clone, Copy, sqlx::FromRow)]
+pub struct LeagueState {
+    pub revision: i64,
+    /// The totals were written by hand and wait for a rebuild.
+    pub stale: bool,
+    /// The ratings are being replayed after a correction.
+    pub updating: bool,
+    /// Corrections so far (`ratings_dirty`).
+    pub corrections: i64,
+    /// The database's clock when this was read.
+    pub at: chrono::DateTime<chrono::Utc>,
+}
+
+pub async fn league_state(pool: &PgPool, league_id: i64) -> sqlx::Result<LeagueState> {
     sqlx::query_as(
-        "SELECT revision, standings_stale, ratings_dirty <> ratings_clean, ratings_dirty FROM leagues WHERE id = $1",
+        "SELECT revision, standings_stale AS stale, ratings_dirty <> ratings_clean AS updating, \
+                ratings_dirty AS corrections, clock_timestamp() AS at FROM leagues WHERE id = $1",
     )
     .bind(league_id)
     .fetch_one(pool)
@@ -207,13 +199,6 @@ pub async fn rows_after(
         .bind(league_id)
         .bind(after)
         .fetch_all(db)
-        .await
-}
-
-/// The database's clock.
-pub async fn clock(pool: &PgPool) -> sqlx::Result<chrono::DateTime<chrono::Utc>> {
-    sqlx::query_scalar("SELECT clock_timestamp()")
-        .fetch_one(pool)
         .await
 }
 
