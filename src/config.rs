@@ -74,6 +74,10 @@ pub struct ServeArgs {
     /// Behind a reverse proxy: believe its Forwarded / X-Forwarded-Host and -Proto headers.
     #[arg(long, env = "MAHJONG_TRUST_PROXY")]
     pub trust_proxy: bool,
+    /// Let webhooks reach plain-http URLs and private, loopback and link-local addresses (a
+    /// receiver on the club's own network). Off by default: webhooks go to public https URLs.
+    #[arg(long, env = "MAHJONG_WEBHOOKS_ALLOW_PRIVATE")]
+    pub webhooks_allow_private: bool,
 }
 
 #[derive(Deserialize, Default)]
@@ -86,6 +90,7 @@ struct FileConfig {
     session_key: Option<Secret>,
     demo: Option<bool>,
     trust_proxy: Option<bool>,
+    webhooks_allow_private: Option<bool>,
 }
 
 /// The settings the service runs with.
@@ -99,6 +104,8 @@ pub struct Settings {
     pub demo: bool,
     /// Whether forwarded headers (host, scheme) are believed: only behind a proxy that sets them.
     pub trust_proxy: bool,
+    /// Webhooks may go to plain http and to private addresses.
+    pub webhooks_allow_private: bool,
 }
 
 impl Settings {
@@ -136,6 +143,8 @@ impl Settings {
             session_key,
             demo: args.demo || file.demo.unwrap_or(false),
             trust_proxy: args.trust_proxy || file.trust_proxy.unwrap_or(false),
+            webhooks_allow_private: args.webhooks_allow_private
+                || file.webhooks_allow_private.unwrap_or(false),
         })
     }
 }

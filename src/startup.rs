@@ -29,7 +29,12 @@ impl Application {
         let listener = TcpListener::bind(&settings.bind)
             .with_context(|| format!("listening on {}", settings.bind))?;
         let port = listener.local_addr()?.port();
-        let state = web::Data::new(AppState::new(db, settings.session_key.expose()));
+        let mut state = AppState::new(db, settings.session_key.expose());
+        state.webhooks_allow_private = settings.webhooks_allow_private;
+        let state = web::Data::new(state);
+        // The league events' listener, for this process's streams, and the webhook worker.
+        tokio::spawn(domain::events::run_hub(state.clone().into_inner()));
+        tokio::spawn(domain::webhooks::run_worker(state.clone().into_inner()));
         let trust_proxy = settings.trust_proxy;
         let server = HttpServer::new(move || {
             let (app, doc) = App::new()

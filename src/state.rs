@@ -4,11 +4,14 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
+use tokio::sync::{Semaphore, broadcast};
+
 use sqlx::PgPool;
 
 use crate::auth::Keys;
 use crate::auth::limits::Limits;
 use crate::rules::Card;
+use crate::storage::events::{self, Event};
 
 pub struct AppState {
     pub db: PgPool,
@@ -17,6 +20,10 @@ pub struct AppState {
     pub cards: CardCache,
     pub standings: StandingsCache,
     pub game_logs: GameLogs,
+    /// The league event streams open in this process.
+    pub events: Hub,
+    /// Webhooks may go to plain http and private addresses (a receiver on the club's network).
+    pub webhooks_allow_private: bool,
 }
 
 impl AppState {
@@ -28,6 +35,8 @@ impl AppState {
             cards: CardCache::default(),
             standings: StandingsCache::default(),
             game_logs: GameLogs::default(),
+            events: Hub::default(),
+            webhooks_allow_private: false,
         }
     }
 }
@@ -229,6 +238,114 @@ impl GameLogs {
             }
             Err(_) => Arc::default(),
         }
+    }
+}
+
+/// The most streams one process keeps open; past it a new one is told to come back later.
+pub const MAX_STREAMS: usize = 4096;
+/// How many events a slow stream may fall behind before it reads them from the table instead.
+const BUFFER: usize = 256;
+/// How many events one read of the table takes.
+const PAGE: i64 = 500;
+
+struct Channel {
+    tx: broadcast::Sender<Arc<Event>>,
+    /// The last event handed to the channel.
+    last: i64,
+}
+
+/// The process's open streams, by league.
+pub struct Hub {
+    channels: Mutex<HashMap<i64, Channel>>,
+    pub streams: Arc<Semaphore>,
+    /// Serializes reads for a league's channels: one at a time hands events out in order.
+    reading: tokio::sync::Mutex<()>,
+    /// Woken when events were committed (the webhook worker waits on it).
+    pub committed: tokio::sync::Notify,
+}
+
+impl Default for Hub {
+    fn default() -> Self {
+        Hub {
+            channels: Mutex::new(HashMap::new()),
+            streams: Arc::new(Semaphore::new(MAX_STREAMS)),
+            reading: tokio::sync::Mutex::new(()),
+            committed: tokio::sync::Notify::new(),
+        }
+    }
+}
+
+/// A stream's subscription: where it starts and what the hub hands it from then on.
+pub struct Subscription {
+    pub rx: broadcast::Receiver<Arc<Event>>,
+    /// The last event the hub had handed out when the stream subscribed.
+    pub start: i64,
+}
+
+impl Hub {
+    /// Subscribes to a league's events; the first subscriber of a league in this process sets
+    /// its channel's starting point at the league's latest event.
+    pub async fn subscribe(&self, db: &PgPool, league: i64) -> sqlx::Result<Subscription> {
+        if let Some(sub) = self.existing(league) {
+            return Ok(sub);
+        }
+        let latest = events::latest(db, league).await?;
+        let mut channels = self.channels.lock().unwrap_or_else(|e| e.into_inner());
+        let channel = channels.entry(league).or_insert_with(|| Channel {
+            tx: broadcast::channel(BUFFER).0,
+            last: latest,
+        });
+        Ok(Subscription {
+            rx: channel.tx.subscribe(),
+            start: channel.last,
+        })
+    }
+
+    fn existing(&self, league: i64) -> Option<Subscription> {
+        let channels = self.channels.lock().ok()?;
+        channels.get(&league).map(|c| Subscription {
+            rx: c.tx.subscribe(),
+            start: c.last,
+        })
+    }
+
+    /// Reads the new events of `leagues` (all with open streams when `None`) and hands them out.
+    pub async fn read(&self, db: &PgPool, leagues: Option<&[i64]>) -> sqlx::Result<()> {
+        let _one = self.reading.lock().await;
+        let wanted: Vec<(i64, i64)> = {
+            let Ok(mut channels) = self.channels.lock() else {
+                return Ok(());
+            };
+            // Channels nobody listens to any more are dropped.
+            channels.retain(|_, c| c.tx.receiver_count() > 0);
+            channels
+                .iter()
+                .filter(|(l, _)| leagues.is_none_or(|ls| ls.contains(l)))
+                .map(|(l, c)| (*l, c.last))
+                .collect()
+        };
+        for (league, mut last) in wanted {
+            loop {
+                let page = events::after(db, league, last, PAGE).await?;
+                let full = page.len() as i64 == PAGE;
+                let Ok(mut channels) = self.channels.lock() else {
+                    return Ok(());
+                };
+                let Some(channel) = channels.get_mut(&league) else {
+                    break;
+                };
+                for event in page {
+                    last = event.id;
+                    channel.last = event.id;
+                    // No receiver left is not an error: the channel goes at the next sweep.
+                    let _ = channel.tx.send(Arc::new(event));
+                }
+                if !full {
+                    break;
+                }
+            }
+        }
+        Ok(())
     }
 }
 

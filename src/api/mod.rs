@@ -4,6 +4,7 @@ pub mod accounts;
 pub mod cards;
 pub mod clubs;
 pub mod engine;
+pub mod events;
 pub mod games;
 pub mod health;
 pub mod json;
@@ -11,6 +12,7 @@ pub mod leagues;
 pub mod nights;
 pub mod players;
 pub mod standings;
+pub mod webhooks;
 
 use utoipa::OpenApi;
 use utoipa_actix_web::service_config::ServiceConfig;
@@ -37,7 +39,8 @@ use crate::error::{FieldError, Problem};
         (name = "leagues", description = "Leagues and their settings"),
         (name = "nights", description = "League nights: check-in, seating, tables"),
         (name = "games", description = "Game results: entry, validation, scoring"),
-        (name = "standings", description = "Standings and CSV exports")
+        (name = "standings", description = "Standings, CSV exports and the live event stream"),
+        (name = "webhooks", description = "Signed webhooks: every event of a club's leagues, POSTed to its URL")
     )
 )]
 pub struct ApiDoc;
@@ -172,6 +175,12 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(games::void)
         .service(games::audit)
         .service(standings::show)
+        .service(events::stream)
+        .service(webhooks::create)
+        .service(webhooks::list)
+        .service(webhooks::remove)
+        .service(webhooks::resume)
+        .service(webhooks::deliveries)
         .service(standings::standings_csv)
         .service(standings::games_csv);
 }

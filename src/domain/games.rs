@@ -8,10 +8,12 @@ use sha2::{Digest, Sha256};
 use utoipa::ToSchema;
 
 use crate::domain::engine::refused_field;
+use crate::domain::events;
 use crate::domain::nights::PlayerRef;
 use crate::domain::{AppState, Caller, Error, FieldError, Need, Result, leagues};
 use crate::rules::Table;
 use crate::rules::scoring::{DeadEntry, GameResult, Outcome, RulesetSpec, Tiles, WonBy};
+use crate::storage::events as storage_events;
 use crate::storage::games::{self, InsertError, NewGame, TableContext};
 pub use crate::storage::games::{AuditEntry, SEAT_WINDS};
 use crate::storage::leagues::League;
@@ -170,6 +172,16 @@ fn new_view(id: i64, game: &NewGame, players: &[(i64, String)]) -> GameView {
             .collect(),
         result: game.submitted.clone(),
     }
+}
+
+/// A game event's data: the game as the API shows it, with its night and table number.
+fn game_event(game: &serde_json::Value, night: i64, table_number: i32) -> serde_json::Value {
+    let mut data = game.clone();
+    if let Some(map) = data.as_object_mut() {
+        map.insert("night".into(), night.into());
+        map.insert("table_number".into(), table_number.into());
+    }
+    data
 }
 
 /// Validates and scores an entered result; returns the game to store.
@@ -497,8 +509,15 @@ pub async fn record(
     if let Some(k) = &key {
         games::save_response(&mut tx, club_id, k, 201, &body).await?;
     }
-    // Last, so the league's lock is held only for the totals and the commit.
-    totals::count_game(&mut tx, ctx.league_id, id, game.outcome != "redeal").await?;
+    // Last, so the league's lock is held only for the totals, the events and the commit.
+    let counted = game.outcome != "redeal";
+    totals::count_game(&mut tx, ctx.league_id, id, counted).await?;
+    let recorded = game_event(&body, ctx.night_id, ctx.table_number);
+    let mut news = vec![(events::GAME_RECORDED, recorded)];
+    if counted {
+        news.push((events::STANDINGS_CHANGED, serde_json::Value::Null));
+    }
+    storage_events::emit(&mut tx, ctx.league_id, &news).await?;
     tx.commit().await?;
     Ok(Recorded {
         version: view.version,
@@ -673,6 +692,10 @@ pub async fn amend(
     input.number = Some(input.number.unwrap_or(g.number));
     let players = games::table_players(&state.db, g.table_id).await?;
     let game = prepare(state, &league, g.table_id, &players, &input).await?;
+    let mut amended = new_view(g.id, &game, &players);
+    amended.version = version + 1;
+    let amended = serde_json::to_value(&amended).map_err(Error::internal)?;
+    let event = game_event(&amended, ctx.night_id, ctx.table_number);
     match games::amend(
         &state.db,
         ctx.league_id,
@@ -680,6 +703,7 @@ pub async fn amend(
         version,
         &game,
         &caller.actor(),
+        event,
     )
     .await?
     {
@@ -710,7 +734,15 @@ pub async fn void(
 ) -> Result<GameView> {
     let (g, ctx, _) = game_access(state, caller, id, Need::Admin).await?;
     let seen = seen.map(version).transpose()?;
-    match games::void(&state.db, ctx.league_id, g.id, seen, &caller.actor()).await? {
+    let event = serde_json::json!({
+        "id": g.id,
+        "table": g.table_id,
+        "number": g.number,
+        "status": "voided",
+        "night": ctx.night_id,
+        "table_number": ctx.table_number,
+    });
+    match games::void(&state.db, ctx.league_id, g.id, seen, &caller.actor(), event).await? {
         games::Change::Done => super::standings::replay_ratings(state, ctx.league_id),
         games::Change::Stale(current) => return Err(stale(current)),
         games::Change::Gone | games::Change::Taken => {

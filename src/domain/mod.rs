@@ -13,6 +13,7 @@ pub mod clubs;
 pub mod codes;
 pub mod demo;
 pub mod engine;
+pub mod events;
 pub mod games;
 pub mod leagues;
 pub mod members;
@@ -20,6 +21,7 @@ pub mod nights;
 pub mod players;
 pub mod schemas;
 pub mod standings;
+pub mod webhooks;
 
 use serde::Serialize;
 use utoipa::ToSchema;

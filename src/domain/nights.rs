@@ -626,7 +626,7 @@ async fn lock_checked(state: &AppState, night: &Night, tables: Vec<Vec<i64>>) ->
 /// Closes a night: it takes no new games until reopened.
 pub async fn close(state: &AppState, caller: &Caller, id: i64) -> Result<()> {
     let (night, _) = night_for(state, caller, id, Need::Admin).await?;
-    nights::set_status(&state.db, night.id, "closed").await?;
+    nights::close(&state.db, night.league_id, night.id).await?;
     Ok(())
 }
 

@@ -3,7 +3,7 @@
 use sqlx::{PgPool, Postgres, Transaction};
 
 use crate::standings::Line;
-use crate::storage::totals;
+use crate::storage::{events, totals};
 
 /// The seat winds as stored in `game_scores.seat`, East first and on round the table.
 pub const SEAT_WINDS: [&str; 4] = ["E", "S", "W", "N"];
@@ -310,6 +310,7 @@ pub async fn amend(
     version: i32,
     g: &NewGame,
     actor: &str,
+    event: serde_json::Value,
 ) -> sqlx::Result<Change> {
     let mut tx = pool.begin().await?;
     let locked = totals::lock_league(&mut tx, league_id).await?;
@@ -373,9 +374,12 @@ pub async fn amend(
     if g.outcome != "redeal" {
         totals::adjust(&mut tx, locked, league_id, id, 1).await?;
     }
+    let mut news = vec![("game.amended", event)];
     if old_outcome != "redeal" || g.outcome != "redeal" {
         totals::mark_ratings_dirty(&mut tx, league_id).await?;
+        news.push(("standings.changed", serde_json::Value::Null));
     }
+    events::emit(&mut tx, league_id, &news).await?;
     tx.commit().await?;
     Ok(Change::Done)
 }
@@ -388,6 +392,7 @@ pub async fn void(
     id: i64,
     version: Option<i32>,
     actor: &str,
+    mut event: serde_json::Value,
 ) -> sqlx::Result<Change> {
     let mut tx = pool.begin().await?;
     let locked = totals::lock_league(&mut tx, league_id).await?;
@@ -406,10 +411,16 @@ pub async fn void(
     if version.is_some_and(|v| v != current) {
         return Ok(Change::Stale(current));
     }
+    if let Some(map) = event.as_object_mut() {
+        map.insert("version".into(), (current + 1).into());
+    }
+    let mut news = vec![("game.voided", event)];
     if outcome != "redeal" {
         totals::adjust(&mut tx, locked, league_id, id, -1).await?;
         totals::mark_ratings_dirty(&mut tx, league_id).await?;
+        news.push(("standings.changed", serde_json::Value::Null));
     }
+    events::emit(&mut tx, league_id, &news).await?;
     sqlx::query("UPDATE games SET status = 'voided', version = version + 1, updated_at = now() WHERE id = $1")
         .bind(id)
         .execute(&mut *tx)

@@ -4,6 +4,7 @@ pub mod cards;
 pub mod clubs;
 pub mod codes;
 pub mod embedded;
+pub mod events;
 pub mod games;
 pub mod leagues;
 pub mod nights;
@@ -11,6 +12,7 @@ pub mod players;
 pub mod tokens;
 pub mod totals;
 pub mod users;
+pub mod webhooks;
 
 use std::str::FromStr;
 use std::time::Duration;

@@ -62,6 +62,27 @@ pub async fn set_status(pool: &PgPool, id: i64, status: &str) -> sqlx::Result<()
     Ok(())
 }
 
+/// Closes a night, announcing it (`night.closed`) unless it was closed already.
+pub async fn close(pool: &PgPool, league_id: i64, id: i64) -> sqlx::Result<()> {
+    let mut tx = pool.begin().await?;
+    // The league's lock orders this event among the league's others.
+    sqlx::query("SELECT 1 FROM leagues WHERE id = $1 FOR UPDATE")
+        .bind(league_id)
+        .execute(&mut *tx)
+        .await?;
+    let closed: Option<(i32, NaiveDate)> = sqlx::query_as(
+        "UPDATE nights SET status = 'closed' WHERE id = $1 AND status <> 'closed' RETURNING number, night_date",
+    )
+    .bind(id)
+    .fetch_optional(&mut *tx)
+    .await?;
+    if let Some((number, date)) = closed {
+        let data = serde_json::json!({"night": id, "number": number, "date": date});
+        super::events::emit(&mut tx, league_id, &[("night.closed", data)]).await?;
+    }
+    tx.commit().await
+}
+
 pub async fn set_proposal(
     pool: &PgPool,
     id: i64,

@@ -4,6 +4,8 @@
 
 #![allow(dead_code)]
 
+pub mod sse;
+
 use std::str::FromStr;
 
 use mahjong_league::config::{LogFormat, Secret, Settings};
@@ -80,6 +82,7 @@ fn serve_on(db: PgPool) -> TestApp {
         session_key: Secret::new("k".repeat(64)),
         demo: false,
         trust_proxy: false,
+        webhooks_allow_private: true,
     };
     let app = Application::build(&settings, db.clone()).expect("build the app");
     let address = format!("http://127.0.0.1:{}", app.port());
@@ -199,10 +202,21 @@ pub fn serve(dir: &std::path::Path) -> Result<Served, String> {
 
 /// A `serve` process on the database of `app` (as a second machine would run one).
 pub fn serve_process_on(app: &TestApp, dir: &std::path::Path) -> Result<Served, String> {
-    let name = app.db.connect_options().get_database().unwrap().to_string();
+    serve_process_on_database(&app.db, dir, &[])
+}
+
+/// A `serve` process on the database of `db`, with more flags.
+pub fn serve_process_on_database(
+    db: &PgPool,
+    dir: &std::path::Path,
+    extra: &[&str],
+) -> Result<Served, String> {
+    let name = db.connect_options().get_database().unwrap().to_string();
     let mut url = url::Url::parse(&std::env::var("TEST_DATABASE_URL").unwrap()).unwrap();
     url.set_path(&format!("/{name}"));
-    serve_with(dir, &["--database-url", url.as_str()])
+    let mut args = vec!["--database-url", url.as_str()];
+    args.extend_from_slice(extra);
+    serve_with(dir, &args)
 }
 
 fn serve_with(dir: &std::path::Path, extra: &[&str]) -> Result<Served, String> {

@@ -1,0 +1,99 @@
+//! The league's events as a Server-Sent Events stream.
+
+use std::time::Duration;
+
+use actix_web::http::header::{CACHE_CONTROL, HeaderName};
+use actix_web::{HttpRequest, HttpResponse, get, web};
+use serde::Deserialize;
+use utoipa::IntoParams;
+
+use crate::domain::events::{self, Next, Opened};
+use crate::domain::{AppState, Caller};
+use crate::error::AppError;
+
+/// How long a quiet stream waits before a keep-alive comment.
+const KEEP_ALIVE: Duration = Duration::from_secs(15);
+/// How long one stream lasts. The client reconnects with `Last-Event-ID` (browsers do it by
+/// themselves) and its access is checked again.
+const LIFETIME: Duration = Duration::from_secs(300);
+/// What the stream asks a client to wait before reconnecting, in milliseconds.
+const RETRY_MS: u64 = 1500;
+
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct EventsQuery {
+    /// Resume after this event, as `Last-Event-ID` does (for a first connection, which cannot
+    /// send the header from a browser). The header wins when both are sent.
+    #[param(minimum = 0, example = 0)]
+    last_event_id: Option<i64>,
+}
+
+/// The league's events as they happen: `game.recorded`, `game.amended`, `game.voided`,
+/// `night.closed` and `standings.changed`, as a Server-Sent Events stream (`text/event-stream`).
+/// Each event has `id:` (increasing within the league), `event:` (its type) and `data:` (an
+/// `EventView` as JSON). A client that reconnects with `Last-Event-ID` (or `?last_event_id=`)
+/// gets every event after that id first; without one the stream starts at the next event. A
+/// comment line keeps a quiet stream open every 15 s; the server ends a stream after 5 minutes
+/// and the client reconnects. Public leagues are readable by anyone, others with a session or
+/// a token of the club. 503 with `Retry-After` when the server has too many streams open.
+#[utoipa::path(tag = "standings",
+    params(("league" = i64, Path, minimum = 1, example = 1), EventsQuery,
+           ("Last-Event-ID" = Option<String>, Header, description = "The id of the last event received")),
+    responses((status = 200, content_type = "text/event-stream", body = events::EventView,
+               description = "A stream of events; each `data:` line is one EventView")))]
+#[get("/api/v1/leagues/{league}/events")]
+pub async fn stream(
+    state: web::Data<AppState>,
+    caller: Caller,
+    req: HttpRequest,
+    id: web::Path<i64>,
+    query: web::Query<EventsQuery>,
+) -> Result<HttpResponse, AppError> {
+    let header = req
+        .headers()
+        .get("last-event-id")
+        .map(|v| v.to_str().unwrap_or("?").to_string());
+    let resume = header.or_else(|| query.last_event_id.map(|n| n.to_string()));
+    let opened = events::open(&state, &caller, *id, resume.as_deref()).await?;
+    let ends = tokio::time::Instant::now() + LIFETIME;
+    let first = web::Bytes::from(format!("retry: {RETRY_MS}\n: events of league {}\n\n", *id));
+    let body = futures_util::stream::unfold(
+        (Some(first), opened, state),
+        move |(first, mut opened, state): (_, Opened, _)| async move {
+            if let Some(bytes) = first {
+                return Some((Ok::<_, actix_web::Error>(bytes), (None, opened, state)));
+            }
+            let left = ends.saturating_duration_since(tokio::time::Instant::now());
+            if left.is_zero() {
+                return None;
+            }
+            let chunk = match opened.next(&state, KEEP_ALIVE.min(left)).await {
+                Ok(Next::Events(list)) if list.is_empty() => ": catching up\n\n".to_string(),
+                Ok(Next::Events(list)) => list
+                    .iter()
+                    .map(|e| {
+                        format!(
+                            "id: {}\nevent: {}\ndata: {}\n\n",
+                            e.id,
+                            e.kind,
+                            serde_json::to_string(e).unwrap_or_default()
+                        )
+                    })
+                    .collect::<String>(),
+                Ok(Next::KeepAlive) => ": keep-alive\n\n".to_string(),
+                Ok(Next::End) => return None,
+                Err(e) => {
+                    // The database went away: the client reconnects and resumes from its last id.
+                    tracing::warn!(error = %e, "an event stream ended early");
+                    return None;
+                }
+            };
+            Some((Ok(web::Bytes::from(chunk)), (None, opened, state)))
+        },
+    );
+    Ok(HttpResponse::Ok()
+        .content_type("text/event-stream")
+        .insert_header((CACHE_CONTROL, "no-cache"))
+        .insert_header((HeaderName::from_static("x-accel-buffering"), "no"))
+        .streaming(body))
+}

@@ -1,0 +1,220 @@
+//! League events for screens and apps: a Server-Sent Events feed per league and the in-process
+//! hub that feeds it.
+//!
+//! The events live in PostgreSQL (`storage::events`), written with the change they report; a
+//! commit notifies the channel `league_events`. Each process keeps one listening connection
+//! (the hub's). On a notification — and every few seconds anyway, in case one was missed while
+//! the connection was down — it reads the league's new events once and hands them to every
+//! open stream of that league in the process. A stream that starts with `Last-Event-ID` first
+//! reads what it missed from the table, so a reconnecting client misses nothing.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use tokio::sync::broadcast;
+use utoipa::ToSchema;
+
+use crate::domain::{AppState, Caller, Error, Need, Result};
+use crate::state::Subscription;
+use crate::storage::events::{self as stored, Event};
+
+pub const GAME_RECORDED: &str = "game.recorded";
+pub const GAME_AMENDED: &str = "game.amended";
+pub const GAME_VOIDED: &str = "game.voided";
+pub const NIGHT_CLOSED: &str = "night.closed";
+pub const STANDINGS_CHANGED: &str = "standings.changed";
+
+/// Every kind of event, as named on the wire.
+pub const KINDS: [&str; 5] = [
+    GAME_RECORDED,
+    GAME_AMENDED,
+    GAME_VOIDED,
+    NIGHT_CLOSED,
+    STANDINGS_CHANGED,
+];
+
+/// An event as streams and webhooks send it.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct EventView {
+    /// Unique across the service and increasing within a league: the stream's event id, and
+    /// what a webhook receiver de-duplicates on.
+    pub id: i64,
+    /// game.recorded, game.amended, game.voided, night.closed or standings.changed.
+    #[serde(rename = "type")]
+    #[schema(example = "game.recorded")]
+    pub kind: String,
+    pub league: i64,
+    pub at: DateTime<Utc>,
+    /// For game events the game as `GET /api/v1/games/{id}` shows it (a voided game: its id,
+    /// table, number, status and version) with `night` and `table_number`; for night.closed
+    /// `night`, `number` and `date`; for standings.changed the standings `revision`.
+    #[schema(value_type = Object)]
+    pub data: serde_json::Value,
+}
+
+impl From<&Event> for EventView {
+    fn from(e: &Event) -> Self {
+        EventView {
+            id: e.id,
+            kind: e.kind.clone(),
+            league: e.league_id,
+            at: e.created_at,
+            data: e.data.clone(),
+        }
+    }
+}
+
+/// How often the hub looks for events even without a notification.
+const SWEEP: Duration = Duration::from_secs(5);
+/// How many events one read of the table takes.
+const PAGE: i64 = 500;
+
+/// The hub's task: listens on `league_events`, and sweeps every few seconds. Runs for the
+/// process's life; a lost connection is opened again.
+pub async fn run_hub(state: Arc<AppState>) {
+    let mut delay = Duration::from_millis(250);
+    loop {
+        match listen(&state).await {
+            Ok(()) => delay = Duration::from_millis(250),
+            Err(e) => {
+                tracing::warn!(error = %e, "the event listener lost its connection");
+                tokio::time::sleep(delay).await;
+                delay = (delay * 2).min(Duration::from_secs(10));
+            }
+        }
+    }
+}
+
+async fn listen(state: &AppState) -> sqlx::Result<()> {
+    let mut listener = sqlx::postgres::PgListener::connect_with(&state.db).await?;
+    listener.listen(stored::CHANNEL).await?;
+    // Anything committed while nobody listened.
+    state.events.read(&state.db, None).await?;
+    state.events.committed.notify_waiters();
+    let mut sweep = tokio::time::interval(SWEEP);
+    sweep.tick().await;
+    loop {
+        tokio::select! {
+            note = listener.try_recv() => {
+                // None: the connection was lost (notifications meanwhile too); start over,
+                // reading everything.
+                let Some(note) = note? else {
+                    return Err(sqlx::Error::PoolClosed);
+                };
+                let mut leagues = vec![note.payload().parse::<i64>().unwrap_or(0)];
+                // Notifications that arrived meanwhile are read in the same pass.
+                while let Some(more) = listener.next_buffered() {
+                    leagues.push(more.payload().parse::<i64>().unwrap_or(0));
+                }
+                leagues.sort_unstable();
+                leagues.dedup();
+                state.events.committed.notify_waiters();
+                state.events.read(&state.db, Some(&leagues)).await?;
+            }
+            _ = sweep.tick() => {
+                state.events.read(&state.db, None).await?;
+                state.events.committed.notify_waiters();
+            }
+        }
+    }
+}
+
+/// Where a stream of the league's events starts: after `last_event_id` when the client sent
+/// one (it is reconnecting), else at the league's latest event. Checks the caller may read the
+/// league first.
+pub async fn open(
+    state: &AppState,
+    caller: &Caller,
+    league: i64,
+    last_event_id: Option<&str>,
+) -> Result<Opened> {
+    let (league, _) = caller.league(state, league, Need::Read).await?;
+    let resume = match last_event_id.map(str::trim) {
+        None | Some("") => None,
+        Some(text) => Some(text.parse::<i64>().ok().filter(|n| *n >= 0).ok_or_else(|| {
+            Error::invalid(
+                "Last-Event-ID",
+                format!("`{text}` is not an event id; send the id of the last event you received"),
+            )
+        })?),
+    };
+    let permit = state
+        .events
+        .streams
+        .clone()
+        .try_acquire_owned()
+        .map_err(|_| {
+            Error::Unavailable("too many event streams are open on this server; try again".into())
+        })?;
+    let sub = state.events.subscribe(&state.db, league.id).await?;
+    let from = resume.unwrap_or(sub.start);
+    Ok(Opened {
+        league: league.id,
+        sent: from,
+        sub,
+        _permit: permit,
+    })
+}
+
+/// An open stream: what has been sent and what comes next.
+pub struct Opened {
+    pub league: i64,
+    /// The last event id sent (or the starting point).
+    pub sent: i64,
+    pub sub: Subscription,
+    _permit: tokio::sync::OwnedSemaphorePermit,
+}
+
+/// What a stream sends next.
+pub enum Next {
+    Events(Vec<EventView>),
+    /// Nothing for a while: a comment keeps proxies from closing the connection.
+    KeepAlive,
+    /// The stream has run its course: the client reconnects (and its access is checked again).
+    End,
+}
+
+impl Opened {
+    /// Waits for the next events, at most `idle`. Events already in the table past `sent`
+    /// (a resume, or a stream that fell behind) are read from it first.
+    pub async fn next(&mut self, state: &AppState, idle: Duration) -> Result<Next> {
+        if self.sent < self.sub.start {
+            let page = stored::after(&state.db, self.league, self.sent, PAGE).await?;
+            if let Some(last) = page.last() {
+                self.sent = last.id;
+            }
+            if page.len() as i64 != PAGE {
+                // Caught up with the table: what the hub hands out from here on follows.
+                self.sent = self.sent.max(self.sub.start);
+            }
+            if !page.is_empty() {
+                return Ok(Next::Events(page.iter().map(EventView::from).collect()));
+            }
+        }
+        match tokio::time::timeout(idle, self.sub.rx.recv()).await {
+            Err(_) => Ok(Next::KeepAlive),
+            Ok(Ok(event)) => {
+                let mut out = Vec::new();
+                let mut take = |e: &Event, sent: &mut i64| {
+                    if e.id > *sent {
+                        *sent = e.id;
+                        out.push(EventView::from(e));
+                    }
+                };
+                take(&event, &mut self.sent);
+                while let Ok(more) = self.sub.rx.try_recv() {
+                    take(&more, &mut self.sent);
+                }
+                Ok(Next::Events(out))
+            }
+            Ok(Err(broadcast::error::RecvError::Lagged(_))) => {
+                // Fell behind the buffer: read the rest from the table.
+                self.sub.start = stored::latest(&state.db, self.league).await?;
+                Ok(Next::Events(Vec::new()))
+            }
+            Ok(Err(broadcast::error::RecvError::Closed)) => Ok(Next::End),
+        }
+    }
+}

@@ -1,0 +1,475 @@
+//! Webhooks: an organizer registers a URL and gets a secret; every event of the club's leagues
+//! is POSTed there as JSON, signed, from the outbox in PostgreSQL (`webhook_deliveries`),
+//! written with the event itself. So nothing is lost across a restart: a delivery is done only
+//! when the receiver answered 2xx. Delivery is at least once; receivers de-duplicate on the
+//! event's id (`Mahjong-Event-Id`).
+//!
+//! Signing: `Mahjong-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>`.
+//! A receiver recomputes it over the raw body and rejects a timestamp too far from its clock.
+//!
+//! Retries: a failed attempt (no answer within 10 s, or not 2xx) backs the webhook off, 2 s
+//! doubling up to an hour, one delivery at a time in event order; a URL that has failed for a
+//! day is paused until an organizer resumes it, its events kept meanwhile.
+
+use std::net::{IpAddr, SocketAddr};
+use std::sync::Arc;
+use std::time::Duration;
+
+use hmac::{Hmac, KeyInit, Mac};
+use serde::{Deserialize, Serialize};
+use sha2::Sha256;
+use utoipa::ToSchema;
+
+use crate::auth::keys::new_secret;
+use crate::domain::events::EventView;
+use crate::domain::{AppState, Caller, Error, Need, Result};
+use crate::storage::webhooks::{self as stored, Backoff, Due};
+pub use crate::storage::webhooks::{Delivery, WebhookInfo};
+
+/// The most webhooks a club may register.
+pub const MAX_PER_CLUB: i64 = 10;
+/// The longest URL accepted.
+const MAX_URL: usize = 2000;
+/// Prefix of webhook secrets.
+pub const SECRET_PREFIX: &str = "mlwh_";
+/// The header carrying the signature.
+pub const SIGNATURE_HEADER: &str = "Mahjong-Signature";
+
+const BACKOFF: Backoff = Backoff {
+    first: 2.0,
+    most: 3600.0,
+    pause: 86_400.0,
+};
+/// How long one attempt may take.
+const ATTEMPT_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long a worker holds the deliveries it took (longer than a batch takes).
+const LEASE_SECS: f64 = 120.0;
+/// Deliveries one pass takes.
+const BATCH: i64 = 100;
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewWebhook {
+    /// Where events are POSTed: an https URL.
+    #[schema(example = "https://scores.example.org/mahjong", max_length = 2000)]
+    pub url: String,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct CreatedWebhook {
+    #[serde(flatten)]
+    pub webhook: WebhookInfo,
+    /// The signing secret: in this answer only. Keep it with the receiver.
+    #[schema(example = "mlwh_3f1c…")]
+    pub secret: String,
+}
+
+/// Whether an address is on the public internet (not private, loopback, link-local, shared,
+/// documentation, multicast or unspecified).
+pub fn is_public(ip: IpAddr) -> bool {
+    match ip {
+        IpAddr::V4(v4) => {
+            let [a, b, ..] = v4.octets();
+            !(v4.is_private()
+                || v4.is_loopback()
+                || v4.is_link_local()
+                || v4.is_broadcast()
+                || v4.is_documentation()
+                || v4.is_unspecified()
+                || v4.is_multicast()
+                || a == 0
+                || (a == 100 && (64..128).contains(&b))
+                || (a == 198 && (b == 18 || b == 19))
+                || a >= 240)
+        }
+        IpAddr::V6(v6) => {
+            if let Some(v4) = v6.to_ipv4_mapped() {
+                return is_public(IpAddr::V4(v4));
+            }
+            let first = v6.segments()[0];
+            !(v6.is_loopback()
+                || v6.is_unspecified()
+                || v6.is_multicast()
+                || (first & 0xfe00) == 0xfc00
+                || (first & 0xffc0) == 0xfe80
+                || first == 0x2001 && v6.segments()[1] == 0x0db8)
+        }
+    }
+}
+
+/// Checks a webhook URL: https (or http when private receivers are allowed), a host, no
+/// credentials, and not a private address unless allowed. Answers it normalized.
+pub fn check_url(text: &str, allow_private: bool) -> Result<String> {
+    let bad = |why: &str| Error::invalid("url", why.to_string());
+    let text = text.trim();
+    if text.is_empty() || text.len() > MAX_URL {
+        return Err(bad(&format!(
+            "give an https URL of at most {MAX_URL} characters"
+        )));
+    }
+    let url = reqwest::Url::parse(text).map_err(|e| {
+        bad(&format!(
+            "`{text}` is not a URL ({e}); e.g. https://scores.example.org/hook"
+        ))
+    })?;
+    match url.scheme() {
+        "https" => {}
+        "http" if allow_private => {}
+        _ => return Err(bad("the URL must start with https://")),
+    }
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err(bad(
+            "put no user name or password in the URL; the signature proves the sender",
+        ));
+    }
+    if url.fragment().is_some() {
+        return Err(bad("the URL must not have a #fragment"));
+    }
+    let host = match url.host() {
+        Some(h) => h,
+        None => return Err(bad("the URL has no host")),
+    };
+    if !allow_private {
+        let ip = match host {
+            url::Host::Ipv4(ip) => Some(IpAddr::V4(ip)),
+            url::Host::Ipv6(ip) => Some(IpAddr::V6(ip)),
+            url::Host::Domain(d) => {
+                if d.eq_ignore_ascii_case("localhost")
+                    || d.to_ascii_lowercase().ends_with(".localhost")
+                {
+                    return Err(bad(
+                        "the URL must be reachable on the internet, not this machine",
+                    ));
+                }
+                None
+            }
+        };
+        if ip.is_some_and(|ip| !is_public(ip)) {
+            return Err(bad(
+                "the URL must be reachable on the internet, not a private address",
+            ));
+        }
+    }
+    Ok(url.to_string())
+}
+
+/// Registers a webhook for every event of the club's leagues (organizers).
+pub async fn create(
+    state: &AppState,
+    caller: &Caller,
+    slug: &str,
+    n: NewWebhook,
+) -> Result<CreatedWebhook> {
+    let (club, _) = caller.club(state, slug, Need::Admin).await?;
+    let url = check_url(&n.url, state.webhooks_allow_private)?;
+    if stored::count(&state.db, club.id).await? >= MAX_PER_CLUB {
+        return Err(Error::Conflict(format!(
+            "{} already has {MAX_PER_CLUB} webhooks; remove one first",
+            club.name
+        )));
+    }
+    let secret = new_secret(SECRET_PREFIX);
+    let webhook = stored::create(&state.db, club.id, &url, &secret)
+        .await?
+        .ok_or_else(|| {
+            Error::Conflict(format!("{} already sends its events to {url}", club.name))
+        })?;
+    Ok(CreatedWebhook { webhook, secret })
+}
+
+pub async fn list(state: &AppState, caller: &Caller, slug: &str) -> Result<Vec<WebhookInfo>> {
+    let (club, _) = caller.club(state, slug, Need::Admin).await?;
+    Ok(stored::list(&state.db, club.id).await?)
+}
+
+fn no_webhook(id: i64) -> Error {
+    Error::NotFound(format!("no webhook {id}"))
+}
+
+pub async fn delete(state: &AppState, caller: &Caller, slug: &str, id: i64) -> Result<()> {
+    let (club, _) = caller.club(state, slug, Need::Admin).await?;
+    if !stored::delete(&state.db, club.id, id).await? {
+        return Err(no_webhook(id));
+    }
+    Ok(())
+}
+
+/// Resumes a paused webhook: what waited goes out now.
+pub async fn resume(state: &AppState, caller: &Caller, slug: &str, id: i64) -> Result<WebhookInfo> {
+    let (club, _) = caller.club(state, slug, Need::Admin).await?;
+    if !stored::resume(&state.db, club.id, id).await? {
+        return Err(no_webhook(id));
+    }
+    state.events.committed.notify_waiters();
+    stored::get(&state.db, club.id, id)
+        .await?
+        .ok_or_else(|| no_webhook(id))
+}
+
+/// The most deliveries one read of the log gives.
+pub const MAX_LOG: i64 = 200;
+
+/// The webhook's latest deliveries, newest first (at most `limit`, 1 to 200).
+pub async fn deliveries(
+    state: &AppState,
+    caller: &Caller,
+    slug: &str,
+    id: i64,
+    limit: Option<i64>,
+) -> Result<(WebhookInfo, Vec<Delivery>)> {
+    let (club, _) = caller.club(state, slug, Need::Admin).await?;
+    let limit = limit.unwrap_or(50);
+    if !(1..=MAX_LOG).contains(&limit) {
+        return Err(Error::invalid("limit", format!("give 1 to {MAX_LOG}")));
+    }
+    let hook = stored::get(&state.db, club.id, id)
+        .await?
+        .ok_or_else(|| no_webhook(id))?;
+    Ok((hook, stored::deliveries(&state.db, id, limit).await?))
+}
+
+/// The signature header's value for `body` sent at unix time `t`.
+pub fn sign(secret: &str, t: i64, body: &[u8]) -> String {
+    let mut mac =
+        <Hmac<Sha256> as KeyInit>::new_from_slice(secret.as_bytes()).expect("any key length");
+    mac.update(t.to_string().as_bytes());
+    mac.update(b".");
+    mac.update(body);
+    let hex: String = mac
+        .finalize()
+        .into_bytes()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    format!("t={t},v1={hex}")
+}
+
+/// Resolves names for deliveries, refusing private addresses (a name that points inside the
+/// network cannot make the service call it).
+struct PublicOnly;
+
+impl reqwest::dns::Resolve for PublicOnly {
+    fn resolve(&self, name: reqwest::dns::Name) -> reqwest::dns::Resolving {
+        Box::pin(async move {
+            let found = tokio::net::lookup_host((name.as_str(), 0)).await?;
+            let public: Vec<SocketAddr> = found.filter(|a| is_public(a.ip())).collect();
+            if public.is_empty() {
+                return Err(format!("{} resolves to no public address", name.as_str()).into());
+            }
+            Ok(Box::new(public.into_iter()) as reqwest::dns::Addrs)
+        })
+    }
+}
+
+fn client(allow_private: bool) -> reqwest::Client {
+    let mut builder = reqwest::Client::builder()
+        .timeout(ATTEMPT_TIMEOUT)
+        .connect_timeout(Duration::from_secs(5))
+        .redirect(reqwest::redirect::Policy::none())
+        .user_agent(concat!(
+            "mahjong-league-webhooks/",
+            env!("CARGO_PKG_VERSION")
+        ));
+    if !allow_private {
+        builder = builder.dns_resolver(Arc::new(PublicOnly));
+    }
+    builder.build().expect("the webhook client builds")
+}
+
+/// The body a delivery POSTs: the event as the event stream sends it.
+fn body_of(d: &Due) -> Vec<u8> {
+    let view = EventView {
+        id: d.event_id,
+        kind: d.kind.clone(),
+        league: d.league_id,
+        at: d.created_at,
+        data: d.data.clone(),
+    };
+    serde_json::to_vec(&view).unwrap_or_default()
+}
+
+/// One attempt: Ok(status) when the receiver answered 2xx, else the status (if any) and why.
+async fn attempt(
+    client: &reqwest::Client,
+    allow_private: bool,
+    d: &Due,
+) -> std::result::Result<i32, (Option<i32>, String)> {
+    // An address written in the URL is not resolved, so it is checked here.
+    if !allow_private
+        && let Ok(url) = reqwest::Url::parse(&d.url)
+        && let Some(host) = url.host_str()
+        && let Ok(ip) = host.trim_matches(['[', ']']).parse::<IpAddr>()
+        && !is_public(ip)
+    {
+        return Err((None, "the URL names a private address".into()));
+    }
+    let body = body_of(d);
+    let t = chrono::Utc::now().timestamp();
+    let sent = client
+        .post(&d.url)
+        .header("content-type", "application/json")
+        .header(SIGNATURE_HEADER, sign(&d.secret, t, &body))
+        .header("Mahjong-Event-Id", d.event_id.to_string())
+        .header("Mahjong-Event-Type", &d.kind)
+        .body(body)
+        .send()
+        .await;
+    match sent {
+        Ok(res) if res.status().is_success() => Ok(i32::from(res.status().as_u16())),
+        Ok(res) => {
+            let status = res.status();
+            Err((
+                Some(i32::from(status.as_u16())),
+                format!("the receiver answered {status}"),
+            ))
+        }
+        Err(e) if e.is_timeout() => Err((
+            None,
+            format!("no answer within {} s", ATTEMPT_TIMEOUT.as_secs()),
+        )),
+        Err(e) if e.is_connect() => Err((None, format!("could not connect: {}", root(&e)))),
+        Err(e) => Err((None, root(&e))),
+    }
+}
+
+/// The innermost cause of an error, which says what actually went wrong.
+fn root(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut cause = e;
+    while let Some(next) = cause.source() {
+        cause = next;
+    }
+    cause.to_string()
+}
+
+/// Delivers one webhook's leased deliveries in event order, stopping at the first failure (the
+/// rest wait for the webhook's retry).
+async fn deliver_in_order(
+    state: &AppState,
+    client: &reqwest::Client,
+    batch: Vec<Due>,
+) -> sqlx::Result<()> {
+    let mut rest = batch.into_iter();
+    while let Some(d) = rest.next() {
+        match attempt(client, state.webhooks_allow_private, &d).await {
+            Ok(status) => stored::delivered(&state.db, &d, status).await?,
+            Err((status, why)) => {
+                let paused = stored::failed(&state.db, &d, status, &why, BACKOFF).await?;
+                if paused {
+                    tracing::warn!(webhook = d.webhook_id, url = %d.url, "a webhook failing for a day is paused");
+                }
+                let left: Vec<i64> = rest.map(|d| d.id).collect();
+                stored::release(&state.db, &left).await?;
+                return Ok(());
+            }
+        }
+    }
+    Ok(())
+}
+
+/// One pass: leases due deliveries and sends them, webhooks side by side. Answers how many it
+/// took.
+async fn pass(state: &AppState, client: &reqwest::Client) -> sqlx::Result<usize> {
+    let due = stored::lease(&state.db, BATCH, LEASE_SECS).await?;
+    let taken = due.len();
+    let mut by_hook: Vec<Vec<Due>> = Vec::new();
+    for d in due {
+        match by_hook.iter_mut().find(|b| b[0].webhook_id == d.webhook_id) {
+            Some(b) => b.push(d),
+            None => by_hook.push(vec![d]),
+        }
+    }
+    let runs = by_hook
+        .into_iter()
+        .map(|batch| deliver_in_order(state, client, batch));
+    for r in futures_util::future::join_all(runs).await {
+        r?;
+    }
+    Ok(taken)
+}
+
+/// The webhook worker: runs for the process's life. Woken by new events (through the event
+/// hub) and at least every second for retries that come due.
+pub async fn run_worker(state: Arc<AppState>) {
+    let client = client(state.webhooks_allow_private);
+    loop {
+        let woken = state.events.committed.notified();
+        match pass(&state, &client).await {
+            Ok(n) if n as i64 == BATCH => continue,
+            Ok(_) => {}
+            Err(e) => {
+                tracing::warn!(error = %e, "webhook deliveries paused by a database error");
+                tokio::time::sleep(Duration::from_secs(2)).await;
+                continue;
+            }
+        }
+        let _ = tokio::time::timeout(Duration::from_secs(1), woken).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn private_and_local_addresses_are_not_public() {
+        for ip in [
+            "127.0.0.1",
+            "10.1.2.3",
+            "172.16.0.1",
+            "192.168.1.1",
+            "169.254.169.254",
+            "100.64.0.1",
+            "0.0.0.0",
+            "::1",
+            "fd00::1",
+            "fe80::1",
+            "::ffff:127.0.0.1",
+            "224.0.0.1",
+        ] {
+            assert!(!is_public(ip.parse().unwrap()), "{ip}");
+        }
+        for ip in ["93.184.216.34", "8.8.8.8", "2606:4700::1111"] {
+            assert!(is_public(ip.parse().unwrap()), "{ip}");
+        }
+    }
+
+    #[test]
+    fn urls_are_https_to_public_hosts_unless_private_receivers_are_allowed() {
+        assert!(check_url("https://scores.example.org/hook", false).is_ok());
+        for bad in [
+            "http://scores.example.org/hook",
+            "https://127.0.0.1/hook",
+            "https://[::1]/hook",
+            "https://169.254.169.254/latest",
+            "https://localhost:8443/",
+            "https://user:pw@example.org/",
+            "ftp://example.org/",
+            "not a url",
+            "",
+        ] {
+            assert!(check_url(bad, false).is_err(), "{bad}");
+        }
+        assert!(check_url("http://127.0.0.1:9000/hook", true).is_ok());
+    }
+
+    #[test]
+    fn the_signature_is_hmac_sha256_of_time_dot_body() {
+        // Recomputed independently of `sign`'s own code path: key, then "t.body".
+        let mut mac = <Hmac<Sha256> as KeyInit>::new_from_slice(b"s3cret").unwrap();
+        mac.update(b"1700000000.{\"a\":1}");
+        let expected: String = mac
+            .finalize()
+            .into_bytes()
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        assert_eq!(
+            sign("s3cret", 1_700_000_000, b"{\"a\":1}"),
+            format!("t=1700000000,v1={expected}")
+        );
+        assert_ne!(
+            sign("other", 1_700_000_000, b"{\"a\":1}"),
+            sign("s3cret", 1_700_000_000, b"{\"a\":1}")
+        );
+    }
+}

@@ -1,0 +1,235 @@
+//! A club's webhooks and their outbox (`webhook_deliveries`, filled by `events::emit`).
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use sqlx::PgPool;
+use utoipa::ToSchema;
+
+/// A webhook as its club's organizers see it (never its secret).
+#[derive(Debug, Clone, sqlx::FromRow, Serialize, ToSchema)]
+pub struct WebhookInfo {
+    pub id: i64,
+    #[schema(example = "https://scores.example.org/mahjong")]
+    pub url: String,
+    pub created_at: DateTime<Utc>,
+    /// Consecutive failed attempts (0 while it works).
+    pub failures: i32,
+    /// When the current run of failures began.
+    pub failing_since: Option<DateTime<Utc>>,
+    /// Set when the URL had failed for a day; nothing is sent until it is resumed (what
+    /// happened meanwhile is kept and sent then).
+    pub paused_at: Option<DateTime<Utc>>,
+    /// Events waiting to be delivered.
+    pub pending: i64,
+    pub delivered: i64,
+    pub last_delivered_at: Option<DateTime<Utc>>,
+}
+
+const INFO: &str = "SELECT w.id, w.url, w.created_at, w.failures, w.failing_since, w.paused_at, \
+       (SELECT count(*) FROM webhook_deliveries d WHERE d.webhook_id = w.id AND d.status = 'pending') AS pending, \
+       (SELECT count(*) FROM webhook_deliveries d WHERE d.webhook_id = w.id AND d.status = 'delivered') AS delivered, \
+       (SELECT max(delivered_at) FROM webhook_deliveries d WHERE d.webhook_id = w.id) AS last_delivered_at \
+     FROM webhooks w";
+
+/// How many webhooks a club has.
+pub async fn count(pool: &PgPool, club_id: i64) -> sqlx::Result<i64> {
+    sqlx::query_scalar("SELECT count(*) FROM webhooks WHERE club_id = $1")
+        .bind(club_id)
+        .fetch_one(pool)
+        .await
+}
+
+/// Registers a webhook; `None` when the club already has one for this URL.
+pub async fn create(
+    pool: &PgPool,
+    club_id: i64,
+    url: &str,
+    secret: &str,
+) -> sqlx::Result<Option<WebhookInfo>> {
+    let id: Option<i64> = sqlx::query_scalar(
+        "INSERT INTO webhooks (club_id, url, secret) VALUES ($1, $2, $3) \
+         ON CONFLICT (club_id, url) DO NOTHING RETURNING id",
+    )
+    .bind(club_id)
+    .bind(url)
+    .bind(secret)
+    .fetch_optional(pool)
+    .await?;
+    match id {
+        Some(id) => get(pool, club_id, id).await,
+        None => Ok(None),
+    }
+}
+
+pub async fn get(pool: &PgPool, club_id: i64, id: i64) -> sqlx::Result<Option<WebhookInfo>> {
+    let sql = format!("{INFO} WHERE w.club_id = $1 AND w.id = $2");
+    sqlx::query_as(sqlx::AssertSqlSafe(sql))
+        .bind(club_id)
+        .bind(id)
+        .fetch_optional(pool)
+        .await
+}
+
+pub async fn list(pool: &PgPool, club_id: i64) -> sqlx::Result<Vec<WebhookInfo>> {
+    let sql = format!("{INFO} WHERE w.club_id = $1 ORDER BY w.id");
+    sqlx::query_as(sqlx::AssertSqlSafe(sql))
+        .bind(club_id)
+        .fetch_all(pool)
+        .await
+}
+
+/// Removes a webhook and its outbox rows; false when the club has no such webhook.
+pub async fn delete(pool: &PgPool, club_id: i64, id: i64) -> sqlx::Result<bool> {
+    let done = sqlx::query("DELETE FROM webhooks WHERE club_id = $1 AND id = $2")
+        .bind(club_id)
+        .bind(id)
+        .execute(pool)
+        .await?;
+    Ok(done.rows_affected() == 1)
+}
+
+/// Resumes a paused (or backing-off) webhook: its waiting events go out at once.
+pub async fn resume(pool: &PgPool, club_id: i64, id: i64) -> sqlx::Result<bool> {
+    let done = sqlx::query(
+        "UPDATE webhooks SET paused_at = NULL, failures = 0, failing_since = NULL, retry_at = now() \
+         WHERE club_id = $1 AND id = $2",
+    )
+    .bind(club_id)
+    .bind(id)
+    .execute(pool)
+    .await?;
+    Ok(done.rows_affected() == 1)
+}
+
+/// One delivery in the log.
+#[derive(Debug, Clone, sqlx::FromRow, Serialize, ToSchema)]
+pub struct Delivery {
+    pub id: i64,
+    /// The event's id (the receiver's de-duplication key).
+    pub event: i64,
+    #[serde(rename = "type")]
+    #[schema(example = "game.recorded")]
+    pub kind: String,
+    /// pending or delivered.
+    pub status: String,
+    pub attempts: i32,
+    pub last_attempt_at: Option<DateTime<Utc>>,
+    /// The receiver's HTTP status at the last attempt.
+    pub last_status: Option<i32>,
+    /// Why the last attempt failed, when it did.
+    pub last_error: Option<String>,
+    pub delivered_at: Option<DateTime<Utc>>,
+    pub created_at: DateTime<Utc>,
+}
+
+/// The webhook's latest deliveries, newest first.
+pub async fn deliveries(pool: &PgPool, webhook_id: i64, limit: i64) -> sqlx::Result<Vec<Delivery>> {
+    sqlx::query_as(
+        "SELECT d.id, d.event_id AS event, e.kind, d.status, d.attempts, d.last_attempt_at, d.last_status, \
+                d.last_error, d.delivered_at, d.created_at \
+         FROM webhook_deliveries d JOIN league_events e ON e.id = d.event_id \
+         WHERE d.webhook_id = $1 ORDER BY d.id DESC LIMIT $2",
+    )
+    .bind(webhook_id)
+    .bind(limit)
+    .fetch_all(pool)
+    .await
+}
+
+/// A delivery leased to this worker, with what it sends.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct Due {
+    pub id: i64,
+    pub webhook_id: i64,
+    pub url: String,
+    pub secret: String,
+    pub event_id: i64,
+    pub league_id: i64,
+    pub kind: String,
+    pub data: serde_json::Value,
+    pub created_at: DateTime<Utc>,
+}
+
+/// Leases up to `limit` due deliveries for `lease_secs` (of webhooks neither paused nor backing
+/// off), oldest first. Another worker skips them until the lease runs out, so a worker that
+/// dies mid-way only delays them.
+pub async fn lease(pool: &PgPool, limit: i64, lease_secs: f64) -> sqlx::Result<Vec<Due>> {
+    sqlx::query_as(
+        "WITH due AS (SELECT d.id FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id \
+           WHERE d.status = 'pending' AND w.paused_at IS NULL AND w.retry_at <= now() \
+             AND (d.leased_until IS NULL OR d.leased_until < now()) \
+           ORDER BY d.id LIMIT $1 FOR UPDATE OF d SKIP LOCKED), \
+         leased AS (UPDATE webhook_deliveries d SET leased_until = now() + make_interval(secs => $2) \
+           FROM due WHERE d.id = due.id RETURNING d.id, d.webhook_id, d.event_id) \
+         SELECT leased.id, leased.webhook_id, w.url, w.secret, e.id AS event_id, e.league_id, e.kind, e.data, e.created_at \
+         FROM leased JOIN webhooks w ON w.id = leased.webhook_id JOIN league_events e ON e.id = leased.event_id \
+         ORDER BY leased.id",
+    )
+    .bind(limit)
+    .bind(lease_secs)
+    .fetch_all(pool)
+    .await
+}
+
+/// The receiver took the delivery: it is done, and the webhook's failures are over.
+pub async fn delivered(pool: &PgPool, d: &Due, status: i32) -> sqlx::Result<()> {
+    sqlx::query(
+        "WITH d AS (UPDATE webhook_deliveries SET status = 'delivered', attempts = attempts + 1, \
+             last_attempt_at = now(), last_status = $2, last_error = NULL, delivered_at = now(), leased_until = NULL \
+           WHERE id = $1) \
+         UPDATE webhooks SET failures = 0, failing_since = NULL, retry_at = now() WHERE id = $3",
+    )
+    .bind(d.id)
+    .bind(status)
+    .bind(d.webhook_id)
+    .execute(pool)
+    .await?;
+    Ok(())
+}
+
+/// How a failing webhook backs off and when it is paused, in seconds: the n-th failure in a
+/// row waits `first × 2ⁿ⁻¹`, at most `most`; a webhook failing for `pause` is paused.
+#[derive(Debug, Clone, Copy)]
+pub struct Backoff {
+    pub first: f64,
+    pub most: f64,
+    pub pause: f64,
+}
+
+/// An attempt failed: the webhook backs off, and is paused when it has been failing long
+/// enough. Answers whether it is now paused.
+pub async fn failed(
+    pool: &PgPool,
+    d: &Due,
+    status: Option<i32>,
+    error: &str,
+    backoff: Backoff,
+) -> sqlx::Result<bool> {
+    sqlx::query_scalar(
+        "WITH d AS (UPDATE webhook_deliveries SET attempts = attempts + 1, last_attempt_at = now(), \
+             last_status = $2, last_error = $3, leased_until = NULL WHERE id = $1) \
+         UPDATE webhooks SET failures = failures + 1, failing_since = coalesce(failing_since, now()), \
+             retry_at = now() + make_interval(secs => least($6, $5 * power(2, least(failures, 30)))), \
+             paused_at = CASE WHEN coalesce(failing_since, now()) <= now() - make_interval(secs => $7) \
+                              THEN coalesce(paused_at, now()) END \
+         WHERE id = $4 RETURNING paused_at IS NOT NULL",
+    )
+    .bind(d.id)
+    .bind(status)
+    .bind(error)
+    .bind(d.webhook_id)
+    .bind(backoff.first)
+    .bind(backoff.most)
+    .bind(backoff.pause)
+    .fetch_one(pool)
+    .await
+}
+
+/// Gives back leases not used (the rest of a batch after a failure waits for the retry).
+pub async fn release(pool: &PgPool, ids: &[i64]) -> sqlx::Result<()> {
+    sqlx::query("UPDATE webhook_deliveries SET leased_until = NULL WHERE id = ANY($1)")
+        .bind(ids)
+        .execute(pool)
+        .await?;
+    Ok(())
+}

@@ -1,0 +1,195 @@
+//! League events over real HTTP: the Server-Sent Events stream sees every game within 2 s,
+//! resumes after a disconnect with `Last-Event-ID` without missing or repeating anything, and
+//! is readable as the league is.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::sse::Sse;
+use common::{TestApp, club_owner, one_table, spawn_app};
+use serde_json::{Value, json};
+
+const WIN: &str = "F F 2B 2B J 2B 4C 4C 6C 6C 8B 8B J 8B";
+
+async fn post(client: &reqwest::Client, url: String, body: Value) -> Value {
+    let res = client.post(&url).json(&body).send().await.unwrap();
+    assert!(res.status().is_success(), "{url}: {}", res.status());
+    res.json().await.unwrap()
+}
+
+async fn make_public(app: &TestApp, owner: &reqwest::Client, league: i64) {
+    let res = owner
+        .patch(app.url(&format!("/api/v1/leagues/{league}")))
+        .json(&json!({"visibility": "public"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+}
+
+#[tokio::test]
+async fn a_stream_sees_every_game_within_two_seconds_and_resumes_after_a_disconnect() {
+    let app = spawn_app().await;
+    let owner = club_owner(&app, "club", "o@example.org").await;
+    let t = one_table(&app, &owner, "club", &["Ann", "Bea", "Cy", "Dot"]).await;
+    make_public(&app, &owner, t.league).await;
+    let events_url = app.url(&format!("/api/v1/leagues/{}/events", t.league));
+    let games_url = app.url(&format!("/api/v1/tables/{}/games", t.table));
+    // Anyone may follow a public league: a client with no login.
+    let anyone = reqwest::Client::new();
+    let mut stream = Sse::open(&anyone, &events_url, None).await;
+
+    // Each game arrives within 2 s of its answer, then the standings' change.
+    let mut seen = Vec::new();
+    let mut last_revision = 0;
+    for n in 1..=3 {
+        let body = if n == 2 {
+            json!({"number": n, "outcome": "wall"})
+        } else {
+            json!({"number": n, "outcome": "mahjong", "winner": t.players[n as usize], "hand": WIN, "won_by": "self_pick"})
+        };
+        let game = post(&owner, games_url.clone(), body).await;
+        let saved = Instant::now();
+        let e = stream
+            .next(Duration::from_secs(2))
+            .await
+            .expect("the game within 2 s");
+        assert!(saved.elapsed() < Duration::from_secs(2));
+        assert_eq!(e.kind, "game.recorded");
+        assert_eq!(e.data["type"], "game.recorded");
+        assert_eq!(e.data["league"], t.league);
+        assert_eq!(e.data["data"]["id"], game["id"]);
+        assert_eq!(e.data["data"]["scores"], game["scores"]);
+        assert_eq!(e.data["data"]["table_number"], 1);
+        assert_eq!(e.data["data"]["night"], t.night);
+        let s = stream.next(Duration::from_secs(2)).await.unwrap();
+        assert_eq!(s.kind, "standings.changed");
+        assert!(s.id > e.id);
+        let revision = s.data["data"]["revision"].as_i64().unwrap();
+        assert!(revision > last_revision, "{revision} after {last_revision}");
+        last_revision = revision;
+        seen.push(e.id);
+        seen.push(s.id);
+    }
+    let last_seen = stream.last_id.unwrap();
+    drop(stream);
+
+    // While nobody listens: an amendment, a void, and the night closed.
+    let first = seen[0];
+    let g1: Value = owner
+        .get(app.url("/api/v1/games/1"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let res = owner
+        .put(app.url(&format!("/api/v1/games/{}", g1["id"])))
+        .header("if-match", format!("\"{}\"", g1["version"]))
+        .json(&json!({"outcome": "mahjong", "winner": t.players[2], "hand": WIN, "won_by": "self_pick"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200, "{}", res.text().await.unwrap());
+    let res = owner
+        .post(app.url("/api/v1/games/2/void"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    let res = owner
+        .post(app.url(&format!("/api/v1/nights/{}/close", t.night)))
+        .send()
+        .await
+        .unwrap();
+    assert!(res.status().is_success(), "{}", res.status());
+
+    // Reconnecting with the last id it saw, the client gets exactly what it missed, in order.
+    let mut stream = Sse::open(&anyone, &events_url, Some(last_seen)).await;
+    let missed = stream.drain(Duration::from_millis(700)).await;
+    let kinds: Vec<&str> = missed.iter().map(|e| e.kind.as_str()).collect();
+    assert_eq!(
+        kinds,
+        [
+            "game.amended",
+            "standings.changed",
+            "game.voided",
+            "standings.changed",
+            "night.closed"
+        ]
+    );
+    assert!(missed.windows(2).all(|w| w[0].id < w[1].id));
+    assert!(missed[0].id > last_seen);
+    assert_eq!(missed[0].data["data"]["id"], g1["id"]);
+    assert_eq!(missed[0].data["data"]["version"], 2);
+    assert!(
+        missed[0].data["data"]["scores"][2]["score"]
+            .as_i64()
+            .unwrap()
+            > 0
+    );
+    assert_eq!(missed[2].data["data"]["status"], "voided");
+    assert_eq!(missed[4].data["data"]["night"], t.night);
+    // From the very start, the query form gives the whole history.
+    let mut all = Sse::open(&anyone, &format!("{events_url}?last_event_id=0"), None).await;
+    let history = all.drain(Duration::from_millis(700)).await;
+    assert_eq!(history.len(), seen.len() + missed.len());
+    assert_eq!(history[0].id, first);
+}
+
+#[tokio::test]
+async fn members_only_leagues_stream_to_members_and_tokens_only_and_bad_ids_are_refused() {
+    let app = spawn_app().await;
+    let owner = club_owner(&app, "club", "o@example.org").await;
+    let t = one_table(&app, &owner, "club", &["Ann", "Bea", "Cy", "Dot"]).await;
+    let url = app.url(&format!("/api/v1/leagues/{}/events", t.league));
+    let anyone = reqwest::Client::new();
+    assert_eq!(anyone.get(&url).send().await.unwrap().status(), 404);
+    let token: Value = post(
+        &owner,
+        app.url("/api/v1/clubs/club/tokens"),
+        json!({"name": "scoreboard", "scopes": ["read"]}),
+    )
+    .await;
+    let app_client = reqwest::Client::builder()
+        .default_headers(
+            [(
+                reqwest::header::AUTHORIZATION,
+                format!("Bearer {}", token["token"].as_str().unwrap())
+                    .parse()
+                    .unwrap(),
+            )]
+            .into_iter()
+            .collect(),
+        )
+        .build()
+        .unwrap();
+    let mut stream = Sse::open(&app_client, &url, None).await;
+    post(
+        &owner,
+        app.url(&format!("/api/v1/tables/{}/games", t.table)),
+        json!({"number": 1, "outcome": "wall"}),
+    )
+    .await;
+    let e = stream.next(Duration::from_secs(2)).await.unwrap();
+    assert_eq!(e.kind, "game.recorded");
+    for bad in ["abc", "-3", "1e9"] {
+        let res = app_client
+            .get(&url)
+            .header("last-event-id", bad)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(res.status(), 422, "{bad}");
+        let problem: Value = res.json().await.unwrap();
+        assert!(problem.to_string().contains("Last-Event-ID"), "{problem}");
+    }
+    let res = anyone
+        .get(app.url("/api/v1/leagues/999999/events"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 404);
+}
