@@ -539,6 +539,103 @@ fn anneal(
     (state.table_of, state.members, state.count) = best;
 }
 
+/// How much one earlier meeting at a table weighs against one place of standing: a repeat is
+/// avoided whenever a swap can avoid it; standing decides among the seatings with as few.
+const SWISS_REPEAT: f64 = 10_000.0;
+
+/// The cost of a Swiss table: its earlier meetings, then how far its players stand from the
+/// middle of the standings block the table is for (`center`, in places).
+fn swiss_cost(table: &[usize], center: f64, place: &[usize], history: &History) -> f64 {
+    let mut repeats = 0.0;
+    for (i, &a) in table.iter().enumerate() {
+        for &b in &table[i + 1..] {
+            repeats += history.weight(a, b);
+        }
+    }
+    let distance: f64 = table.iter().map(|&p| (place[p] as f64 - center).abs()).sum();
+    SWISS_REPEAT * repeats + distance
+}
+
+/// Swiss seating for one round: players of similar standing share tables. `ranked` holds the
+/// players' indexes best first (`history` is indexed the same way). Tables are filled top down:
+/// each takes the best player left, then the best left who have met no one at it yet. Then
+/// players swap between tables wherever that avoids an earlier meeting the filling could not,
+/// or brings a table closer to its block of the standings with no more meetings, until no swap
+/// helps.
+/// Each table is in seat order: fewest East starts so far first, ties by standing.
+pub fn swiss(ranked: &[usize], history: &History) -> Result<Vec<Vec<usize>>, String> {
+    let n = ranked.len();
+    let sizes = table_sizes(n)?;
+    let mut place = vec![0usize; history.n.max(n)];
+    for (i, &p) in ranked.iter().enumerate() {
+        place[p] = i;
+    }
+    // Top down: each table takes the best player left, then the best players left who have not
+    // met anyone at it (the least met when everyone has).
+    let mut left: Vec<usize> = ranked.to_vec();
+    let mut tables: Vec<Vec<usize>> = Vec::with_capacity(sizes.len());
+    for &size in &sizes {
+        let mut table = vec![left.remove(0)];
+        while table.len() < size {
+            let met = |p: usize| table.iter().map(|&q| history.weight(p, q)).sum::<f64>();
+            let pick = left
+                .iter()
+                .enumerate()
+                .min_by(|&(i, &a), &(j, &b)| met(a).total_cmp(&met(b)).then(i.cmp(&j)))
+                .map(|(i, _)| i)
+                .expect("the sizes add up to the players");
+            table.push(left.remove(pick));
+        }
+        tables.push(table);
+    }
+    // Table t is for the standings block it was filled from: its middle place.
+    let mut centers = Vec::with_capacity(sizes.len());
+    let mut start = 0usize;
+    for &size in &sizes {
+        centers.push(start as f64 + (size as f64 - 1.0) / 2.0);
+        start += size;
+    }
+    let mut costs: Vec<f64> = tables
+        .iter()
+        .zip(&centers)
+        .map(|(t, &c)| swiss_cost(t, c, &place, history))
+        .collect();
+    // Each pass strictly lowers the total, which is bounded below: this ends.
+    for _ in 0..(4 * n) {
+        let mut improved = false;
+        for a in 0..tables.len() {
+            for b in (a + 1)..tables.len() {
+                for i in 0..tables[a].len() {
+                    for j in 0..tables[b].len() {
+                        let (x, y) = (tables[a][i], tables[b][j]);
+                        tables[a][i] = y;
+                        tables[b][j] = x;
+                        let (ca, cb) = (
+                            swiss_cost(&tables[a], centers[a], &place, history),
+                            swiss_cost(&tables[b], centers[b], &place, history),
+                        );
+                        if ca + cb < costs[a] + costs[b] - 1e-9 {
+                            costs[a] = ca;
+                            costs[b] = cb;
+                            improved = true;
+                        } else {
+                            tables[a][i] = x;
+                            tables[b][j] = y;
+                        }
+                    }
+                }
+            }
+        }
+        if !improved {
+            break;
+        }
+    }
+    for t in &mut tables {
+        t.sort_by_key(|&p| (history.east.get(p).copied().unwrap_or(0), place[p]));
+    }
+    Ok(tables)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -601,5 +698,55 @@ mod tests {
             let low = table.iter().filter(|&&x| x < 4).count();
             assert_eq!(low, 2, "each table mixes the two old tables: {table:?}");
         }
+    }
+
+    #[test]
+    fn swiss_seats_by_standing_and_moves_players_to_avoid_repeats() {
+        // 16 players ranked 0..16: with no history the tables are the standings in fours.
+        let ranked: Vec<usize> = (0..16).collect();
+        let fresh = History::new(16);
+        let tables = swiss(&ranked, &fresh).unwrap();
+        let mut sets: Vec<Vec<usize>> = tables
+            .iter()
+            .map(|t| {
+                let mut t = t.clone();
+                t.sort_unstable();
+                t
+            })
+            .collect();
+        sets.sort();
+        assert_eq!(sets, vec![vec![0, 1, 2, 3], vec![4, 5, 6, 7], vec![8, 9, 10, 11], vec![12, 13, 14, 15]]);
+
+        // The top four all met last round: Swiss splits them up, each staying near their place.
+        let mut met = History::new(16);
+        for a in 0..4 {
+            for b in (a + 1)..4 {
+                met.met(a, b, 0);
+            }
+        }
+        let tables = swiss(&ranked, &met).unwrap();
+        let mut repeats = 0;
+        for t in &tables {
+            for (i, &a) in t.iter().enumerate() {
+                for &b in &t[i + 1..] {
+                    if met.weight(a, b) > 0.0 {
+                        repeats += 1;
+                    }
+                }
+            }
+        }
+        assert_eq!(repeats, 0, "{tables:?}");
+        // Still by standing: each of the top four leads a table, in order, and the others
+        // follow the standings (worked by hand: nothing closer avoids the repeats).
+        let mut sorted = tables.clone();
+        for t in &mut sorted {
+            t.sort_unstable();
+        }
+        assert_eq!(sorted, vec![vec![0, 4, 5, 6], vec![1, 7, 8, 9], vec![2, 10, 11, 12], vec![3, 13, 14, 15]]);
+        // Every player is seated once, at tables of 4.
+        let mut all: Vec<usize> = tables.concat();
+        all.sort_unstable();
+        assert_eq!(all, ranked);
+        assert!(tables.iter().all(|t| t.len() == 4));
     }
 }

@@ -154,6 +154,7 @@ async fn play_night(
         night.id,
         SeatingRequest {
             seed: Some(n as u64),
+            ..Default::default()
         },
     )
     .await?;

@@ -285,6 +285,19 @@ pub struct SeatingRequest {
     #[serde(default)]
     #[schema(maximum = 9223372036854775807_i64)]
     pub seed: Option<u64>,
+    /// `avoid_repeats` (default): who met least this season sit together. `swiss`: players
+    /// of similar standing sit together, still avoiding earlier meetings where possible.
+    #[serde(default)]
+    pub method: SeatingMethod,
+}
+
+/// How a night's (or round's) tables are proposed.
+#[derive(Deserialize, Serialize, ToSchema, Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum SeatingMethod {
+    #[default]
+    AvoidRepeats,
+    Swiss,
 }
 
 /// Proposes tables for the checked-in players and keeps the proposal with the night: players
@@ -311,25 +324,55 @@ pub async fn propose_seating(
         ));
     }
     let seed = request.seed.unwrap_or(night.id as u64);
-    let tables = plan_tables(state, &league, &night, present, seed).await?;
+    let tables = match request.method {
+        SeatingMethod::AvoidRepeats => plan_tables(state, &league, &night, present, seed).await?,
+        SeatingMethod::Swiss => swiss_tables(state, &league, &night, present).await?,
+    };
     nights::set_proposal(
         &state.db,
         night.id,
-        &serde_json::json!({"seed": seed, "tables": tables}),
+        &serde_json::json!({"seed": seed, "method": request.method, "tables": tables}),
     )
     .await?;
     Ok(())
 }
 
-/// Tables for `present` that keep apart who met most this season (recent meetings weigh most)
-/// and balance East starts.
-async fn plan_tables(
+/// Swiss tables for `present`: by the league's standings now (players with no standing yet
+/// after, by name), keeping apart who met before where a swap can.
+async fn swiss_tables(
     state: &AppState,
     league: &League,
     night: &Night,
     present: Vec<i64>,
-    seed: u64,
 ) -> Result<Vec<Vec<i64>>> {
+    let order = super::standings::order(state, league).await?;
+    let place: HashMap<i64, usize> = order.iter().enumerate().map(|(i, p)| (*p, i)).collect();
+    let names: HashMap<i64, String> = nights::checkins(&state.db, night.id)
+        .await?
+        .into_iter()
+        .collect();
+    let mut ranked: Vec<i64> = present.clone();
+    ranked.sort_by(|a, b| {
+        let key = |p: &i64| (place.get(p).copied().unwrap_or(usize::MAX), names.get(p).cloned());
+        key(a).cmp(&key(b))
+    });
+    let history = history_of(state, league, night, &ranked).await?;
+    let indexes: Vec<usize> = (0..ranked.len()).collect();
+    let tables = seating::swiss(&indexes, &history).map_err(|e| Error::invalid("checkins", e))?;
+    Ok(tables
+        .into_iter()
+        .map(|t| t.into_iter().map(|i| ranked[i]).collect())
+        .collect())
+}
+
+/// Who of `present` met whom on the league's earlier nights (recent meetings weigh most), and
+/// their East starts, indexed as `present`.
+async fn history_of(
+    state: &AppState,
+    league: &League,
+    night: &Night,
+    present: &[i64],
+) -> Result<History> {
     let index = |p: i64| present.iter().position(|&x| x == p);
     let mut history = History::new(present.len());
     let earlier = nights::earlier_tables(&state.db, league.id, night.number).await?;
@@ -347,6 +390,19 @@ async fn plan_tables(
             }
         }
     }
+    Ok(history)
+}
+
+/// Tables for `present` that keep apart who met most this season (recent meetings weigh most)
+/// and balance East starts.
+async fn plan_tables(
+    state: &AppState,
+    league: &League,
+    night: &Night,
+    present: Vec<i64>,
+    seed: u64,
+) -> Result<Vec<Vec<i64>>> {
+    let history = history_of(state, league, night, &present).await?;
     let games = league.games_per_table as usize;
     let count = present.len();
     let plan = tokio::task::spawn_blocking(move || {

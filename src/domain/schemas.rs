@@ -143,12 +143,13 @@ pub fn optional_object() -> RefOr<Schema> {
     schema(json!({"type": ["object", "null"]}))
 }
 
-/// The proposal kept with a night: its seed and player ids per table, or nothing.
+/// The proposal kept with a night: its seed, method and player ids per table, or nothing.
 pub fn proposal() -> RefOr<Schema> {
     schema(json!({
         "type": ["object", "null"],
         "properties": {
             "seed": {"type": "integer", "minimum": 0},
+            "method": {"type": "string", "enum": ["avoid_repeats", "swiss"]},
             "tables": {"type": "array", "items": {"type": "array", "items": {"type": "integer"}}}
         }
     }))

@@ -114,6 +114,16 @@ async fn compute(state: &AppState, league: &League) -> Result<Computed> {
     })
 }
 
+/// The league's players in standings order (for Swiss seating).
+pub(crate) async fn order(state: &AppState, league: &League) -> Result<Vec<i64>> {
+    Ok(compute(state, league)
+        .await?
+        .standings
+        .into_iter()
+        .map(|s| s.player_id)
+        .collect())
+}
+
 /// Head-to-head points of the tied groups: summed in the database for a few tied players, from
 /// the league's game log in memory for many (brought up to date first: the games counted since
 /// it was last read and, after a correction, the corrected and voided games' rows).
