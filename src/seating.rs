@@ -552,7 +552,10 @@ fn swiss_cost(table: &[usize], center: f64, place: &[usize], history: &History) 
             repeats += history.weight(a, b);
         }
     }
-    let distance: f64 = table.iter().map(|&p| (place[p] as f64 - center).abs()).sum();
+    let distance: f64 = table
+        .iter()
+        .map(|&p| (place[p] as f64 - center).abs())
+        .sum();
     SWISS_REPEAT * repeats + distance
 }
 
@@ -715,7 +718,15 @@ mod tests {
             })
             .collect();
         sets.sort();
-        assert_eq!(sets, vec![vec![0, 1, 2, 3], vec![4, 5, 6, 7], vec![8, 9, 10, 11], vec![12, 13, 14, 15]]);
+        assert_eq!(
+            sets,
+            vec![
+                vec![0, 1, 2, 3],
+                vec![4, 5, 6, 7],
+                vec![8, 9, 10, 11],
+                vec![12, 13, 14, 15]
+            ]
+        );
 
         // The top four all met last round: Swiss splits them up, each staying near their place.
         let mut met = History::new(16);
@@ -742,7 +753,15 @@ mod tests {
         for t in &mut sorted {
             t.sort_unstable();
         }
-        assert_eq!(sorted, vec![vec![0, 4, 5, 6], vec![1, 7, 8, 9], vec![2, 10, 11, 12], vec![3, 13, 14, 15]]);
+        assert_eq!(
+            sorted,
+            vec![
+                vec![0, 4, 5, 6],
+                vec![1, 7, 8, 9],
+                vec![2, 10, 11, 12],
+                vec![3, 13, 14, 15]
+            ]
+        );
         // Every player is seated once, at tables of 4.
         let mut all: Vec<usize> = tables.concat();
         all.sort_unstable();

@@ -37,7 +37,7 @@ use crate::error::{FieldError, Problem};
         (name = "players", description = "A club's players"),
         (name = "cards", description = "Card files: built-in and uploaded"),
         (name = "leagues", description = "Leagues and their settings"),
-        (name = "nights", description = "League nights: check-in, seating, tables"),
+        (name = "nights", description = "League nights and tournament rounds: check-in, seating, tables, round status and timer"),
         (name = "games", description = "Game results: entry, validation, scoring"),
         (name = "standings", description = "Standings, CSV exports and the live event stream"),
         (name = "webhooks", description = "Signed webhooks: every event of a club's leagues, POSTed to its URL")
@@ -169,6 +169,9 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(nights::lock)
         .service(nights::close)
         .service(nights::reopen)
+        .service(nights::status)
+        .service(nights::timer)
+        .service(nights::seats)
         .service(games::create)
         .service(games::show)
         .service(games::amend)

@@ -5,6 +5,7 @@ use actix_web::{HttpResponse, delete, get, post, put, web};
 
 use crate::api::json::ValidJson;
 use crate::domain::nights::{self, LockTables, NewNight, NightView, SeatingRequest};
+use crate::domain::rounds::{self, RoundStatus, SeatRow, TimerChange};
 use crate::domain::{AppState, Caller};
 use crate::error::AppError;
 
@@ -129,4 +130,41 @@ pub async fn reopen(
 ) -> Result<HttpResponse, AppError> {
     nights::reopen(&state, &caller, *id).await?;
     reloaded(&state, *id).await
+}
+
+/// A round at a glance: each table's games entered of those expected, which tables are done
+/// and which are behind (two games behind the furthest table, more than a game behind the
+/// timer's pace, or not done when time is up), and the round timer.
+#[utoipa::path(tag = "nights", params(("night" = i64, Path, minimum = 1, example = 1)), responses((status = 200, body = RoundStatus)))]
+#[get("/api/v1/nights/{night}/status")]
+pub async fn status(
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<i64>,
+) -> Result<HttpResponse, AppError> {
+    Ok(HttpResponse::Ok().json(rounds::status(&state, &caller, *id).await?))
+}
+
+/// Start, pause, resume or reset the round timer (organizers); answers the round's status.
+#[utoipa::path(tag = "nights", params(("night" = i64, Path, minimum = 1, example = 1)), request_body = TimerChange,
+    responses((status = 200, body = RoundStatus)))]
+#[put("/api/v1/nights/{night}/timer")]
+pub async fn timer(
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<i64>,
+    body: ValidJson<TimerChange>,
+) -> Result<HttpResponse, AppError> {
+    Ok(HttpResponse::Ok().json(rounds::set_timer(&state, &caller, *id, body.0).await?))
+}
+
+/// Where everyone sits this round: every seated player, alphabetically, with table and seat.
+#[utoipa::path(tag = "nights", params(("night" = i64, Path, minimum = 1, example = 1)), responses((status = 200, body = [SeatRow])))]
+#[get("/api/v1/nights/{night}/seats")]
+pub async fn seats(
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<i64>,
+) -> Result<HttpResponse, AppError> {
+    Ok(HttpResponse::Ok().json(rounds::seats(&state, &caller, *id).await?.rows))
 }

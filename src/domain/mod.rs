@@ -19,6 +19,7 @@ pub mod leagues;
 pub mod members;
 pub mod nights;
 pub mod players;
+pub mod rounds;
 pub mod schemas;
 pub mod standings;
 pub mod webhooks;

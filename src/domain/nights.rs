@@ -353,7 +353,12 @@ async fn swiss_tables(
         .collect();
     let mut ranked: Vec<i64> = present.clone();
     ranked.sort_by(|a, b| {
-        let key = |p: &i64| (place.get(p).copied().unwrap_or(usize::MAX), names.get(p).cloned());
+        let key = |p: &i64| {
+            (
+                place.get(p).copied().unwrap_or(usize::MAX),
+                names.get(p).cloned(),
+            )
+        };
         key(a).cmp(&key(b))
     });
     let history = history_of(state, league, night, &ranked).await?;

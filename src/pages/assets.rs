@@ -16,6 +16,7 @@ const SCORE_JS: &str = include_str!("../../static/score.js");
 const UPLOAD_JS: &str = include_str!("../../static/upload.js");
 const SERVICE_WORKER: &str = include_str!("../../static/sw.js");
 const COPY_JS: &str = include_str!("../../static/copy.js");
+const TOURNAMENT_JS: &str = include_str!("../../static/tournament.js");
 
 #[derive(Template)]
 #[template(path = "index.html")]
@@ -92,6 +93,11 @@ async fn copy_js() -> HttpResponse {
     file("text/javascript; charset=utf-8", COPY_JS)
 }
 
+#[get("/static/tournament.js")]
+async fn tournament_js() -> HttpResponse {
+    file("text/javascript; charset=utf-8", TOURNAMENT_JS)
+}
+
 #[get("/static/upload.js")]
 async fn upload_js() -> HttpResponse {
     file("text/javascript; charset=utf-8", UPLOAD_JS)
@@ -114,5 +120,6 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(score_js)
         .service(upload_js)
         .service(copy_js)
+        .service(tournament_js)
         .service(service_worker);
 }

@@ -18,6 +18,7 @@ mod league;
 mod night;
 mod player;
 mod score;
+mod tournament;
 mod view;
 
 use std::future::Future;
@@ -320,6 +321,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     admin::configure(cfg);
     league::configure(cfg);
     night::configure(cfg);
+    tournament::configure(cfg);
     game::configure(cfg);
     codes::configure(cfg);
     score::configure(cfg);

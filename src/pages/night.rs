@@ -11,7 +11,9 @@ use super::view::local_time;
 use super::{Ctx, Flash, Page, Posted, after};
 use crate::domain::games::SEAT_WINDS;
 use crate::domain::leagues::League;
-use crate::domain::nights::{self, Night, NightScore, SeatChoice, SeatingRequest, Table};
+use crate::domain::nights::{
+    self, Night, NightScore, SeatChoice, SeatingMethod, SeatingRequest, Table,
+};
 use crate::domain::{AppState, Error, Role, codes};
 use crate::error::{AppError, OwnBody};
 
@@ -68,6 +70,8 @@ struct NightPage {
     has_previous: bool,
     /// When the night's table codes were opened, if they are live.
     codes_opened: Option<String>,
+    /// The proposal was made Swiss (by standings).
+    swiss: bool,
 }
 
 fn tables_with_games(tables: Vec<Table>, scores: &[NightScore]) -> Vec<TableBlock> {
@@ -185,8 +189,16 @@ fn night_page(
         .filter(|t| !t.started)
         .map(|t| t.number)
         .collect();
+    let swiss = d
+        .night
+        .proposal
+        .as_ref()
+        .and_then(|p| p.get("method"))
+        .and_then(|m| m.as_str())
+        == Some("swiss");
     NightPage {
         ctx,
+        swiss,
         closed: d.night.status == "closed",
         has_previous: d.night.number > 1,
         night: d.night,
@@ -232,6 +244,26 @@ struct CheckinForm {
     /// `propose`: propose tables right after saving the check-ins.
     #[serde(default)]
     then: Option<String>,
+    /// How to propose: `avoid_repeats` or `swiss`.
+    #[serde(default)]
+    method: Option<String>,
+}
+
+fn seating_request(method: Option<&str>) -> Result<SeatingRequest, Error> {
+    let method = match method {
+        None | Some("avoid_repeats") => SeatingMethod::AvoidRepeats,
+        Some("swiss") => SeatingMethod::Swiss,
+        Some(other) => {
+            return Err(Error::invalid(
+                "method",
+                format!("`{other}` is not a way to seat; choose fewest repeats or Swiss"),
+            ));
+        }
+    };
+    Ok(SeatingRequest {
+        method,
+        ..Default::default()
+    })
 }
 
 /// Makes the checked-in set what the form says.
@@ -259,9 +291,13 @@ async fn checkins(
                 ));
             }
             if posted.form.then.as_deref() == Some("propose") {
+                let request = match seating_request(posted.form.method.as_deref()) {
+                    Ok(r) => r,
+                    Err(e) => return after(&format!("/nights/{id}"), Err(e)),
+                };
                 return after(
                     &format!("/nights/{id}#proposal"),
-                    nights::propose_seating(&state, &posted.caller, *id, SeatingRequest::default())
+                    nights::propose_seating(&state, &posted.caller, *id, request)
                         .await
                         .map(|()| {
                             format!(
@@ -319,15 +355,24 @@ async fn seat_late(
     after(&format!("/nights/{id}#tables"), result)
 }
 
+#[derive(Deserialize)]
+struct ProposeForm {
+    #[serde(default)]
+    method: Option<String>,
+}
+
 #[post("/nights/{id}/seating")]
 async fn propose(
     state: web::Data<AppState>,
     id: web::Path<i64>,
-    posted: Posted<serde::de::IgnoredAny>,
+    posted: Posted<ProposeForm>,
 ) -> Result<HttpResponse, AppError> {
-    let result = nights::propose_seating(&state, &posted.caller, *id, SeatingRequest::default())
-        .await
-        .map(|()| "Tables proposed: swap seats if you like, then lock them.".to_string());
+    let result = match seating_request(posted.form.method.as_deref()) {
+        Ok(request) => nights::propose_seating(&state, &posted.caller, *id, request)
+            .await
+            .map(|()| "Tables proposed: swap seats if you like, then lock them.".to_string()),
+        Err(e) => Err(e),
+    };
     after(&format!("/nights/{id}#proposal"), result)
 }
 

@@ -357,3 +357,70 @@ pub async fn previous(pool: &PgPool, league_id: i64, number: i32) -> sqlx::Resul
     .fetch_optional(pool)
     .await
 }
+
+/// A round's timer as stored, with the database's clock.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct Timer {
+    pub minutes: Option<i32>,
+    pub ends_at: Option<chrono::DateTime<chrono::Utc>>,
+    pub left_secs: Option<i32>,
+    pub now: chrono::DateTime<chrono::Utc>,
+}
+
+pub async fn timer(pool: &PgPool, id: i64) -> sqlx::Result<Timer> {
+    sqlx::query_as(
+        "SELECT timer_minutes AS minutes, timer_ends_at AS ends_at, timer_left_secs AS left_secs, now() AS now \
+         FROM nights WHERE id = $1",
+    )
+    .bind(id)
+    .fetch_one(pool)
+    .await
+}
+
+/// Starts (`minutes`), pauses, resumes or resets the round's timer in one statement, on the
+/// database's clock. Pausing a timer that is not running, or resuming one that is not paused,
+/// changes nothing.
+pub async fn set_timer(
+    pool: &PgPool,
+    id: i64,
+    action: &str,
+    minutes: Option<i32>,
+) -> sqlx::Result<()> {
+    let sql = match action {
+        "start" => {
+            "UPDATE nights SET timer_minutes = $2, timer_ends_at = now() + make_interval(mins => $2), \
+             timer_left_secs = NULL WHERE id = $1"
+        }
+        "pause" => {
+            "UPDATE nights SET timer_left_secs = greatest(0, ceil(extract(epoch FROM timer_ends_at - now())))::INT, \
+             timer_ends_at = NULL WHERE id = $1 AND timer_ends_at IS NOT NULL"
+        }
+        "resume" => {
+            "UPDATE nights SET timer_ends_at = now() + make_interval(secs => timer_left_secs), timer_left_secs = NULL \
+             WHERE id = $1 AND timer_left_secs IS NOT NULL"
+        }
+        _ => "UPDATE nights SET timer_ends_at = NULL, timer_left_secs = NULL WHERE id = $1",
+    };
+    sqlx::query(sqlx::AssertSqlSafe(sql))
+        .bind(id)
+        .bind(minutes)
+        .execute(pool)
+        .await?;
+    Ok(())
+}
+
+/// Per table of the night: its recorded games (not voided, not redeals) and when the last
+/// was entered.
+pub async fn progress(
+    pool: &PgPool,
+    night_id: i64,
+) -> sqlx::Result<Vec<(i64, i64, Option<chrono::DateTime<chrono::Utc>>)>> {
+    sqlx::query_as(
+        "SELECT t.id, count(g.id), max(g.created_at) FROM night_tables t \
+         LEFT JOIN games g ON g.table_id = t.id AND g.status = 'recorded' AND g.outcome <> 'redeal' \
+         WHERE t.night_id = $1 GROUP BY t.id",
+    )
+    .bind(night_id)
+    .fetch_all(pool)
+    .await
+}
