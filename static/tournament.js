@@ -84,7 +84,10 @@
         if (wasIn !== wantIn) checked += wantIn ? 1 : -1;
         mark(li, wantIn);
         say(name + (wantIn ? " checked in." : " checked out."));
+        // Done with this arrival: the box is ready for the next name or badge.
+        search.value = "";
         filter();
+        search.focus();
       } catch (e) {
         // The network is away: the form posts the ordinary way when it comes back.
         say("No connection: " + name + " is not checked in yet. Try again.");
@@ -112,12 +115,11 @@
       }
       if (li.classList.contains("in")) {
         say($(".name", li).textContent + " is already checked in.");
+        search.value = "";
+        filter();
       } else {
         tap(li, true);
       }
-      search.value = "";
-      filter();
-      search.focus();
     };
 
     find.addEventListener("submit", (e) => { e.preventDefault(); enter(); });
@@ -157,7 +159,7 @@
   const timerEl = $("#round-timer");
   if (timerEl && timerEl.dataset.night) {
     let timer = null;
-    let offset = 0; // server clock minus this clock, in ms
+    let ends = 0; // when a running timer runs out, on this device's clock
     const roundLabel = timerEl.dataset.round ? "Round " + timerEl.dataset.round : "";
     const clock = (s) => {
       s = Math.max(0, Math.round(s));
@@ -167,9 +169,9 @@
     };
     const draw = () => {
       let text = "";
-      if (timer && timer.state === "running" && timer.ends_at) {
-        const left = (Date.parse(timer.ends_at) - (Date.now() + offset)) / 1000;
-        text = left > 0 ? clock(left) + " left" : "Time is up";
+      if (timer && timer.state === "running") {
+        const left = (ends - Date.now()) / 1000;
+        text = left > 0 ? clock(Math.ceil(left)) + " left" : "Time is up";
       } else if (timer && timer.state === "paused") {
         text = "Paused · " + clock(timer.left_seconds) + " left";
       } else if (timer && timer.state === "over") {
@@ -182,10 +184,10 @@
       try {
         const res = await fetch("/api/v1/nights/" + timerEl.dataset.night + "/status", { credentials: "same-origin" });
         if (!res.ok) return;
-        const date = res.headers.get("date");
-        if (date) offset = Date.parse(date) - Date.now();
         const status = await res.json();
         timer = status.timer;
+        // The seconds left as the server counted them: no need for the two clocks to agree.
+        if (timer.state === "running") ends = Date.now() + timer.left_seconds * 1000;
         draw();
         document.dispatchEvent(new CustomEvent("round-status", { detail: status }));
       } catch (e) { /* offline: keep counting */ }
@@ -208,8 +210,16 @@
       if (!all.length) return [];
       all.forEach((x) => { x.hidden = false; });
       const top = items.getBoundingClientRect().top;
-      const foot = pager.getBoundingClientRect().bottom - items.getBoundingClientRect().bottom;
-      const room = window.innerHeight - top - foot - 8;
+      // What must stay visible below the list: the elements after it, with their margins.
+      const container = items.tagName === "TBODY" ? items.parentElement : items;
+      let foot = 0;
+      for (let e = container.nextElementSibling; e; e = e.nextElementSibling) {
+        if (e.hidden) continue;
+        const style = window.getComputedStyle(e);
+        foot += e.getBoundingClientRect().height + parseFloat(style.marginTop) + parseFloat(style.marginBottom);
+      }
+      const padding = parseFloat(window.getComputedStyle(pager).paddingBottom) || 0;
+      const room = window.innerHeight - top - foot - padding - 4;
       const first = all[0].getBoundingClientRect();
       const across = Math.max(1, Math.round(items.clientWidth / Math.max(1, first.width)));
       const perColumn = Math.max(1, Math.floor(room / Math.max(1, first.height)));
@@ -224,7 +234,7 @@
       page = page % list.length;
       Array.from(items.children).forEach((x) => { x.hidden = true; });
       list[page].forEach((x) => { x.hidden = false; });
-      status.textContent = list.length > 1 ? "Page " + (page + 1) + " of " + list.length : "";
+      status.textContent = list.length > 1 ? "Page " + (page + 1) + " of " + list.length + " · " : "";
     };
     repage = show;
     show();

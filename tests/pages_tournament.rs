@@ -1,0 +1,296 @@
+//! Tournament-day pages in a real headless Chromium, driven as staff and players would: check-in
+//! at the door for 300 players (search, one tap each, a scanner typing a badge code, a late
+//! registration), where do I sit on a phone and on the projector, the live standings projector
+//! updating by itself and catching up after the network drops, the officials' round status and
+//! timer, printing and badges. axe-core runs on every page.
+
+#[path = "common/browser.rs"]
+mod browser;
+mod common;
+
+use std::time::{Duration, Instant};
+
+use browser::{Gate, Hands, axe, browser, click, fill, log_in, shots, text_of, type_keys, wait_text};
+use common::{PASSWORD, TestApp, club_owner, spawn_app};
+use fantoccini::{Client, Locator};
+use serde_json::{Value, json};
+
+const WIN: &str = "F F 2B 2B J 2B 4C 4C 6C 6C 8B 8B J 8B";
+
+async fn ok(req: reqwest::RequestBuilder) -> Value {
+    let res = req.send().await.unwrap();
+    let status = res.status();
+    let text = res.text().await.unwrap();
+    assert!(status.is_success(), "{status}: {text}");
+    serde_json::from_str(&text).unwrap_or(Value::Null)
+}
+
+struct Day {
+    owner: reqwest::Client,
+    league: i64,
+    night: i64,
+    players: Vec<(i64, String)>,
+}
+
+/// A public tournament of `n` registered players with its first round started.
+async fn tournament(app: &TestApp, n: usize) -> Day {
+    let owner = club_owner(app, "open", "director@example.org").await;
+    let mut players = Vec::new();
+    for i in 1..=n {
+        let name = format!("Player {i:03}");
+        let p = ok(owner
+            .post(app.url("/api/v1/clubs/open/players"))
+            .json(&json!({ "name": name })))
+        .await;
+        players.push((p["id"].as_i64().unwrap(), name));
+    }
+    let league = ok(owner.post(app.url("/api/v1/clubs/open/leagues")).json(&json!({
+        "name": "Spring Open", "card": "demo-2026", "ruleset": "tournament", "visibility": "public"
+    })))
+    .await["id"]
+        .as_i64()
+        .unwrap();
+    let night = ok(owner
+        .post(app.url(&format!("/api/v1/leagues/{league}/nights")))
+        .json(&json!({"date": "2026-05-02"})))
+    .await["id"]
+        .as_i64()
+        .unwrap();
+    Day {
+        owner,
+        league,
+        night,
+        players,
+    }
+}
+
+async fn no_serious_problems(c: &Client, page: &str) {
+    let (rules, serious) = axe(c).await;
+    assert!(rules > 10, "axe ran its rules on {page}");
+    assert_eq!(serious, json!([]), "serious accessibility problems on {page}");
+}
+
+async fn visible_rows(c: &Client, css: &str) -> usize {
+    c.execute(
+        "return Array.from(document.querySelectorAll(arguments[0])).filter(e => !e.hidden && e.offsetParent !== null).length;",
+        vec![json!(css)],
+    )
+    .await
+    .unwrap()
+    .as_u64()
+    .unwrap() as usize
+}
+
+async fn checked_in(app: &TestApp, day: &Day) -> Vec<i64> {
+    let night = ok(day.owner.get(app.url(&format!("/api/v1/nights/{}", day.night)))).await;
+    night["checkins"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["id"].as_i64().unwrap())
+        .collect()
+}
+
+#[tokio::test]
+async fn check_in_at_the_door_takes_one_tap_per_player_for_three_hundred() {
+    let app = spawn_app().await;
+    let day = tournament(&app, 300).await;
+    let (_driver, c) = browser().await;
+    c.set_window_size(390, 844).await.unwrap();
+    log_in(&c, &app.address, "director@example.org", PASSWORD, &format!("/nights/{}/door", day.night)).await;
+    assert!(text_of(&c, "#door-count").await.contains("0 of 300 checked in · 300 still missing"));
+    shots(&c, "door").await;
+    c.set_window_size(390, 844).await.unwrap();
+    no_serious_problems(&c, "the door").await;
+
+    // Search as you type: a name narrows 300 to one; Enter checks that one in.
+    let mut hands = Hands::new(&c);
+    hands.type_into("#door-search", "player 123").await;
+    assert_eq!(visible_rows(&c, "#door-list li").await, 1);
+    type_keys(&c, "\u{E007}").await; // Enter
+    wait_text(&c, "#door-count", "Player 123 checked in.").await;
+    assert!(text_of(&c, "#door-count").await.contains("1 of 300 checked in · 299 still missing"));
+    // The box is cleared for the next arrival and the list is whole again.
+    assert_eq!(visible_rows(&c, "#door-list li").await, 300);
+
+    // One tap on a name in the list, narrowed by part of the name.
+    hands.type_into("#door-search", "045").await;
+    let target = day.players[44].0; // Player 045
+    hands.tap(&format!("#door-list li[data-player='{target}'] button")).await;
+    wait_text(&c, "#door-count", "Player 045 checked in.").await;
+    assert_eq!(
+        text_of(&c, &format!("#door-list li[data-player='{target}'] .state")).await,
+        "checked in"
+    );
+
+    // The box is empty and has the focus again, ready for the next arrival: a USB scanner types
+    // a badge's code and Enter.
+    assert_eq!(
+        c.execute("return document.activeElement.id + '|' + document.activeElement.value;", vec![])
+            .await
+            .unwrap(),
+        json!("door-search|")
+    );
+    let badge = day.players[199].0;
+    type_keys(&c, &format!("MJL-{badge}\u{E007}")).await;
+    wait_text(&c, "#door-count", "Player 200 checked in.").await;
+    assert!(text_of(&c, "#door-count").await.contains("3 of 300"));
+    // The same badge twice does not count twice.
+    type_keys(&c, &format!("MJL-{badge}\u{E007}")).await;
+    wait_text(&c, "#door-count", "already checked in").await;
+    let mut stored = checked_in(&app, &day).await;
+    stored.sort_unstable();
+    let mut want = vec![day.players[122].0, target, badge];
+    want.sort_unstable();
+    assert_eq!(stored, want, "the three check-ins are stored");
+    // Each arrival took at most two taps (the box and the name) and no scroll.
+    assert!(hands.taps <= 3, "taps: {}", hands.taps);
+    assert_eq!(hands.scrolls, 0);
+
+    // Who is still missing: the three are not listed.
+    click(&c, "input[name=show][value=missing]").await;
+    assert_eq!(visible_rows(&c, "#door-list li").await, 297);
+    click(&c, "input[name=show][value=in]").await;
+    assert_eq!(visible_rows(&c, "#door-list li").await, 3);
+
+    // A tap on someone checked in by mistake checks them out again.
+    click(&c, &format!("#door-list li[data-player='{badge}'] button")).await;
+    wait_text(&c, "#door-count", "Player 200 checked out.").await;
+    assert!(text_of(&c, "#door-count").await.contains("2 of 300"));
+
+    // Late registration from the same screen.
+    fill(&c, "#register-name", "Walk-in Wanda").await;
+    click(&c, "#register button[type=submit]").await;
+    wait_text(&c, ".flash.ok", "Walk-in Wanda registered and checked in.").await;
+    assert!(text_of(&c, "#door-count").await.contains("3 of 301 checked in · 298 still missing"));
+    no_serious_problems(&c, "the door after a registration").await;
+
+    // Badges: one per player with a QR code drawn as SVG, its code beside it.
+    c.goto(&app.url(&format!("/leagues/{}/badges", day.league))).await.unwrap();
+    let badges = c.find_all(Locator::Css(".badge .badge-qr svg")).await.unwrap();
+    assert_eq!(badges.len(), 301);
+    assert!(text_of(&c, ".badges").await.contains(&format!("MJL-{}", day.players[0].0)));
+    no_serious_problems(&c, "badges").await;
+}
+
+#[tokio::test]
+async fn players_find_their_seat_and_the_projector_follows_every_game() {
+    let app = spawn_app().await;
+    let day = tournament(&app, 16).await;
+    for (p, _) in &day.players {
+        ok(day.owner.put(app.url(&format!("/api/v1/nights/{}/checkins/{p}", day.night)))).await;
+    }
+    let proposed = ok(day
+        .owner
+        .post(app.url(&format!("/api/v1/nights/{}/seating", day.night)))
+        .json(&json!({})))
+    .await;
+    let locked = ok(day
+        .owner
+        .put(app.url(&format!("/api/v1/nights/{}/tables", day.night)))
+        .json(&json!({"tables": proposed["proposal"]["tables"]})))
+    .await;
+    let tables: Vec<(i64, Vec<i64>)> = locked["tables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            (
+                t["id"].as_i64().unwrap(),
+                t["seats"].as_array().unwrap().iter().map(|s| s["player"]["id"].as_i64().unwrap()).collect(),
+            )
+        })
+        .collect();
+    let (_driver, c) = browser().await;
+
+    // A player on a phone, not logged in: types their name, sees table and seat.
+    c.set_window_size(390, 844).await.unwrap();
+    c.goto(&app.url(&format!("/nights/{}/seats", day.night))).await.unwrap();
+    let mut hands = Hands::new(&c);
+    hands.type_into("#seat-search", "007").await;
+    assert_eq!(visible_rows(&c, "#seat-list li").await, 1);
+    let mine = text_of(&c, "#seat-list li:not([hidden])").await;
+    let seven = day.players[6].0;
+    let (number, seat) = locked["tables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find_map(|t| {
+            t["seats"].as_array().unwrap().iter().find(|s| s["player"]["id"] == seven).map(|s| {
+                (t["number"].as_i64().unwrap(), s["seat"].as_str().unwrap().to_string())
+            })
+        })
+        .unwrap();
+    assert!(
+        mine.contains("Player 007") && mine.contains(&format!("Table {number} · seat {seat}")),
+        "{mine}"
+    );
+    assert_eq!((hands.taps, hands.scrolls), (1, 0));
+    shots(&c, "seats").await;
+    no_serious_problems(&c, "where do I sit").await;
+
+    // The seats on the projector: large type, turning pages by itself when they do not fit.
+    c.set_window_size(1280, 500).await.unwrap();
+    c.goto(&app.url(&format!("/nights/{}/seats?screen=1", day.night))).await.unwrap();
+    wait_text(&c, "#pager-status", "Page 1 of").await;
+    let first = visible_rows(&c, "#pager-items li").await;
+    assert!(first > 0 && first < 16, "{first} names on the first page");
+    wait_text(&c, "#pager-status", "Page 2 of").await;
+    shots(&c, "seats-screen").await;
+    no_serious_problems(&c, "the seats projector").await;
+
+    // The officials start the round timer on the status page.
+    log_in(&c, &app.address, "director@example.org", PASSWORD, &format!("/nights/{}/status", day.night)).await;
+    assert!(text_of(&c, "#status-summary").await.contains("0 of 4 tables done"));
+    c.find(Locator::Css("#timer-minutes")).await.unwrap().clear().await.unwrap();
+    fill(&c, "#timer-minutes", "75").await;
+    click(&c, "#timer form.row button[type=submit]").await;
+    wait_text(&c, ".flash.ok", "Timer running").await;
+    wait_text(&c, "#round-timer", "left").await;
+    shots(&c, "round-status").await;
+    no_serious_problems(&c, "round status").await;
+
+    // The standings projector, through a link that can be cut like a venue's Wi-Fi.
+    let gate = Gate::to(&app.address).await;
+    c.set_window_size(1280, 720).await.unwrap();
+    c.goto(&gate.url(&format!("/leagues/{}/screen", day.league))).await.unwrap();
+    wait_text(&c, "#live", "Live").await;
+    wait_text(&c, "#round-timer", "Round 1 · 1:1").await;
+    let game = |t: usize, n: i64| {
+        let (id, seats) = &tables[t];
+        day.owner
+            .post(app.url(&format!("/api/v1/tables/{id}/games")))
+            .json(&json!({"number": n, "outcome": "mahjong", "winner": seats[1], "hand": WIN, "won_by": "self_pick"}))
+    };
+    let winner_of = |t: usize| {
+        let id = tables[t].1[1];
+        day.players.iter().find(|p| p.0 == id).unwrap().1.clone()
+    };
+    ok(game(0, 1)).await;
+    let saved = Instant::now();
+    wait_text(&c, "#latest", &format!("game 1: {} won", winner_of(0))).await;
+    wait_text(&c, "#pager-items tr:first-child th", &winner_of(0)).await;
+    assert!(saved.elapsed() < Duration::from_secs(2), "on screen {:?} after saving", saved.elapsed());
+    shots(&c, "standings-screen").await;
+    no_serious_problems(&c, "the standings projector").await;
+
+    // The network drops; a game is saved meanwhile; when it is back, the screen catches up by
+    // itself (the stream resumes from the last event it had).
+    gate.set_open(false);
+    wait_text(&c, "#live", "Reconnecting").await;
+    ok(game(1, 1)).await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    gate.set_open(true);
+    wait_text(&c, "#latest", &format!("Table {}, game 1: {} won", 2, winner_of(1))).await;
+    let leaders = wait_text(&c, "#pager-items", &winner_of(1)).await;
+    assert!(leaders.contains(&winner_of(0)) && leaders.contains(&winner_of(1)), "{leaders}");
+
+    // Score sheets and tent cards: one table to a printed page.
+    c.goto(&app.url(&format!("/nights/{}/print", day.night))).await.unwrap();
+    assert_eq!(c.find_all(Locator::Css("article.score-sheet")).await.unwrap().len(), 4);
+    no_serious_problems(&c, "score sheets").await;
+    c.goto(&app.url(&format!("/nights/{}/print?what=tents", day.night))).await.unwrap();
+    assert_eq!(c.find_all(Locator::Css("article.tent")).await.unwrap().len(), 4);
+    shots(&c, "tent-cards").await;
+    no_serious_problems(&c, "tent cards").await;
+}
