@@ -1,7 +1,9 @@
 //! HTTP load client for `scripts/bench-league.sh`: repeated GETs of one path for a number of
 //! seconds, or game submissions read from a file ("table_id winner_id" per line), or both at
-//! once (the GETs then run until the submissions are done). Prints requests, errors, requests
-//! per second and latency percentiles.
+//! once (the GETs then run until the submissions are done). With `--streams N --events PATH`,
+//! N Server-Sent Events streams are opened first and read throughout; at the end it prints how
+//! many game events each stream got and how long after its answer a game reached a stream.
+//! Prints requests, errors, requests per second and latency percentiles.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -14,6 +16,10 @@ struct Args {
     games: Option<String>,
     seconds: u64,
     concurrency: usize,
+    streams: usize,
+    events: Option<String>,
+    /// Games per second across all clients (0: as fast as they are answered).
+    rate: f64,
 }
 
 fn args() -> Args {
@@ -24,6 +30,9 @@ fn args() -> Args {
         games: None,
         seconds: 10,
         concurrency: 8,
+        streams: 0,
+        events: None,
+        rate: 0.0,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -35,6 +44,9 @@ fn args() -> Args {
             "--games" => a.games = Some(value),
             "--seconds" => a.seconds = value.parse().unwrap_or(10),
             "--concurrency" => a.concurrency = value.parse().unwrap_or(8),
+            "--streams" => a.streams = value.parse().unwrap_or(0),
+            "--events" => a.events = Some(value),
+            "--rate" => a.rate = value.parse().unwrap_or(0.0),
             other => panic!("unknown flag {other}"),
         }
     }
@@ -59,9 +71,81 @@ fn report(what: &str, mut latencies: Vec<Duration>, errors: usize, elapsed: Dura
     );
 }
 
+/// When each game was answered, by game id (for the streams' lag).
+type Answered = Arc<std::sync::Mutex<std::collections::HashMap<i64, Instant>>>;
+
+/// Opens the streams; each reads until `stop` and answers (games seen, lags in ms of the games
+/// it saw after their answer).
+async fn open_streams(
+    a: &Args,
+    answered: Answered,
+    stop: Arc<AtomicBool>,
+) -> Vec<tokio::task::JoinHandle<(usize, Vec<f64>)>> {
+    let Some(path) = &a.events else {
+        return Vec::new();
+    };
+    let client = reqwest::Client::builder()
+        .pool_max_idle_per_host(a.streams)
+        .build()
+        .unwrap();
+    let mut streams = Vec::new();
+    for n in 0..a.streams {
+        // Ten streams read each game's id for the lag; the others count games (cheaply, so the
+        // load client leaves the cores to the service).
+        let probe = n < 10;
+        let mut res = client
+            .get(format!("{}{}", a.url, path))
+            .bearer_auth(&a.token)
+            .send()
+            .await
+            .expect("a stream opens");
+        assert!(res.status().is_success(), "stream: {}", res.status());
+        let (answered, stop) = (answered.clone(), stop.clone());
+        streams.push(tokio::spawn(async move {
+            let (mut games, mut lags, mut buffer) = (0usize, Vec::new(), String::new());
+            while !stop.load(Ordering::Relaxed) {
+                let chunk =
+                    match tokio::time::timeout(Duration::from_millis(500), res.chunk()).await {
+                        Ok(Ok(Some(c))) => c,
+                        Ok(_) => break,
+                        Err(_) => continue,
+                    };
+                let now = Instant::now();
+                buffer.push_str(&String::from_utf8_lossy(&chunk));
+                while let Some(end) = buffer.find("\n\n") {
+                    let block: String = buffer.drain(..end + 2).collect();
+                    if !block.contains("event: game.recorded") {
+                        continue;
+                    }
+                    games += 1;
+                    if !probe {
+                        continue;
+                    }
+                    let id = block
+                        .lines()
+                        .find_map(|l| l.strip_prefix("data: "))
+                        .and_then(|d| serde_json::from_str::<serde_json::Value>(d).ok())
+                        .and_then(|v| v["data"]["id"].as_i64());
+                    if let Some(at) = id.and_then(|id| answered.lock().unwrap().get(&id).copied()) {
+                        lags.push(now.saturating_duration_since(at).as_secs_f64() * 1e3);
+                    }
+                }
+            }
+            (games, lags)
+        }));
+    }
+    streams
+}
+
 #[tokio::main]
 async fn main() {
     let a = args();
+    let answered: Answered = Arc::default();
+    let stop_streams = Arc::new(AtomicBool::new(false));
+    let streams = open_streams(&a, answered.clone(), stop_streams.clone()).await;
+    if !streams.is_empty() {
+        println!("{} event streams open", streams.len());
+    }
     let client = reqwest::Client::builder()
         .pool_max_idle_per_host(a.concurrency)
         .build()
@@ -116,27 +200,42 @@ async fn main() {
             .collect();
         let jobs = Arc::new(jobs);
         let next = Arc::new(AtomicUsize::new(0));
+        let rate = a.rate;
+        let began = Instant::now();
         for _ in 0..a.concurrency {
-            let (client, base, token, errors, jobs, next) = (
+            let (client, base, token, errors, jobs, next, answered) = (
                 client.clone(),
                 a.url.clone(),
                 a.token.clone(),
                 errors.clone(),
                 jobs.clone(),
                 next.clone(),
+                answered.clone(),
             );
             tasks.push(tokio::spawn(async move {
                 let mut lat = Vec::new();
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(&(table, winner)) = jobs.get(i) else { break };
+                    if rate > 0.0 {
+                        // Game i goes at its slot in a steady stream of `rate` a second.
+                        let at = began + Duration::from_secs_f64(i as f64 / rate);
+                        tokio::time::sleep_until(at.into()).await;
+                    }
                     let body = serde_json::json!({"outcome": "mahjong", "winner": winner, "won_by": "self_pick",
                         "hand": "F F 2B 2B J 2B 4C 4C 6C 6C 8B 8B J 8B"});
                     let t = Instant::now();
                     match client.post(format!("{base}/api/v1/tables/{table}/games")).bearer_auth(&token).json(&body).send().await {
                         Ok(r) if r.status().as_u16() == 201 => {
-                            let _ = r.bytes().await;
+                            let done = Instant::now();
+                            let body = r.bytes().await.unwrap_or_default();
                             lat.push(t.elapsed());
+                            if let Some(id) = serde_json::from_slice::<serde_json::Value>(&body)
+                                .ok()
+                                .and_then(|v| v["id"].as_i64())
+                            {
+                                answered.lock().unwrap().insert(id, done);
+                            }
                         }
                         Ok(r) => {
                             if errors.fetch_add(1, Ordering::Relaxed) < 3 {
@@ -181,6 +280,31 @@ async fn main() {
             reads,
             read_errors.load(Ordering::Relaxed),
             start.elapsed(),
+        );
+    }
+    if !streams.is_empty() {
+        // Time for the last games to reach every stream.
+        tokio::time::sleep(Duration::from_secs(2)).await;
+        stop_streams.store(true, Ordering::Relaxed);
+        let submitted = answered.lock().unwrap().len();
+        let (mut fewest, mut most, mut lags) = (usize::MAX, 0, Vec::new());
+        for s in streams {
+            let (games, l) = s.await.unwrap();
+            fewest = fewest.min(games);
+            most = most.max(games);
+            lags.extend(l);
+        }
+        lags.sort_by(f64::total_cmp);
+        let pct = |p: f64| {
+            lags.get(((lags.len() as f64 * p) as usize).min(lags.len().saturating_sub(1)))
+                .copied()
+                .unwrap_or(0.0)
+        };
+        println!(
+            "streams: {submitted} games answered; each stream got {fewest} to {most} of them; from answer to stream: p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms",
+            pct(0.5),
+            pct(0.99),
+            lags.last().copied().unwrap_or(0.0)
         );
     }
 }

@@ -27,7 +27,7 @@ psql -q -v ON_ERROR_STOP=1 "$DB_URL" <<SQL
 INSERT INTO players (club_id, name) SELECT c.id, 'Player ' || g FROM clubs c, generate_series(1, 200) g WHERE c.slug = 'bench';
 -- Nights 1-500 are history; 501-525 are seated and empty, for the submission run.
 INSERT INTO nights (league_id, number, night_date, status)
-SELECT $LEAGUE, n, date '2020-01-01' + n, CASE WHEN n <= 500 THEN 'closed' ELSE 'seated' END FROM generate_series(1, 525) n;
+SELECT $LEAGUE, n, date '2020-01-01' + n, CASE WHEN n <= 500 THEN 'closed' ELSE 'seated' END FROM generate_series(1, 537) n;
 INSERT INTO night_tables (night_id, number) SELECT n.id, t FROM nights n, generate_series(1, 50) t WHERE n.league_id = $LEAGUE;
 WITH roster AS (SELECT array_agg(p.id ORDER BY p.id) AS ids FROM players p JOIN clubs c ON c.id = p.club_id WHERE c.slug = 'bench')
 INSERT INTO table_seats (table_id, seat, player_id)
@@ -100,13 +100,22 @@ jobs() {
     for _ in 1 2 3 4; do cat "$DIR/slots"; done
   done
 }
-jobs 501 512 > "$DIR/jobs1"; jobs 513 525 > "$DIR/jobs2"
+jobs 501 512 > "$DIR/jobs1"; jobs 513 525 > "$DIR/jobs2"; jobs 526 537 > "$DIR/jobs3"
 echo "submissions alone:"
 target/release/examples/load --url "$BASE" --token "$TOKEN" --games "$DIR/jobs1" --concurrency "$CONCURRENCY"
 echo "submissions ($CONCURRENCY clients) and standings reads ($CONCURRENCY clients) at once:"
 target/release/examples/load --url "$BASE" --token "$TOKEN" --games "$DIR/jobs2" --get "$STANDINGS" --concurrency "$CONCURRENCY"
 T0=$(date +%s.%N); curl -fs "$BASE$STANDINGS" -o /dev/null; T1=$(date +%s.%N)
 python3 -c "print(f'standings after the submissions: {($T1-$T0)*1000:.0f} ms')"
+STREAMS="${STREAMS:-500}"
+RATE="${RATE:-50}"
+head -n 1200 "$DIR/jobs3" > "$DIR/jobs3a"; tail -n +1201 "$DIR/jobs3" > "$DIR/jobs3b"
+echo "submissions at $RATE games/s (a 200-table tournament entering at once) with $STREAMS event streams open on the league:"
+target/release/examples/load --url "$BASE" --token "$TOKEN" --games "$DIR/jobs3a" --concurrency "$CONCURRENCY" \
+  --rate "$RATE" --streams "$STREAMS" --events "/api/v1/leagues/$LEAGUE/events"
+echo "submissions as fast as $CONCURRENCY clients go, with $STREAMS event streams open:"
+target/release/examples/load --url "$BASE" --token "$TOKEN" --games "$DIR/jobs3b" --concurrency "$CONCURRENCY" \
+  --streams "$STREAMS" --events "/api/v1/leagues/$LEAGUE/events"
 echo "games now: $(psql -At "$DB_URL" -c 'SELECT count(*) FROM games')"
 # A correction rebuilds the league's totals: time the read after a void.
 GAME="$(psql -At "$DB_URL" -c "SELECT max(id) FROM games")"

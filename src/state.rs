@@ -260,8 +260,11 @@ pub struct Hub {
     pub streams: Arc<Semaphore>,
     /// Serializes reads for a league's channels: one at a time hands events out in order.
     reading: tokio::sync::Mutex<()>,
-    /// Woken when events were committed (the webhook worker waits on it).
-    pub committed: tokio::sync::Notify,
+    /// Woken when this process committed events: the hub reads them at once (events other
+    /// processes commit are read at the next sweep).
+    pub poked: tokio::sync::Notify,
+    /// Woken likewise for the webhook worker.
+    pub outbox: tokio::sync::Notify,
 }
 
 impl Default for Hub {
@@ -270,7 +273,8 @@ impl Default for Hub {
             channels: Mutex::new(HashMap::new()),
             streams: Arc::new(Semaphore::new(MAX_STREAMS)),
             reading: tokio::sync::Mutex::new(()),
-            committed: tokio::sync::Notify::new(),
+            poked: tokio::sync::Notify::new(),
+            outbox: tokio::sync::Notify::new(),
         }
     }
 }
@@ -283,6 +287,18 @@ pub struct Subscription {
 }
 
 impl Hub {
+    /// Says that this process just committed events (a wake-up, not a message: several pokes
+    /// before the hub and the worker look are one).
+    pub fn poke(&self) {
+        self.poked.notify_one();
+        self.outbox.notify_one();
+    }
+
+    /// Whether any league has a stream open in this process.
+    pub fn listening(&self) -> bool {
+        self.channels.lock().is_ok_and(|c| !c.is_empty())
+    }
+
     /// Subscribes to a league's events; the first subscriber of a league in this process sets
     /// its channel's starting point at the league's latest event.
     pub async fn subscribe(&self, db: &PgPool, league: i64) -> sqlx::Result<Subscription> {

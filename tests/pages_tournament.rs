@@ -10,7 +10,9 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use browser::{Gate, Hands, axe, browser, click, fill, log_in, shots, text_of, type_keys, wait_text};
+use browser::{
+    Gate, Hands, axe, browser, click, fill, log_in, shots, text_of, type_keys, wait_text,
+};
 use common::{PASSWORD, TestApp, club_owner, spawn_app};
 use fantoccini::{Client, Locator};
 use serde_json::{Value, json};
@@ -67,7 +69,11 @@ async fn tournament(app: &TestApp, n: usize) -> Day {
 async fn no_serious_problems(c: &Client, page: &str) {
     let (rules, serious) = axe(c).await;
     assert!(rules > 10, "axe ran its rules on {page}");
-    assert_eq!(serious, json!([]), "serious accessibility problems on {page}");
+    assert_eq!(
+        serious,
+        json!([]),
+        "serious accessibility problems on {page}"
+    );
 }
 
 async fn visible_rows(c: &Client, css: &str) -> usize {
@@ -82,7 +88,10 @@ async fn visible_rows(c: &Client, css: &str) -> usize {
 }
 
 async fn checked_in(app: &TestApp, day: &Day) -> Vec<i64> {
-    let night = ok(day.owner.get(app.url(&format!("/api/v1/nights/{}", day.night)))).await;
+    let night = ok(day
+        .owner
+        .get(app.url(&format!("/api/v1/nights/{}", day.night))))
+    .await;
     night["checkins"]
         .as_array()
         .unwrap()
@@ -97,8 +106,19 @@ async fn check_in_at_the_door_takes_one_tap_per_player_for_three_hundred() {
     let day = tournament(&app, 300).await;
     let (_driver, c) = browser().await;
     c.set_window_size(390, 844).await.unwrap();
-    log_in(&c, &app.address, "director@example.org", PASSWORD, &format!("/nights/{}/door", day.night)).await;
-    assert!(text_of(&c, "#door-count").await.contains("0 of 300 checked in · 300 still missing"));
+    log_in(
+        &c,
+        &app.address,
+        "director@example.org",
+        PASSWORD,
+        &format!("/nights/{}/door", day.night),
+    )
+    .await;
+    assert!(
+        text_of(&c, "#door-count")
+            .await
+            .contains("0 of 300 checked in · 300 still missing")
+    );
     shots(&c, "door").await;
     c.set_window_size(390, 844).await.unwrap();
     no_serious_problems(&c, "the door").await;
@@ -109,14 +129,20 @@ async fn check_in_at_the_door_takes_one_tap_per_player_for_three_hundred() {
     assert_eq!(visible_rows(&c, "#door-list li").await, 1);
     type_keys(&c, "\u{E007}").await; // Enter
     wait_text(&c, "#door-count", "Player 123 checked in.").await;
-    assert!(text_of(&c, "#door-count").await.contains("1 of 300 checked in · 299 still missing"));
+    assert!(
+        text_of(&c, "#door-count")
+            .await
+            .contains("1 of 300 checked in · 299 still missing")
+    );
     // The box is cleared for the next arrival and the list is whole again.
     assert_eq!(visible_rows(&c, "#door-list li").await, 300);
 
     // One tap on a name in the list, narrowed by part of the name.
     hands.type_into("#door-search", "045").await;
     let target = day.players[44].0; // Player 045
-    hands.tap(&format!("#door-list li[data-player='{target}'] button")).await;
+    hands
+        .tap(&format!("#door-list li[data-player='{target}'] button"))
+        .await;
     wait_text(&c, "#door-count", "Player 045 checked in.").await;
     assert_eq!(
         text_of(&c, &format!("#door-list li[data-player='{target}'] .state")).await,
@@ -126,9 +152,12 @@ async fn check_in_at_the_door_takes_one_tap_per_player_for_three_hundred() {
     // The box is empty and has the focus again, ready for the next arrival: a USB scanner types
     // a badge's code and Enter.
     assert_eq!(
-        c.execute("return document.activeElement.id + '|' + document.activeElement.value;", vec![])
-            .await
-            .unwrap(),
+        c.execute(
+            "return document.activeElement.id + '|' + document.activeElement.value;",
+            vec![]
+        )
+        .await
+        .unwrap(),
         json!("door-search|")
     );
     let badge = day.players[199].0;
@@ -162,15 +191,29 @@ async fn check_in_at_the_door_takes_one_tap_per_player_for_three_hundred() {
     fill(&c, "#register-name", "Walk-in Wanda").await;
     click(&c, "#register button[type=submit]").await;
     wait_text(&c, ".flash.ok", "Walk-in Wanda registered and checked in.").await;
-    assert!(text_of(&c, "#door-count").await.contains("3 of 301 checked in · 298 still missing"));
+    assert!(
+        text_of(&c, "#door-count")
+            .await
+            .contains("3 of 301 checked in · 298 still missing")
+    );
     no_serious_problems(&c, "the door after a registration").await;
 
     // Badges: one per player with a QR code drawn as SVG, its code beside it.
-    c.goto(&app.url(&format!("/leagues/{}/badges", day.league))).await.unwrap();
-    let badges = c.find_all(Locator::Css(".badge .badge-qr svg")).await.unwrap();
+    c.goto(&app.url(&format!("/leagues/{}/badges", day.league)))
+        .await
+        .unwrap();
+    let badges = c
+        .find_all(Locator::Css(".badge .badge-qr svg"))
+        .await
+        .unwrap();
     assert_eq!(badges.len(), 301);
-    assert!(text_of(&c, ".badges").await.contains(&format!("MJL-{}", day.players[0].0)));
+    assert!(
+        text_of(&c, ".badges")
+            .await
+            .contains(&format!("MJL-{}", day.players[0].0))
+    );
     no_serious_problems(&c, "badges").await;
+    c.close().await.unwrap();
 }
 
 #[tokio::test]
@@ -178,7 +221,10 @@ async fn players_find_their_seat_and_the_projector_follows_every_game() {
     let app = spawn_app().await;
     let day = tournament(&app, 16).await;
     for (p, _) in &day.players {
-        ok(day.owner.put(app.url(&format!("/api/v1/nights/{}/checkins/{p}", day.night)))).await;
+        ok(day
+            .owner
+            .put(app.url(&format!("/api/v1/nights/{}/checkins/{p}", day.night))))
+        .await;
     }
     let proposed = ok(day
         .owner
@@ -197,7 +243,12 @@ async fn players_find_their_seat_and_the_projector_follows_every_game() {
         .map(|t| {
             (
                 t["id"].as_i64().unwrap(),
-                t["seats"].as_array().unwrap().iter().map(|s| s["player"]["id"].as_i64().unwrap()).collect(),
+                t["seats"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|s| s["player"]["id"].as_i64().unwrap())
+                    .collect(),
             )
         })
         .collect();
@@ -205,7 +256,9 @@ async fn players_find_their_seat_and_the_projector_follows_every_game() {
 
     // A player on a phone, not logged in: types their name, sees table and seat.
     c.set_window_size(390, 844).await.unwrap();
-    c.goto(&app.url(&format!("/nights/{}/seats", day.night))).await.unwrap();
+    c.goto(&app.url(&format!("/nights/{}/seats", day.night)))
+        .await
+        .unwrap();
     let mut hands = Hands::new(&c);
     hands.type_into("#seat-search", "007").await;
     assert_eq!(visible_rows(&c, "#seat-list li").await, 1);
@@ -216,9 +269,17 @@ async fn players_find_their_seat_and_the_projector_follows_every_game() {
         .unwrap()
         .iter()
         .find_map(|t| {
-            t["seats"].as_array().unwrap().iter().find(|s| s["player"]["id"] == seven).map(|s| {
-                (t["number"].as_i64().unwrap(), s["seat"].as_str().unwrap().to_string())
-            })
+            t["seats"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|s| s["player"]["id"] == seven)
+                .map(|s| {
+                    (
+                        t["number"].as_i64().unwrap(),
+                        s["seat"].as_str().unwrap().to_string(),
+                    )
+                })
         })
         .unwrap();
     assert!(
@@ -231,7 +292,9 @@ async fn players_find_their_seat_and_the_projector_follows_every_game() {
 
     // The seats on the projector: large type, turning pages by itself when they do not fit.
     c.set_window_size(1280, 500).await.unwrap();
-    c.goto(&app.url(&format!("/nights/{}/seats?screen=1", day.night))).await.unwrap();
+    c.goto(&app.url(&format!("/nights/{}/seats?screen=1", day.night)))
+        .await
+        .unwrap();
     wait_text(&c, "#pager-status", "Page 1 of").await;
     let first = visible_rows(&c, "#pager-items li").await;
     assert!(first > 0 && first < 16, "{first} names on the first page");
@@ -240,9 +303,25 @@ async fn players_find_their_seat_and_the_projector_follows_every_game() {
     no_serious_problems(&c, "the seats projector").await;
 
     // The officials start the round timer on the status page.
-    log_in(&c, &app.address, "director@example.org", PASSWORD, &format!("/nights/{}/status", day.night)).await;
-    assert!(text_of(&c, "#status-summary").await.contains("0 of 4 tables done"));
-    c.find(Locator::Css("#timer-minutes")).await.unwrap().clear().await.unwrap();
+    log_in(
+        &c,
+        &app.address,
+        "director@example.org",
+        PASSWORD,
+        &format!("/nights/{}/status", day.night),
+    )
+    .await;
+    assert!(
+        text_of(&c, "#status-summary")
+            .await
+            .contains("0 of 4 tables done")
+    );
+    c.find(Locator::Css("#timer-minutes"))
+        .await
+        .unwrap()
+        .clear()
+        .await
+        .unwrap();
     fill(&c, "#timer-minutes", "75").await;
     click(&c, "#timer form.row button[type=submit]").await;
     wait_text(&c, ".flash.ok", "Timer running").await;
@@ -253,7 +332,9 @@ async fn players_find_their_seat_and_the_projector_follows_every_game() {
     // The standings projector, through a link that can be cut like a venue's Wi-Fi.
     let gate = Gate::to(&app.address).await;
     c.set_window_size(1280, 720).await.unwrap();
-    c.goto(&gate.url(&format!("/leagues/{}/screen", day.league))).await.unwrap();
+    c.goto(&gate.url(&format!("/leagues/{}/screen", day.league)))
+        .await
+        .unwrap();
     wait_text(&c, "#live", "Live").await;
     wait_text(&c, "#round-timer", "Round 1 · 1:1").await;
     let game = |t: usize, n: i64| {
@@ -270,7 +351,11 @@ async fn players_find_their_seat_and_the_projector_follows_every_game() {
     let saved = Instant::now();
     wait_text(&c, "#latest", &format!("game 1: {} won", winner_of(0))).await;
     wait_text(&c, "#pager-items tr:first-child th", &winner_of(0)).await;
-    assert!(saved.elapsed() < Duration::from_secs(2), "on screen {:?} after saving", saved.elapsed());
+    assert!(
+        saved.elapsed() < Duration::from_secs(2),
+        "on screen {:?} after saving",
+        saved.elapsed()
+    );
     shots(&c, "standings-screen").await;
     no_serious_problems(&c, "the standings projector").await;
 
@@ -281,16 +366,41 @@ async fn players_find_their_seat_and_the_projector_follows_every_game() {
     ok(game(1, 1)).await;
     tokio::time::sleep(Duration::from_millis(500)).await;
     gate.set_open(true);
-    wait_text(&c, "#latest", &format!("Table {}, game 1: {} won", 2, winner_of(1))).await;
+    wait_text(
+        &c,
+        "#latest",
+        &format!("Table {}, game 1: {} won", 2, winner_of(1)),
+    )
+    .await;
     let leaders = wait_text(&c, "#pager-items", &winner_of(1)).await;
-    assert!(leaders.contains(&winner_of(0)) && leaders.contains(&winner_of(1)), "{leaders}");
+    assert!(
+        leaders.contains(&winner_of(0)) && leaders.contains(&winner_of(1)),
+        "{leaders}"
+    );
 
     // Score sheets and tent cards: one table to a printed page.
-    c.goto(&app.url(&format!("/nights/{}/print", day.night))).await.unwrap();
-    assert_eq!(c.find_all(Locator::Css("article.score-sheet")).await.unwrap().len(), 4);
+    c.goto(&app.url(&format!("/nights/{}/print", day.night)))
+        .await
+        .unwrap();
+    assert_eq!(
+        c.find_all(Locator::Css("article.score-sheet"))
+            .await
+            .unwrap()
+            .len(),
+        4
+    );
     no_serious_problems(&c, "score sheets").await;
-    c.goto(&app.url(&format!("/nights/{}/print?what=tents", day.night))).await.unwrap();
-    assert_eq!(c.find_all(Locator::Css("article.tent")).await.unwrap().len(), 4);
+    c.goto(&app.url(&format!("/nights/{}/print?what=tents", day.night)))
+        .await
+        .unwrap();
+    assert_eq!(
+        c.find_all(Locator::Css("article.tent"))
+            .await
+            .unwrap()
+            .len(),
+        4
+    );
     shots(&c, "tent-cards").await;
     no_serious_problems(&c, "tent cards").await;
+    c.close().await.unwrap();
 }

@@ -69,17 +69,7 @@ pub async fn stream(
             }
             let chunk = match opened.next(&state, KEEP_ALIVE.min(left)).await {
                 Ok(Next::Events(list)) if list.is_empty() => ": catching up\n\n".to_string(),
-                Ok(Next::Events(list)) => list
-                    .iter()
-                    .map(|e| {
-                        format!(
-                            "id: {}\nevent: {}\ndata: {}\n\n",
-                            e.id,
-                            e.kind,
-                            serde_json::to_string(e).unwrap_or_default()
-                        )
-                    })
-                    .collect::<String>(),
+                Ok(Next::Events(list)) => list.iter().map(|e| events::frame(e)).collect::<String>(),
                 Ok(Next::KeepAlive) => ": keep-alive\n\n".to_string(),
                 Ok(Next::End) => return None,
                 Err(e) => {

@@ -1,12 +1,12 @@
 //! League events for screens and apps: a Server-Sent Events feed per league and the in-process
 //! hub that feeds it.
 //!
-//! The events live in PostgreSQL (`storage::events`), written with the change they report; a
-//! commit notifies the channel `league_events`. Each process keeps one listening connection
-//! (the hub's). On a notification — and every few seconds anyway, in case one was missed while
-//! the connection was down — it reads the league's new events once and hands them to every
-//! open stream of that league in the process. A stream that starts with `Last-Event-ID` first
-//! reads what it missed from the table, so a reconnecting client misses nothing.
+//! The events live in PostgreSQL (`storage::events`), written with the change they report. Each
+//! process has one hub: when the process commits events, and every quarter of a second for what
+//! other processes commit, it reads the new events of each league someone follows here once and
+//! hands them to every open stream of that league in the process. No NOTIFY: it would
+//! serialize the commits of every league. A stream that starts with `Last-Event-ID` first reads
+//! what it missed from the table, so a reconnecting client misses nothing.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -47,9 +47,10 @@ pub struct EventView {
     pub kind: String,
     pub league: i64,
     pub at: DateTime<Utc>,
-    /// For game events the game as `GET /api/v1/games/{id}` shows it (a voided game: its id,
-    /// table, number, status and version) with `night` and `table_number`; for night.closed
-    /// `night`, `number` and `date`; for standings.changed the standings `revision`.
+    /// For game events the game as `GET /api/v1/games/{id}` shows it, less `result` and the
+    /// scores' `breakdown` (a voided game: its id, table, number, status and version), with
+    /// `night` and `table_number`; for night.closed `night`, `number` and `date`; for
+    /// standings.changed the standings `revision`.
     #[schema(value_type = Object)]
     pub data: serde_json::Value,
 }
@@ -66,57 +67,26 @@ impl From<&Event> for EventView {
     }
 }
 
-/// How often the hub looks for events even without a notification.
-const SWEEP: Duration = Duration::from_secs(5);
+/// How often the hub looks for events other processes committed.
+const SWEEP: Duration = Duration::from_millis(250);
 /// How many events one read of the table takes.
 const PAGE: i64 = 500;
 
-/// The hub's task: listens on `league_events`, and sweeps every few seconds. Runs for the
-/// process's life; a lost connection is opened again.
+/// The hub's task, for the process's life: reads the new events of the leagues with streams
+/// open here when this process commits some, and every quarter of a second for what other
+/// processes commit (a read only for leagues someone follows here).
 pub async fn run_hub(state: Arc<AppState>) {
-    let mut delay = Duration::from_millis(250);
-    loop {
-        match listen(&state).await {
-            Ok(()) => delay = Duration::from_millis(250),
-            Err(e) => {
-                tracing::warn!(error = %e, "the event listener lost its connection");
-                tokio::time::sleep(delay).await;
-                delay = (delay * 2).min(Duration::from_secs(10));
-            }
-        }
-    }
-}
-
-async fn listen(state: &AppState) -> sqlx::Result<()> {
-    let mut listener = sqlx::postgres::PgListener::connect_with(&state.db).await?;
-    listener.listen(stored::CHANNEL).await?;
-    // Anything committed while nobody listened.
-    state.events.read(&state.db, None).await?;
-    state.events.committed.notify_waiters();
-    let mut sweep = tokio::time::interval(SWEEP);
-    sweep.tick().await;
     loop {
         tokio::select! {
-            note = listener.try_recv() => {
-                // None: the connection was lost (notifications meanwhile too); start over,
-                // reading everything.
-                let Some(note) = note? else {
-                    return Err(sqlx::Error::PoolClosed);
-                };
-                let mut leagues = vec![note.payload().parse::<i64>().unwrap_or(0)];
-                // Notifications that arrived meanwhile are read in the same pass.
-                while let Some(more) = listener.next_buffered() {
-                    leagues.push(more.payload().parse::<i64>().unwrap_or(0));
-                }
-                leagues.sort_unstable();
-                leagues.dedup();
-                state.events.committed.notify_waiters();
-                state.events.read(&state.db, Some(&leagues)).await?;
-            }
-            _ = sweep.tick() => {
-                state.events.read(&state.db, None).await?;
-                state.events.committed.notify_waiters();
-            }
+            _ = state.events.poked.notified() => {}
+            _ = tokio::time::sleep(SWEEP) => {}
+        }
+        if !state.events.listening() {
+            continue;
+        }
+        if let Err(e) = state.events.read(&state.db, None).await {
+            tracing::warn!(error = %e, "league events could not be read; trying again");
+            tokio::time::sleep(Duration::from_secs(1)).await;
         }
     }
 }
@@ -167,9 +137,18 @@ pub struct Opened {
     _permit: tokio::sync::OwnedSemaphorePermit,
 }
 
+/// The event as a Server-Sent Events frame (`id:`, `event:`, `data:` and a blank line), made
+/// once per event however many streams send it.
+pub fn frame(e: &Event) -> &str {
+    e.frame.get_or_init(|| {
+        let data = serde_json::to_string(&EventView::from(e)).unwrap_or_default();
+        format!("id: {}\nevent: {}\ndata: {data}\n\n", e.id, e.kind)
+    })
+}
+
 /// What a stream sends next.
 pub enum Next {
-    Events(Vec<EventView>),
+    Events(Vec<Arc<Event>>),
     /// Nothing for a while: a comment keeps proxies from closing the connection.
     KeepAlive,
     /// The stream has run its course: the client reconnects (and its access is checked again).
@@ -190,22 +169,22 @@ impl Opened {
                 self.sent = self.sent.max(self.sub.start);
             }
             if !page.is_empty() {
-                return Ok(Next::Events(page.iter().map(EventView::from).collect()));
+                return Ok(Next::Events(page.into_iter().map(Arc::new).collect()));
             }
         }
         match tokio::time::timeout(idle, self.sub.rx.recv()).await {
             Err(_) => Ok(Next::KeepAlive),
             Ok(Ok(event)) => {
                 let mut out = Vec::new();
-                let mut take = |e: &Event, sent: &mut i64| {
+                let mut take = |e: Arc<Event>, sent: &mut i64| {
                     if e.id > *sent {
                         *sent = e.id;
-                        out.push(EventView::from(e));
+                        out.push(e);
                     }
                 };
-                take(&event, &mut self.sent);
+                take(event, &mut self.sent);
                 while let Ok(more) = self.sub.rx.try_recv() {
-                    take(&more, &mut self.sent);
+                    take(more, &mut self.sent);
                 }
                 Ok(Next::Events(out))
             }

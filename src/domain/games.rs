@@ -13,7 +13,6 @@ use crate::domain::nights::PlayerRef;
 use crate::domain::{AppState, Caller, Error, FieldError, Need, Result, leagues};
 use crate::rules::Table;
 use crate::rules::scoring::{DeadEntry, GameResult, Outcome, RulesetSpec, Tiles, WonBy};
-use crate::storage::events as storage_events;
 use crate::storage::games::{self, InsertError, NewGame, TableContext};
 pub use crate::storage::games::{AuditEntry, SEAT_WINDS};
 use crate::storage::leagues::League;
@@ -174,10 +173,18 @@ fn new_view(id: i64, game: &NewGame, players: &[(i64, String)]) -> GameView {
     }
 }
 
-/// A game event's data: the game as the API shows it, with its night and table number.
+/// A game event's data: the game as the API shows it, with its night and table number, less
+/// what only a scorer needs (the result as entered and each score's breakdown; `GET
+/// /games/{id}` has them). Every stream and webhook carries it, so it is kept small.
 fn game_event(game: &serde_json::Value, night: i64, table_number: i32) -> serde_json::Value {
     let mut data = game.clone();
     if let Some(map) = data.as_object_mut() {
+        map.remove("result");
+        if let Some(scores) = map.get_mut("scores").and_then(|s| s.as_array_mut()) {
+            for score in scores.iter_mut().filter_map(|s| s.as_object_mut()) {
+                score.remove("breakdown");
+            }
+        }
         map.insert("night".into(), night.into());
         map.insert("table_number".into(), table_number.into());
     }
@@ -511,14 +518,14 @@ pub async fn record(
     }
     // Last, so the league's lock is held only for the totals, the events and the commit.
     let counted = game.outcome != "redeal";
-    totals::count_game(&mut tx, ctx.league_id, id, counted).await?;
     let recorded = game_event(&body, ctx.night_id, ctx.table_number);
     let mut news = vec![(events::GAME_RECORDED, recorded)];
     if counted {
         news.push((events::STANDINGS_CHANGED, serde_json::Value::Null));
     }
-    storage_events::emit(&mut tx, ctx.league_id, &news).await?;
+    totals::count_game(&mut tx, ctx.league_id, id, counted, &news).await?;
     tx.commit().await?;
+    state.events.poke();
     Ok(Recorded {
         version: view.version,
         body,
@@ -707,7 +714,10 @@ pub async fn amend(
     )
     .await?
     {
-        games::Change::Done => super::standings::replay_ratings(state, ctx.league_id),
+        games::Change::Done => {
+            state.events.poke();
+            super::standings::replay_ratings(state, ctx.league_id)
+        }
         games::Change::Stale(current) => return Err(stale(current)),
         games::Change::Gone => {
             return Err(Error::Conflict(format!(
@@ -743,7 +753,10 @@ pub async fn void(
         "table_number": ctx.table_number,
     });
     match games::void(&state.db, ctx.league_id, g.id, seen, &caller.actor(), event).await? {
-        games::Change::Done => super::standings::replay_ratings(state, ctx.league_id),
+        games::Change::Done => {
+            state.events.poke();
+            super::standings::replay_ratings(state, ctx.league_id)
+        }
         games::Change::Stale(current) => return Err(stale(current)),
         games::Change::Gone | games::Change::Taken => {
             return Err(Error::Conflict(format!("game {} is already voided", g.id)));

@@ -688,6 +688,7 @@ async fn lock_checked(state: &AppState, night: &Night, tables: Vec<Vec<i64>>) ->
 pub async fn close(state: &AppState, caller: &Caller, id: i64) -> Result<()> {
     let (night, _) = night_for(state, caller, id, Need::Admin).await?;
     nights::close(&state.db, night.league_id, night.id).await?;
+    state.events.poke();
     Ok(())
 }
 

@@ -200,7 +200,7 @@ pub async fn resume(state: &AppState, caller: &Caller, slug: &str, id: i64) -> R
     if !stored::resume(&state.db, club.id, id).await? {
         return Err(no_webhook(id));
     }
-    state.events.committed.notify_waiters();
+    state.events.outbox.notify_one();
     stored::get(&state.db, club.id, id)
         .await?
         .ok_or_else(|| no_webhook(id))
@@ -387,22 +387,30 @@ async fn pass(state: &AppState, client: &reqwest::Client) -> sqlx::Result<usize>
     Ok(taken)
 }
 
-/// The webhook worker: runs for the process's life. Woken by new events (through the event
-/// hub) and at least every second for retries that come due.
+/// The webhook worker: runs for the process's life. Woken when this process commits events,
+/// and every second anyway (retries coming due, events of other processes); it leases only
+/// when something is due (one cheap read otherwise).
 pub async fn run_worker(state: Arc<AppState>) {
     let client = client(state.webhooks_allow_private);
     loop {
-        let woken = state.events.committed.notified();
-        match pass(&state, &client).await {
-            Ok(n) if n as i64 == BATCH => continue,
-            Ok(_) => {}
-            Err(e) => {
-                tracing::warn!(error = %e, "webhook deliveries paused by a database error");
-                tokio::time::sleep(Duration::from_secs(2)).await;
-                continue;
+        let _ = tokio::time::timeout(Duration::from_secs(1), state.events.outbox.notified()).await;
+        loop {
+            let work = match stored::any_due(&state.db).await {
+                Ok(false) => break,
+                Ok(true) => pass(&state, &client).await,
+                Err(e) => Err(e),
+            };
+            match work {
+                // A full batch: more may be waiting.
+                Ok(n) if n as i64 == BATCH => continue,
+                Ok(_) => break,
+                Err(e) => {
+                    tracing::warn!(error = %e, "webhook deliveries paused by a database error");
+                    tokio::time::sleep(Duration::from_secs(2)).await;
+                    break;
+                }
             }
         }
-        let _ = tokio::time::timeout(Duration::from_secs(1), woken).await;
     }
 }
 

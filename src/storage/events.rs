@@ -7,9 +7,6 @@
 use chrono::{DateTime, Utc};
 use sqlx::{PgPool, Postgres, Transaction};
 
-/// The channel a commit with new events notifies (its payload: the league's id).
-pub const CHANNEL: &str = "league_events";
-
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct Event {
     pub id: i64,
@@ -17,32 +14,48 @@ pub struct Event {
     pub kind: String,
     pub data: serde_json::Value,
     pub created_at: DateTime<Utc>,
+    /// The event as a stream sends it, made once however many streams send it.
+    #[sqlx(skip)]
+    pub frame: std::sync::OnceLock<String>,
 }
 
-/// Writes events of a league, in order, with one outbox row per webhook of the league's club,
-/// and notifies `CHANNEL` at commit. The transaction must hold the league's row lock. An
-/// event of kind `standings.changed` gets the league's standings revision as its data.
+/// The CTEs that write events, after a CTE `l` that yields the league's `club_id` and
+/// `revision` (its row locked): the events in order (`$2` kinds, `$3` data; a
+/// `standings.changed` gets the revision as its data) and one outbox row per webhook of the
+/// league's club.
+pub const EMIT: &str = "e AS (INSERT INTO league_events (league_id, kind, data) \
+       SELECT $1, u.k, CASE WHEN u.k = 'standings.changed' THEN jsonb_build_object('revision', l.revision) ELSE u.d END \
+       FROM unnest($2::TEXT[], $3::JSONB[]) WITH ORDINALITY AS u(k, d, i), l ORDER BY u.i RETURNING id), \
+     d AS (INSERT INTO webhook_deliveries (webhook_id, event_id) \
+       SELECT w.id, e.id FROM e, webhooks w, l WHERE w.club_id = l.club_id)";
+
+/// The events as the statement's array parameters.
+pub fn columns<'a>(
+    events: &'a [(&'a str, serde_json::Value)],
+) -> (Vec<&'a str>, Vec<&'a serde_json::Value>) {
+    (
+        events.iter().map(|e| e.0).collect(),
+        events.iter().map(|e| &e.1).collect(),
+    )
+}
+
+/// Writes events of a league, in order, with one outbox row per webhook of the league's club.
+/// The transaction must hold the league's row lock.
 pub async fn emit(
     tx: &mut Transaction<'_, Postgres>,
     league_id: i64,
     events: &[(&str, serde_json::Value)],
 ) -> sqlx::Result<()> {
-    let kinds: Vec<&str> = events.iter().map(|e| e.0).collect();
-    let data: Vec<&serde_json::Value> = events.iter().map(|e| &e.1).collect();
-    sqlx::query(
-        "WITH l AS (SELECT club_id, revision FROM leagues WHERE id = $1), \
-         e AS (INSERT INTO league_events (league_id, kind, data) \
-           SELECT $1, u.k, CASE WHEN u.k = 'standings.changed' THEN jsonb_build_object('revision', l.revision) ELSE u.d END \
-           FROM unnest($2::TEXT[], $3::JSONB[]) WITH ORDINALITY AS u(k, d, i), l ORDER BY u.i RETURNING id), \
-         d AS (INSERT INTO webhook_deliveries (webhook_id, event_id) \
-           SELECT w.id, e.id FROM e, webhooks w, l WHERE w.club_id = l.club_id) \
-         SELECT pg_notify('league_events', $1::TEXT)",
-    )
-    .bind(league_id)
-    .bind(&kinds)
-    .bind(&data)
-    .execute(&mut **tx)
-    .await?;
+    let (kinds, data) = columns(events);
+    let sql = format!(
+        "WITH l AS (SELECT club_id, revision FROM leagues WHERE id = $1), {EMIT} SELECT count(*) FROM e"
+    );
+    sqlx::query(sqlx::AssertSqlSafe(sql))
+        .bind(league_id)
+        .bind(&kinds)
+        .bind(&data)
+        .execute(&mut **tx)
+        .await?;
     Ok(())
 }
 

@@ -45,13 +45,38 @@ pub async fn lock_league(
     tx: &mut Transaction<'_, Postgres>,
     league_id: i64,
 ) -> sqlx::Result<Locked> {
-    let (totals_stale, ratings_dirty): (bool, bool) = sqlx::query_as(
-        "UPDATE leagues SET revision = revision + 1 WHERE id = $1 \
-         RETURNING standings_stale, ratings_dirty <> ratings_clean",
-    )
-    .bind(league_id)
-    .fetch_one(&mut **tx)
-    .await?;
+    lock_and_emit(tx, league_id, &[]).await
+}
+
+/// As `lock_league`, writing the league's `events` in the same statement, once the lock is
+/// held (`events::emit`; one round trip less while the lock is held).
+pub async fn lock_and_emit(
+    tx: &mut Transaction<'_, Postgres>,
+    league_id: i64,
+    events: &[(&str, serde_json::Value)],
+) -> sqlx::Result<Locked> {
+    const LOCK: &str = "UPDATE leagues SET revision = revision + 1 WHERE id = $1 \
+         RETURNING club_id, revision, standings_stale, ratings_dirty <> ratings_clean AS ratings_dirty";
+    let (totals_stale, ratings_dirty): (bool, bool) = if events.is_empty() {
+        sqlx::query_as(sqlx::AssertSqlSafe(format!(
+            "WITH l AS ({LOCK}) SELECT standings_stale, ratings_dirty FROM l"
+        )))
+        .bind(league_id)
+        .fetch_one(&mut **tx)
+        .await?
+    } else {
+        let sql = format!(
+            "WITH l AS ({LOCK}), {} SELECT standings_stale, ratings_dirty FROM l",
+            super::events::EMIT
+        );
+        let (kinds, data) = super::events::columns(events);
+        sqlx::query_as(sqlx::AssertSqlSafe(sql))
+            .bind(league_id)
+            .bind(&kinds)
+            .bind(&data)
+            .fetch_one(&mut **tx)
+            .await?
+    };
     Ok(Locked {
         totals_stale,
         ratings_dirty,
@@ -96,7 +121,8 @@ async fn apply(
         .await
 }
 
-/// Adds a just-inserted game to the league's standings: takes the league's lock, gives the game
+/// Adds a just-inserted game to the league's standings: takes the league's lock (writing
+/// `events` with it), gives the game
 /// its place in the standings order and, when it counts (not a redeal) and the totals are
 /// fresh, adds it to its players' totals and (unless they are being replayed) ratings. Call it
 /// as the transaction's last step: the lock is held until the commit.
@@ -105,8 +131,9 @@ pub async fn count_game(
     league_id: i64,
     game_id: i64,
     counted: bool,
+    events: &[(&str, serde_json::Value)],
 ) -> sqlx::Result<()> {
-    let locked = lock_league(tx, league_id).await?;
+    let locked = lock_and_emit(tx, league_id, events).await?;
     if locked.totals_stale || !counted {
         sqlx::query(
             "UPDATE games SET standings_order = nextval('game_standings_order') WHERE id = $1",

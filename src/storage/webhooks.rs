@@ -136,6 +136,17 @@ pub async fn deliveries(pool: &PgPool, webhook_id: i64, limit: i64) -> sqlx::Res
     .await
 }
 
+/// Whether any delivery is due now (of a webhook neither paused nor backing off, not leased).
+pub async fn any_due(pool: &PgPool) -> sqlx::Result<bool> {
+    sqlx::query_scalar(
+        "SELECT EXISTS (SELECT 1 FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id \
+           WHERE d.status = 'pending' AND w.paused_at IS NULL AND w.retry_at <= now() \
+             AND (d.leased_until IS NULL OR d.leased_until < now()))",
+    )
+    .fetch_one(pool)
+    .await
+}
+
 /// A delivery leased to this worker, with what it sends.
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct Due {
