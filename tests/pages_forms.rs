@@ -361,3 +361,81 @@ async fn codes_of_reseated_tables_are_closed_not_counted_as_guesses() {
     .await;
     assert_eq!(res.status(), 201, "{}", res.text().await.unwrap());
 }
+
+#[tokio::test]
+async fn the_door_checks_players_in_by_name_or_badge_without_javascript() {
+    let app = spawn_app().await;
+    let owner = club_owner(&app, "door", "owner@example.org").await;
+    let t = one_table(
+        &app,
+        &owner,
+        "door",
+        &["Ann Lee", "Bea Roth", "Cy Anand", "Di Ames"],
+    )
+    .await;
+    let night: serde_json::Value = answered(
+        owner
+            .post(app.url(&format!("/api/v1/leagues/{}/nights", t.league)))
+            .json(&serde_json::json!({"date": "2026-03-10"})),
+    )
+    .await
+    .json()
+    .await
+    .unwrap();
+    let night = night["id"].as_i64().unwrap();
+    let door = format!("/nights/{night}/door");
+    let page = answered(owner.get(app.url(&door)))
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        page.contains("<strong>0</strong> of 4 checked in"),
+        "{page}"
+    );
+    let csrf = csrf_of(&page);
+    let send = |code: String| {
+        answered(
+            owner
+                .post(app.url(&door))
+                .form(&[("csrf", csrf.clone()), ("code", code)]),
+        )
+    };
+    // The search box posted as typed: part of one name, a badge's code, an ambiguous part.
+    let html = send("roth".into()).await.text().await.unwrap();
+    assert!(
+        html.contains("Bea Roth checked in. 1 of 4 here, 3 missing."),
+        "{html}"
+    );
+    let html = send(format!("mjl-{}", t.players[3]))
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        html.contains("Di Ames checked in. 2 of 4 here, 2 missing."),
+        "{html}"
+    );
+    let html = send("an".into()).await.text().await.unwrap();
+    assert!(
+        html.contains("2 players match “an” (Cy Anand, Ann Lee)")
+            || html.contains("2 players match “an” (Ann Lee, Cy Anand)"),
+        "{html}"
+    );
+    let html = send("zed".into()).await.text().await.unwrap();
+    assert!(html.contains("no player is named like “zed”"), "{html}");
+    let stored: serde_json::Value =
+        answered(owner.get(app.url(&format!("/api/v1/nights/{night}"))))
+            .await
+            .json()
+            .await
+            .unwrap();
+    let mut ids: Vec<i64> = stored["checkins"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["id"].as_i64().unwrap())
+        .collect();
+    ids.sort_unstable();
+    assert_eq!(ids, vec![t.players[1], t.players[3]]);
+}

@@ -108,15 +108,17 @@ async fn door_tap(
     posted: Posted<DoorForm>,
 ) -> Result<HttpResponse, AppError> {
     let f = posted.form;
-    let player = match (f.player, f.code.as_deref()) {
+    let player = match (f.player, f.code.as_deref().map(str::trim)) {
         (Some(p), _) => Ok(p),
-        (None, Some(code)) => rounds::player_of_badge(code).ok_or_else(|| {
-            Error::invalid(
-                "code",
-                format!("`{}` is not a badge code (MJL-…)", code.trim()),
-            )
-        }),
-        (None, None) => Err(Error::invalid("player", "tap a player or scan a badge")),
+        (None, Some(code)) if !code.is_empty() => match rounds::player_of_badge(code) {
+            Some(p) => Ok(p),
+            // A name typed without the page's script: the one player it names.
+            None => by_name(&state, &posted.caller, *id, code).await,
+        },
+        _ => Err(Error::invalid(
+            "code",
+            "type a name, tap a player or scan a badge",
+        )),
     };
     let result = match player {
         Ok(p) if f.to.as_deref() == Some("out") => {
@@ -155,6 +157,41 @@ async fn door_tap(
         Err(e) => Err(e),
     };
     after(&format!("/nights/{id}/door"), result)
+}
+
+/// The one club player whose name contains `text` (any case), for the door's search box.
+async fn by_name(
+    state: &AppState,
+    caller: &crate::domain::Caller,
+    night: i64,
+    text: &str,
+) -> Result<i64, Error> {
+    let d = nights::details(state, caller, night).await?;
+    let want = text.to_lowercase();
+    let found: Vec<(i64, &str)> = d
+        .roster
+        .iter()
+        .filter(|(p, _)| p.name.to_lowercase().contains(&want))
+        .map(|(p, _)| (p.id, p.name.as_str()))
+        .collect();
+    match found.as_slice() {
+        [(id, _)] => Ok(*id),
+        [] => Err(Error::invalid(
+            "code",
+            format!("no player is named like “{text}”; register them below"),
+        )),
+        many => {
+            let names: Vec<&str> = many.iter().take(5).map(|(_, n)| *n).collect();
+            Err(Error::invalid(
+                "code",
+                format!(
+                    "{} players match “{text}” ({}); tap the one you mean",
+                    many.len(),
+                    names.join(", ")
+                ),
+            ))
+        }
+    }
 }
 
 #[derive(Deserialize)]
