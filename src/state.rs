@@ -246,7 +246,7 @@ pub const MAX_STREAMS: usize = 4096;
 /// How many events a slow stream may fall behind before it reads them from the table instead.
 const BUFFER: usize = 256;
 /// How many events one read of the table takes.
-const PAGE: i64 = 500;
+pub const EVENTS_PAGE: i64 = 500;
 
 struct Channel {
     tx: broadcast::Sender<Arc<Event>>,
@@ -258,8 +258,6 @@ struct Channel {
 pub struct Hub {
     channels: Mutex<HashMap<i64, Channel>>,
     pub streams: Arc<Semaphore>,
-    /// Serializes reads for a league's channels: one at a time hands events out in order.
-    reading: tokio::sync::Mutex<()>,
     /// Woken when this process committed events: the hub reads them at once (events other
     /// processes commit are read at the next sweep).
     pub poked: tokio::sync::Notify,
@@ -272,7 +270,6 @@ impl Default for Hub {
         Hub {
             channels: Mutex::new(HashMap::new()),
             streams: Arc::new(Semaphore::new(MAX_STREAMS)),
-            reading: tokio::sync::Mutex::new(()),
             poked: tokio::sync::Notify::new(),
             outbox: tokio::sync::Notify::new(),
         }
@@ -325,25 +322,21 @@ impl Hub {
         })
     }
 
-    /// Reads the new events of `leagues` (all with open streams when `None`) and hands them out.
-    pub async fn read(&self, db: &PgPool, leagues: Option<&[i64]>) -> sqlx::Result<()> {
-        let _one = self.reading.lock().await;
+    /// Reads the new events of every league with streams open here and hands them out, in
+    /// order. Only the hub's task calls it (one reader: events go out in the order read).
+    pub async fn read(&self, db: &PgPool) -> sqlx::Result<()> {
         let wanted: Vec<(i64, i64)> = {
             let Ok(mut channels) = self.channels.lock() else {
                 return Ok(());
             };
             // Channels nobody listens to any more are dropped.
             channels.retain(|_, c| c.tx.receiver_count() > 0);
-            channels
-                .iter()
-                .filter(|(l, _)| leagues.is_none_or(|ls| ls.contains(l)))
-                .map(|(l, c)| (*l, c.last))
-                .collect()
+            channels.iter().map(|(l, c)| (*l, c.last)).collect()
         };
         for (league, mut last) in wanted {
             loop {
-                let page = events::after(db, league, last, PAGE).await?;
-                let full = page.len() as i64 == PAGE;
+                let page = events::after(db, league, last, EVENTS_PAGE).await?;
+                let full = page.len() as i64 == EVENTS_PAGE;
                 let Ok(mut channels) = self.channels.lock() else {
                     return Ok(());
                 };

@@ -76,6 +76,16 @@ async fn no_serious_problems(c: &Client, page: &str) {
     );
 }
 
+/// The page at a tablet's width (820×1180) too: a screenshot to look at, and axe again there.
+async fn at_tablet_width(c: &Client, name: &str) {
+    c.set_window_size(820, 1180).await.unwrap();
+    let png = c.screenshot().await.unwrap();
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/screenshots");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join(format!("{name}-tablet.png")), png).unwrap();
+    no_serious_problems(c, &format!("{name} at 820 px")).await;
+}
+
 async fn visible_rows(c: &Client, css: &str) -> usize {
     c.execute(
         "return Array.from(document.querySelectorAll(arguments[0])).filter(e => !e.hidden && e.offsetParent !== null).length;",
@@ -120,6 +130,7 @@ async fn check_in_at_the_door_takes_one_tap_per_player_for_three_hundred() {
             .contains("0 of 300 checked in · 300 still missing")
     );
     shots(&c, "door").await;
+    at_tablet_width(&c, "door").await;
     c.set_window_size(390, 844).await.unwrap();
     no_serious_problems(&c, "the door").await;
 
@@ -213,6 +224,7 @@ async fn check_in_at_the_door_takes_one_tap_per_player_for_three_hundred() {
             .contains(&format!("MJL-{}", day.players[0].0))
     );
     no_serious_problems(&c, "badges").await;
+    at_tablet_width(&c, "badges").await;
     c.close().await.unwrap();
 }
 
@@ -288,7 +300,9 @@ async fn players_find_their_seat_and_the_projector_follows_every_game() {
     );
     assert_eq!((hands.taps, hands.scrolls), (1, 0));
     shots(&c, "seats").await;
+    c.set_window_size(390, 844).await.unwrap();
     no_serious_problems(&c, "where do I sit").await;
+    at_tablet_width(&c, "seats").await;
 
     // The seats on the projector: large type, turning pages by itself when they do not fit.
     c.set_window_size(1280, 500).await.unwrap();
@@ -328,6 +342,7 @@ async fn players_find_their_seat_and_the_projector_follows_every_game() {
     wait_text(&c, "#round-timer", "left").await;
     shots(&c, "round-status").await;
     no_serious_problems(&c, "round status").await;
+    at_tablet_width(&c, "round-status").await;
 
     // The standings projector, through a link that can be cut like a venue's Wi-Fi.
     let gate = Gate::to(&app.address).await;
@@ -390,6 +405,7 @@ async fn players_find_their_seat_and_the_projector_follows_every_game() {
         4
     );
     no_serious_problems(&c, "score sheets").await;
+    at_tablet_width(&c, "score-sheets").await;
     c.goto(&app.url(&format!("/nights/{}/print?what=tents", day.night)))
         .await
         .unwrap();

@@ -17,23 +17,11 @@ use tokio::sync::broadcast;
 use utoipa::ToSchema;
 
 use crate::domain::{AppState, Caller, Error, Need, Result};
-use crate::state::Subscription;
+use crate::state::{EVENTS_PAGE as PAGE, Subscription};
 use crate::storage::events::{self as stored, Event};
 
 pub const GAME_RECORDED: &str = "game.recorded";
-pub const GAME_AMENDED: &str = "game.amended";
-pub const GAME_VOIDED: &str = "game.voided";
-pub const NIGHT_CLOSED: &str = "night.closed";
 pub const STANDINGS_CHANGED: &str = "standings.changed";
-
-/// Every kind of event, as named on the wire.
-pub const KINDS: [&str; 5] = [
-    GAME_RECORDED,
-    GAME_AMENDED,
-    GAME_VOIDED,
-    NIGHT_CLOSED,
-    STANDINGS_CHANGED,
-];
 
 /// An event as streams and webhooks send it.
 #[derive(Debug, Clone, Serialize, ToSchema)]
@@ -69,8 +57,6 @@ impl From<&Event> for EventView {
 
 /// How often the hub looks for events other processes committed.
 const SWEEP: Duration = Duration::from_millis(250);
-/// How many events one read of the table takes.
-const PAGE: i64 = 500;
 
 /// The hub's task, for the process's life: reads the new events of the leagues with streams
 /// open here when this process commits some, and every quarter of a second for what other
@@ -84,7 +70,7 @@ pub async fn run_hub(state: Arc<AppState>) {
         if !state.events.listening() {
             continue;
         }
-        if let Err(e) = state.events.read(&state.db, None).await {
+        if let Err(e) = state.events.read(&state.db).await {
             tracing::warn!(error = %e, "league events could not be read; trying again");
             tokio::time::sleep(Duration::from_secs(1)).await;
         }

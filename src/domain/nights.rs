@@ -351,7 +351,7 @@ async fn swiss_tables(
         .await?
         .into_iter()
         .collect();
-    let mut ranked: Vec<i64> = present.clone();
+    let mut ranked = present;
     ranked.sort_by(|a, b| {
         let key = |p: &i64| {
             (
