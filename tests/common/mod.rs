@@ -59,9 +59,19 @@ pub async fn fresh_database() -> PgPool {
         .await
         .expect("create the test database");
     conn.close().await.ok();
-    let pool = mahjong_league::storage::connect_with(admin.database(&name))
-        .await
-        .expect("connect to the test database");
+    // The service's pool gives up after 2 s (then it answers 503); a machine busy with the
+    // rest of the suite can take longer to open a first connection, so setup tries again.
+    let mut tries = 0;
+    let pool = loop {
+        match mahjong_league::storage::connect_with(admin.clone().database(&name)).await {
+            Ok(pool) => break pool,
+            Err(e) if tries < 4 => {
+                tries += 1;
+                eprintln!("connecting to the test database, try {tries}: {e:#}");
+            }
+            Err(e) => panic!("connect to the test database: {e:#}"),
+        }
+    };
     mahjong_league::storage::migrate(&pool)
         .await
         .expect("migrate");
