@@ -5,9 +5,12 @@
 //! round. The cost of a pair that sits together `c` times is `history·c + c(c−1)/2`: earlier
 //! meetings (weighted by recency) make a pairing dearer, and repeats within the plan cost more
 //! the more they pile up, so the optimum spreads meetings evenly. The search stops at the
-//! counting lower bound or when its time is up.
+//! counting lower bound or when its time is up. Where no construction applies and repeats are
+//! forced, a search over plans with a cyclic symmetry (`cyclic`) runs first.
 
 use std::time::{Duration, Instant};
+
+mod cyclic;
 
 /// A small, stable PRNG (splitmix64), so a seed gives the same plan on every build.
 #[derive(Debug, Clone)]
@@ -362,6 +365,19 @@ pub fn plan(
     };
     let mut relabel: Vec<usize> = (0..n).collect();
     rng.shuffle(&mut relabel);
+    let started = Instant::now();
+    let has_history = history.weight.iter().any(|&w| w > 0.0);
+    // Without a construction for this count, and with more meetings than pairs (so repeats are
+    // forced), search plans with a cyclic symmetry first (nine tenths of the budget); the plain
+    // search below goes on from the best of them.
+    let mut plane = plane;
+    let bound = lower_bound(n, &sizes, rounds);
+    if plane.is_empty() && !has_history && rounds >= 3 && bound > 0.0 {
+        let deadline = started + budget.mul_f64(0.9);
+        if let Some((found, _)) = cyclic::search(n, rounds, &mut rng, deadline, bound) {
+            plane = found;
+        }
+    }
     for r in 0..rounds {
         if let Some(round) = plane.get(r) {
             members.push(
@@ -409,7 +425,8 @@ pub fn plan(
 
     if sizes.len() > 1 {
         let bound = lower_bound(n, &sizes, rounds);
-        anneal(&mut state, rounds, &mut rng, budget, bound, history);
+        let left = budget.saturating_sub(started.elapsed());
+        anneal(&mut state, rounds, &mut rng, left, bound, history);
     }
 
     // Seat order: fewest East starts so far sit first (East of game 1), then the rest.
