@@ -213,18 +213,7 @@ impl State<'_> {
             self.bump(b, y, false);
             self.bump(a, y, true);
         }
-        for m in self.members[r][ta].iter_mut() {
-            if *m == a {
-                *m = b;
-            }
-        }
-        for m in self.members[r][tb].iter_mut() {
-            if *m == b {
-                *m = a;
-            }
-        }
-        self.table_of[r][a] = tb;
-        self.table_of[r][b] = ta;
+        exchange_seats(&mut self.members[r], &mut self.table_of[r], a, b);
     }
 
     fn cost(&self) -> f64 {
@@ -238,6 +227,20 @@ impl State<'_> {
         }
         total
     }
+}
+
+/// Exchanges the seats of `a` and `b` (at different tables) in one round's tables.
+fn exchange_seats<T: AsMut<[usize]>>(tables: &mut [T], table_of: &mut [usize], a: usize, b: usize) {
+    let (ta, tb) = (table_of[a], table_of[b]);
+    for (t, from, to) in [(ta, a, b), (tb, b, a)] {
+        for seat in tables[t].as_mut() {
+            if *seat == from {
+                *seat = to;
+            }
+        }
+    }
+    table_of[a] = tb;
+    table_of[b] = ta;
 }
 
 /// The least cost any plan can have when there is no history: meetings spread evenly.

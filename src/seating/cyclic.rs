@@ -267,19 +267,7 @@ impl Cyclic {
 
     /// Exchanges the seats of `p` and `q` in search round `r`, counts untouched.
     fn exchange(&mut self, r: usize, p: usize, q: usize) {
-        let (tp, tq) = (self.table_of[r][p], self.table_of[r][q]);
-        for seat in self.tables[r][tp].iter_mut() {
-            if *seat == p {
-                *seat = q;
-            }
-        }
-        for seat in self.tables[r][tq].iter_mut() {
-            if *seat == q {
-                *seat = p;
-            }
-        }
-        self.table_of[r][p] = tq;
-        self.table_of[r][q] = tp;
+        super::exchange_seats(&mut self.tables[r], &mut self.table_of[r], p, q);
     }
 
     fn cost(&self) -> f64 {
