@@ -740,12 +740,8 @@ async fn totals_kept_per_game_agree_with_a_rebuild_from_the_games() {
     assert_eq!(kept, rebuilt);
 }
 
-#[tokio::test]
-async fn late_entries_add_up_and_voids_take_the_game_out() {
-    let app = spawn_app().await;
-    let s = setup(&app).await;
-    let (ann, bea, _, _) = (s.seats[0], s.seats[1], s.seats[2], s.seats[3]);
-    // A second night with the same four players.
+/// A second night with the same four players at one table: that table.
+async fn second_night_table(app: &TestApp, s: &Setup) -> i64 {
     let league: i64 = sqlx::query_scalar("SELECT id FROM leagues")
         .fetch_one(&app.db)
         .await
@@ -778,7 +774,70 @@ async fn late_entries_add_up_and_voids_take_the_game_out() {
         .json()
         .await
         .unwrap();
-    let table2 = locked["tables"][0]["id"].as_i64().unwrap();
+    locked["tables"][0]["id"].as_i64().unwrap()
+}
+
+#[tokio::test]
+async fn games_of_the_same_players_rated_at_once_agree_with_a_rebuild() {
+    let app = spawn_app().await;
+    let s = setup(&app).await;
+    let (ann, cy, dot) = (s.seats[0], s.seats[2], s.seats[3]);
+    let table2 = second_night_table(&app, &s).await;
+    let post = |table: i64, winner: i64| {
+        let req = s
+            .owner
+            .post(app.url(&format!("/api/v1/tables/{table}/games")))
+            .json(&json!({"outcome": "mahjong", "winner": winner, "hand": WIN, "won_by": "self_pick"}));
+        async move {
+            let res = req.send().await.unwrap();
+            assert_eq!(res.status(), 201);
+        }
+    };
+    post(s.table, ann).await;
+
+    // Hold the league's lock, so both games read the same ratings before either is counted;
+    // the second to get the lock finds them changed and rates its game again.
+    let mut hold = app.db.begin().await.unwrap();
+    sqlx::query("UPDATE leagues SET revision = revision")
+        .execute(&mut *hold)
+        .await
+        .unwrap();
+    let release = async {
+        let mut waited = 0;
+        loop {
+            let waiting: i64 = sqlx::query_scalar(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() \
+                 AND wait_event_type = 'Lock' AND query LIKE '%UPDATE leagues%'",
+            )
+            .fetch_one(&app.db)
+            .await
+            .unwrap();
+            if waiting == 2 {
+                break;
+            }
+            waited += 1;
+            assert!(
+                waited < 600,
+                "the two games never reached the league's lock"
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        hold.commit().await.unwrap();
+    };
+    tokio::join!(post(s.table, cy), post(table2, dot), release);
+
+    let kept = standings_json(&app, &s.owner).await;
+    spoil_the_totals(&app).await;
+    let rebuilt = standings_json(&app, &s.owner).await;
+    assert_eq!(kept, rebuilt);
+}
+
+#[tokio::test]
+async fn late_entries_add_up_and_voids_take_the_game_out() {
+    let app = spawn_app().await;
+    let s = setup(&app).await;
+    let (ann, bea, _, _) = (s.seats[0], s.seats[1], s.seats[2], s.seats[3]);
+    let table2 = second_night_table(&app, &s).await;
     let win =
         |p: i64| json!({"outcome": "mahjong", "winner": p, "hand": WIN, "won_by": "self_pick"});
     let post = |table: i64, body: Value| {

@@ -258,11 +258,22 @@ impl Caller {
 
     /// A league the caller may see (`Need::Read` on a public league: anyone) or act on.
     pub async fn league(&self, state: &AppState, id: i64, need: Need) -> Result<(League, Club)> {
-        let not_found = || Error::NotFound(format!("no league {id}"));
-        let league = leagues::get(&state.db, id).await?.ok_or_else(not_found)?;
-        let club = clubs::by_id(&state.db, league.club_id)
+        let (league, club) = leagues::with_club(&state.db, id)
             .await?
-            .ok_or_else(not_found)?;
+            .ok_or_else(|| Error::NotFound(format!("no league {id}")))?;
+        self.admit(state, league, club, need).await
+    }
+
+    /// As `league`, for a league and its club already read.
+    pub async fn admit(
+        &self,
+        state: &AppState,
+        league: League,
+        club: Club,
+        need: Need,
+    ) -> Result<(League, Club)> {
+        let id = league.id;
+        let not_found = || Error::NotFound(format!("no league {id}"));
         if need == Need::Read && league.visibility == "public" {
             return Ok((league, club));
         }

@@ -13,7 +13,7 @@ use crate::domain::nights::PlayerRef;
 use crate::domain::{AppState, Caller, Error, FieldError, Need, Result, leagues};
 use crate::rules::Table;
 use crate::rules::scoring::{DeadEntry, GameResult, Outcome, RulesetSpec, Tiles, WonBy};
-use crate::storage::games::{self, InsertError, NewGame, TableContext};
+use crate::storage::games::{self, InsertError, NewGame, TableContext, TableSheet};
 pub use crate::storage::games::{AuditEntry, SEAT_WINDS};
 use crate::storage::leagues::League;
 use crate::storage::{clubs, totals, users};
@@ -197,13 +197,11 @@ async fn prepare(
     league: &League,
     table_id: i64,
     players: &[(i64, String)],
+    next_number: i32,
     input: &GameInput,
 ) -> Result<NewGame> {
     let n = players.len();
-    let number = match input.number {
-        Some(k) => k,
-        None => games::next_number(&state.db, table_id).await?,
-    };
+    let number = input.number.unwrap_or(next_number);
     if number < 1 || number > league.games_per_table {
         return Err(Error::invalid(
             "number",
@@ -400,26 +398,42 @@ pub struct Recorded {
     pub table_number: i32,
 }
 
-/// The table and its league, for a caller with `need` (404 naming the table otherwise).
+/// The table as game entry reads it, for a caller with `need` (404 naming the table
+/// otherwise).
 async fn table_for(
     state: &AppState,
     caller: &Caller,
     table_id: i64,
     need: Need,
-) -> Result<(TableContext, League, i64)> {
+) -> Result<TableSheet> {
     let not_found = || format!("no table {table_id}");
-    let ctx = games::table_context(&state.db, table_id)
+    let sheet = games::table_sheet(&state.db, table_id)
         .await?
         .ok_or_else(|| Error::NotFound(not_found()))?;
-    if let Some(league) = by_code(state, caller, table_id, need).await? {
-        let club_id = league.club_id;
-        return Ok((ctx, league, club_id));
+    // A table code opens its own table for scoring, and nothing more.
+    if caller.code_table() == Some((table_id, sheet.ctx.league_id)) && need <= Need::Score {
+        return Ok(sheet);
     }
+    let TableSheet {
+        ctx,
+        league,
+        club,
+        players,
+        priors,
+        next_number,
+    } = sheet;
     let (league, club) = caller
-        .league(state, ctx.league_id, need)
+        .admit(state, league, club, need)
         .await
         .map_err(|e| e.or_not_found(not_found))?;
-    Ok((ctx, league, club.id))
+    Ok(TableSheet {
+        ctx,
+        league,
+        club,
+        players,
+        priors,
+        next_number,
+    })
 }
 
 /// The table's league when the caller holds that table's code and needs no more than to score;
@@ -453,7 +467,8 @@ pub async fn record(
     key: Option<String>,
     input: GameInput,
 ) -> Result<Recorded> {
-    let (ctx, league, club_id) = table_for(state, caller, table_id, Need::Score).await?;
+    let sheet = table_for(state, caller, table_id, Need::Score).await?;
+    let (ctx, league, club_id) = (&sheet.ctx, &sheet.league, sheet.club.id);
     if ctx.night_status == "closed" {
         return Err(closed(ctx.night_id));
     }
@@ -473,13 +488,13 @@ pub async fn record(
             .collect::<String>()
     };
     if let Some(k) = &key
-        && let Some(answer) = replay(state, &ctx, club_id, k, &request_hash).await?
+        && let Some(answer) = replay(state, ctx, club_id, k, &request_hash).await?
     {
         return Ok(answer);
     }
 
-    let players = games::table_players(&state.db, table_id).await?;
-    let game = prepare(state, &league, table_id, &players, &input).await?;
+    let players = &sheet.players;
+    let game = prepare(state, league, table_id, players, sheet.next_number, &input).await?;
 
     let mut tx = state.db.begin().await?;
     if let Some(k) = &key
@@ -487,7 +502,7 @@ pub async fn record(
     {
         // Another request with this key committed first: answer as it did.
         tx.rollback().await?;
-        return replay(state, &ctx, club_id, k, &request_hash)
+        return replay(state, ctx, club_id, k, &request_hash)
             .await?
             .ok_or_else(|| {
                 Error::Conflict("a request with this Idempotency-Key is still in progress".into())
@@ -511,7 +526,7 @@ pub async fn record(
     };
     // The stored answer commits with the game: a retry sees both or neither. It is made from
     // what was just written, not read back, to keep the transaction short.
-    let view = new_view(id, &game, &players);
+    let view = new_view(id, &game, players);
     let body = serde_json::to_value(&view).map_err(Error::internal)?;
     if let Some(k) = &key {
         games::save_response(&mut tx, club_id, k, 201, &body).await?;
@@ -523,7 +538,20 @@ pub async fn record(
     if counted {
         news.push((events::STANDINGS_CHANGED, serde_json::Value::Null));
     }
-    totals::count_game(&mut tx, ctx.league_id, id, counted, &news).await?;
+    // Each seat's player, score and rating before this game (read with the table).
+    let seats: Vec<(i64, i64, totals::Prior)> = game
+        .scores
+        .iter()
+        .map(|s| {
+            let prior = players
+                .iter()
+                .position(|(p, _)| *p == s.0)
+                .and_then(|i| sheet.priors.get(i).copied())
+                .unwrap_or_default();
+            (s.0, s.2, prior)
+        })
+        .collect();
+    totals::count_game(&mut tx, ctx.league_id, id, counted, &news, &seats).await?;
     tx.commit().await?;
     state.events.poke();
     Ok(Recorded {
@@ -698,7 +726,7 @@ pub async fn amend(
     }
     input.number = Some(input.number.unwrap_or(g.number));
     let players = games::table_players(&state.db, g.table_id).await?;
-    let game = prepare(state, &league, g.table_id, &players, &input).await?;
+    let game = prepare(state, &league, g.table_id, &players, g.number, &input).await?;
     let mut amended = new_view(g.id, &game, &players);
     amended.version = version + 1;
     let amended = serde_json::to_value(&amended).map_err(Error::internal)?;
@@ -836,9 +864,13 @@ pub struct Scoring {
 
 /// The scoring screen of a table (scorers and up).
 pub async fn scoring(state: &AppState, caller: &Caller, table_id: i64) -> Result<Scoring> {
-    let (ctx, league, _) = table_for(state, caller, table_id, Need::Score).await?;
-    let players = games::table_players(&state.db, table_id).await?;
-    let number = games::next_number(&state.db, table_id).await?;
+    let TableSheet {
+        ctx,
+        league,
+        players,
+        next_number: number,
+        ..
+    } = table_for(state, caller, table_id, Need::Score).await?;
     let rows = games::table_scores(&state.db, table_id).await?;
     let n = players.len().max(1);
     let seat_of = |pid: i64| players.iter().position(|(id, _)| *id == pid);

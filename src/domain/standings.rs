@@ -77,17 +77,17 @@ struct Computed {
 
 /// The league's standings, ranked (totals rebuilt first if they were written by hand).
 async fn compute(state: &AppState, league: &League) -> Result<Computed> {
-    let league_state = totals::league_state(&state.db, league.id).await?;
-    let (mut revision, updating) = (league_state.revision, league_state.updating);
+    // The revision is read with the rows: what is computed is at least that new.
+    let (mut league_state, mut rows) = totals::lines(&state.db, league.id).await?;
     if league_state.stale {
         totals::rebuild_if_stale(&state.db, league.id).await?;
-        revision = games::revision(&state.db, league.id).await?;
+        (league_state, rows) = totals::lines(&state.db, league.id).await?;
     }
+    let (revision, updating) = (league_state.revision, league_state.updating);
     if updating {
         // Started by the correction; started again here after a restart or a failure.
         replay_ratings(state, league.id);
     }
-    let rows = totals::lines(&state.db, league.id).await?;
     let board = if league.board == "average" {
         Board::Average {
             min_games: league.min_games as i64,

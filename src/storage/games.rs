@@ -3,6 +3,8 @@
 use sqlx::{PgPool, Postgres, Transaction};
 
 use crate::standings::Line;
+use crate::storage::clubs::Club;
+use crate::storage::leagues::{League, LeagueAndClub, WITH_CLUB_COLUMNS};
 use crate::storage::{events, totals};
 
 /// The seat winds as stored in `game_scores.seat`, East first and on round the table.
@@ -28,22 +30,83 @@ pub async fn table_context(pool: &PgPool, table_id: i64) -> sqlx::Result<Option<
     .await
 }
 
+/// A table as game entry reads it, in one round trip: its context, its league and club, its
+/// players in seat order with their ratings in the league, and the next game's number.
+#[derive(Debug, Clone)]
+pub struct TableSheet {
+    pub ctx: TableContext,
+    pub league: League,
+    pub club: Club,
+    /// (player, name) in seat order.
+    pub players: Vec<(i64, String)>,
+    /// The players' ratings in the league, in seat order.
+    pub priors: Vec<totals::Prior>,
+    pub next_number: i32,
+}
+
+pub async fn table_sheet(pool: &PgPool, table_id: i64) -> sqlx::Result<Option<TableSheet>> {
+    #[derive(sqlx::FromRow)]
+    struct Row {
+        #[sqlx(flatten)]
+        ctx: TableContext,
+        #[sqlx(flatten)]
+        league: LeagueAndClub,
+        next_number: i32,
+        ids: Option<Vec<i64>>,
+        names: Option<Vec<String>>,
+        mus: Option<Vec<Option<f64>>>,
+        sigmas: Option<Vec<Option<f64>>>,
+        stamps: Option<Vec<Option<i64>>>,
+    }
+    let row = sqlx::query_as::<_, Row>(sqlx::AssertSqlSafe(format!(
+        "SELECT t.id AS table_id, t.number AS table_number, n.id AS night_id, n.status AS night_status, n.league_id, \
+                {WITH_CLUB_COLUMNS}, \
+                (SELECT coalesce(max(number), 0) + 1 FROM games WHERE table_id = t.id AND status = 'recorded' AND outcome <> 'redeal') AS next_number, \
+                s.ids, s.names, s.mus, s.sigmas, s.stamps \
+         FROM night_tables t JOIN nights n ON n.id = t.night_id JOIN leagues l ON l.id = n.league_id JOIN clubs c ON c.id = l.club_id \
+         CROSS JOIN LATERAL (SELECT array_agg(p.id ORDER BY s.seat) AS ids, array_agg(p.name ORDER BY s.seat) AS names, \
+                array_agg(lt.mu ORDER BY s.seat) AS mus, array_agg(lt.sigma ORDER BY s.seat) AS sigmas, \
+                array_agg(lt.rating_stamp ORDER BY s.seat) AS stamps \
+              FROM table_seats s JOIN players p ON p.id = s.player_id \
+              LEFT JOIN league_totals lt ON lt.league_id = n.league_id AND lt.player_id = p.id \
+              WHERE s.table_id = t.id) s \
+         WHERE t.id = $1"
+    )))
+    .bind(table_id)
+    .fetch_optional(pool)
+    .await?;
+    Ok(row.map(|r| {
+        let (league, club) = r.league.split();
+        let ids = r.ids.unwrap_or_default();
+        let (mus, sigmas, stamps) = (
+            r.mus.unwrap_or_default(),
+            r.sigmas.unwrap_or_default(),
+            r.stamps.unwrap_or_default(),
+        );
+        let priors = (0..ids.len())
+            .map(|i| totals::Prior {
+                mu: mus.get(i).copied().flatten(),
+                sigma: sigmas.get(i).copied().flatten(),
+                stamp: stamps.get(i).copied().flatten(),
+            })
+            .collect();
+        TableSheet {
+            ctx: r.ctx,
+            league,
+            club,
+            players: ids.into_iter().zip(r.names.unwrap_or_default()).collect(),
+            priors,
+            next_number: r.next_number,
+        }
+    }))
+}
+
 /// Players at a table in seat order.
 pub async fn table_players(pool: &PgPool, table_id: i64) -> sqlx::Result<Vec<(i64, String)>> {
     sqlx::query_as("SELECT p.id, p.name FROM table_seats s JOIN players p ON p.id = s.player_id WHERE s.table_id = $1 ORDER BY s.seat")
         .bind(table_id)
         .fetch_all(pool)
         .await
-}
-
-/// The next game number at a table.
-pub async fn next_number(pool: &PgPool, table_id: i64) -> sqlx::Result<i32> {
-    sqlx::query_scalar(
-        "SELECT coalesce(max(number), 0) + 1 FROM games WHERE table_id = $1 AND status = 'recorded' AND outcome <> 'redeal'",
-    )
-    .bind(table_id)
-    .fetch_one(pool)
-    .await
 }
 
 /// The recorded game holding a number at a table.
@@ -92,14 +155,6 @@ impl From<sqlx::Error> for InsertError {
             _ => InsertError::Db(e),
         }
     }
-}
-
-/// The league's standings revision.
-pub async fn revision(pool: &PgPool, league_id: i64) -> sqlx::Result<i64> {
-    sqlx::query_scalar("SELECT revision FROM leagues WHERE id = $1")
-        .bind(league_id)
-        .fetch_one(pool)
-        .await
 }
 
 /// A game's scores: (player, seat, score, breakdown, dead).

@@ -3,6 +3,8 @@
 use chrono::{DateTime, NaiveDate, Utc};
 use sqlx::PgPool;
 
+use super::clubs::Club;
+
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct League {
     pub id: i64,
@@ -95,6 +97,45 @@ pub async fn get(pool: &PgPool, id: i64) -> sqlx::Result<Option<League>> {
     .bind(id)
     .fetch_optional(pool)
     .await
+}
+
+/// The columns of `League` read from `leagues l`, and of its club (`Club`) read from `clubs c`
+/// as `club_slug`, `club_name` and `club_time_zone`.
+pub const WITH_CLUB_COLUMNS: &str = "l.id, l.club_id, l.name, l.card_id, l.builtin_card, l.ruleset, l.games_per_table, \
+     l.visibility, l.board, l.min_games, l.starts_on, l.ends_on, l.created_at, l.revision, \
+     c.slug AS club_slug, c.name AS club_name, c.time_zone AS club_time_zone";
+
+/// A row of `WITH_CLUB_COLUMNS`.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct LeagueAndClub {
+    #[sqlx(flatten)]
+    pub league: League,
+    pub club_slug: String,
+    pub club_name: String,
+    pub club_time_zone: String,
+}
+
+impl LeagueAndClub {
+    pub fn split(self) -> (League, Club) {
+        let club = Club {
+            id: self.league.club_id,
+            slug: self.club_slug,
+            name: self.club_name,
+            time_zone: self.club_time_zone,
+        };
+        (self.league, club)
+    }
+}
+
+/// A league and its club, in one read.
+pub async fn with_club(pool: &PgPool, id: i64) -> sqlx::Result<Option<(League, Club)>> {
+    let row = sqlx::query_as::<_, LeagueAndClub>(sqlx::AssertSqlSafe(format!(
+        "SELECT {WITH_CLUB_COLUMNS} FROM leagues l JOIN clubs c ON c.id = l.club_id WHERE l.id = $1"
+    )))
+    .bind(id)
+    .fetch_optional(pool)
+    .await?;
+    Ok(row.map(LeagueAndClub::split))
 }
 
 /// A public league as the start page lists it.

@@ -4,7 +4,9 @@
 //! Every game write locks the league's row (bumping its standings revision), so the writes of
 //! one league apply one after another. A new game takes the lock as its transaction's last
 //! step, gets its place in the standings order there, and is added to its players' rows,
-//! rating included. A change to the past — a correction or a void — takes the old game out of
+//! rating included, all in one statement: the new ratings are worked out before the lock from
+//! those read with the table, and each rating row's stamp says whether another game rated the
+//! player in between (then the game is rated again, under the lock). A change to the past — a correction or a void — takes the old game out of
 //! its players' totals and puts the new one in, in its own transaction, and marks the ratings
 //! dirty: ratings follow the games in the order they were recorded, so they are replayed
 //! afterwards, off the request path (`recompute_ratings`), while the standings say so. Totals
@@ -45,116 +47,197 @@ pub async fn lock_league(
     tx: &mut Transaction<'_, Postgres>,
     league_id: i64,
 ) -> sqlx::Result<Locked> {
-    lock_and_emit(tx, league_id, &[]).await
-}
-
-/// As `lock_league`, writing the league's `events` in the same statement, once the lock is
-/// held (`events::emit`; one round trip less while the lock is held).
-pub async fn lock_and_emit(
-    tx: &mut Transaction<'_, Postgres>,
-    league_id: i64,
-    events: &[(&str, serde_json::Value)],
-) -> sqlx::Result<Locked> {
-    const LOCK: &str = "UPDATE leagues SET revision = revision + 1 WHERE id = $1 \
-         RETURNING club_id, revision, standings_stale, ratings_dirty <> ratings_clean AS ratings_dirty";
-    let (totals_stale, ratings_dirty): (bool, bool) = if events.is_empty() {
-        sqlx::query_as(sqlx::AssertSqlSafe(format!(
-            "WITH l AS ({LOCK}) SELECT standings_stale, ratings_dirty FROM l"
-        )))
-        .bind(league_id)
-        .fetch_one(&mut **tx)
-        .await?
-    } else {
-        let sql = format!(
-            "WITH l AS ({LOCK}), {} SELECT standings_stale, ratings_dirty FROM l",
-            super::events::EMIT
-        );
-        let (kinds, data) = super::events::columns(events);
-        sqlx::query_as(sqlx::AssertSqlSafe(sql))
-            .bind(league_id)
-            .bind(&kinds)
-            .bind(&data)
-            .fetch_one(&mut **tx)
-            .await?
-    };
+    let (totals_stale, ratings_dirty): (bool, bool) = sqlx::query_as(
+        "UPDATE leagues SET revision = revision + 1 WHERE id = $1 \
+         RETURNING standings_stale, ratings_dirty <> ratings_clean",
+    )
+    .bind(league_id)
+    .fetch_one(&mut **tx)
+    .await?;
     Ok(Locked {
         totals_stale,
         ratings_dirty,
     })
 }
 
-/// Upserts a game's contributions into its players' totals (`sign` 1 adds, −1 takes away)
-/// and answers (player, score, μ, σ) of its seats.
-const APPLY: &str = "WITH {ORDER} c AS (SELECT * FROM ({CONTRIBUTIONS} WHERE g.id = $2) x), \
-       up AS (INSERT INTO league_totals AS t (league_id, player_id, games, wins, points, self_picks, jokerless_wins, deal_ins, dead_hands, wall_games) \
-         SELECT $1, c.player_id, $3 * c.games, $3 * c.wins, $3 * c.points, $3 * c.self_picks, $3 * c.jokerless_wins, $3 * c.deal_ins, \
-                $3 * c.dead_hands, $3 * c.wall_games FROM c ORDER BY c.player_id \
-         ON CONFLICT (league_id, player_id) DO UPDATE SET games = t.games + excluded.games, \
-           wins = t.wins + excluded.wins, points = t.points + excluded.points, \
-           self_picks = t.self_picks + excluded.self_picks, \
-           jokerless_wins = t.jokerless_wins + excluded.jokerless_wins, \
-           deal_ins = t.deal_ins + excluded.deal_ins, \
-           dead_hands = t.dead_hands + excluded.dead_hands, \
-           wall_games = t.wall_games + excluded.wall_games \
-         RETURNING t.player_id, t.mu, t.sigma) \
-     SELECT up.player_id, c.points::BIGINT, up.mu, up.sigma FROM up JOIN c ON c.player_id = up.player_id ORDER BY up.player_id";
+/// The totals columns of `league_totals`, in the order `CONTRIBUTIONS` yields them.
+const TOTALS: &str =
+    "games, wins, points, self_picks, jokerless_wins, deal_ins, dead_hands, wall_games";
 
-/// The game's place in the standings order, taken in the same statement as its totals.
-const TAKE_ORDER: &str =
-    "o AS (UPDATE games SET standings_order = nextval('game_standings_order') WHERE id = $2),";
+/// `ON CONFLICT … DO UPDATE` assignments adding the proposed row's totals to the stored ones.
+const ADD_TOTALS: &str = "games = t.games + excluded.games, \
+       wins = t.wins + excluded.wins, points = t.points + excluded.points, \
+       self_picks = t.self_picks + excluded.self_picks, \
+       jokerless_wins = t.jokerless_wins + excluded.jokerless_wins, \
+       deal_ins = t.deal_ins + excluded.deal_ins, \
+       dead_hands = t.dead_hands + excluded.dead_hands, \
+       wall_games = t.wall_games + excluded.wall_games";
 
+/// `c`'s totals times `sign`, as values for `TOTALS`.
+fn signed(sign: &str) -> String {
+    TOTALS
+        .split(", ")
+        .map(|column| format!("{sign} * c.{column}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Upserts a game's contributions into its players' totals (`$3` 1 adds, −1 takes away).
 async fn apply(
     tx: &mut Transaction<'_, Postgres>,
     league_id: i64,
     game_id: i64,
     sign: i64,
-    order: &str,
-) -> sqlx::Result<Vec<(i64, i64, Option<f64>, Option<f64>)>> {
-    let sql = APPLY
-        .replace("{ORDER}", order)
-        .replace("{CONTRIBUTIONS}", CONTRIBUTIONS);
-    sqlx::query_as(sqlx::AssertSqlSafe(sql))
+) -> sqlx::Result<()> {
+    let sql = format!(
+        "WITH c AS (SELECT * FROM ({CONTRIBUTIONS} WHERE g.id = $2) x) \
+         INSERT INTO league_totals AS t (league_id, player_id, {TOTALS}) \
+         SELECT $1, c.player_id, {} FROM c ORDER BY c.player_id \
+         ON CONFLICT (league_id, player_id) DO UPDATE SET {ADD_TOTALS}",
+        signed("$3")
+    );
+    sqlx::query(sqlx::AssertSqlSafe(sql))
         .bind(league_id)
         .bind(game_id)
         .bind(sign)
-        .fetch_all(&mut **tx)
-        .await
+        .execute(&mut **tx)
+        .await?;
+    Ok(())
 }
 
+/// A player's rating as read before a game's transaction: μ, σ and the stamp of the write that
+/// set them (`None` when the player has no rating in the league yet).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Prior {
+    pub mu: Option<f64>,
+    pub sigma: Option<f64>,
+    pub stamp: Option<i64>,
+}
+
+/// Takes league `$1`'s lock and, in the same statement: writes the events (`$2`, `$3`: see
+/// `EMIT`), gives game `$4` its place in the standings order and, when it counts (`$5`) and the
+/// totals are fresh, adds it to its players' totals with the ratings worked out before the
+/// transaction (`$6` players, `$7` μ, `$8` σ; none while the ratings are being replayed). A
+/// player's new rating is written only where the stamp read with the old one (`$9`) is still
+/// there, and takes stamp `st.v`; `rated` says where it was.
+const COUNT: &str = "WITH l AS (UPDATE leagues SET revision = revision + 1 WHERE id = $1 \
+         RETURNING club_id, revision, standings_stale, ratings_dirty <> ratings_clean AS ratings_dirty), \
+       {EMIT}, \
+       o AS (UPDATE games g SET standings_order = nextval('game_standings_order') FROM l WHERE g.id = $4), \
+       st AS (SELECT nextval('rating_stamps') AS v), \
+       r AS (SELECT * FROM unnest($6::BIGINT[], $7::FLOAT8[], $8::FLOAT8[], $9::BIGINT[]) AS r (player_id, mu, sigma, seen)), \
+       c AS (SELECT x.* FROM ({CONTRIBUTIONS} WHERE g.id = $4) x, l WHERE $5 AND NOT l.standings_stale), \
+       up AS (INSERT INTO league_totals AS t (league_id, player_id, {TOTALS}, mu, sigma, rating_stamp) \
+         SELECT $1, c.player_id, {VALUES}, \
+                CASE WHEN r.mu IS NOT NULL AND NOT l.ratings_dirty THEN r.mu END, \
+                CASE WHEN r.mu IS NOT NULL AND NOT l.ratings_dirty THEN r.sigma END, \
+                CASE WHEN r.mu IS NOT NULL AND NOT l.ratings_dirty THEN st.v END \
+         FROM c JOIN r ON r.player_id = c.player_id, l, st ORDER BY c.player_id \
+         ON CONFLICT (league_id, player_id) DO UPDATE SET {ADD_TOTALS}, \
+           mu = CASE WHEN {SAME} THEN excluded.mu ELSE t.mu END, \
+           sigma = CASE WHEN {SAME} THEN excluded.sigma ELSE t.sigma END, \
+           rating_stamp = CASE WHEN {SAME} THEN excluded.rating_stamp ELSE t.rating_stamp END \
+         RETURNING t.player_id, t.rating_stamp IS NOT DISTINCT FROM (SELECT v FROM st) AS rated, t.mu, t.sigma) \
+     SELECT l.standings_stale, l.ratings_dirty, up.player_id, up.rated, up.mu, up.sigma \
+     FROM l LEFT JOIN up ON true ORDER BY up.player_id";
+
+/// The new rating is to be written and nothing rated the player since the old one was read.
+const SAME: &str = "excluded.rating_stamp IS NOT NULL AND \
+     t.rating_stamp IS NOT DISTINCT FROM (SELECT r.seen FROM r WHERE r.player_id = t.player_id)";
+
 /// Adds a just-inserted game to the league's standings: takes the league's lock (writing
-/// `events` with it), gives the game
-/// its place in the standings order and, when it counts (not a redeal) and the totals are
-/// fresh, adds it to its players' totals and (unless they are being replayed) ratings. Call it
-/// as the transaction's last step: the lock is held until the commit.
+/// `events` with it), gives the game its place in the standings order and, when it counts (not a
+/// redeal) and the totals are fresh, adds it to its players' totals and (unless they are being
+/// replayed) ratings. `seats` holds each seat's player, score and rating as read before the
+/// transaction: the game is rated from those before the lock is taken, and rated again under it
+/// only if another write changed one of them meanwhile. Call it as the transaction's last step:
+/// the lock is held until the commit.
 pub async fn count_game(
     tx: &mut Transaction<'_, Postgres>,
     league_id: i64,
     game_id: i64,
     counted: bool,
     events: &[(&str, serde_json::Value)],
+    seats: &[(i64, i64, Prior)],
 ) -> sqlx::Result<()> {
-    let locked = lock_and_emit(tx, league_id, events).await?;
-    if locked.totals_stale || !counted {
-        sqlx::query(
-            "UPDATE games SET standings_order = nextval('game_standings_order') WHERE id = $1",
-        )
-        .bind(game_id)
-        .execute(&mut **tx)
-        .await?;
-        return Ok(());
-    }
-    // After the lock: orders follow the order in which the league's writes apply.
-    let seats = apply(tx, league_id, game_id, 1, TAKE_ORDER).await?;
-    if locked.ratings_dirty {
-        // The replay takes this game in after its snapshot.
-        return Ok(());
-    }
-    let game: Vec<(i64, i64, Skill)> = seats
-        .into_iter()
-        .map(|(p, score, mu, sigma)| (p, score, skill(mu, sigma)))
+    let mut seats = seats.to_vec();
+    seats.sort_unstable_by_key(|s| s.0);
+    let rate = |seats: &[(i64, i64, Prior)]| {
+        let game: Vec<(i64, i64, Skill)> = seats
+            .iter()
+            .map(|(p, score, prior)| (*p, *score, skill(prior.mu, prior.sigma)))
+            .collect();
+        standings::rate_game(&game).map(|new| new.into_iter().collect::<HashMap<i64, Skill>>())
+    };
+    let new = if counted { rate(&seats) } else { None };
+    let players: Vec<i64> = seats.iter().map(|s| s.0).collect();
+    let skill_of = |p: &i64| new.as_ref().and_then(|n| n.get(p));
+    let mu: Vec<Option<f64>> = players
+        .iter()
+        .map(|p| skill_of(p).map(|s| s.rating))
         .collect();
-    if let Some(new) = standings::rate_game(&game) {
-        write_ratings(tx, league_id, &new.into_iter().collect()).await?;
+    let sigma: Vec<Option<f64>> = players
+        .iter()
+        .map(|p| skill_of(p).map(|s| s.uncertainty))
+        .collect();
+    let seen: Vec<Option<i64>> = seats.iter().map(|s| s.2.stamp).collect();
+    let sql = COUNT
+        .replace("{EMIT}", super::events::EMIT)
+        .replace("{CONTRIBUTIONS}", CONTRIBUTIONS)
+        .replace("{TOTALS}", TOTALS)
+        .replace("{VALUES}", &signed("1"))
+        .replace("{ADD_TOTALS}", ADD_TOTALS)
+        .replace("{SAME}", SAME);
+    let (kinds, data) = super::events::columns(events);
+    #[allow(clippy::type_complexity)]
+    let rows: Vec<(
+        bool,
+        bool,
+        Option<i64>,
+        Option<bool>,
+        Option<f64>,
+        Option<f64>,
+    )> = sqlx::query_as(sqlx::AssertSqlSafe(sql))
+        .bind(league_id)
+        .bind(&kinds)
+        .bind(&data)
+        .bind(game_id)
+        .bind(counted)
+        .bind(&players)
+        .bind(&mu)
+        .bind(&sigma)
+        .bind(&seen)
+        .fetch_all(&mut **tx)
+        .await?;
+    let Some(&(stale, dirty, ..)) = rows.first() else {
+        return Ok(());
+    };
+    if stale || dirty || new.is_none() || rows.iter().all(|r| r.3 == Some(true)) {
+        return Ok(());
+    }
+    // Another game rated some of these players between the read and the lock: rate this one
+    // again from the ratings before it (those read where its rating went in, those there now
+    // elsewhere) and write them all.
+    let before: Vec<(i64, i64, Prior)> = seats
+        .iter()
+        .map(|&(p, score, prior)| {
+            let now = rows.iter().find(|r| r.2 == Some(p));
+            match now {
+                Some(&(_, _, _, Some(false), mu, sigma)) => (
+                    p,
+                    score,
+                    Prior {
+                        mu,
+                        sigma,
+                        stamp: None,
+                    },
+                ),
+                _ => (p, score, prior),
+            }
+        })
+        .collect();
+    if let Some(again) = rate(&before) {
+        write_ratings(tx, league_id, &again).await?;
     }
     Ok(())
 }
@@ -170,7 +253,7 @@ pub async fn adjust(
     sign: i64,
 ) -> sqlx::Result<()> {
     if !locked.totals_stale {
-        apply(tx, league_id, game_id, sign, "").await?;
+        apply(tx, league_id, game_id, sign).await?;
     }
     Ok(())
 }
@@ -201,7 +284,7 @@ pub struct LeagueState {
     pub at: chrono::DateTime<chrono::Utc>,
 }
 
-pub async fn league_state(pool: &PgPool, league_id: i64) -> sqlx::Result<LeagueState> {
+async fn league_state(pool: &PgPool, league_id: i64) -> sqlx::Result<LeagueState> {
     sqlx::query_as(
         "SELECT revision, standings_stale AS stale, ratings_dirty <> ratings_clean AS updating, \
                 ratings_dirty AS corrections, clock_timestamp() AS at FROM leagues WHERE id = $1",
@@ -329,7 +412,7 @@ async fn write_ratings(
     let mu: Vec<f64> = players.iter().map(|p| ratings[p].rating).collect();
     let sigma: Vec<f64> = players.iter().map(|p| ratings[p].uncertainty).collect();
     sqlx::query(
-        "UPDATE league_totals t SET mu = u.mu, sigma = u.sigma \
+        "UPDATE league_totals t SET mu = u.mu, sigma = u.sigma, rating_stamp = nextval('rating_stamps') \
          FROM unnest($2::BIGINT[], $3::FLOAT8[], $4::FLOAT8[]) AS u (player_id, mu, sigma) \
          WHERE t.league_id = $1 AND t.player_id = u.player_id",
     )
@@ -394,27 +477,43 @@ pub async fn rebuild_if_stale(pool: &PgPool, league_id: i64) -> sqlx::Result<()>
     tx.commit().await
 }
 
-/// The totals of every player with a counted game in the league, and their ratings.
-pub async fn lines(pool: &PgPool, league_id: i64) -> sqlx::Result<Vec<(Line, Skill)>> {
+/// The league's standings state and, in the same read, the totals of every player with a
+/// counted game in the league and their ratings.
+pub async fn lines(
+    pool: &PgPool,
+    league_id: i64,
+) -> sqlx::Result<(LeagueState, Vec<(Line, Skill)>)> {
     #[derive(sqlx::FromRow)]
     struct Row {
+        #[sqlx(flatten)]
+        state: LeagueState,
         #[sqlx(flatten)]
         line: Line,
         mu: Option<f64>,
         sigma: Option<f64>,
     }
     let rows: Vec<Row> = sqlx::query_as(
-        "SELECT t.player_id, p.name, t.games, t.wins, t.points, t.self_picks, t.jokerless_wins, t.deal_ins, \
+        "SELECT l.revision, l.standings_stale AS stale, l.ratings_dirty <> l.ratings_clean AS updating, \
+                l.ratings_dirty AS corrections, clock_timestamp() AS at, \
+                t.player_id, p.name, t.games, t.wins, t.points, t.self_picks, t.jokerless_wins, t.deal_ins, \
                 t.dead_hands, t.wall_games, t.mu, t.sigma \
-         FROM league_totals t JOIN players p ON p.id = t.player_id WHERE t.league_id = $1 AND t.games > 0",
+         FROM leagues l JOIN league_totals t ON t.league_id = l.id AND t.games > 0 JOIN players p ON p.id = t.player_id \
+         WHERE l.id = $1",
     )
     .bind(league_id)
     .fetch_all(pool)
     .await?;
-    Ok(rows
-        .into_iter()
-        .map(|r| (r.line, skill(r.mu, r.sigma)))
-        .collect())
+    let state = match rows.first() {
+        Some(r) => r.state,
+        // No player has a counted game yet.
+        None => league_state(pool, league_id).await?,
+    };
+    Ok((
+        state,
+        rows.into_iter()
+            .map(|r| (r.line, skill(r.mu, r.sigma)))
+            .collect(),
+    ))
 }
 
 /// Head-to-head points of tied players: for each player of each group in `groups`, the points
