@@ -8,7 +8,7 @@ use actix_web::middleware::from_fn;
 use actix_web::{App, HttpMessage, HttpServer, web};
 use anyhow::Context;
 use sqlx::PgPool;
-use tracing_actix_web::{RequestId, TracingLogger};
+use tracing_actix_web::{DefaultRootSpanBuilder, RequestId, RootSpanBuilder, TracingLogger};
 use utoipa_actix_web::AppExt;
 use utoipa_swagger_ui::SwaggerUi;
 
@@ -55,7 +55,7 @@ impl Application {
                 .wrap(from_fn(error::render))
                 .wrap(from_fn(crate::http::security::headers))
                 .wrap(from_fn(request_id_header))
-                .wrap(TracingLogger::default())
+                .wrap(TracingLogger::<RequestSpan>::new())
         })
         .listen(listener)?
         .shutdown_timeout(10)
@@ -87,6 +87,48 @@ async fn unrouted(req: actix_web::HttpRequest) -> Result<actix_web::HttpResponse
         req.method(),
         req.path()
     )))
+}
+
+/// The span of each request in the logs: tracing-actix-web's fields but the route template,
+/// which it finds by matching the path against every route a second time (regular
+/// expressions: a tenth of the service's time under load, measured with perf). The path
+/// (`http.target`) names the resource.
+pub struct RequestSpan;
+
+impl RootSpanBuilder for RequestSpan {
+    fn on_request_start(request: &actix_web::dev::ServiceRequest) -> tracing::Span {
+        let request_id = request
+            .extensions()
+            .get::<RequestId>()
+            .map(|id| id.to_string())
+            .unwrap_or_default();
+        let user_agent = request
+            .headers()
+            .get(actix_web::http::header::USER_AGENT)
+            .and_then(|h| h.to_str().ok())
+            .unwrap_or("");
+        let info = request.connection_info();
+        tracing::info_span!(
+            "HTTP request",
+            http.method = %request.method(),
+            http.target = %request.uri().path_and_query().map(|p| p.as_str()).unwrap_or(""),
+            http.client_ip = %info.realip_remote_addr().unwrap_or(""),
+            http.user_agent = %user_agent,
+            http.status_code = tracing::field::Empty,
+            otel.kind = "server",
+            otel.status_code = tracing::field::Empty,
+            request_id = %request_id,
+            exception.message = tracing::field::Empty,
+            exception.details = tracing::field::Empty,
+        )
+    }
+
+    fn on_request_end<B: actix_web::body::MessageBody>(
+        span: tracing::Span,
+        outcome: &Result<actix_web::dev::ServiceResponse<B>, actix_web::Error>,
+    ) {
+        DefaultRootSpanBuilder::on_request_end(span, outcome);
+    }
 }
 
 /// Echoes the request id the logs use as `X-Request-Id`.

@@ -109,9 +109,19 @@ impl CardCache {
 #[derive(Default)]
 pub struct StandingsCache {
     bodies: Mutex<HashMap<i64, CachedStandings>>,
-    flights: Mutex<HashMap<i64, Arc<tokio::sync::Mutex<()>>>>,
+    flights: Mutex<HashMap<i64, Arc<tokio::sync::Mutex<HeldLines>>>>,
     /// Leagues whose ratings this process is replaying after a correction.
     pub replays: Arc<Mutex<std::collections::HashSet<i64>>>,
+}
+
+/// A league's standings rows as this process holds them, brought up to date by reading only the
+/// rows changed since `revision`.
+#[derive(Debug, Default)]
+pub struct HeldLines {
+    /// The revision the rows are at (`None`: none read yet).
+    pub revision: Option<i64>,
+    /// Each player with a counted game: totals and rating.
+    pub rows: HashMap<i64, crate::storage::totals::Rated>,
 }
 
 /// (revision, body, ETag) of one league's standings.
@@ -126,6 +136,11 @@ impl StandingsCache {
         map.get(&league)
             .filter(|(r, _, _)| *r >= revision)
             .map(|(_, b, t)| (b.clone(), t.clone()))
+    }
+
+    /// The revision of the league's latest body, if there is one.
+    pub fn revision(&self, league: i64) -> Option<i64> {
+        self.bodies.lock().ok()?.get(&league).map(|(r, _, _)| *r)
     }
 
     pub fn put(&self, league: i64, revision: i64, body: Arc<Vec<u8>>, tag: String) {
@@ -144,8 +159,9 @@ impl StandingsCache {
         self.replays.lock().is_ok_and(|mut set| set.insert(league))
     }
 
-    /// The lock that lets one request at a time compute the league's standings.
-    pub fn flight(&self, league: i64) -> Arc<tokio::sync::Mutex<()>> {
+    /// The lock that lets one request at a time compute the league's standings, over the rows
+    /// this process holds for it.
+    pub fn flight(&self, league: i64) -> Arc<tokio::sync::Mutex<HeldLines>> {
         match self.flights.lock() {
             Ok(mut map) => {
                 if map.len() > Self::MAX {

@@ -3,6 +3,8 @@
 //! idempotency key); two scorers racing for the same game number: one is stored, the other
 //! gets a conflict. Amending needs the version the corrector saw; voiding is for organizers.
 
+use std::collections::HashMap;
+
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use utoipa::ToSchema;
@@ -398,16 +400,17 @@ pub struct Recorded {
     pub table_number: i32,
 }
 
-/// The table as game entry reads it, for a caller with `need` (404 naming the table
-/// otherwise).
+/// The table as game entry reads it (with an id taken for a new game when `reserve`), for a
+/// caller with `need` (404 naming the table otherwise).
 async fn table_for(
     state: &AppState,
     caller: &Caller,
     table_id: i64,
     need: Need,
+    reserve: bool,
 ) -> Result<TableSheet> {
     let not_found = || format!("no table {table_id}");
-    let sheet = games::table_sheet(&state.db, table_id)
+    let sheet = games::table_sheet(&state.db, table_id, reserve)
         .await?
         .ok_or_else(|| Error::NotFound(not_found()))?;
     // A table code opens its own table for scoring, and nothing more.
@@ -421,6 +424,7 @@ async fn table_for(
         players,
         priors,
         next_number,
+        game_id,
     } = sheet;
     let (league, club) = caller
         .admit(state, league, club, need)
@@ -433,6 +437,7 @@ async fn table_for(
         players,
         priors,
         next_number,
+        game_id,
     })
 }
 
@@ -467,7 +472,7 @@ pub async fn record(
     key: Option<String>,
     input: GameInput,
 ) -> Result<Recorded> {
-    let sheet = table_for(state, caller, table_id, Need::Score).await?;
+    let sheet = table_for(state, caller, table_id, Need::Score, true).await?;
     let (ctx, league, club_id) = (&sheet.ctx, &sheet.league, sheet.club.id);
     if ctx.night_status == "closed" {
         return Err(closed(ctx.night_id));
@@ -495,10 +500,28 @@ pub async fn record(
 
     let players = &sheet.players;
     let game = prepare(state, league, table_id, players, sheet.next_number, &input).await?;
+    let id = sheet
+        .game_id
+        .ok_or_else(|| Error::internal("no id was taken for the new game"))?;
+    // The answer and the events are made before the transaction, from what is written: the
+    // transaction only writes.
+    let view = new_view(id, &game, players);
+    let body = serde_json::to_value(&view).map_err(Error::internal)?;
+    let recorded = game_event(&body, ctx.night_id, ctx.table_number);
+    let mut news = vec![(events::GAME_RECORDED, recorded)];
+    if game.outcome != "redeal" {
+        news.push((events::STANDINGS_CHANGED, serde_json::Value::Null));
+    }
+    let priors: HashMap<i64, totals::Prior> = players
+        .iter()
+        .zip(&sheet.priors)
+        .map(|((p, _), prior)| (*p, *prior))
+        .collect();
 
     let mut tx = state.db.begin().await?;
+    // The stored answer commits with the game: a retry sees both or neither.
     if let Some(k) = &key
-        && !games::claim_key(&mut tx, club_id, k, &request_hash).await?
+        && !games::claim_key(&mut tx, club_id, k, &request_hash, 201, &body).await?
     {
         // Another request with this key committed first: answer as it did.
         tx.rollback().await?;
@@ -508,8 +531,19 @@ pub async fn record(
                 Error::Conflict("a request with this Idempotency-Key is still in progress".into())
             });
     }
-    let id = match games::insert(&mut tx, &game, &caller.actor()).await {
-        Ok(id) => id,
+    // Last, so the league's lock is held only for this statement and the commit.
+    match totals::record_game(
+        &mut tx,
+        ctx.league_id,
+        id,
+        &game,
+        &caller.actor(),
+        &news,
+        &priors,
+    )
+    .await
+    {
+        Ok(()) => {}
         Err(InsertError::Taken) => {
             tx.rollback().await?;
             let holder = games::holder(&state.db, table_id, game.number).await?;
@@ -523,35 +557,7 @@ pub async fn record(
             )));
         }
         Err(InsertError::Db(e)) => return Err(e.into()),
-    };
-    // The stored answer commits with the game: a retry sees both or neither. It is made from
-    // what was just written, not read back, to keep the transaction short.
-    let view = new_view(id, &game, players);
-    let body = serde_json::to_value(&view).map_err(Error::internal)?;
-    if let Some(k) = &key {
-        games::save_response(&mut tx, club_id, k, 201, &body).await?;
     }
-    // Last, so the league's lock is held only for the totals, the events and the commit.
-    let counted = game.outcome != "redeal";
-    let recorded = game_event(&body, ctx.night_id, ctx.table_number);
-    let mut news = vec![(events::GAME_RECORDED, recorded)];
-    if counted {
-        news.push((events::STANDINGS_CHANGED, serde_json::Value::Null));
-    }
-    // Each seat's player, score and rating before this game (read with the table).
-    let seats: Vec<(i64, i64, totals::Prior)> = game
-        .scores
-        .iter()
-        .map(|s| {
-            let prior = players
-                .iter()
-                .position(|(p, _)| *p == s.0)
-                .and_then(|i| sheet.priors.get(i).copied())
-                .unwrap_or_default();
-            (s.0, s.2, prior)
-        })
-        .collect();
-    totals::count_game(&mut tx, ctx.league_id, id, counted, &news, &seats).await?;
     tx.commit().await?;
     state.events.poke();
     Ok(Recorded {
@@ -829,7 +835,7 @@ fn audit_user(actor: &str) -> Option<i64> {
 /// Checks that the caller may enter games at the table (404 naming the table otherwise), before
 /// a form that describes a game is read.
 pub async fn may_score(state: &AppState, caller: &Caller, table_id: i64) -> Result<()> {
-    table_for(state, caller, table_id, Need::Score)
+    table_for(state, caller, table_id, Need::Score, false)
         .await
         .map(|_| ())
 }
@@ -870,7 +876,7 @@ pub async fn scoring(state: &AppState, caller: &Caller, table_id: i64) -> Result
         players,
         next_number: number,
         ..
-    } = table_for(state, caller, table_id, Need::Score).await?;
+    } = table_for(state, caller, table_id, Need::Score, false).await?;
     let rows = games::table_scores(&state.db, table_id).await?;
     let n = players.len().max(1);
     let seat_of = |pid: i64| players.iter().position(|(id, _)| *id == pid);

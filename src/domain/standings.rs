@@ -9,6 +9,7 @@ use sha2::{Digest, Sha256};
 use utoipa::ToSchema;
 
 use crate::domain::{AppState, Caller, Error, Need, Result, Role};
+use crate::state::HeldLines;
 pub use crate::standings::Standing;
 use crate::standings::{self, Board};
 use crate::storage::clubs::Club;
@@ -77,17 +78,65 @@ struct Computed {
 
 /// The league's standings, ranked (totals rebuilt first if they were written by hand).
 async fn compute(state: &AppState, league: &League) -> Result<Computed> {
-    // The revision is read with the rows: what is computed is at least that new.
-    let (mut league_state, mut rows) = totals::lines(&state.db, league.id).await?;
+    let flight = state.standings.flight(league.id);
+    let mut held = flight.lock().await;
+    compute_held(state, league, &mut held, None).await
+}
+
+/// The league's rows read after revision `since` (`None`: all of them).
+async fn read_lines(
+    state: &AppState,
+    league_id: i64,
+    since: Option<i64>,
+) -> Result<totals::StandingsRead> {
+    totals::lines(&state.db, league_id, since)
+        .await?
+        .ok_or_else(|| Error::NotFound(format!("no league {league_id}")))
+}
+
+/// As `compute`, with the rows this process holds for the league (locked by the caller),
+/// brought up to date with `read` (the rows changed after its revision, read by the caller) or
+/// else with what is read here: only the rows changed since they were last read are read.
+async fn compute_held(
+    state: &AppState,
+    league: &League,
+    held: &mut HeldLines,
+    read: Option<(Option<i64>, totals::StandingsRead)>,
+) -> Result<Computed> {
+    let (since, read) = match read {
+        // The caller's read covers every change after the rows held here (all rows for `None`).
+        Some((since, read)) if since <= held.revision => (since, read),
+        _ => (held.revision, read_lines(state, league.id, held.revision).await?),
+    };
+    let (mut league_state, mut changed) = (read.state, read.changed);
     if league_state.stale {
         totals::rebuild_if_stale(&state.db, league.id).await?;
-        (league_state, rows) = totals::lines(&state.db, league.id).await?;
+        held.revision = None;
+        let all = read_lines(state, league.id, None).await?;
+        (league_state, changed) = (all.state, all.changed);
+    } else if since.is_none() {
+        held.revision = None;
+    }
+    // Rows read at a revision older than those held here are left alone.
+    if held.revision.is_none_or(|r| r < league_state.revision) {
+        if held.revision.is_none() {
+            held.rows.clear();
+        }
+        for (player, row) in changed {
+            match row {
+                Some(row) => held.rows.insert(player, row),
+                None => held.rows.remove(&player),
+            };
+        }
+        held.revision = Some(league_state.revision);
     }
     let (revision, updating) = (league_state.revision, league_state.updating);
     if updating {
         // Started by the correction; started again here after a restart or a failure.
         replay_ratings(state, league.id);
     }
+    let mut rows: Vec<&totals::Rated> = held.rows.values().collect();
+    rows.sort_unstable_by_key(|(l, _)| l.player_id);
     let board = if league.board == "average" {
         Board::Average {
             min_games: league.min_games as i64,
@@ -99,7 +148,7 @@ async fn compute(state: &AppState, league: &League) -> Result<Computed> {
         .iter()
         .map(|(l, r)| (l.player_id, standings::shown(*r)))
         .collect();
-    let lines: Vec<standings::Line> = rows.into_iter().map(|(l, _)| l).collect();
+    let lines: Vec<standings::Line> = rows.into_iter().map(|(l, _)| l.clone()).collect();
     // Head-to-head only for players tied on everything else.
     let tied = standings::tie_groups(&lines, board);
     let h2h = head_to_head(state, league.id, &league_state, &tied).await?;
@@ -161,24 +210,25 @@ async fn head_to_head(
     Ok(standings::head_to_head(&log.rows, &log.players, groups))
 }
 
-/// The standings body (JSON) and its entity tag, computed at `revision` or later.
+/// The standings body (JSON) and its entity tag, computed from `read` (the league's rows changed
+/// after revision `since`, read at `read.state.revision`) or later.
 async fn body_at(
     state: &AppState,
     league: &League,
-    revision: i64,
+    since: Option<i64>,
+    read: totals::StandingsRead,
 ) -> Result<(Arc<Vec<u8>>, String)> {
+    let revision = read.state.revision;
     if let Some(hit) = state.standings.get(league.id, revision) {
         return Ok(hit);
     }
     let flight = state.standings.flight(league.id);
-    let _computing = flight.lock().await;
+    let mut held = flight.lock().await;
     // Whoever held the lock may have computed a body fresh enough for this request.
     if let Some(hit) = state.standings.get(league.id, revision) {
         return Ok(hit);
     }
-    // The revision is read again first thing: what is computed now is at least that new, so
-    // readers waiting meanwhile can take it.
-    let computed = compute(state, league).await?;
+    let computed = compute_held(state, league, &mut held, Some((since, read))).await?;
     let now = computed.revision;
     let view = StandingsView {
         league: league.id,
@@ -212,9 +262,14 @@ pub struct Body {
 
 /// The league's standings (cached per league and revision).
 pub async fn show(state: &AppState, caller: &Caller, id: i64) -> Result<Body> {
-    // The league's row, read to check access, carries the revision: no second read.
-    let (league, _) = caller.league(state, id, Need::Read).await?;
-    let (json, tag) = body_at(state, &league, league.revision).await?;
+    // One read: the league and its club (to check access), its revision and the rows changed
+    // since the standings this process last computed (none when those are current).
+    let since = state.standings.revision(id);
+    let read = read_lines(state, id, since).await?;
+    let (league, _) = caller
+        .admit(state, read.league.clone(), read.club.clone(), Need::Read)
+        .await?;
+    let (json, tag) = body_at(state, &league, since, read).await?;
     Ok(Body { json, tag })
 }
 

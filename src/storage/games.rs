@@ -42,9 +42,16 @@ pub struct TableSheet {
     /// The players' ratings in the league, in seat order.
     pub priors: Vec<totals::Prior>,
     pub next_number: i32,
+    /// An id taken for a new game (when asked for).
+    pub game_id: Option<i64>,
 }
 
-pub async fn table_sheet(pool: &PgPool, table_id: i64) -> sqlx::Result<Option<TableSheet>> {
+/// The table as game entry reads it; with `reserve`, an id is taken for a new game too.
+pub async fn table_sheet(
+    pool: &PgPool,
+    table_id: i64,
+    reserve: bool,
+) -> sqlx::Result<Option<TableSheet>> {
     #[derive(sqlx::FromRow)]
     struct Row {
         #[sqlx(flatten)]
@@ -52,6 +59,7 @@ pub async fn table_sheet(pool: &PgPool, table_id: i64) -> sqlx::Result<Option<Ta
         #[sqlx(flatten)]
         league: LeagueAndClub,
         next_number: i32,
+        game_id: Option<i64>,
         ids: Option<Vec<i64>>,
         names: Option<Vec<String>>,
         mus: Option<Vec<Option<f64>>>,
@@ -62,7 +70,7 @@ pub async fn table_sheet(pool: &PgPool, table_id: i64) -> sqlx::Result<Option<Ta
         "SELECT t.id AS table_id, t.number AS table_number, n.id AS night_id, n.status AS night_status, n.league_id, \
                 {WITH_CLUB_COLUMNS}, \
                 (SELECT coalesce(max(number), 0) + 1 FROM games WHERE table_id = t.id AND status = 'recorded' AND outcome <> 'redeal') AS next_number, \
-                s.ids, s.names, s.mus, s.sigmas, s.stamps \
+                CASE WHEN $2 THEN nextval('games_id_seq') END AS game_id, s.ids, s.names, s.mus, s.sigmas, s.stamps \
          FROM night_tables t JOIN nights n ON n.id = t.night_id JOIN leagues l ON l.id = n.league_id JOIN clubs c ON c.id = l.club_id \
          CROSS JOIN LATERAL (SELECT array_agg(p.id ORDER BY s.seat) AS ids, array_agg(p.name ORDER BY s.seat) AS names, \
                 array_agg(lt.mu ORDER BY s.seat) AS mus, array_agg(lt.sigma ORDER BY s.seat) AS sigmas, \
@@ -73,6 +81,7 @@ pub async fn table_sheet(pool: &PgPool, table_id: i64) -> sqlx::Result<Option<Ta
          WHERE t.id = $1"
     )))
     .bind(table_id)
+    .bind(reserve)
     .fetch_optional(pool)
     .await?;
     Ok(row.map(|r| {
@@ -97,6 +106,7 @@ pub async fn table_sheet(pool: &PgPool, table_id: i64) -> sqlx::Result<Option<Ta
             players: ids.into_iter().zip(r.names.unwrap_or_default()).collect(),
             priors,
             next_number: r.next_number,
+            game_id: r.game_id,
         }
     }))
 }
@@ -186,50 +196,6 @@ async fn insert_scores(
     Ok(())
 }
 
-/// Inserts a game at its table, its scores and its audit entry in the given transaction.
-/// The caller adds it to the standings with `totals::count_game` as the transaction's last step.
-pub async fn insert(
-    tx: &mut Transaction<'_, Postgres>,
-    g: &NewGame,
-    actor: &str,
-) -> Result<i64, InsertError> {
-    // The game, its scores and its audit entry in one statement: one round trip.
-    let players: Vec<i64> = g.scores.iter().map(|s| s.0).collect();
-    let seats: Vec<&str> = g.scores.iter().map(|s| s.1.as_str()).collect();
-    let points: Vec<i64> = g.scores.iter().map(|s| s.2).collect();
-    let breakdowns: Vec<&str> = g.scores.iter().map(|s| s.3.as_str()).collect();
-    let dead: Vec<bool> = g.scores.iter().map(|s| s.4).collect();
-    let id: i64 = sqlx::query_scalar(
-        "WITH g AS (INSERT INTO games (table_id, number, east_player, outcome, submitted, engine, line_id, line_value, winner, discarder, won_by, jokerless) \
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING id), \
-         s AS (INSERT INTO game_scores (game_id, player_id, seat, score, breakdown, dead) \
-           SELECT g.id, u.* FROM g, unnest($14::BIGINT[], $15::TEXT[], $16::BIGINT[], $17::TEXT[], $18::BOOL[]) AS u), \
-         a AS (INSERT INTO game_audit (game_id, actor, action, after) SELECT g.id, $13, 'recorded', $5 FROM g) \
-         SELECT id FROM g",
-    )
-    .bind(g.table_id)
-    .bind(g.number)
-    .bind(g.east_player)
-    .bind(&g.outcome)
-    .bind(&g.submitted)
-    .bind(&g.engine)
-    .bind(&g.line_id)
-    .bind(g.line_value)
-    .bind(g.winner)
-    .bind(g.discarder)
-    .bind(&g.won_by)
-    .bind(g.jokerless)
-    .bind(actor)
-    .bind(&players)
-    .bind(&seats)
-    .bind(&points)
-    .bind(&breakdowns)
-    .bind(&dead)
-    .fetch_one(&mut **tx)
-    .await?;
-    Ok(id)
-}
-
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct GameRow {
     pub id: i64,
@@ -269,36 +235,29 @@ pub async fn scores(
 }
 
 /// Claims an idempotency key inside the transaction; `false` when it is already taken.
+/// Claims an idempotency key for a request (by the hash of the request) with the answer it will
+/// get if the transaction commits: false when the key is taken (the caller answers as the
+/// request that holds it did).
 pub async fn claim_key(
     tx: &mut Transaction<'_, Postgres>,
     club_id: i64,
     key: &str,
     hash: &str,
-) -> sqlx::Result<bool> {
-    let r = sqlx::query("INSERT INTO idempotency_keys (club_id, key, request_hash) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING")
-        .bind(club_id)
-        .bind(key)
-        .bind(hash)
-        .execute(&mut **tx)
-        .await?;
-    Ok(r.rows_affected() > 0)
-}
-
-pub async fn save_response(
-    tx: &mut Transaction<'_, Postgres>,
-    club_id: i64,
-    key: &str,
     code: u16,
     body: &serde_json::Value,
-) -> sqlx::Result<()> {
-    sqlx::query("UPDATE idempotency_keys SET response_code = $3, response_body = $4 WHERE club_id = $1 AND key = $2")
-        .bind(club_id)
-        .bind(key)
-        .bind(code as i32)
-        .bind(body)
-        .execute(&mut **tx)
-        .await?;
-    Ok(())
+) -> sqlx::Result<bool> {
+    let r = sqlx::query(
+        "INSERT INTO idempotency_keys (club_id, key, request_hash, response_code, response_body) \
+         VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING",
+    )
+    .bind(club_id)
+    .bind(key)
+    .bind(hash)
+    .bind(code as i32)
+    .bind(body)
+    .execute(&mut **tx)
+    .await?;
+    Ok(r.rows_affected() > 0)
 }
 
 /// A stored key: (request hash, response code, response body).

@@ -69,7 +69,10 @@ pub async fn update(
     let r = sqlx::query_as::<_, Player>(sqlx::AssertSqlSafe(format!(
         "WITH renamed AS (UPDATE players SET name = coalesce($3, name), active = coalesce($4, active) \
          WHERE club_id = $1 AND id = $2 RETURNING {COLUMNS}), \
-         touched AS (UPDATE leagues SET revision = revision + 1 WHERE club_id = $1 AND EXISTS (SELECT 1 FROM renamed)) \
+         touched AS (UPDATE leagues SET revision = revision + 1 WHERE club_id = $1 AND EXISTS (SELECT 1 FROM renamed) \
+           RETURNING id, revision), \
+         marked AS (UPDATE league_totals t SET changed_at = touched.revision FROM touched \
+           WHERE t.league_id = touched.id AND t.player_id = $2) \
          SELECT {COLUMNS} FROM renamed"
     )))
     .bind(club_id)

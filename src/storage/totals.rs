@@ -17,17 +17,31 @@ use std::collections::HashMap;
 
 use sqlx::{PgPool, Postgres, Transaction};
 
+use super::clubs::Club;
+use super::games::{InsertError, NewGame};
+use super::leagues::{League, LeagueAndClub, WITH_CLUB_COLUMNS};
 use crate::standings::{self, Line, Skill};
 
-/// One row per seat of the games selected by the caller's WHERE clause: the seat's player and
-/// what the game adds to their totals.
-const CONTRIBUTIONS: &str = "SELECT s.player_id, 1 AS games, \
+/// What a game adds to each seat's totals, from the seats `s` (player_id, score, dead) and
+/// the game `g` (winner, discarder, won_by, jokerless, outcome), as the columns of `TOTALS`.
+macro_rules! contributions {
+    () => {
+        "s.player_id, 1 AS games, \
        coalesce(g.winner = s.player_id, false)::INT AS wins, s.score AS points, \
        coalesce(g.winner = s.player_id AND g.won_by IN ('self_pick', 'heavenly', 'earthly'), false)::INT AS self_picks, \
        coalesce(g.winner = s.player_id AND g.jokerless, false)::INT AS jokerless_wins, \
        coalesce(g.discarder = s.player_id, false)::INT AS deal_ins, \
-       s.dead::INT AS dead_hands, (g.outcome = 'wall')::INT AS wall_games \
-     FROM game_scores s JOIN games g ON g.id = s.game_id";
+       s.dead::INT AS dead_hands, (g.outcome = 'wall')::INT AS wall_games"
+    };
+}
+
+/// One row per seat of the games selected by the caller's WHERE clause: the seat's player and
+/// what the game adds to their totals.
+const CONTRIBUTIONS: &str = concat!(
+    "SELECT ",
+    contributions!(),
+    " FROM game_scores s JOIN games g ON g.id = s.game_id"
+);
 
 /// The counted games of league `$1` (recorded, not redeals), for joining after `games g`.
 const LEAGUE_GAMES: &str = "JOIN night_tables t ON t.id = g.table_id JOIN nights n ON n.id = t.night_id \
@@ -36,6 +50,8 @@ const LEAGUE_GAMES: &str = "JOIN night_tables t ON t.id = g.table_id JOIN nights
 /// What the league's lock found.
 #[derive(Debug, Clone, Copy)]
 pub struct Locked {
+    /// The league's standings revision this transaction writes at.
+    pub revision: i64,
     /// The totals must be rebuilt from the games (they were written by hand).
     pub totals_stale: bool,
     /// A correction changed the past and the ratings are being replayed.
@@ -47,14 +63,15 @@ pub async fn lock_league(
     tx: &mut Transaction<'_, Postgres>,
     league_id: i64,
 ) -> sqlx::Result<Locked> {
-    let (totals_stale, ratings_dirty): (bool, bool) = sqlx::query_as(
+    let (revision, totals_stale, ratings_dirty): (i64, bool, bool) = sqlx::query_as(
         "UPDATE leagues SET revision = revision + 1 WHERE id = $1 \
-         RETURNING standings_stale, ratings_dirty <> ratings_clean",
+         RETURNING revision, standings_stale, ratings_dirty <> ratings_clean",
     )
     .bind(league_id)
     .fetch_one(&mut **tx)
     .await?;
     Ok(Locked {
+        revision,
         totals_stale,
         ratings_dirty,
     })
@@ -64,14 +81,15 @@ pub async fn lock_league(
 const TOTALS: &str =
     "games, wins, points, self_picks, jokerless_wins, deal_ins, dead_hands, wall_games";
 
-/// `ON CONFLICT … DO UPDATE` assignments adding the proposed row's totals to the stored ones.
+/// `ON CONFLICT … DO UPDATE` assignments adding the proposed row's totals to the stored ones
+/// (and taking its `changed_at`).
 const ADD_TOTALS: &str = "games = t.games + excluded.games, \
        wins = t.wins + excluded.wins, points = t.points + excluded.points, \
        self_picks = t.self_picks + excluded.self_picks, \
        jokerless_wins = t.jokerless_wins + excluded.jokerless_wins, \
        deal_ins = t.deal_ins + excluded.deal_ins, \
        dead_hands = t.dead_hands + excluded.dead_hands, \
-       wall_games = t.wall_games + excluded.wall_games";
+       wall_games = t.wall_games + excluded.wall_games, changed_at = excluded.changed_at";
 
 /// `c`'s totals times `sign`, as values for `TOTALS`.
 fn signed(sign: &str) -> String {
@@ -82,17 +100,19 @@ fn signed(sign: &str) -> String {
         .join(", ")
 }
 
-/// Upserts a game's contributions into its players' totals (`$3` 1 adds, −1 takes away).
+/// Upserts a game's contributions into its players' totals (`$3` 1 adds, −1 takes away), at
+/// standings revision `$4`.
 async fn apply(
     tx: &mut Transaction<'_, Postgres>,
     league_id: i64,
     game_id: i64,
     sign: i64,
+    revision: i64,
 ) -> sqlx::Result<()> {
     let sql = format!(
         "WITH c AS (SELECT * FROM ({CONTRIBUTIONS} WHERE g.id = $2) x) \
-         INSERT INTO league_totals AS t (league_id, player_id, {TOTALS}) \
-         SELECT $1, c.player_id, {} FROM c ORDER BY c.player_id \
+         INSERT INTO league_totals AS t (league_id, player_id, {TOTALS}, changed_at) \
+         SELECT $1, c.player_id, {}, $4 FROM c ORDER BY c.player_id \
          ON CONFLICT (league_id, player_id) DO UPDATE SET {ADD_TOTALS}",
         signed("$3")
     );
@@ -100,6 +120,7 @@ async fn apply(
         .bind(league_id)
         .bind(game_id)
         .bind(sign)
+        .bind(revision)
         .execute(&mut **tx)
         .await?;
     Ok(())
@@ -115,20 +136,32 @@ pub struct Prior {
 }
 
 /// Takes league `$1`'s lock and, in the same statement: writes the events (`$2`, `$3`: see
-/// `EMIT`), gives game `$4` its place in the standings order and, when it counts (`$5`) and the
-/// totals are fresh, adds it to its players' totals with the ratings worked out before the
-/// transaction (`$6` players, `$7` μ, `$8` σ; none while the ratings are being replayed). A
-/// player's new rating is written only where the stamp read with the old one (`$9`) is still
-/// there, and takes stamp `st.v`; `rated` says where it was.
-const COUNT: &str = "WITH l AS (UPDATE leagues SET revision = revision + 1 WHERE id = $1 \
+/// `EMIT`); inserts game `$4` (`$10`…`$21`) with its place in the standings order, its seats
+/// (`$23`…`$27`) and its audit entry (by `$22`); and, when it counts (`$5`) and the totals are
+/// fresh, adds it to its players' totals with the ratings worked out before the transaction
+/// (`$6` players, `$7` μ, `$8` σ; none while the ratings are being replayed). A player's new
+/// rating is written only where the stamp read with the old one (`$9`) is still there, and
+/// takes stamp `st.v`; `rated` says where it was. The game goes in after the lock is taken:
+/// every write of a league's games waits for the lock before it can wait for another's row.
+const COUNT: &str = concat!(
+    "WITH l AS (UPDATE leagues SET revision = revision + 1 WHERE id = $1 \
          RETURNING club_id, revision, standings_stale, ratings_dirty <> ratings_clean AS ratings_dirty), \
        {EMIT}, \
-       o AS (UPDATE games g SET standings_order = nextval('game_standings_order') FROM l WHERE g.id = $4), \
+       g AS (INSERT INTO games (id, table_id, number, east_player, outcome, submitted, engine, line_id, line_value, \
+                                winner, discarder, won_by, jokerless, standings_order) \
+         SELECT $4, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, nextval('game_standings_order') FROM l \
+         RETURNING id, winner, discarder, won_by, jokerless, outcome), \
+       s AS (INSERT INTO game_scores (game_id, player_id, seat, score, breakdown, dead) \
+         SELECT g.id, u.* FROM g, unnest($23::BIGINT[], $24::TEXT[], $25::BIGINT[], $26::TEXT[], $27::BOOL[]) AS u \
+         RETURNING game_id, player_id, score, dead), \
+       a AS (INSERT INTO game_audit (game_id, actor, action, after) SELECT g.id, $22, 'recorded', $14 FROM g), \
        st AS (SELECT nextval('rating_stamps') AS v), \
        r AS (SELECT * FROM unnest($6::BIGINT[], $7::FLOAT8[], $8::FLOAT8[], $9::BIGINT[]) AS r (player_id, mu, sigma, seen)), \
-       c AS (SELECT x.* FROM ({CONTRIBUTIONS} WHERE g.id = $4) x, l WHERE $5 AND NOT l.standings_stale), \
-       up AS (INSERT INTO league_totals AS t (league_id, player_id, {TOTALS}, mu, sigma, rating_stamp) \
-         SELECT $1, c.player_id, {VALUES}, \
+       c AS (SELECT ",
+    contributions!(),
+    " FROM s JOIN g ON g.id = s.game_id, l WHERE $5 AND NOT l.standings_stale), \
+       up AS (INSERT INTO league_totals AS t (league_id, player_id, {TOTALS}, changed_at, mu, sigma, rating_stamp) \
+         SELECT $1, c.player_id, {VALUES}, l.revision, \
                 CASE WHEN r.mu IS NOT NULL AND NOT l.ratings_dirty THEN r.mu END, \
                 CASE WHEN r.mu IS NOT NULL AND NOT l.ratings_dirty THEN r.sigma END, \
                 CASE WHEN r.mu IS NOT NULL AND NOT l.ratings_dirty THEN st.v END \
@@ -138,29 +171,36 @@ const COUNT: &str = "WITH l AS (UPDATE leagues SET revision = revision + 1 WHERE
            sigma = CASE WHEN {SAME} THEN excluded.sigma ELSE t.sigma END, \
            rating_stamp = CASE WHEN {SAME} THEN excluded.rating_stamp ELSE t.rating_stamp END \
          RETURNING t.player_id, t.rating_stamp IS NOT DISTINCT FROM (SELECT v FROM st) AS rated, t.mu, t.sigma) \
-     SELECT l.standings_stale, l.ratings_dirty, up.player_id, up.rated, up.mu, up.sigma \
-     FROM l LEFT JOIN up ON true ORDER BY up.player_id";
+     SELECT l.revision, l.standings_stale, l.ratings_dirty, up.player_id, up.rated, up.mu, up.sigma \
+     FROM l LEFT JOIN up ON true ORDER BY up.player_id"
+);
 
 /// The new rating is to be written and nothing rated the player since the old one was read.
 const SAME: &str = "excluded.rating_stamp IS NOT NULL AND \
      t.rating_stamp IS NOT DISTINCT FROM (SELECT r.seen FROM r WHERE r.player_id = t.player_id)";
 
-/// Adds a just-inserted game to the league's standings: takes the league's lock (writing
-/// `events` with it), gives the game its place in the standings order and, when it counts (not a
-/// redeal) and the totals are fresh, adds it to its players' totals and (unless they are being
-/// replayed) ratings. `seats` holds each seat's player, score and rating as read before the
-/// transaction: the game is rated from those before the lock is taken, and rated again under it
-/// only if another write changed one of them meanwhile. Call it as the transaction's last step:
-/// the lock is held until the commit.
-pub async fn count_game(
+/// Stores a new game as id `game_id` and counts it, in one statement: takes the league's lock
+/// (writing `events` with it), inserts the game, its scores and its audit entry (by `actor`)
+/// with its place in the standings order and, when it counts (not a redeal) and the totals are
+/// fresh, adds it to its players' totals and (unless they are being replayed) ratings. `priors`
+/// holds each player's rating as read before the transaction: the game is rated from those
+/// before the lock is taken, and rated again under it only if another write changed one of them
+/// meanwhile. Call it as the transaction's last step: the lock is held until the commit.
+pub async fn record_game(
     tx: &mut Transaction<'_, Postgres>,
     league_id: i64,
     game_id: i64,
-    counted: bool,
+    g: &NewGame,
+    actor: &str,
     events: &[(&str, serde_json::Value)],
-    seats: &[(i64, i64, Prior)],
-) -> sqlx::Result<()> {
-    let mut seats = seats.to_vec();
+    priors: &HashMap<i64, Prior>,
+) -> Result<(), InsertError> {
+    let counted = g.outcome != "redeal";
+    let mut seats: Vec<(i64, i64, Prior)> = g
+        .scores
+        .iter()
+        .map(|s| (s.0, s.2, priors.get(&s.0).copied().unwrap_or_default()))
+        .collect();
     seats.sort_unstable_by_key(|s| s.0);
     let rate = |seats: &[(i64, i64, Prior)]| {
         let game: Vec<(i64, i64, Skill)> = seats
@@ -172,10 +212,7 @@ pub async fn count_game(
     let new = if counted { rate(&seats) } else { None };
     let players: Vec<i64> = seats.iter().map(|s| s.0).collect();
     let skill_of = |p: &i64| new.as_ref().and_then(|n| n.get(p));
-    let mu: Vec<Option<f64>> = players
-        .iter()
-        .map(|p| skill_of(p).map(|s| s.rating))
-        .collect();
+    let mu: Vec<Option<f64>> = players.iter().map(|p| skill_of(p).map(|s| s.rating)).collect();
     let sigma: Vec<Option<f64>> = players
         .iter()
         .map(|p| skill_of(p).map(|s| s.uncertainty))
@@ -183,36 +220,52 @@ pub async fn count_game(
     let seen: Vec<Option<i64>> = seats.iter().map(|s| s.2.stamp).collect();
     let sql = COUNT
         .replace("{EMIT}", super::events::EMIT)
-        .replace("{CONTRIBUTIONS}", CONTRIBUTIONS)
         .replace("{TOTALS}", TOTALS)
         .replace("{VALUES}", &signed("1"))
         .replace("{ADD_TOTALS}", ADD_TOTALS)
         .replace("{SAME}", SAME);
     let (kinds, data) = super::events::columns(events);
+    let seat_players: Vec<i64> = g.scores.iter().map(|s| s.0).collect();
+    let winds: Vec<&str> = g.scores.iter().map(|s| s.1.as_str()).collect();
+    let points: Vec<i64> = g.scores.iter().map(|s| s.2).collect();
+    let breakdowns: Vec<&str> = g.scores.iter().map(|s| s.3.as_str()).collect();
+    let dead: Vec<bool> = g.scores.iter().map(|s| s.4).collect();
     #[allow(clippy::type_complexity)]
-    let rows: Vec<(
-        bool,
-        bool,
-        Option<i64>,
-        Option<bool>,
-        Option<f64>,
-        Option<f64>,
-    )> = sqlx::query_as(sqlx::AssertSqlSafe(sql))
-        .bind(league_id)
-        .bind(&kinds)
-        .bind(&data)
-        .bind(game_id)
-        .bind(counted)
-        .bind(&players)
-        .bind(&mu)
-        .bind(&sigma)
-        .bind(&seen)
-        .fetch_all(&mut **tx)
-        .await?;
-    let Some(&(stale, dirty, ..)) = rows.first() else {
+    let rows: Vec<(i64, bool, bool, Option<i64>, Option<bool>, Option<f64>, Option<f64>)> =
+        sqlx::query_as(sqlx::AssertSqlSafe(sql))
+            .bind(league_id)
+            .bind(&kinds)
+            .bind(&data)
+            .bind(game_id)
+            .bind(counted)
+            .bind(&players)
+            .bind(&mu)
+            .bind(&sigma)
+            .bind(&seen)
+            .bind(g.table_id)
+            .bind(g.number)
+            .bind(g.east_player)
+            .bind(&g.outcome)
+            .bind(&g.submitted)
+            .bind(&g.engine)
+            .bind(&g.line_id)
+            .bind(g.line_value)
+            .bind(g.winner)
+            .bind(g.discarder)
+            .bind(&g.won_by)
+            .bind(g.jokerless)
+            .bind(actor)
+            .bind(&seat_players)
+            .bind(&winds)
+            .bind(&points)
+            .bind(&breakdowns)
+            .bind(&dead)
+            .fetch_all(&mut **tx)
+            .await?;
+    let Some(&(revision, stale, dirty, ..)) = rows.first() else {
         return Ok(());
     };
-    if stale || dirty || new.is_none() || rows.iter().all(|r| r.3 == Some(true)) {
+    if stale || dirty || new.is_none() || rows.iter().all(|r| r.4 == Some(true)) {
         return Ok(());
     }
     // Another game rated some of these players between the read and the lock: rate this one
@@ -221,9 +274,9 @@ pub async fn count_game(
     let before: Vec<(i64, i64, Prior)> = seats
         .iter()
         .map(|&(p, score, prior)| {
-            let now = rows.iter().find(|r| r.2 == Some(p));
+            let now = rows.iter().find(|r| r.3 == Some(p));
             match now {
-                Some(&(_, _, _, Some(false), mu, sigma)) => (
+                Some(&(_, _, _, _, Some(false), mu, sigma)) => (
                     p,
                     score,
                     Prior {
@@ -237,7 +290,7 @@ pub async fn count_game(
         })
         .collect();
     if let Some(again) = rate(&before) {
-        write_ratings(tx, league_id, &again).await?;
+        write_ratings(tx, league_id, revision, &again).await?;
     }
     Ok(())
 }
@@ -253,7 +306,7 @@ pub async fn adjust(
     sign: i64,
 ) -> sqlx::Result<()> {
     if !locked.totals_stale {
-        apply(tx, league_id, game_id, sign).await?;
+        apply(tx, league_id, game_id, sign, locked.revision).await?;
     }
     Ok(())
 }
@@ -282,16 +335,6 @@ pub struct LeagueState {
     pub corrections: i64,
     /// The database's clock when this was read.
     pub at: chrono::DateTime<chrono::Utc>,
-}
-
-async fn league_state(pool: &PgPool, league_id: i64) -> sqlx::Result<LeagueState> {
-    sqlx::query_as(
-        "SELECT revision, standings_stale AS stale, ratings_dirty <> ratings_clean AS updating, \
-                ratings_dirty AS corrections, clock_timestamp() AS at FROM leagues WHERE id = $1",
-    )
-    .bind(league_id)
-    .fetch_one(pool)
-    .await
 }
 
 /// (standings order, game, player, score) of the league's counted games after `after` in the
@@ -382,7 +425,7 @@ pub async fn recompute_ratings(pool: &PgPool, league_id: i64) -> sqlx::Result<bo
     let later = rows_after(&mut *tx, league_id, seen).await?;
     let later: Vec<(i64, i64, i64)> = later.into_iter().map(|r| (r.1, r.2, r.3)).collect();
     standings::replay(&mut rating, &later);
-    write_ratings(&mut tx, league_id, &rating).await?;
+    write_ratings(&mut tx, league_id, locked.revision, &rating).await?;
     sqlx::query("UPDATE leagues SET ratings_clean = $2 WHERE id = $1")
         .bind(league_id)
         .bind(dirty)
@@ -402,9 +445,11 @@ fn skill(mu: Option<f64>, sigma: Option<f64>) -> Skill {
     }
 }
 
+/// Writes players' ratings (each with a new stamp) at standings revision `revision`.
 async fn write_ratings(
     tx: &mut Transaction<'_, Postgres>,
     league_id: i64,
+    revision: i64,
     ratings: &HashMap<i64, Skill>,
 ) -> sqlx::Result<()> {
     let mut players: Vec<i64> = ratings.keys().copied().collect();
@@ -412,7 +457,7 @@ async fn write_ratings(
     let mu: Vec<f64> = players.iter().map(|p| ratings[p].rating).collect();
     let sigma: Vec<f64> = players.iter().map(|p| ratings[p].uncertainty).collect();
     sqlx::query(
-        "UPDATE league_totals t SET mu = u.mu, sigma = u.sigma, rating_stamp = nextval('rating_stamps') \
+        "UPDATE league_totals t SET mu = u.mu, sigma = u.sigma, rating_stamp = nextval('rating_stamps'), changed_at = $5 \
          FROM unnest($2::BIGINT[], $3::FLOAT8[], $4::FLOAT8[]) AS u (player_id, mu, sigma) \
          WHERE t.league_id = $1 AND t.player_id = u.player_id",
     )
@@ -420,6 +465,7 @@ async fn write_ratings(
     .bind(&players)
     .bind(&mu)
     .bind(&sigma)
+    .bind(revision)
     .execute(&mut **tx)
     .await?;
     Ok(())
@@ -437,26 +483,39 @@ pub async fn rebuild_if_stale(pool: &PgPool, league_id: i64) -> sqlx::Result<()>
     }
     let mut tx = pool.begin().await?;
     // Writers wait while the rows are rebuilt; a rebuild that lost the race finds them fresh.
-    let stale: bool =
-        sqlx::query_scalar("SELECT standings_stale FROM leagues WHERE id = $1 FOR UPDATE")
-            .bind(league_id)
-            .fetch_one(&mut *tx)
-            .await?;
-    if !stale {
+    // The rebuild is a write at a new revision: every row is set again (those of players without
+    // a counted game to nothing), so a reader that holds an older revision reads them all.
+    let revision: Option<i64> = sqlx::query_scalar(
+        "UPDATE leagues SET revision = revision + 1 WHERE id = $1 AND standings_stale RETURNING revision",
+    )
+    .bind(league_id)
+    .fetch_optional(&mut *tx)
+    .await?;
+    let Some(revision) = revision else {
         return Ok(());
-    }
-    sqlx::query("DELETE FROM league_totals WHERE league_id = $1")
-        .bind(league_id)
-        .execute(&mut *tx)
-        .await?;
+    };
+    sqlx::query(sqlx::AssertSqlSafe(format!(
+        "UPDATE league_totals SET {}, mu = NULL, sigma = NULL, rating_stamp = NULL, changed_at = $2 WHERE league_id = $1",
+        TOTALS
+            .split(", ")
+            .map(|column| format!("{column} = 0"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    )))
+    .bind(league_id)
+    .bind(revision)
+    .execute(&mut *tx)
+    .await?;
     let sql = format!(
-        "INSERT INTO league_totals (league_id, player_id, games, wins, points, self_picks, jokerless_wins, deal_ins, dead_hands, wall_games) \
+        "INSERT INTO league_totals AS t (league_id, player_id, {TOTALS}, changed_at) \
          SELECT $1, c.player_id, count(*), sum(c.wins), sum(c.points)::BIGINT, sum(c.self_picks), sum(c.jokerless_wins), \
-                sum(c.deal_ins), sum(c.dead_hands), sum(c.wall_games) \
-         FROM ({CONTRIBUTIONS} {LEAGUE_GAMES}) c GROUP BY c.player_id"
+                sum(c.deal_ins), sum(c.dead_hands), sum(c.wall_games), $2 \
+         FROM ({CONTRIBUTIONS} {LEAGUE_GAMES}) c GROUP BY c.player_id \
+         ON CONFLICT (league_id, player_id) DO UPDATE SET {ADD_TOTALS}"
     );
     sqlx::query(sqlx::AssertSqlSafe(sql))
         .bind(league_id)
+        .bind(revision)
         .execute(&mut *tx)
         .await?;
     let sql = format!(
@@ -467,7 +526,7 @@ pub async fn rebuild_if_stale(pool: &PgPool, league_id: i64) -> sqlx::Result<()>
         .bind(league_id)
         .fetch_all(&mut *tx)
         .await?;
-    write_ratings(&mut tx, league_id, &standings::ratings(&games)).await?;
+    write_ratings(&mut tx, league_id, revision, &standings::ratings(&games)).await?;
     sqlx::query(
         "UPDATE leagues SET standings_stale = false, ratings_clean = ratings_dirty WHERE id = $1",
     )
@@ -477,43 +536,98 @@ pub async fn rebuild_if_stale(pool: &PgPool, league_id: i64) -> sqlx::Result<()>
     tx.commit().await
 }
 
-/// The league's standings state and, in the same read, the totals of every player with a
-/// counted game in the league and their ratings.
+/// A player's totals and rating.
+pub type Rated = (Line, Skill);
+
+/// A player's row of the league's standings as read: `None` for the line when the player has no
+/// counted game (any more).
+pub type LineRow = (i64, Option<Rated>);
+
+/// One read of a league's standings: the league and its club, its standings state and the rows
+/// changed after a revision.
+pub struct StandingsRead {
+    pub league: League,
+    pub club: Club,
+    pub state: LeagueState,
+    pub changed: Vec<LineRow>,
+}
+
+/// The league with its club and its standings state and, in the same read, the rows changed
+/// after revision `since` (all of them for `None`): each player's totals and rating. `None` when
+/// there is no such league.
 pub async fn lines(
     pool: &PgPool,
     league_id: i64,
-) -> sqlx::Result<(LeagueState, Vec<(Line, Skill)>)> {
+    since: Option<i64>,
+) -> sqlx::Result<Option<StandingsRead>> {
     #[derive(sqlx::FromRow)]
     struct Row {
         #[sqlx(flatten)]
-        state: LeagueState,
+        league: LeagueAndClub,
         #[sqlx(flatten)]
-        line: Line,
+        state: LeagueState,
+        player_id: Option<i64>,
+        player_name: Option<String>,
+        games: Option<i64>,
+        wins: Option<i64>,
+        points: Option<i64>,
+        self_picks: Option<i64>,
+        jokerless_wins: Option<i64>,
+        deal_ins: Option<i64>,
+        dead_hands: Option<i64>,
+        wall_games: Option<i64>,
         mu: Option<f64>,
         sigma: Option<f64>,
     }
-    let rows: Vec<Row> = sqlx::query_as(
-        "SELECT l.revision, l.standings_stale AS stale, l.ratings_dirty <> l.ratings_clean AS updating, \
+    let rows: Vec<Row> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "SELECT {WITH_CLUB_COLUMNS}, l.standings_stale AS stale, l.ratings_dirty <> l.ratings_clean AS updating, \
                 l.ratings_dirty AS corrections, clock_timestamp() AS at, \
-                t.player_id, p.name, t.games, t.wins, t.points, t.self_picks, t.jokerless_wins, t.deal_ins, \
-                t.dead_hands, t.wall_games, t.mu, t.sigma \
-         FROM leagues l JOIN league_totals t ON t.league_id = l.id AND t.games > 0 JOIN players p ON p.id = t.player_id \
-         WHERE l.id = $1",
-    )
+                t.player_id, p.name AS player_name, t.games, t.wins, t.points, t.self_picks, t.jokerless_wins, \
+                t.deal_ins, t.dead_hands, t.wall_games, t.mu, t.sigma \
+         FROM leagues l JOIN clubs c ON c.id = l.club_id \
+         LEFT JOIN (league_totals t JOIN players p ON p.id = t.player_id) ON t.league_id = l.id AND t.changed_at > $2 \
+         WHERE l.id = $1"
+    )))
     .bind(league_id)
+    .bind(since.unwrap_or(i64::MIN))
     .fetch_all(pool)
     .await?;
-    let state = match rows.first() {
-        Some(r) => r.state,
-        // No player has a counted game yet.
-        None => league_state(pool, league_id).await?,
+    let Some(first) = rows.first() else {
+        return Ok(None);
     };
-    Ok((
+    let (league, club) = first.league.clone().split();
+    let state = first.state;
+    let changed = rows
+        .into_iter()
+        .filter_map(|r| {
+            let player_id = r.player_id?;
+            let games = r.games.unwrap_or(0);
+            let line = (games > 0).then(|| {
+                (
+                    Line {
+                        player_id,
+                        name: r.player_name.unwrap_or_default(),
+                        games,
+                        wins: r.wins.unwrap_or(0),
+                        points: r.points.unwrap_or(0),
+                        self_picks: r.self_picks.unwrap_or(0),
+                        jokerless_wins: r.jokerless_wins.unwrap_or(0),
+                        deal_ins: r.deal_ins.unwrap_or(0),
+                        dead_hands: r.dead_hands.unwrap_or(0),
+                        wall_games: r.wall_games.unwrap_or(0),
+                    },
+                    skill(r.mu, r.sigma),
+                )
+            });
+            Some((player_id, line))
+        })
+        .collect();
+    Ok(Some(StandingsRead {
+        league,
+        club,
         state,
-        rows.into_iter()
-            .map(|r| (r.line, skill(r.mu, r.sigma)))
-            .collect(),
-    ))
+        changed,
+    }))
 }
 
 /// Head-to-head points of tied players: for each player of each group in `groups`, the points

@@ -5,3 +5,7 @@
 CREATE SEQUENCE rating_stamps;
 ALTER TABLE league_totals ADD COLUMN rating_stamp BIGINT;
 UPDATE league_totals SET rating_stamp = nextval('rating_stamps') WHERE mu IS NOT NULL;
+
+-- The league's standings revision of the write that last changed each row: a service that holds
+-- a league's standings in memory reads only the rows changed since the revision it holds.
+ALTER TABLE league_totals ADD COLUMN changed_at BIGINT NOT NULL DEFAULT 0;
