@@ -110,6 +110,7 @@ impl CardCache {
 pub struct StandingsCache {
     bodies: Mutex<HashMap<i64, CachedStandings>>,
     flights: Mutex<HashMap<i64, Arc<tokio::sync::Mutex<HeldLines>>>>,
+    entries: Mutex<HashMap<i64, Arc<Semaphore>>>,
     /// Leagues whose ratings this process is replaying after a correction.
     pub replays: Arc<Mutex<std::collections::HashSet<i64>>>,
 }
@@ -129,6 +130,10 @@ type CachedStandings = (i64, Arc<Vec<u8>>, String);
 
 impl StandingsCache {
     const MAX: usize = 10_000;
+    /// New games of one league in flight at once in this process (measured with
+    /// `scripts/bench-league.sh`: with 8 clients entering games, two keep the entries' pace and
+    /// leave the most time to standings reads).
+    const ENTRY_SLOTS: usize = 2;
 
     /// The body computed at `revision` or later.
     pub fn get(&self, league: i64, revision: i64) -> Option<(Arc<Vec<u8>>, String)> {
@@ -157,6 +162,23 @@ impl StandingsCache {
     /// Claims the replay of a league's ratings for this process: `false` when one runs already.
     pub fn start_replay(&self, league: i64) -> bool {
         self.replays.lock().is_ok_and(|mut set| set.insert(league))
+    }
+
+    /// The slots for new games of a league: a league's games are counted one at a time under
+    /// its lock in the database, so more than `ENTRY_SLOTS` in flight only queue there, taking
+    /// the database's time from readers.
+    pub fn entry_slots(&self, league: i64) -> Arc<Semaphore> {
+        match self.entries.lock() {
+            Ok(mut map) => {
+                if map.len() > Self::MAX {
+                    map.retain(|_, s| Arc::strong_count(s) > 1);
+                }
+                map.entry(league)
+                    .or_insert_with(|| Arc::new(Semaphore::new(Self::ENTRY_SLOTS)))
+                    .clone()
+            }
+            Err(_) => Arc::new(Semaphore::new(Self::ENTRY_SLOTS)),
+        }
     }
 
     /// The lock that lets one request at a time compute the league's standings, over the rows

@@ -796,7 +796,7 @@ async fn games_of_the_same_players_rated_at_once_agree_with_a_rebuild() {
     post(s.table, ann).await;
 
     // Hold the league's lock, so both games read the same ratings before either is counted;
-    // the second to get the lock finds them changed and rates its game again.
+    // the second to get the lock finds them changed, and the ratings are replayed.
     let mut hold = app.db.begin().await.unwrap();
     sqlx::query("UPDATE leagues SET revision = revision")
         .execute(&mut *hold)
@@ -825,8 +825,16 @@ async fn games_of_the_same_players_rated_at_once_agree_with_a_rebuild() {
         hold.commit().await.unwrap();
     };
     tokio::join!(post(s.table, cy), post(table2, dot), release);
+    let replays: i64 = sqlx::query_scalar("SELECT ratings_dirty FROM leagues")
+        .fetch_one(&app.db)
+        .await
+        .unwrap();
+    assert_eq!(
+        replays, 1,
+        "the second game found its players rated meanwhile"
+    );
 
-    let kept = standings_json(&app, &s.owner).await;
+    let kept = settled_standings(&app, &s.owner).await;
     spoil_the_totals(&app).await;
     let rebuilt = standings_json(&app, &s.owner).await;
     assert_eq!(kept, rebuilt);

@@ -498,6 +498,9 @@ pub async fn record(
         return Ok(answer);
     }
 
+    // In turn with the league's other new games (its lock takes them one at a time anyway).
+    let slots = state.standings.entry_slots(ctx.league_id);
+    let _slot = slots.acquire().await.map_err(Error::internal)?;
     let players = &sheet.players;
     let game = prepare(state, league, table_id, players, sheet.next_number, &input).await?;
     let id = sheet
@@ -518,34 +521,40 @@ pub async fn record(
         .map(|((p, _), prior)| (*p, *prior))
         .collect();
 
-    let mut tx = state.db.begin().await?;
-    // The stored answer commits with the game: a retry sees both or neither.
-    if let Some(k) = &key
-        && !games::claim_key(&mut tx, club_id, k, &request_hash, 201, &body).await?
-    {
-        // Another request with this key committed first: answer as it did.
-        tx.rollback().await?;
-        return replay(state, ctx, club_id, k, &request_hash)
-            .await?
-            .ok_or_else(|| {
-                Error::Conflict("a request with this Idempotency-Key is still in progress".into())
-            });
-    }
-    // Last, so the league's lock is held only for this statement and the commit.
-    match totals::record_game(
-        &mut tx,
-        ctx.league_id,
-        id,
-        &game,
-        &caller.actor(),
-        &news,
-        &priors,
-    )
-    .await
-    {
-        Ok(()) => {}
+    // One statement: the key with the answer (a retry sees both or neither), the game, its
+    // events, totals and ratings.
+    let claim = key.as_deref().map(|k| totals::Claim {
+        club_id,
+        key: k,
+        request_hash: &request_hash,
+        body: &body,
+    });
+    let actor = caller.actor();
+    let entry = totals::Entry {
+        league_id: ctx.league_id,
+        game_id: id,
+        game: &game,
+        actor: &actor,
+        events: &news,
+        priors: &priors,
+        claim,
+    };
+    let stored = totals::record_game(&state.db, entry).await;
+    match stored {
+        Ok(totals::Stored::Counted) => {}
+        Ok(totals::Stored::Replay) => super::standings::replay_ratings(state, ctx.league_id),
+        Ok(totals::Stored::KeyTaken) => {
+            // Another request with this key committed first: answer as it did.
+            let k = key.as_deref().unwrap_or_default();
+            return replay(state, ctx, club_id, k, &request_hash)
+                .await?
+                .ok_or_else(|| {
+                    Error::Conflict(
+                        "a request with this Idempotency-Key is still in progress".into(),
+                    )
+                });
+        }
         Err(InsertError::Taken) => {
-            tx.rollback().await?;
             let holder = games::holder(&state.db, table_id, game.number).await?;
             return Err(Error::Conflict(format!(
                 "game {} at table {} is already recorded{}",
@@ -558,7 +567,6 @@ pub async fn record(
         }
         Err(InsertError::Db(e)) => return Err(e.into()),
     }
-    tx.commit().await?;
     state.events.poke();
     Ok(Recorded {
         version: view.version,

@@ -9,9 +9,9 @@ use sha2::{Digest, Sha256};
 use utoipa::ToSchema;
 
 use crate::domain::{AppState, Caller, Error, Need, Result, Role};
-use crate::state::HeldLines;
 pub use crate::standings::Standing;
 use crate::standings::{self, Board};
+use crate::state::HeldLines;
 use crate::storage::clubs::Club;
 use crate::storage::leagues::League;
 use crate::storage::nights::{self, Night};
@@ -106,7 +106,10 @@ async fn compute_held(
     let (since, read) = match read {
         // The caller's read covers every change after the rows held here (all rows for `None`).
         Some((since, read)) if since <= held.revision => (since, read),
-        _ => (held.revision, read_lines(state, league.id, held.revision).await?),
+        _ => (
+            held.revision,
+            read_lines(state, league.id, held.revision).await?,
+        ),
     };
     let (mut league_state, mut changed) = (read.state, read.changed);
     if league_state.stale {

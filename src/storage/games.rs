@@ -235,31 +235,6 @@ pub async fn scores(
 }
 
 /// Claims an idempotency key inside the transaction; `false` when it is already taken.
-/// Claims an idempotency key for a request (by the hash of the request) with the answer it will
-/// get if the transaction commits: false when the key is taken (the caller answers as the
-/// request that holds it did).
-pub async fn claim_key(
-    tx: &mut Transaction<'_, Postgres>,
-    club_id: i64,
-    key: &str,
-    hash: &str,
-    code: u16,
-    body: &serde_json::Value,
-) -> sqlx::Result<bool> {
-    let r = sqlx::query(
-        "INSERT INTO idempotency_keys (club_id, key, request_hash, response_code, response_body) \
-         VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING",
-    )
-    .bind(club_id)
-    .bind(key)
-    .bind(hash)
-    .bind(code as i32)
-    .bind(body)
-    .execute(&mut **tx)
-    .await?;
-    Ok(r.rows_affected() > 0)
-}
-
 /// A stored key: (request hash, response code, response body).
 pub async fn saved_response(
     pool: &PgPool,

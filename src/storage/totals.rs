@@ -135,16 +135,18 @@ pub struct Prior {
     pub stamp: Option<i64>,
 }
 
-/// Takes league `$1`'s lock and, in the same statement: writes the events (`$2`, `$3`: see
-/// `EMIT`); inserts game `$4` (`$10`…`$21`) with its place in the standings order, its seats
-/// (`$23`…`$27`) and its audit entry (by `$22`); and, when it counts (`$5`) and the totals are
-/// fresh, adds it to its players' totals with the ratings worked out before the transaction
-/// (`$6` players, `$7` μ, `$8` σ; none while the ratings are being replayed). A player's new
-/// rating is written only where the stamp read with the old one (`$9`) is still there, and
-/// takes stamp `st.v`; `rated` says where it was. The game goes in after the lock is taken:
-/// every write of a league's games waits for the lock before it can wait for another's row.
+/// One statement, so one transaction: claims the idempotency key (`{KEY}`: `k` yields a row
+/// when it is this request's), then takes league `$1`'s lock and writes the events (`$2`, `$3`:
+/// see `EMIT`); inserts game `$4` (`$10`…`$21`) with its place in the standings order, its
+/// seats (`$23`…`$27`) and its audit entry (by `$22`); and, when it counts (`$5`) and the totals
+/// are fresh, adds it to its players' totals with the ratings worked out before (`$6` players,
+/// `$7` μ, `$8` σ; none while the ratings are being replayed). A player's new rating is written
+/// only where the stamp read with the old one (`$9`) is still there, and takes stamp `st.v`;
+/// `rated` says where it was. The key is claimed before the lock is taken, and the game goes in
+/// after: a request waits for another's key or game number only while holding no lock.
 const COUNT: &str = concat!(
-    "WITH l AS (UPDATE leagues SET revision = revision + 1 WHERE id = $1 \
+    "WITH {KEY} \
+       l AS (UPDATE leagues SET revision = revision + 1 WHERE id = $1 {CLAIMED} \
          RETURNING club_id, revision, standings_stale, ratings_dirty <> ratings_clean AS ratings_dirty), \
        {EMIT}, \
        g AS (INSERT INTO games (id, table_id, number, east_player, outcome, submitted, engine, line_id, line_value, \
@@ -179,22 +181,57 @@ const COUNT: &str = concat!(
 const SAME: &str = "excluded.rating_stamp IS NOT NULL AND \
      t.rating_stamp IS NOT DISTINCT FROM (SELECT r.seen FROM r WHERE r.player_id = t.player_id)";
 
-/// Stores a new game as id `game_id` and counts it, in one statement: takes the league's lock
-/// (writing `events` with it), inserts the game, its scores and its audit entry (by `actor`)
-/// with its place in the standings order and, when it counts (not a redeal) and the totals are
-/// fresh, adds it to its players' totals and (unless they are being replayed) ratings. `priors`
-/// holds each player's rating as read before the transaction: the game is rated from those
-/// before the lock is taken, and rated again under it only if another write changed one of them
-/// meanwhile. Call it as the transaction's last step: the lock is held until the commit.
-pub async fn record_game(
-    tx: &mut Transaction<'_, Postgres>,
-    league_id: i64,
-    game_id: i64,
-    g: &NewGame,
-    actor: &str,
-    events: &[(&str, serde_json::Value)],
-    priors: &HashMap<i64, Prior>,
-) -> Result<(), InsertError> {
+/// An idempotency key to claim with a game: the club, the key, the hash of the request and the
+/// answer it gets.
+pub struct Claim<'a> {
+    pub club_id: i64,
+    pub key: &'a str,
+    pub request_hash: &'a str,
+    pub body: &'a serde_json::Value,
+}
+
+/// A new game to store: its league, the id taken for it, the game, who enters it, the events
+/// it makes, its players' ratings as read before (by player) and the idempotency key to claim.
+pub struct Entry<'a> {
+    pub league_id: i64,
+    pub game_id: i64,
+    pub game: &'a NewGame,
+    pub actor: &'a str,
+    pub events: &'a [(&'a str, serde_json::Value)],
+    pub priors: &'a HashMap<i64, Prior>,
+    pub claim: Option<Claim<'a>>,
+}
+
+/// What became of a new game.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stored {
+    /// Stored and counted.
+    Counted,
+    /// Stored and counted, but another game rated some of its players between the read of their
+    /// ratings and the lock: the league's ratings are marked for a replay.
+    Replay,
+    /// The key was another request's: nothing was written.
+    KeyTaken,
+}
+
+/// Stores a new game as id `game_id` and counts it, in one statement (one transaction): claims
+/// the idempotency key if there is one (with the answer), takes the league's lock (writing
+/// `events` with it), inserts the game, its scores and its audit entry (by `actor`) with its
+/// place in the standings order and, when it counts (not a redeal) and the totals are fresh,
+/// adds it to its players' totals and (unless they are being replayed) ratings. `priors` holds
+/// each player's rating as read before: the game is rated from those before the lock is taken.
+/// If another game rated one of them meanwhile, the ratings are marked for a replay (which the
+/// caller starts), a rare race: a player is at one table at a time.
+pub async fn record_game(pool: &PgPool, entry: Entry<'_>) -> Result<Stored, InsertError> {
+    let Entry {
+        league_id,
+        game_id,
+        game: g,
+        actor,
+        events,
+        priors,
+        claim,
+    } = entry;
     let counted = g.outcome != "redeal";
     let mut seats: Vec<(i64, i64, Prior)> = g
         .scores
@@ -202,17 +239,20 @@ pub async fn record_game(
         .map(|s| (s.0, s.2, priors.get(&s.0).copied().unwrap_or_default()))
         .collect();
     seats.sort_unstable_by_key(|s| s.0);
-    let rate = |seats: &[(i64, i64, Prior)]| {
-        let game: Vec<(i64, i64, Skill)> = seats
-            .iter()
-            .map(|(p, score, prior)| (*p, *score, skill(prior.mu, prior.sigma)))
-            .collect();
-        standings::rate_game(&game).map(|new| new.into_iter().collect::<HashMap<i64, Skill>>())
-    };
-    let new = if counted { rate(&seats) } else { None };
+    let game: Vec<(i64, i64, Skill)> = seats
+        .iter()
+        .map(|(p, score, prior)| (*p, *score, skill(prior.mu, prior.sigma)))
+        .collect();
+    let new: Option<HashMap<i64, Skill>> = counted
+        .then(|| standings::rate_game(&game))
+        .flatten()
+        .map(|new| new.into_iter().collect());
     let players: Vec<i64> = seats.iter().map(|s| s.0).collect();
     let skill_of = |p: &i64| new.as_ref().and_then(|n| n.get(p));
-    let mu: Vec<Option<f64>> = players.iter().map(|p| skill_of(p).map(|s| s.rating)).collect();
+    let mu: Vec<Option<f64>> = players
+        .iter()
+        .map(|p| skill_of(p).map(|s| s.rating))
+        .collect();
     let sigma: Vec<Option<f64>> = players
         .iter()
         .map(|p| skill_of(p).map(|s| s.uncertainty))
@@ -223,76 +263,93 @@ pub async fn record_game(
         .replace("{TOTALS}", TOTALS)
         .replace("{VALUES}", &signed("1"))
         .replace("{ADD_TOTALS}", ADD_TOTALS)
-        .replace("{SAME}", SAME);
+        .replace("{SAME}", SAME)
+        .replace(
+            "{KEY}",
+            if claim.is_some() {
+                "k AS (INSERT INTO idempotency_keys (club_id, key, request_hash, response_code, response_body) \
+                 VALUES ($28, $29, $30, 201, $31) ON CONFLICT DO NOTHING RETURNING 1),"
+            } else {
+                ""
+            },
+        )
+        .replace(
+            "{CLAIMED}",
+            if claim.is_some() {
+                "AND EXISTS (SELECT 1 FROM k)"
+            } else {
+                ""
+            },
+        );
     let (kinds, data) = super::events::columns(events);
     let seat_players: Vec<i64> = g.scores.iter().map(|s| s.0).collect();
     let winds: Vec<&str> = g.scores.iter().map(|s| s.1.as_str()).collect();
     let points: Vec<i64> = g.scores.iter().map(|s| s.2).collect();
     let breakdowns: Vec<&str> = g.scores.iter().map(|s| s.3.as_str()).collect();
     let dead: Vec<bool> = g.scores.iter().map(|s| s.4).collect();
+    let mut query = sqlx::query_as(sqlx::AssertSqlSafe(sql))
+        .bind(league_id)
+        .bind(&kinds)
+        .bind(&data)
+        .bind(game_id)
+        .bind(counted)
+        .bind(&players)
+        .bind(&mu)
+        .bind(&sigma)
+        .bind(&seen)
+        .bind(g.table_id)
+        .bind(g.number)
+        .bind(g.east_player)
+        .bind(&g.outcome)
+        .bind(&g.submitted)
+        .bind(&g.engine)
+        .bind(&g.line_id)
+        .bind(g.line_value)
+        .bind(g.winner)
+        .bind(g.discarder)
+        .bind(&g.won_by)
+        .bind(g.jokerless)
+        .bind(actor)
+        .bind(&seat_players)
+        .bind(&winds)
+        .bind(&points)
+        .bind(&breakdowns)
+        .bind(&dead);
+    if let Some(c) = &claim {
+        query = query
+            .bind(c.club_id)
+            .bind(c.key)
+            .bind(c.request_hash)
+            .bind(c.body);
+    }
     #[allow(clippy::type_complexity)]
-    let rows: Vec<(i64, bool, bool, Option<i64>, Option<bool>, Option<f64>, Option<f64>)> =
-        sqlx::query_as(sqlx::AssertSqlSafe(sql))
-            .bind(league_id)
-            .bind(&kinds)
-            .bind(&data)
-            .bind(game_id)
-            .bind(counted)
-            .bind(&players)
-            .bind(&mu)
-            .bind(&sigma)
-            .bind(&seen)
-            .bind(g.table_id)
-            .bind(g.number)
-            .bind(g.east_player)
-            .bind(&g.outcome)
-            .bind(&g.submitted)
-            .bind(&g.engine)
-            .bind(&g.line_id)
-            .bind(g.line_value)
-            .bind(g.winner)
-            .bind(g.discarder)
-            .bind(&g.won_by)
-            .bind(g.jokerless)
-            .bind(actor)
-            .bind(&seat_players)
-            .bind(&winds)
-            .bind(&points)
-            .bind(&breakdowns)
-            .bind(&dead)
-            .fetch_all(&mut **tx)
-            .await?;
-    let Some(&(revision, stale, dirty, ..)) = rows.first() else {
-        return Ok(());
+    let rows: Vec<(
+        i64,
+        bool,
+        bool,
+        Option<i64>,
+        Option<bool>,
+        Option<f64>,
+        Option<f64>,
+    )> = query.fetch_all(pool).await?;
+    let Some(&(_, stale, dirty, ..)) = rows.first() else {
+        return match claim {
+            Some(_) => Ok(Stored::KeyTaken),
+            // The league's row was not there to lock.
+            None => Err(InsertError::Db(sqlx::Error::RowNotFound)),
+        };
     };
-    if stale || dirty || new.is_none() || rows.iter().all(|r| r.4 == Some(true)) {
-        return Ok(());
+    let all_rated = rows.iter().all(|r| r.4 == Some(true));
+    if stale || dirty || new.is_none() || all_rated {
+        return Ok(Stored::Counted);
     }
-    // Another game rated some of these players between the read and the lock: rate this one
-    // again from the ratings before it (those read where its rating went in, those there now
-    // elsewhere) and write them all.
-    let before: Vec<(i64, i64, Prior)> = seats
-        .iter()
-        .map(|&(p, score, prior)| {
-            let now = rows.iter().find(|r| r.3 == Some(p));
-            match now {
-                Some(&(_, _, _, _, Some(false), mu, sigma)) => (
-                    p,
-                    score,
-                    Prior {
-                        mu,
-                        sigma,
-                        stamp: None,
-                    },
-                ),
-                _ => (p, score, prior),
-            }
-        })
-        .collect();
-    if let Some(again) = rate(&before) {
-        write_ratings(tx, league_id, revision, &again).await?;
-    }
-    Ok(())
+    // Another game rated some of these players between the read and the lock: the ratings are
+    // replayed from the games.
+    let mut tx = pool.begin().await?;
+    lock_league(&mut tx, league_id).await?;
+    mark_ratings_dirty(&mut tx, league_id).await?;
+    tx.commit().await?;
+    Ok(Stored::Replay)
 }
 
 /// A counted game changes (after `lock_league`): `sign` −1 takes it out of its players'
