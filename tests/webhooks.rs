@@ -171,7 +171,26 @@ async fn a_receiver_gets_every_event_signed_across_a_service_restart() {
         )
         .await;
     }
-    // Killed at once, with deliveries still waiting on the back-off.
+    // Killed while deliveries wait on the back-off: none leased (a worker killed holding a lease
+    // leaves those deliveries to the lease's end, two minutes), the next try a second away at
+    // least.
+    let mut waited = 0;
+    loop {
+        let backing_off: bool = sqlx::query_scalar(
+            "SELECT EXISTS (SELECT 1 FROM webhook_deliveries WHERE status = 'pending') \
+               AND NOT EXISTS (SELECT 1 FROM webhook_deliveries WHERE leased_until > now()) \
+               AND (SELECT retry_at FROM webhooks) > now() + interval '1 second'",
+        )
+        .fetch_one(&db)
+        .await
+        .unwrap();
+        if backing_off {
+            break;
+        }
+        waited += 1;
+        assert!(waited < 600, "the first failures never came");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
     first.child.kill().unwrap();
     first.child.wait().unwrap();
     let pending: i64 =
