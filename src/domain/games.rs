@@ -417,27 +417,14 @@ async fn table_for(
     if caller.code_table() == Some((table_id, sheet.ctx.league_id)) && need <= Need::Score {
         return Ok(sheet);
     }
-    let TableSheet {
-        ctx,
-        league,
-        club,
-        players,
-        priors,
-        next_number,
-        game_id,
-    } = sheet;
     let (league, club) = caller
-        .admit(state, league, club, need)
+        .admit(state, sheet.league, sheet.club, need)
         .await
         .map_err(|e| e.or_not_found(not_found))?;
     Ok(TableSheet {
-        ctx,
         league,
         club,
-        players,
-        priors,
-        next_number,
-        game_id,
+        ..sheet
     })
 }
 

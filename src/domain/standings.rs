@@ -94,6 +94,10 @@ async fn read_lines(
         .ok_or_else(|| Error::NotFound(format!("no league {league_id}")))
 }
 
+/// The rows changed after a revision (`None`: all rows), with the standings state they were
+/// read at.
+type Changes = (Option<i64>, totals::LeagueState, Vec<totals::LineRow>);
+
 /// As `compute`, with the rows this process holds for the league (locked by the caller),
 /// brought up to date with `read` (the rows changed after its revision, read by the caller) or
 /// else with what is read here: only the rows changed since they were last read are read.
@@ -101,17 +105,18 @@ async fn compute_held(
     state: &AppState,
     league: &League,
     held: &mut HeldLines,
-    read: Option<(Option<i64>, totals::StandingsRead)>,
+    read: Option<Changes>,
 ) -> Result<Computed> {
-    let (since, read) = match read {
+    let (since, mut league_state, mut changed) = match read {
         // The caller's read covers every change after the rows held here (all rows for `None`).
-        Some((since, read)) if since <= held.revision => (since, read),
-        _ => (
-            held.revision,
-            read_lines(state, league.id, held.revision).await?,
-        ),
+        Some((since, league_state, changed)) if since <= held.revision => {
+            (since, league_state, changed)
+        }
+        _ => {
+            let read = read_lines(state, league.id, held.revision).await?;
+            (held.revision, read.state, read.changed)
+        }
     };
-    let (mut league_state, mut changed) = (read.state, read.changed);
     if league_state.stale {
         totals::rebuild_if_stale(&state.db, league.id).await?;
         held.revision = None;
@@ -214,14 +219,13 @@ async fn head_to_head(
 }
 
 /// The standings body (JSON) and its entity tag, computed from `read` (the league's rows changed
-/// after revision `since`, read at `read.state.revision`) or later.
+/// after a revision, with the state they were read at) or later.
 async fn body_at(
     state: &AppState,
     league: &League,
-    since: Option<i64>,
-    read: totals::StandingsRead,
+    read: Changes,
 ) -> Result<(Arc<Vec<u8>>, String)> {
-    let revision = read.state.revision;
+    let revision = read.1.revision;
     if let Some(hit) = state.standings.get(league.id, revision) {
         return Ok(hit);
     }
@@ -231,7 +235,7 @@ async fn body_at(
     if let Some(hit) = state.standings.get(league.id, revision) {
         return Ok(hit);
     }
-    let computed = compute_held(state, league, &mut held, Some((since, read))).await?;
+    let computed = compute_held(state, league, &mut held, Some(read)).await?;
     let now = computed.revision;
     let view = StandingsView {
         league: league.id,
@@ -270,9 +274,9 @@ pub async fn show(state: &AppState, caller: &Caller, id: i64) -> Result<Body> {
     let since = state.standings.revision(id);
     let read = read_lines(state, id, since).await?;
     let (league, _) = caller
-        .admit(state, read.league.clone(), read.club.clone(), Need::Read)
+        .admit(state, read.league, read.club, Need::Read)
         .await?;
-    let (json, tag) = body_at(state, &league, since, read).await?;
+    let (json, tag) = body_at(state, &league, (since, read.state, read.changed)).await?;
     Ok(Body { json, tag })
 }
 
