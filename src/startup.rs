@@ -32,8 +32,10 @@ impl Application {
         let mut state = AppState::new(db, settings.session_key.expose());
         state.webhooks_allow_private = settings.webhooks_allow_private;
         let state = web::Data::new(state);
-        // The league events' listener, for this process's streams, and the webhook worker.
+        // The league events' listener (for this process's streams), the change notices' listener
+        // and the webhook worker.
         tokio::spawn(domain::events::run_hub(state.clone().into_inner()));
+        tokio::spawn(domain::standings::hear_changes(state.clone().into_inner()));
         tokio::spawn(domain::webhooks::run_worker(state.clone().into_inner()));
         let trust_proxy = settings.trust_proxy;
         let server = HttpServer::new(move || {

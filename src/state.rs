@@ -1,8 +1,10 @@
 //! What every operation shares: the pool, the keys, the rate limits and the caches. Nothing
 //! that matters lives only here: several processes can serve one database.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use tokio::sync::{Semaphore, broadcast};
 
@@ -12,6 +14,7 @@ use crate::auth::Keys;
 use crate::auth::limits::Limits;
 use crate::rules::Card;
 use crate::storage::events::{self, Event};
+use crate::storage::leagues::League;
 
 pub struct AppState {
     pub db: PgPool,
@@ -20,6 +23,10 @@ pub struct AppState {
     pub cards: CardCache,
     pub standings: StandingsCache,
     pub game_logs: GameLogs,
+    /// Whether what this process holds in memory is known to be current.
+    pub freshness: Arc<Freshness>,
+    /// API tokens checked against the database lately.
+    pub grants: Grants,
     /// The league event streams open in this process.
     pub events: Hub,
     /// Webhooks may go to plain http and private addresses (a receiver on the club's network).
@@ -35,8 +42,153 @@ impl AppState {
             cards: CardCache::default(),
             standings: StandingsCache::default(),
             game_logs: GameLogs::default(),
+            freshness: Arc::default(),
+            grants: Grants::default(),
             events: Hub::default(),
             webhooks_allow_private: false,
+        }
+    }
+}
+
+/// What this process knows of changes made in the database: every process listens to the change
+/// notices (`storage::notices`), and what it held before a notice it may have missed is checked
+/// against the database again.
+///
+/// A *stamp* names a stretch of time during which this process heard every notice: a new one
+/// starts when the listening connection is made, when it is lost (none until it is back), and at
+/// each notice that something other than a league's standings revision changed (a league's
+/// settings, a token revoked), and at each such change this process makes itself. Anything read
+/// from the database under a stamp (taken before the read) may be used without reading it
+/// again while the stamp is current. A league's standings are current while nothing has moved
+/// its revision past the one they were computed at.
+#[derive(Default)]
+pub struct Freshness {
+    /// The stamp times two, plus one while listening.
+    state: AtomicU64,
+    /// Each league's latest standings revision heard of (from notices and this process's writes
+    /// and reads).
+    known: Mutex<HashMap<i64, i64>>,
+}
+
+impl Freshness {
+    /// The current stamp: `None` while not listening (then nothing is taken from memory).
+    pub fn stamp(&self) -> Option<u64> {
+        let s = self.state.load(Ordering::SeqCst);
+        (s & 1 == 1).then_some(s)
+    }
+
+    /// Whether `stamp` is still current.
+    pub fn current(&self, stamp: u64) -> bool {
+        self.state.load(Ordering::SeqCst) == stamp
+    }
+
+    fn next(&self, listening: bool) {
+        let _ = self
+            .state
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |s| {
+                Some((s | 1) + 1 + u64::from(listening))
+            });
+    }
+
+    /// Listening (again): a new stamp.
+    pub fn listening(&self) {
+        self.next(true);
+    }
+
+    /// The listening connection is lost: notices may be missed until it is back.
+    pub fn deaf(&self) {
+        self.next(false);
+    }
+
+    /// Something other than a standings revision changed: everything is read again.
+    pub fn changed(&self) {
+        let listening = self.stamp().is_some();
+        self.next(listening);
+    }
+
+    /// A write begins (see `Unheard`).
+    pub fn unheard(self: &Arc<Self>) -> Unheard {
+        Unheard {
+            freshness: self.clone(),
+            armed: true,
+        }
+    }
+
+    /// A league's standings revision `revision` was committed (heard of, written or read).
+    pub fn saw(&self, league: i64, revision: i64) {
+        if let Ok(mut known) = self.known.lock() {
+            if known.len() > StandingsCache::MAX && !known.contains_key(&league) {
+                known.clear();
+            }
+            let r = known.entry(league).or_insert(revision);
+            *r = (*r).max(revision);
+        }
+    }
+
+    /// The league's latest standings revision heard of.
+    pub fn known(&self, league: i64) -> Option<i64> {
+        self.known.lock().ok()?.get(&league).copied()
+    }
+}
+
+/// A write of this process that moves a league's standings revision or changes what is held
+/// in memory: this process does not wait for its own notices, so when it is dropped everything
+/// held is read again — after the write, or when the request is cut short while it writes —
+/// unless `heard` says the write was taken in otherwise.
+pub struct Unheard {
+    freshness: Arc<Freshness>,
+    armed: bool,
+}
+
+impl Unheard {
+    /// The write was taken in (its rows pushed, its revision noted).
+    pub fn heard(mut self) {
+        self.armed = false;
+    }
+}
+
+impl Drop for Unheard {
+    fn drop(&mut self) {
+        if self.armed {
+            self.freshness.changed();
+        }
+    }
+}
+
+/// API tokens as the database answered for them lately, by hash, each with the stamp it was read
+/// under: a revoked token is refused as soon as its revocation is heard of. An entry is read
+/// again after `FOR` (which also keeps the token's `last_used_at` within a minute or so).
+#[derive(Default)]
+pub struct Grants {
+    map: Mutex<HashMap<String, (u64, Instant, crate::storage::tokens::TokenGrant)>>,
+}
+
+impl Grants {
+    const FOR: Duration = Duration::from_secs(60);
+    const MAX: usize = 10_000;
+
+    /// The grant of the token with this hash, if read under the current stamp lately.
+    pub fn get(
+        &self,
+        freshness: &Freshness,
+        hash: &str,
+    ) -> Option<crate::storage::tokens::TokenGrant> {
+        let stamp = freshness.stamp()?;
+        let map = self.map.lock().ok()?;
+        let (at, read, grant) = map.get(hash)?;
+        (*at == stamp && read.elapsed() < Self::FOR).then(|| grant.clone())
+    }
+
+    /// Keeps a live token's grant, read under `stamp`.
+    pub fn put(&self, stamp: u64, hash: String, grant: crate::storage::tokens::TokenGrant) {
+        if let Ok(mut map) = self.map.lock() {
+            if map.len() >= Self::MAX {
+                map.retain(|_, (at, read, _)| *at == stamp && read.elapsed() < Self::FOR);
+                if map.len() >= Self::MAX {
+                    map.clear();
+                }
+            }
+            map.insert(hash, (stamp, Instant::now(), grant));
         }
     }
 }
@@ -108,9 +260,12 @@ impl CardCache {
 /// meanwhile wait for it and take its body instead of computing the same standings again.
 #[derive(Default)]
 pub struct StandingsCache {
-    bodies: Mutex<HashMap<i64, CachedStandings>>,
+    bodies: Mutex<HashMap<i64, Cached>>,
     flights: Mutex<HashMap<i64, Arc<tokio::sync::Mutex<HeldLines>>>>,
     entries: Mutex<HashMap<i64, Arc<Semaphore>>>,
+    /// The rows this process's new games changed, by league and standings revision, until a
+    /// read takes them into the league's held rows.
+    pushed: Mutex<HashMap<i64, BTreeMap<i64, Pushed>>>,
     /// Leagues whose ratings this process is replaying after a correction.
     pub replays: Arc<Mutex<std::collections::HashSet<i64>>>,
 }
@@ -123,13 +278,39 @@ pub struct HeldLines {
     pub revision: Option<i64>,
     /// Each player with a counted game: totals and rating.
     pub rows: HashMap<i64, crate::storage::totals::Rated>,
+    /// The league's standings state at `revision`.
+    pub state: Option<crate::storage::totals::LeagueState>,
+    /// The league as it stood at `revision`.
+    pub league: Option<Arc<League>>,
+    /// The stamp (see `Freshness`) the rows were last read from the database under.
+    pub stamp: Option<u64>,
 }
 
-/// (revision, body, ETag) of one league's standings.
-type CachedStandings = (i64, Arc<Vec<u8>>, String);
+/// What one new game changed in a league's standings: the revision it was counted at, whether
+/// the ratings are being replayed, and its players' rows as they stand after it.
+#[derive(Debug, Clone)]
+pub struct Pushed {
+    pub updating: bool,
+    pub rows: Vec<crate::storage::totals::CountedRow>,
+}
+
+/// One league's standings body as kept.
+pub struct Cached {
+    /// The revision it was computed at.
+    pub revision: i64,
+    pub body: Arc<Vec<u8>>,
+    /// Its entity tag.
+    pub tag: String,
+    /// The stamp (see `Freshness`) under which the league was last read at this revision.
+    pub stamp: Option<u64>,
+    /// The league as it stood at this revision.
+    pub league: Arc<League>,
+}
 
 impl StandingsCache {
     const MAX: usize = 10_000;
+    /// Changes kept per league for reads to take.
+    const PUSHED: usize = 1024;
     /// New games of one league in flight at once in this process (measured with
     /// `scripts/bench-league.sh`: with 8 clients entering games, two keep the entries' pace and
     /// leave the most time to standings reads).
@@ -139,24 +320,92 @@ impl StandingsCache {
     pub fn get(&self, league: i64, revision: i64) -> Option<(Arc<Vec<u8>>, String)> {
         let map = self.bodies.lock().ok()?;
         map.get(&league)
-            .filter(|(r, _, _)| *r >= revision)
-            .map(|(_, b, t)| (b.clone(), t.clone()))
+            .filter(|c| c.revision >= revision)
+            .map(|c| (c.body.clone(), c.tag.clone()))
+    }
+
+    /// The body computed at `revision` or later, if the league was read under `stamp` (still
+    /// current) at its revision and `admitted` lets the caller read that league.
+    pub fn current(
+        &self,
+        league: i64,
+        revision: i64,
+        stamp: u64,
+        admitted: impl Fn(&League) -> bool,
+    ) -> Option<(Arc<Vec<u8>>, String)> {
+        let map = self.bodies.lock().ok()?;
+        map.get(&league)
+            .filter(|c| c.revision >= revision && c.stamp == Some(stamp) && admitted(&c.league))
+            .map(|c| (c.body.clone(), c.tag.clone()))
+    }
+
+    /// The league was read again at `revision` under `stamp`: the body kept for that revision may
+    /// be answered from memory under that stamp.
+    pub fn restamp(&self, league: i64, revision: i64, stamp: u64, read: &Arc<League>) {
+        if let Ok(mut map) = self.bodies.lock()
+            && let Some(c) = map.get_mut(&league)
+            && c.revision == revision
+        {
+            c.stamp = Some(stamp);
+            c.league = read.clone();
+        }
     }
 
     /// The revision of the league's latest body, if there is one.
     pub fn revision(&self, league: i64) -> Option<i64> {
-        self.bodies.lock().ok()?.get(&league).map(|(r, _, _)| *r)
+        self.bodies.lock().ok()?.get(&league).map(|c| c.revision)
     }
 
-    pub fn put(&self, league: i64, revision: i64, body: Arc<Vec<u8>>, tag: String) {
+    pub fn put(&self, league: i64, cached: Cached) {
         if let Ok(mut map) = self.bodies.lock() {
             if map.len() > Self::MAX {
                 map.clear();
             }
-            if map.get(&league).is_none_or(|(r, _, _)| *r < revision) {
-                map.insert(league, (revision, body, tag));
+            if map
+                .get(&league)
+                .is_none_or(|c| c.revision <= cached.revision)
+            {
+                map.insert(league, cached);
             }
         }
+    }
+
+    /// Keeps what a new game of this process changed, counted at `revision`.
+    pub fn push(&self, league: i64, revision: i64, pushed: Pushed) {
+        if let Ok(mut map) = self.pushed.lock() {
+            if map.len() > Self::MAX && !map.contains_key(&league) {
+                map.clear();
+            }
+            let queue = map.entry(league).or_default();
+            queue.insert(revision, pushed);
+            while queue.len() > Self::PUSHED {
+                queue.pop_first();
+            }
+        }
+    }
+
+    /// The pushed changes that follow revision `from` one after another, merged (a later row
+    /// replaces an earlier one), with the last revision they reach and whether the ratings were
+    /// being replayed then; older changes are dropped.
+    pub fn take_pushed(
+        &self,
+        league: i64,
+        from: i64,
+    ) -> Option<(i64, bool, Vec<crate::storage::totals::CountedRow>)> {
+        let mut map = self.pushed.lock().ok()?;
+        let queue = map.get_mut(&league)?;
+        *queue = queue.split_off(&(from + 1));
+        let mut reached = from;
+        let mut updating = false;
+        let mut rows: HashMap<i64, crate::storage::totals::CountedRow> = HashMap::new();
+        while let Some(next) = queue.remove(&(reached + 1)) {
+            reached += 1;
+            updating = next.updating;
+            for row in next.rows {
+                rows.insert(row.player_id, row);
+            }
+        }
+        (reached > from).then(|| (reached, updating, rows.into_values().collect()))
     }
 
     /// Claims the replay of a league's ratings for this process: `false` when one runs already.
@@ -435,6 +684,67 @@ mod tests {
         assert_eq!(a, b);
         assert_eq!(a.get(&1), Some(&-5));
         assert_eq!(a.get(&2), Some(&9));
+    }
+
+    #[test]
+    fn a_stamp_lasts_only_while_every_notice_is_heard() {
+        let f = Arc::new(Freshness::default());
+        assert_eq!(
+            f.stamp(),
+            None,
+            "nothing is taken from memory before listening"
+        );
+        f.listening();
+        let first = f.stamp().unwrap();
+        assert!(f.current(first));
+        f.saw(1, 5);
+        f.saw(1, 3);
+        assert_eq!(f.known(1), Some(5), "revisions only move forward");
+        assert_eq!(f.stamp(), Some(first), "a revision leaves the stamp");
+        f.changed();
+        let second = f.stamp().unwrap();
+        assert!(second != first && !f.current(first));
+        drop(f.unheard());
+        let third = f.stamp().unwrap();
+        assert_ne!(third, second, "a write dropped unheard starts a new stamp");
+        f.unheard().heard();
+        assert_eq!(f.stamp(), Some(third), "a write taken in leaves it");
+        f.deaf();
+        assert_eq!(f.stamp(), None);
+        f.changed();
+        assert_eq!(f.stamp(), None, "still deaf");
+        f.listening();
+        assert!(f.stamp().is_some_and(|s| s != third));
+    }
+
+    #[test]
+    fn pushed_rows_are_taken_only_in_an_unbroken_run() {
+        use crate::storage::totals::CountedRow;
+        let row = |player_id, games| CountedRow {
+            player_id,
+            games,
+            wins: 0,
+            points: 0,
+            self_picks: 0,
+            jokerless_wins: 0,
+            deal_ins: 0,
+            dead_hands: 0,
+            wall_games: 0,
+            mu: None,
+            sigma: None,
+        };
+        let cache = StandingsCache::default();
+        let push = |revision, rows, updating| cache.push(7, revision, Pushed { updating, rows });
+        push(11, vec![row(1, 1), row(2, 1)], false);
+        push(12, vec![row(1, 2)], true);
+        push(14, vec![row(3, 1)], false);
+        assert!(cache.take_pushed(7, 9).is_none(), "10 is missing");
+        let (reached, updating, mut rows) = cache.take_pushed(7, 10).unwrap();
+        rows.sort_unstable_by_key(|r| r.player_id);
+        assert_eq!((reached, updating), (12, true));
+        assert_eq!(rows, vec![row(1, 2), row(2, 1)], "the later row wins");
+        assert!(cache.take_pushed(7, 12).is_none(), "13 is missing");
+        assert_eq!(cache.take_pushed(7, 13).map(|t| t.0), Some(14));
     }
 
     #[test]

@@ -196,3 +196,198 @@ async fn two_instances_on_one_database_agree() {
     let _ = process.child.kill();
     let _ = process.child.wait();
 }
+
+/// Reads `path` on `base` (with `auth` when given) until `done` holds for the answer's status and
+/// body, for at most 10 s; the last answer either way.
+async fn until(
+    base: &str,
+    path: &str,
+    auth: Option<&str>,
+    done: impl Fn(u16, &serde_json::Value) -> bool,
+) -> (u16, serde_json::Value) {
+    let http = reqwest::Client::new();
+    let mut last = (0, serde_json::Value::Null);
+    for _ in 0..100 {
+        let mut req = http.get(format!("{base}{path}"));
+        if let Some(token) = auth {
+            req = req.bearer_auth(token);
+        }
+        let res = answered(req).await;
+        let status = res.status().as_u16();
+        last = (status, res.json().await.unwrap_or(serde_json::Value::Null));
+        if done(last.0, &last.1) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    last
+}
+
+/// The games counted for a player in a standings body.
+fn games_of(view: &serde_json::Value, player: i64) -> i64 {
+    view["standings"]
+        .as_array()
+        .and_then(|rows| rows.iter().find(|r| r["player_id"] == player))
+        .map_or(0, |r| r["games"].as_i64().unwrap())
+}
+
+/// Issue 16: a process answers public standings and token-holders' reads from memory while it
+/// hears the database's change notices. What another process writes reaches it (a game, a new
+/// name, a revoked token), and so does what was written while its listening connection was
+/// lost.
+#[tokio::test]
+async fn standings_answered_from_memory_follow_other_processes() {
+    let a = spawn_app().await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut process = common::serve_process_on(&a, dir.path()).expect("a second process serves");
+    let b = process.base.clone();
+    let owner = club_owner(&a, "heard", "owner@example.org").await;
+    let t = common::one_table(&a, &owner, "heard", &["Ann", "Bea", "Cy", "Di"]).await;
+    let res = answered(
+        owner
+            .patch(a.url(&format!("/api/v1/leagues/{}", t.league)))
+            .json(&json!({"visibility": "public"})),
+    )
+    .await;
+    assert_eq!(res.status(), 200);
+    let token = |scopes: &[&str]| {
+        let req = owner
+            .post(a.url("/api/v1/clubs/heard/tokens"))
+            .json(&json!({"name": format!("{scopes:?}"), "scopes": scopes}));
+        async move {
+            let res = answered(req).await;
+            assert_eq!(res.status(), 201);
+            let body: serde_json::Value = res.json().await.unwrap();
+            (
+                body["id"].as_i64().unwrap(),
+                body["token"].as_str().unwrap().to_string(),
+            )
+        }
+    };
+    let (reader_id, reader) = token(&["read"]).await;
+    let (_, scorer) = token(&["admin"]).await;
+    let standings = format!("/api/v1/leagues/{}/standings", t.league);
+    let game_on_b = |number: i64| {
+        let req = reqwest::Client::new()
+            .post(format!("{b}/api/v1/tables/{}/games", t.table))
+            .bearer_auth(&scorer)
+            .json(&json!({"number": number, "outcome": "wall"}));
+        async move {
+            let res = answered(req).await;
+            assert_eq!(res.status(), 201, "{:?}", res.text().await);
+        }
+    };
+    let ann = t.players[0];
+
+    // Read twice on A (the second from memory), by anyone and by the token.
+    for auth in [None, Some(reader.as_str()), None] {
+        let (status, view) = until(&a.address, &standings, auth, |_, _| true).await;
+        assert_eq!((status, games_of(&view, ann)), (200, 0));
+    }
+
+    // A game entered on B: A's answer follows.
+    game_on_b(1).await;
+    let (_, view) = until(&a.address, &standings, None, |_, v| games_of(v, ann) == 1).await;
+    assert_eq!(games_of(&view, ann), 1, "A heard of B's game: {view}");
+    let (_, on_b) = until(&b, &standings, None, |_, _| true).await;
+    assert_eq!(view, on_b, "both processes answer the same standings");
+
+    // A player renamed on B: A shows the new name.
+    let res = answered(
+        reqwest::Client::new()
+            .patch(format!("{b}/api/v1/clubs/heard/players/{ann}"))
+            .bearer_auth(&scorer)
+            .json(&json!({"name": "Annie"})),
+    )
+    .await;
+    assert_eq!(res.status(), 200);
+    let named = |v: &serde_json::Value| v.to_string().contains("\"Annie\"");
+    let (_, view) = until(&a.address, &standings, Some(&reader), |_, v| named(v)).await;
+    assert!(named(&view), "A shows B's new name: {view}");
+
+    // Every listening connection ended (A's among them), then a game on B once they are gone:
+    // its notice reaches no one, and A must not answer from what it held.
+    let mut admin = common::admin_connection().await;
+    let database = a.db.connect_options().get_database().unwrap().to_string();
+    let listeners: Vec<i32> = sqlx::query_scalar(
+        "SELECT pid FROM pg_stat_activity WHERE datname = $1 AND query LIKE 'LISTEN%'",
+    )
+    .bind(&database)
+    .fetch_all(&mut admin)
+    .await
+    .unwrap();
+    assert_eq!(listeners.len(), 2, "A and B each listen");
+    sqlx::query("SELECT pg_terminate_backend(pid) FROM unnest($1::INT[]) pid")
+        .bind(&listeners)
+        .execute(&mut admin)
+        .await
+        .unwrap();
+    for _ in 0..100 {
+        let left: i64 =
+            sqlx::query_scalar("SELECT count(*) FROM pg_stat_activity WHERE pid = ANY($1)")
+                .bind(&listeners)
+                .fetch_one(&mut admin)
+                .await
+                .unwrap();
+        if left == 0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    game_on_b(2).await;
+    let (_, view) = until(&a.address, &standings, None, |_, v| games_of(v, ann) == 2).await;
+    assert_eq!(
+        games_of(&view, ann),
+        2,
+        "A read B's game after the loss: {view}"
+    );
+
+    // Listening again, A keeps following B.
+    for _ in 0..100 {
+        let back: i64 = sqlx::query_scalar(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = $1 AND query LIKE 'LISTEN%'",
+        )
+        .bind(&database)
+        .fetch_one(&mut admin)
+        .await
+        .unwrap();
+        if back == 2 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    game_on_b(3).await;
+    let (_, view) = until(&a.address, &standings, None, |_, v| games_of(v, ann) == 3).await;
+    assert_eq!(
+        games_of(&view, ann),
+        3,
+        "A heard of B's game once back: {view}"
+    );
+
+    // The reading token, revoked on B (by the owner's session), is refused on A.
+    let login = answered(
+        reqwest::Client::new()
+            .post(format!("{b}/api/v1/session"))
+            .json(&json!({"email": "owner@example.org", "password": common::PASSWORD})),
+    )
+    .await;
+    let cookie = login.headers()["set-cookie"]
+        .to_str()
+        .unwrap()
+        .split(';')
+        .next()
+        .unwrap()
+        .to_string();
+    let res = answered(
+        reqwest::Client::new()
+            .delete(format!("{b}/api/v1/clubs/heard/tokens/{reader_id}"))
+            .header("Cookie", &cookie)
+            .header("Origin", &b),
+    )
+    .await;
+    assert!(res.status().is_success(), "{}", res.status());
+    let (status, _) = until(&a.address, &standings, Some(&reader), |s, _| s == 401).await;
+    assert_eq!(status, 401, "A refuses the token B revoked");
+    let _ = process.child.kill();
+    let _ = process.child.wait();
+}

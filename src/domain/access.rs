@@ -102,7 +102,20 @@ pub enum Credentials<'a> {
 pub async fn identify(state: &AppState, credentials: Credentials<'_>) -> Result<Caller> {
     match credentials {
         Credentials::Token(token) => {
-            let grant = tokens::use_token(&state.db, &state.keys.hash(token)).await?;
+            let hash = state.keys.hash(token);
+            let grant = match state.grants.get(&state.freshness, &hash) {
+                Some(grant) => Some(grant),
+                None => {
+                    let stamp = state.freshness.stamp();
+                    let grant = tokens::use_token(&state.db, &hash).await?;
+                    if let (Some(stamp), Some(g)) = (stamp, &grant)
+                        && !g.revoked
+                    {
+                        state.grants.put(stamp, hash, g.clone());
+                    }
+                    grant
+                }
+            };
             match grant {
                 None => Err(Error::Unauthorized("this API token is not known".into())),
                 Some(g) if g.revoked => {
@@ -262,6 +275,17 @@ impl Caller {
             .await?
             .ok_or_else(|| Error::NotFound(format!("no league {id}")))?;
         self.admit(state, league, club, need).await
+    }
+
+    /// Whether the caller may read the league with nothing more read from the database: anyone
+    /// a public league, a token of the league's club with a read scope. `false` says only that
+    /// the database must be asked (which also says why not).
+    pub fn reads_at_once(&self, league: &League) -> bool {
+        if league.visibility == "public" {
+            return true;
+        }
+        matches!(&self.0, Some(Principal::Token { club_id, scopes, .. })
+            if *club_id == league.club_id && Need::Read.granted_by_scopes(scopes))
     }
 
     /// As `league`, for a league and its club already read.

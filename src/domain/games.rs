@@ -526,10 +526,17 @@ pub async fn record(
         priors: &priors,
         claim,
     };
+    let unheard = state.freshness.unheard();
     let stored = totals::record_game(&state.db, entry).await;
+    unheard.heard();
     match stored {
-        Ok(totals::Stored::Counted) => {}
-        Ok(totals::Stored::Replay) => super::standings::replay_ratings(state, ctx.league_id),
+        Ok(totals::Stored::Counted(counted)) => {
+            super::standings::counted(state, ctx.league_id, counted)
+        }
+        Ok(totals::Stored::Replay) => {
+            state.freshness.changed();
+            super::standings::replay_ratings(state, ctx.league_id);
+        }
         Ok(totals::Stored::KeyTaken) => {
             // Another request with this key committed first: answer as it did.
             let k = key.as_deref().unwrap_or_default();
@@ -732,6 +739,7 @@ pub async fn amend(
     amended.version = version + 1;
     let amended = serde_json::to_value(&amended).map_err(Error::internal)?;
     let event = game_event(&amended, ctx.night_id, ctx.table_number);
+    let _unheard = state.freshness.unheard();
     match games::amend(
         &state.db,
         ctx.league_id,
@@ -781,6 +789,7 @@ pub async fn void(
         "night": ctx.night_id,
         "table_number": ctx.table_number,
     });
+    let _unheard = state.freshness.unheard();
     match games::void(&state.db, ctx.league_id, g.id, seen, &caller.actor(), event).await? {
         games::Change::Done => {
             state.events.poke();

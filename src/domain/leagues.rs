@@ -248,6 +248,8 @@ pub async fn update(
         ends_on: league.ends_on,
     };
     let fields = merge(state, club.id, input, current).await?;
+    // Standings answered from memory check the league again (its visibility, its board).
+    let _unheard = state.freshness.unheard();
     let updated = leagues::update(&state.db, league.id, &fields).await?;
     Ok((updated, club))
 }

@@ -208,6 +208,8 @@ pub async fn issue_token(
 pub async fn revoke_token(state: &AppState, caller: &Caller, slug: &str, id: i64) -> Result<()> {
     caller.user()?;
     let (club, _) = caller.club(state, slug, Need::Admin).await?;
+    // Tokens read before are checked again (other processes hear of it from the database).
+    let _unheard = state.freshness.unheard();
     if !tokens::revoke(&state.db, club.id, id).await? {
         return Err(Error::NotFound(format!("this club has no token {id}")));
     }

@@ -173,6 +173,8 @@ pub async fn update(
 ) -> Result<Player> {
     let (club, _) = caller.club(state, slug, Need::Admin).await?;
     let name = change.name.as_deref().map(clean_name).transpose()?;
+    // A new name shows in every league's standings: they are read again.
+    let _unheard = state.freshness.unheard();
     match players::update(&state.db, club.id, id, name.as_deref(), change.active).await? {
         Updated::Done(p) => Ok(p),
         Updated::NotFound => Err(Error::NotFound(format!("this club has no player {id}"))),

@@ -11,10 +11,11 @@ use utoipa::ToSchema;
 use crate::domain::{AppState, Caller, Error, Need, Result, Role};
 pub use crate::standings::Standing;
 use crate::standings::{self, Board};
-use crate::state::HeldLines;
+use crate::state::{Cached, HeldLines, Pushed};
 use crate::storage::clubs::Club;
 use crate::storage::leagues::League;
 use crate::storage::nights::{self, Night};
+use crate::storage::notices::{self, Notice};
 use crate::storage::{games, totals};
 
 #[derive(Serialize, ToSchema)]
@@ -40,12 +41,15 @@ pub fn replay_ratings(state: &AppState, league_id: i64) {
     }
     let db = state.db.clone();
     let replays = state.standings.replays.clone();
+    let freshness = state.freshness.clone();
     tokio::spawn(async move {
         // A moment first: the reads that follow a correction come before the replay's load,
         // and a burst of corrections is replayed once.
         tokio::time::sleep(REPLAY_DELAY).await;
         // `false`: another correction came meanwhile; go again.
         loop {
+            // The ratings shown and `ratings_updating` change: read again.
+            let _unheard = freshness.unheard();
             match totals::recompute_ratings(&db, league_id).await {
                 Ok(true) => break,
                 Ok(false) => continue,
@@ -61,6 +65,45 @@ pub fn replay_ratings(state: &AppState, league_id: i64) {
     });
 }
 
+/// Listens to the database's change notices for as long as the process runs, so that standings
+/// and tokens read before may be used again while nothing changed them: a league's revision
+/// moving is noted; any other change, or the connection lost, has everything read again.
+///
+/// A revision moved by this process's own connections is left to the write that moved it (see
+/// `counted`, `Freshness::unheard`): its notice may come before the write's answer, and the
+/// rows the write pushes are then read from memory instead of the database.
+pub async fn hear_changes(state: Arc<AppState>) {
+    let own = notices::origin(&state.db);
+    loop {
+        match notices::listen(&state.db).await {
+            Ok(mut listener) => {
+                state.freshness.listening();
+                while let Ok(Some(notice)) = listener.try_recv().await {
+                    match Notice::parse(notice.payload()) {
+                        Some(Notice::Revision { origin, .. }) if own.as_deref() == Some(origin) => {
+                        }
+                        Some(Notice::Revision {
+                            league, revision, ..
+                        }) => state.freshness.saw(league, revision),
+                        Some(Notice::League(_) | Notice::Token) | None => state.freshness.changed(),
+                    }
+                }
+                state.freshness.deaf();
+                tracing::warn!(
+                    "the connection for change notices was lost; reading everything from the database until it is back"
+                );
+            }
+            Err(e) => {
+                tracing::debug!(error = %e, "listening for change notices failed; trying again")
+            }
+        }
+        if state.db.is_closed() {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+    }
+}
+
 /// How far back from the last sync of a game log a correction is looked for.
 const CORRECTION_MARGIN_SECS: i64 = 120;
 
@@ -68,80 +111,115 @@ const CORRECTION_MARGIN_SECS: i64 = 120;
 /// memory instead of in the database (which then reads most of the league's games each time).
 const TIED_IN_DATABASE: usize = 16;
 
-/// What `compute` answers: the standings ranked, the revision they were read at (or later) and
-/// whether the ratings are being replayed.
+/// What `compute` answers: the standings ranked, the revision they were read at (or later),
+/// whether the ratings are being replayed, and the league as it stood then.
 struct Computed {
     standings: Vec<Standing>,
     revision: i64,
     ratings_updating: bool,
+    league: Arc<League>,
 }
 
 /// The league's standings, ranked (totals rebuilt first if they were written by hand).
 async fn compute(state: &AppState, league: &League) -> Result<Computed> {
     let flight = state.standings.flight(league.id);
     let mut held = flight.lock().await;
-    compute_held(state, league, &mut held, None).await
+    compute_held(state, league.id, &mut held, None).await
 }
 
-/// The league's rows read after revision `since` (`None`: all of them).
-async fn read_lines(
+/// The league's rows changed after a revision, with the state they were read at: read from the
+/// database, or pushed by this process's new games.
+struct Changes {
+    /// The revision the rows changed after (`None`: all rows).
+    since: Option<i64>,
+    state: totals::LeagueState,
+    rows: Vec<totals::LineRow>,
+    /// The league as it stood at `state.revision`.
+    league: Arc<League>,
+    source: Source,
+}
+
+/// Where changes come from.
+#[derive(Clone, Copy)]
+enum Source {
+    /// Read from the database under this stamp (`None`: while not listening).
+    Read(Option<u64>),
+    /// Pushed by this process's new games.
+    Pushed,
+}
+
+/// The league's rows changed after revision `since` (`None`: all of them), read from the
+/// database, with the league's club.
+async fn read_changes(
     state: &AppState,
     league_id: i64,
     since: Option<i64>,
-) -> Result<totals::StandingsRead> {
-    totals::lines(&state.db, league_id, since)
+) -> Result<(Changes, Club)> {
+    let stamp = state.freshness.stamp();
+    let read = totals::lines(&state.db, league_id, since)
         .await?
-        .ok_or_else(|| Error::NotFound(format!("no league {league_id}")))
+        .ok_or_else(|| Error::NotFound(format!("no league {league_id}")))?;
+    state.freshness.saw(league_id, read.state.revision);
+    let changes = Changes {
+        since,
+        state: read.state,
+        rows: read.changed,
+        league: Arc::new(read.league),
+        source: Source::Read(stamp),
+    };
+    Ok((changes, read.club))
 }
 
-/// The rows changed after a revision (`None`: all rows), with the standings state they were
-/// read at.
-type Changes = (Option<i64>, totals::LeagueState, Vec<totals::LineRow>);
-
 /// As `compute`, with the rows this process holds for the league (locked by the caller),
-/// brought up to date with `read` (the rows changed after its revision, read by the caller) or
-/// else with what is read here: only the rows changed since they were last read are read.
+/// brought up to date with `read` (the rows changed after its revision, read by the caller or
+/// pushed) or else with what is read here: only the rows changed since they were last read are
+/// read.
 async fn compute_held(
     state: &AppState,
-    league: &League,
+    league_id: i64,
     held: &mut HeldLines,
     read: Option<Changes>,
 ) -> Result<Computed> {
-    let (since, mut league_state, mut changed) = match read {
+    let mut read = match read {
         // The caller's read covers every change after the rows held here (all rows for `None`).
-        Some((since, league_state, changed)) if since <= held.revision => {
-            (since, league_state, changed)
-        }
-        _ => {
-            let read = read_lines(state, league.id, held.revision).await?;
-            (held.revision, read.state, read.changed)
-        }
+        Some(read) if read.since <= held.revision => read,
+        _ => read_changes(state, league_id, held.revision).await?.0,
     };
-    if league_state.stale {
-        totals::rebuild_if_stale(&state.db, league.id).await?;
+    if read.state.stale {
+        totals::rebuild_if_stale(&state.db, league_id).await?;
         held.revision = None;
-        let all = read_lines(state, league.id, None).await?;
-        (league_state, changed) = (all.state, all.changed);
-    } else if since.is_none() {
+        read = read_changes(state, league_id, None).await?.0;
+    } else if read.since.is_none() {
         held.revision = None;
     }
-    // Rows read at a revision older than those held here are left alone.
-    if held.revision.is_none_or(|r| r < league_state.revision) {
+    // Rows read at a revision older than those held here are left alone; read at the same one,
+    // they confirm what is held (under a newer stamp).
+    if held.revision.is_none_or(|r| r <= read.state.revision) {
         if held.revision.is_none() {
             held.rows.clear();
         }
-        for (player, row) in changed {
+        for (player, row) in read.rows {
             match row {
                 Some(row) => held.rows.insert(player, row),
                 None => held.rows.remove(&player),
             };
         }
-        held.revision = Some(league_state.revision);
+        held.revision = Some(read.state.revision);
+        held.state = Some(read.state);
+        held.league = Some(read.league);
+        if let Source::Read(stamp) = read.source {
+            held.stamp = stamp;
+        }
     }
+    let league = held
+        .league
+        .clone()
+        .ok_or_else(|| Error::internal("standings held without their league"))?;
+    let league_state = read.state;
     let (revision, updating) = (league_state.revision, league_state.updating);
     if updating {
         // Started by the correction; started again here after a restart or a failure.
-        replay_ratings(state, league.id);
+        replay_ratings(state, league_id);
     }
     let mut rows: Vec<&totals::Rated> = held.rows.values().collect();
     rows.sort_unstable_by_key(|(l, _)| l.player_id);
@@ -159,7 +237,7 @@ async fn compute_held(
     let lines: Vec<standings::Line> = rows.into_iter().map(|(l, _)| l.clone()).collect();
     // Head-to-head only for players tied on everything else.
     let tied = standings::tie_groups(&lines, board);
-    let h2h = head_to_head(state, league.id, &league_state, &tied).await?;
+    let h2h = head_to_head(state, league_id, &league_state, &tied).await?;
     let mut ranked = standings::rank(lines, board, &h2h);
     for s in &mut ranked {
         s.rating = ratings.get(&s.player_id).copied();
@@ -168,6 +246,7 @@ async fn compute_held(
         standings: ranked,
         revision,
         ratings_updating: updating,
+        league,
     })
 }
 
@@ -220,27 +299,32 @@ async fn head_to_head(
 
 /// The standings body (JSON) and its entity tag, computed from `read` (the league's rows changed
 /// after a revision, with the state they were read at) or later.
-async fn body_at(
-    state: &AppState,
-    league: &League,
-    read: Changes,
-) -> Result<(Arc<Vec<u8>>, String)> {
-    let revision = read.1.revision;
-    if let Some(hit) = state.standings.get(league.id, revision) {
+async fn body_at(state: &AppState, read: Changes) -> Result<(Arc<Vec<u8>>, String)> {
+    let (league_id, revision) = (read.league.id, read.state.revision);
+    if let Some(hit) = state.standings.get(league_id, revision) {
         return Ok(hit);
     }
-    let flight = state.standings.flight(league.id);
+    let flight = state.standings.flight(league_id);
     let mut held = flight.lock().await;
     // Whoever held the lock may have computed a body fresh enough for this request.
-    if let Some(hit) = state.standings.get(league.id, revision) {
+    if let Some(hit) = state.standings.get(league_id, revision) {
         return Ok(hit);
     }
-    let computed = compute_held(state, league, &mut held, Some(read)).await?;
-    let now = computed.revision;
+    render(state, league_id, &mut held, read).await
+}
+
+/// Computes the body from the held rows brought up to date with `read`, and keeps it.
+async fn render(
+    state: &AppState,
+    league_id: i64,
+    held: &mut HeldLines,
+    read: Changes,
+) -> Result<(Arc<Vec<u8>>, String)> {
+    let computed = compute_held(state, league_id, held, Some(read)).await?;
     let view = StandingsView {
-        league: league.id,
-        board: league.board.clone(),
-        min_games: league.min_games,
+        league: league_id,
+        board: computed.league.board.clone(),
+        min_games: computed.league.min_games,
         ratings_updating: computed.ratings_updating,
         standings: computed.standings,
     };
@@ -254,9 +338,16 @@ async fn body_at(
             .map(|b| format!("{b:02x}"))
             .collect::<String>()
     );
-    state
-        .standings
-        .put(league.id, now, body.clone(), tag.clone());
+    state.standings.put(
+        league_id,
+        Cached {
+            revision: computed.revision,
+            body: body.clone(),
+            tag: tag.clone(),
+            stamp: held.stamp,
+            league: computed.league,
+        },
+    );
     Ok((body, tag))
 }
 
@@ -267,16 +358,95 @@ pub struct Body {
     pub tag: String,
 }
 
+/// A new game of this process was counted: its players' rows go to the standings held here, so
+/// the next read needs nothing from the database.
+pub fn counted(state: &AppState, league_id: i64, counted: totals::Counted) {
+    if let Some(rows) = counted.rows {
+        state.standings.push(
+            league_id,
+            counted.revision,
+            Pushed {
+                updating: counted.updating,
+                rows,
+            },
+        );
+    }
+    state.freshness.saw(league_id, counted.revision);
+}
+
+/// The league's standings from memory, when this process has heard of every change since it
+/// read them and the caller needs nothing checked in the database: the body kept for the
+/// league's latest revision, or one computed from the rows held and those this process's new
+/// games pushed. `None`: read the database.
+async fn from_memory(state: &AppState, caller: &Caller, id: i64) -> Result<Option<Body>> {
+    let (Some(stamp), Some(known)) = (state.freshness.stamp(), state.freshness.known(id)) else {
+        return Ok(None);
+    };
+    let admitted = |league: &League| caller.reads_at_once(league);
+    if let Some((json, tag)) = state.standings.current(id, known, stamp, admitted) {
+        return Ok(Some(Body { json, tag }));
+    }
+    let flight = state.standings.flight(id);
+    let mut held = flight.lock().await;
+    if let Some((json, tag)) = state.standings.current(id, known, stamp, admitted) {
+        return Ok(Some(Body { json, tag }));
+    }
+    let (Some(from), Some(at), Some(league)) = (held.revision, held.state, held.league.clone())
+    else {
+        return Ok(None);
+    };
+    if held.stamp != Some(stamp) || !admitted(&league) {
+        return Ok(None);
+    }
+    let Some((reached, updating, pushed)) = state.standings.take_pushed(id, from) else {
+        return Ok(None);
+    };
+    if reached < known {
+        return Ok(None);
+    }
+    // Names come from the rows held (a player's first game in the league is read instead).
+    let mut rows = Vec::with_capacity(pushed.len());
+    for row in pushed {
+        let Some((line, _)) = held.rows.get(&row.player_id) else {
+            return Ok(None);
+        };
+        rows.push((row.player_id, row.rated(line.name.clone())));
+    }
+    let read = Changes {
+        since: Some(from),
+        state: totals::LeagueState {
+            revision: reached,
+            updating,
+            ..at
+        },
+        rows,
+        league,
+        source: Source::Pushed,
+    };
+    let (json, tag) = render(state, id, &mut held, read).await?;
+    Ok(Some(Body { json, tag }))
+}
+
 /// The league's standings (cached per league and revision).
 pub async fn show(state: &AppState, caller: &Caller, id: i64) -> Result<Body> {
+    if let Some(body) = from_memory(state, caller, id).await? {
+        return Ok(body);
+    }
     // One read: the league and its club (to check access), its revision and the rows changed
     // since the standings this process last computed (none when those are current).
     let since = state.standings.revision(id);
-    let read = read_lines(state, id, since).await?;
-    let (league, _) = caller
-        .admit(state, read.league, read.club, Need::Read)
-        .await?;
-    let (json, tag) = body_at(state, &league, (since, read.state, read.changed)).await?;
+    let (mut read, club) = read_changes(state, id, since).await?;
+    let league = Arc::unwrap_or_clone(read.league);
+    let (league, _) = caller.admit(state, league, club, Need::Read).await?;
+    read.league = Arc::new(league);
+    if let Source::Read(Some(stamp)) = read.source {
+        // Checked again under this stamp: the body kept at this revision may be answered from
+        // memory.
+        state
+            .standings
+            .restamp(id, read.state.revision, stamp, &read.league);
+    }
+    let (json, tag) = body_at(state, read).await?;
     Ok(Body { json, tag })
 }
 

@@ -8,6 +8,7 @@ pub mod events;
 pub mod games;
 pub mod leagues;
 pub mod nights;
+pub mod notices;
 pub mod players;
 pub mod tokens;
 pub mod totals;
@@ -51,9 +52,18 @@ pub fn is_unavailable(e: &sqlx::Error) -> bool {
     }
 }
 
-/// Opens a pool with the given options.
+/// Opens a pool with the given options. Its connections carry an application name of their
+/// own (`mahjong-league` and a random id): the change notices of its writes say it, so the
+/// process that made them knows them for its own (see `notices`).
 pub async fn connect_with(options: PgConnectOptions) -> anyhow::Result<PgPool> {
-    let options = options.log_statements(tracing::log::LevelFilter::Debug);
+    let id: [u8; 8] = rand::random();
+    let name = format!(
+        "mahjong-league {}",
+        id.iter().map(|b| format!("{b:02x}")).collect::<String>()
+    );
+    let options = options
+        .application_name(&name)
+        .log_statements(tracing::log::LevelFilter::Debug);
     PgPoolOptions::new()
         .max_connections(20)
         .acquire_timeout(ACQUIRE_TIMEOUT)

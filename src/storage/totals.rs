@@ -91,13 +91,14 @@ const ADD_TOTALS: &str = "games = t.games + excluded.games, \
        dead_hands = t.dead_hands + excluded.dead_hands, \
        wall_games = t.wall_games + excluded.wall_games, changed_at = excluded.changed_at";
 
+/// Each column of `TOTALS` as `each` writes it, in a list.
+fn each_total(each: impl Fn(&str) -> String) -> String {
+    TOTALS.split(", ").map(each).collect::<Vec<_>>().join(", ")
+}
+
 /// `c`'s totals times `sign`, as values for `TOTALS`.
 fn signed(sign: &str) -> String {
-    TOTALS
-        .split(", ")
-        .map(|column| format!("{sign} * c.{column}"))
-        .collect::<Vec<_>>()
-        .join(", ")
+    each_total(|column| format!("{sign} * c.{column}"))
 }
 
 /// Upserts a game's contributions into its players' totals (`$3` 1 adds, −1 takes away), at
@@ -172,14 +173,58 @@ const COUNT: &str = concat!(
            mu = CASE WHEN {SAME} THEN excluded.mu ELSE t.mu END, \
            sigma = CASE WHEN {SAME} THEN excluded.sigma ELSE t.sigma END, \
            rating_stamp = CASE WHEN {SAME} THEN excluded.rating_stamp ELSE t.rating_stamp END \
-         RETURNING t.player_id, t.rating_stamp IS NOT DISTINCT FROM (SELECT v FROM st) AS rated, t.mu, t.sigma) \
-     SELECT l.revision, l.standings_stale, l.ratings_dirty, up.player_id, up.rated, up.mu, up.sigma \
-     FROM l LEFT JOIN up ON true ORDER BY up.player_id"
+         RETURNING t.player_id, t.rating_stamp IS NOT DISTINCT FROM (SELECT v FROM st) AS rated, t.mu, t.sigma, \
+           {RETURNED}) \
+     SELECT l.revision, l.standings_stale, l.ratings_dirty, up.* FROM l LEFT JOIN up ON true ORDER BY up.player_id"
 );
 
 /// The new rating is to be written and nothing rated the player since the old one was read.
 const SAME: &str = "excluded.rating_stamp IS NOT NULL AND \
      t.rating_stamp IS NOT DISTINCT FROM (SELECT r.seen FROM r WHERE r.player_id = t.player_id)";
+
+/// The totals columns of `table`, as a list of `table.column`.
+fn prefixed(table: &str) -> String {
+    each_total(|column| format!("{table}.{column}"))
+}
+
+/// A row of `record_game`'s answer: the league's state, and a player's row after the game if
+/// the game counted.
+#[derive(sqlx::FromRow)]
+struct CountRow {
+    revision: i64,
+    standings_stale: bool,
+    ratings_dirty: bool,
+    player_id: Option<i64>,
+    rated: Option<bool>,
+    mu: Option<f64>,
+    sigma: Option<f64>,
+    games: Option<i64>,
+    wins: Option<i64>,
+    points: Option<i64>,
+    self_picks: Option<i64>,
+    jokerless_wins: Option<i64>,
+    deal_ins: Option<i64>,
+    dead_hands: Option<i64>,
+    wall_games: Option<i64>,
+}
+
+impl CountRow {
+    fn counted(self) -> Option<CountedRow> {
+        Some(CountedRow {
+            player_id: self.player_id?,
+            games: self.games?,
+            wins: self.wins?,
+            points: self.points?,
+            self_picks: self.self_picks?,
+            jokerless_wins: self.jokerless_wins?,
+            deal_ins: self.deal_ins?,
+            dead_hands: self.dead_hands?,
+            wall_games: self.wall_games?,
+            mu: self.mu,
+            sigma: self.sigma,
+        })
+    }
+}
 
 /// An idempotency key to claim with a game: the club, the key, the hash of the request and the
 /// answer it gets.
@@ -203,15 +248,64 @@ pub struct Entry<'a> {
 }
 
 /// What became of a new game.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Stored {
     /// Stored and counted.
-    Counted,
+    Counted(Counted),
     /// Stored and counted, but another game rated some of its players between the read of their
     /// ratings and the lock: the league's ratings are marked for a replay.
     Replay,
     /// The key was another request's: nothing was written.
     KeyTaken,
+}
+
+/// A new game as counted: the league's standings revision it was counted at, whether the ratings
+/// are being replayed, and its players' rows as they stand after it (`None` while the totals wait
+/// for a rebuild).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Counted {
+    pub revision: i64,
+    pub updating: bool,
+    pub rows: Option<Vec<CountedRow>>,
+}
+
+/// A player's row of `league_totals` after a game: totals and rating.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CountedRow {
+    pub player_id: i64,
+    pub games: i64,
+    pub wins: i64,
+    pub points: i64,
+    pub self_picks: i64,
+    pub jokerless_wins: i64,
+    pub deal_ins: i64,
+    pub dead_hands: i64,
+    pub wall_games: i64,
+    pub mu: Option<f64>,
+    pub sigma: Option<f64>,
+}
+
+impl CountedRow {
+    /// The row as the standings hold it, under the player's `name`.
+    pub fn rated(&self, name: String) -> Option<Rated> {
+        (self.games > 0).then(|| {
+            (
+                Line {
+                    player_id: self.player_id,
+                    name,
+                    games: self.games,
+                    wins: self.wins,
+                    points: self.points,
+                    self_picks: self.self_picks,
+                    jokerless_wins: self.jokerless_wins,
+                    deal_ins: self.deal_ins,
+                    dead_hands: self.dead_hands,
+                    wall_games: self.wall_games,
+                },
+                skill(self.mu, self.sigma),
+            )
+        })
+    }
 }
 
 /// Stores a new game as id `game_id` and counts it, in one statement (one transaction): claims
@@ -264,6 +358,7 @@ pub async fn record_game(pool: &PgPool, entry: Entry<'_>) -> Result<Stored, Inse
         .replace("{VALUES}", &signed("1"))
         .replace("{ADD_TOTALS}", ADD_TOTALS)
         .replace("{SAME}", SAME)
+        .replace("{RETURNED}", &prefixed("t"))
         .replace(
             "{KEY}",
             if claim.is_some() {
@@ -322,26 +417,23 @@ pub async fn record_game(pool: &PgPool, entry: Entry<'_>) -> Result<Stored, Inse
             .bind(c.request_hash)
             .bind(c.body);
     }
-    #[allow(clippy::type_complexity)]
-    let rows: Vec<(
-        i64,
-        bool,
-        bool,
-        Option<i64>,
-        Option<bool>,
-        Option<f64>,
-        Option<f64>,
-    )> = query.fetch_all(pool).await?;
-    let Some(&(_, stale, dirty, ..)) = rows.first() else {
+    let rows: Vec<CountRow> = query.fetch_all(pool).await?;
+    let Some(first) = rows.first() else {
         return match claim {
             Some(_) => Ok(Stored::KeyTaken),
             // The league's row was not there to lock.
             None => Err(InsertError::Db(sqlx::Error::RowNotFound)),
         };
     };
-    let all_rated = rows.iter().all(|r| r.4 == Some(true));
+    let (revision, stale, dirty) = (first.revision, first.standings_stale, first.ratings_dirty);
+    let all_rated = rows.iter().all(|r| r.rated == Some(true));
     if stale || dirty || new.is_none() || all_rated {
-        return Ok(Stored::Counted);
+        let rows = (!stale).then(|| rows.into_iter().filter_map(CountRow::counted).collect());
+        return Ok(Stored::Counted(Counted {
+            revision,
+            updating: dirty,
+            rows,
+        }));
     }
     // Another game rated some of these players between the read and the lock: the ratings are
     // replayed from the games.
@@ -658,25 +750,20 @@ pub async fn lines(
         .into_iter()
         .filter_map(|r| {
             let player_id = r.player_id?;
-            let games = r.games.unwrap_or(0);
-            let line = (games > 0).then(|| {
-                (
-                    Line {
-                        player_id,
-                        name: r.player_name.unwrap_or_default(),
-                        games,
-                        wins: r.wins.unwrap_or(0),
-                        points: r.points.unwrap_or(0),
-                        self_picks: r.self_picks.unwrap_or(0),
-                        jokerless_wins: r.jokerless_wins.unwrap_or(0),
-                        deal_ins: r.deal_ins.unwrap_or(0),
-                        dead_hands: r.dead_hands.unwrap_or(0),
-                        wall_games: r.wall_games.unwrap_or(0),
-                    },
-                    skill(r.mu, r.sigma),
-                )
-            });
-            Some((player_id, line))
+            let row = CountedRow {
+                player_id,
+                games: r.games.unwrap_or(0),
+                wins: r.wins.unwrap_or(0),
+                points: r.points.unwrap_or(0),
+                self_picks: r.self_picks.unwrap_or(0),
+                jokerless_wins: r.jokerless_wins.unwrap_or(0),
+                deal_ins: r.deal_ins.unwrap_or(0),
+                dead_hands: r.dead_hands.unwrap_or(0),
+                wall_games: r.wall_games.unwrap_or(0),
+                mu: r.mu,
+                sigma: r.sigma,
+            };
+            Some((player_id, row.rated(r.player_name.unwrap_or_default())))
         })
         .collect();
     Ok(Some(StandingsRead {

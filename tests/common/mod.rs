@@ -78,12 +78,18 @@ pub async fn fresh_database() -> PgPool {
     pool
 }
 
-/// Spawns the application on a free port against a fresh database.
+/// Spawns the application on a free port against a fresh database. The application has a pool
+/// of its own: what a test writes through `TestApp::db` comes, as far as the application can
+/// tell, from another process (heard through the database's change notices).
 pub async fn spawn_app() -> TestApp {
-    serve_on(fresh_database().await)
+    let db = fresh_database().await;
+    let own = mahjong_league::storage::connect_with(db.connect_options().as_ref().clone())
+        .await
+        .expect("connect the application to the test database");
+    serve_on(db, own)
 }
 
-fn serve_on(db: PgPool) -> TestApp {
+fn serve_on(db: PgPool, own: PgPool) -> TestApp {
     let settings = Settings {
         bind: "127.0.0.1:0".into(),
         data_dir: std::env::temp_dir(),
@@ -94,7 +100,7 @@ fn serve_on(db: PgPool) -> TestApp {
         trust_proxy: false,
         webhooks_allow_private: true,
     };
-    let app = Application::build(&settings, db.clone()).expect("build the app");
+    let app = Application::build(&settings, own).expect("build the app");
     let address = format!("http://127.0.0.1:{}", app.port());
     tokio::spawn(app.run_until_stopped());
     let client = reqwest::Client::builder()
