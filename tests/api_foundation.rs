@@ -20,7 +20,7 @@ async fn health_and_readiness() {
 #[tokio::test]
 async fn readiness_fails_when_the_database_is_gone() {
     let app = spawn_app().await;
-    app.db.close().await;
+    common::database_away(&app, true).await;
     let res = app.get("/readyz").await;
     assert_eq!(res.status(), 503);
     // As its OpenAPI says: a problem in JSON, and when to ask again.
