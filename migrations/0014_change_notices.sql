@@ -9,10 +9,17 @@
 -- A process that hears `league` or `token`, or loses its listening connection, checks everything
 -- it holds against the database again.
 CREATE FUNCTION notice_league_change() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+    before leagues;
 BEGIN
     IF TG_OP = 'DELETE' THEN
         PERFORM pg_notify('ml_changes', 'league ' || OLD.id);
-    ELSIF to_jsonb(NEW) - 'revision' = to_jsonb(OLD) - 'revision' THEN
+        RETURN NULL;
+    END IF;
+    -- The old row with the new revision: equal to the new row when only the revision moved.
+    before := OLD;
+    before.revision := NEW.revision;
+    IF before IS NOT DISTINCT FROM NEW THEN
         IF NEW.revision <> OLD.revision THEN
             PERFORM pg_notify('ml_changes', 'revision ' || NEW.id || ' ' || NEW.revision || ' '
                 || coalesce(nullif(current_setting('application_name', true), ''), '-'));
@@ -27,8 +34,17 @@ CREATE TRIGGER leagues_notice AFTER UPDATE OR DELETE ON leagues
     FOR EACH ROW EXECUTE FUNCTION notice_league_change();
 
 CREATE FUNCTION notice_token_change() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+    before api_tokens;
 BEGIN
-    IF TG_OP = 'DELETE' OR to_jsonb(NEW) - 'last_used_at' <> to_jsonb(OLD) - 'last_used_at' THEN
+    IF TG_OP = 'DELETE' THEN
+        PERFORM pg_notify('ml_changes', 'token');
+        RETURN NULL;
+    END IF;
+    -- Using a token only stamps `last_used_at`: not a change anyone holding it must hear of.
+    before := OLD;
+    before.last_used_at := NEW.last_used_at;
+    IF before IS DISTINCT FROM NEW THEN
         PERFORM pg_notify('ml_changes', 'token');
     END IF;
     RETURN NULL;

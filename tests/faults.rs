@@ -233,8 +233,8 @@ fn games_of(view: &serde_json::Value, player: i64) -> i64 {
 
 /// Issue 16: a process answers public standings and token-holders' reads from memory while it
 /// hears the database's change notices. What another process writes reaches it (a game, a new
-/// name, a revoked token), and so does what was written while its listening connection was
-/// lost.
+/// name, a revoked token, a league made members-only), and so does what was written while its
+/// listening connection was lost.
 #[tokio::test]
 async fn standings_answered_from_memory_follow_other_processes() {
     let a = spawn_app().await;
@@ -388,6 +388,19 @@ async fn standings_answered_from_memory_follow_other_processes() {
     assert!(res.status().is_success(), "{}", res.status());
     let (status, _) = until(&a.address, &standings, Some(&reader), |s, _| s == 401).await;
     assert_eq!(status, 401, "A refuses the token B revoked");
+
+    // The league made members-only on B: A no longer shows it to anyone.
+    let res = answered(
+        reqwest::Client::new()
+            .patch(format!("{b}/api/v1/leagues/{}", t.league))
+            .header("Cookie", &cookie)
+            .header("Origin", &b)
+            .json(&json!({"visibility": "members"})),
+    )
+    .await;
+    assert_eq!(res.status(), 200);
+    let (status, _) = until(&a.address, &standings, None, |s, _| s == 404).await;
+    assert_eq!(status, 404, "A hides the league B made members-only");
     let _ = process.child.kill();
     let _ = process.child.wait();
 }

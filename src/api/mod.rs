@@ -128,9 +128,12 @@ impl utoipa::Modify for CommonAnswers {
     }
 }
 
-/// Registers every documented route.
+/// Registers every documented route. The router tries routes in this order, each a pattern
+/// match: the busiest (standings read, game entry) come first.
 pub fn configure(cfg: &mut ServiceConfig) {
-    cfg.service(health::healthz)
+    cfg.service(standings::show)
+        .service(games::create)
+        .service(health::healthz)
         .service(health::readyz)
         .service(engine::check)
         .service(engine::adjudicate)
@@ -172,12 +175,10 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(nights::status)
         .service(nights::timer)
         .service(nights::seats)
-        .service(games::create)
         .service(games::show)
         .service(games::amend)
         .service(games::void)
         .service(games::audit)
-        .service(standings::show)
         .service(events::stream)
         .service(webhooks::create)
         .service(webhooks::list)
