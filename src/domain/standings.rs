@@ -84,8 +84,17 @@ pub async fn hear_changes(state: Arc<AppState>) {
                         }
                         Some(Notice::Revision {
                             league, revision, ..
-                        }) => state.freshness.saw(league, revision),
-                        Some(Notice::League(_) | Notice::Token) | None => state.freshness.changed(),
+                        }) => {
+                            state.freshness.saw(league, revision);
+                            // Another process wrote a game: its events go to the streams here
+                            // now rather than at the hub's next sweep.
+                            state.events.poked.notify_one();
+                        }
+                        Some(Notice::League(_)) => {
+                            state.freshness.changed();
+                            state.events.poked.notify_one();
+                        }
+                        Some(Notice::Token) | None => state.freshness.changed(),
                     }
                 }
                 state.freshness.deaf();
