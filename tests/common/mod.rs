@@ -47,6 +47,23 @@ pub async fn admin_connection() -> sqlx::PgConnection {
         .expect("connect to the test server")
 }
 
+/// A pool as the service opens one. The service's pool gives up after 2 s (then it answers
+/// 503); a machine busy with the rest of the suite can take longer to open a first connection,
+/// so setup tries again.
+async fn connect_patiently(options: PgConnectOptions) -> PgPool {
+    let mut tries = 0;
+    loop {
+        match mahjong_league::storage::connect_with(options.clone()).await {
+            Ok(pool) => return pool,
+            Err(e) if tries < 4 => {
+                tries += 1;
+                eprintln!("connecting to the test database, try {tries}: {e:#}");
+            }
+            Err(e) => panic!("connect to the test database: {e:#}"),
+        }
+    }
+}
+
 /// A new, migrated database of its own.
 pub async fn fresh_database() -> PgPool {
     let admin = admin_options();
@@ -59,19 +76,7 @@ pub async fn fresh_database() -> PgPool {
         .await
         .expect("create the test database");
     conn.close().await.ok();
-    // The service's pool gives up after 2 s (then it answers 503); a machine busy with the
-    // rest of the suite can take longer to open a first connection, so setup tries again.
-    let mut tries = 0;
-    let pool = loop {
-        match mahjong_league::storage::connect_with(admin.clone().database(&name)).await {
-            Ok(pool) => break pool,
-            Err(e) if tries < 4 => {
-                tries += 1;
-                eprintln!("connecting to the test database, try {tries}: {e:#}");
-            }
-            Err(e) => panic!("connect to the test database: {e:#}"),
-        }
-    };
+    let pool = connect_patiently(admin.clone().database(&name)).await;
     mahjong_league::storage::migrate(&pool)
         .await
         .expect("migrate");
@@ -83,9 +88,7 @@ pub async fn fresh_database() -> PgPool {
 /// tell, from another process (heard through the database's change notices).
 pub async fn spawn_app() -> TestApp {
     let db = fresh_database().await;
-    let own = mahjong_league::storage::connect_with(db.connect_options().as_ref().clone())
-        .await
-        .expect("connect the application to the test database");
+    let own = connect_patiently(db.connect_options().as_ref().clone()).await;
     serve_on(db, own)
 }
 
