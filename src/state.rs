@@ -63,7 +63,7 @@ impl AppState {
 /// its revision past the one they were computed at.
 #[derive(Default)]
 pub struct Freshness {
-    /// The stamp times two, plus one while listening.
+    /// A counter that only grows, odd while listening (its value then is the stamp).
     state: AtomicU64,
     /// Each league's latest standings revision heard of (from notices and this process's writes
     /// and reads).
