@@ -223,6 +223,31 @@ async fn until(
     last
 }
 
+/// Polls `count`, a count of the database's sessions (`$1` the database, `$2` some pids), until
+/// it is `want`; fails after 10 s.
+async fn until_sessions(
+    admin: &mut sqlx::PgConnection,
+    count: &'static str,
+    database: &str,
+    pids: &[i32],
+    want: i64,
+) {
+    let mut n = -1;
+    for _ in 0..100 {
+        n = sqlx::query_scalar(count)
+            .bind(database)
+            .bind(pids)
+            .fetch_one(&mut *admin)
+            .await
+            .unwrap();
+        if n == want {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("{count}: {n} after 10 s, not {want}");
+}
+
 /// The games counted for a player in a standings body.
 fn games_of(view: &serde_json::Value, player: i64) -> i64 {
     view["standings"]
@@ -322,18 +347,8 @@ async fn standings_answered_from_memory_follow_other_processes() {
         .execute(&mut admin)
         .await
         .unwrap();
-    for _ in 0..100 {
-        let left: i64 =
-            sqlx::query_scalar("SELECT count(*) FROM pg_stat_activity WHERE pid = ANY($1)")
-                .bind(&listeners)
-                .fetch_one(&mut admin)
-                .await
-                .unwrap();
-        if left == 0 {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    let gone = "SELECT count(*) FROM pg_stat_activity WHERE datname = $1 AND pid = ANY($2)";
+    until_sessions(&mut admin, gone, &database, &listeners, 0).await;
     game_on_b(2).await;
     let (_, view) = until(&a.address, &standings, None, |_, v| games_of(v, ann) == 2).await;
     assert_eq!(
@@ -343,19 +358,9 @@ async fn standings_answered_from_memory_follow_other_processes() {
     );
 
     // Listening again, A keeps following B.
-    for _ in 0..100 {
-        let back: i64 = sqlx::query_scalar(
-            "SELECT count(*) FROM pg_stat_activity WHERE datname = $1 AND query LIKE 'LISTEN%'",
-        )
-        .bind(&database)
-        .fetch_one(&mut admin)
-        .await
-        .unwrap();
-        if back == 2 {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    let back = "SELECT count(*) FROM pg_stat_activity \
+                WHERE datname = $1 AND query LIKE 'LISTEN%' AND pid <> ALL($2)";
+    until_sessions(&mut admin, back, &database, &listeners, 2).await;
     game_on_b(3).await;
     let (_, view) = until(&a.address, &standings, None, |_, v| games_of(v, ann) == 3).await;
     assert_eq!(

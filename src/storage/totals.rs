@@ -194,10 +194,15 @@ struct CountRow {
     revision: i64,
     standings_stale: bool,
     ratings_dirty: bool,
-    player_id: Option<i64>,
     rated: Option<bool>,
-    mu: Option<f64>,
-    sigma: Option<f64>,
+    #[sqlx(flatten)]
+    row: MaybeCounted,
+}
+
+/// The columns of a `league_totals` row from an outer join: all null when there is no row.
+#[derive(sqlx::FromRow)]
+struct MaybeCounted {
+    player_id: Option<i64>,
     games: Option<i64>,
     wins: Option<i64>,
     points: Option<i64>,
@@ -206,9 +211,11 @@ struct CountRow {
     deal_ins: Option<i64>,
     dead_hands: Option<i64>,
     wall_games: Option<i64>,
+    mu: Option<f64>,
+    sigma: Option<f64>,
 }
 
-impl CountRow {
+impl MaybeCounted {
     fn counted(self) -> Option<CountedRow> {
         Some(CountedRow {
             player_id: self.player_id?,
@@ -428,7 +435,7 @@ pub async fn record_game(pool: &PgPool, entry: Entry<'_>) -> Result<Stored, Inse
     let (revision, stale, dirty) = (first.revision, first.standings_stale, first.ratings_dirty);
     let all_rated = rows.iter().all(|r| r.rated == Some(true));
     if stale || dirty || new.is_none() || all_rated {
-        let rows = (!stale).then(|| rows.into_iter().filter_map(CountRow::counted).collect());
+        let rows = (!stale).then(|| rows.into_iter().filter_map(|r| r.row.counted()).collect());
         return Ok(Stored::Counted(Counted {
             revision,
             updating: dirty,
@@ -715,18 +722,9 @@ pub async fn lines(
         league: LeagueAndClub,
         #[sqlx(flatten)]
         state: LeagueState,
-        player_id: Option<i64>,
         player_name: Option<String>,
-        games: Option<i64>,
-        wins: Option<i64>,
-        points: Option<i64>,
-        self_picks: Option<i64>,
-        jokerless_wins: Option<i64>,
-        deal_ins: Option<i64>,
-        dead_hands: Option<i64>,
-        wall_games: Option<i64>,
-        mu: Option<f64>,
-        sigma: Option<f64>,
+        #[sqlx(flatten)]
+        row: MaybeCounted,
     }
     let rows: Vec<Row> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
         "SELECT {WITH_CLUB_COLUMNS}, l.standings_stale AS stale, l.ratings_dirty <> l.ratings_clean AS updating, \
@@ -749,21 +747,8 @@ pub async fn lines(
     let changed = rows
         .into_iter()
         .filter_map(|r| {
-            let player_id = r.player_id?;
-            let row = CountedRow {
-                player_id,
-                games: r.games.unwrap_or(0),
-                wins: r.wins.unwrap_or(0),
-                points: r.points.unwrap_or(0),
-                self_picks: r.self_picks.unwrap_or(0),
-                jokerless_wins: r.jokerless_wins.unwrap_or(0),
-                deal_ins: r.deal_ins.unwrap_or(0),
-                dead_hands: r.dead_hands.unwrap_or(0),
-                wall_games: r.wall_games.unwrap_or(0),
-                mu: r.mu,
-                sigma: r.sigma,
-            };
-            Some((player_id, row.rated(r.player_name.unwrap_or_default())))
+            let row = r.row.counted()?;
+            Some((row.player_id, row.rated(r.player_name.unwrap_or_default())))
         })
         .collect();
     Ok(Some(StandingsRead {
