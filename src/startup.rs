@@ -31,6 +31,8 @@ impl Application {
         let port = listener.local_addr()?.port();
         let mut state = AppState::new(db, settings.session_key.expose());
         state.webhooks_allow_private = settings.webhooks_allow_private;
+        state.entry =
+            Some(crate::state::EntryLane::new(&state.db).context("starting the game entry lane")?);
         let state = web::Data::new(state);
         // The league events' listener (for this process's streams), the change notices' listener
         // and the webhook worker.

@@ -1392,3 +1392,36 @@ async fn the_answer_to_a_new_game_is_the_game_as_read_back() {
         assert_eq!(answer, read, "{body}");
     }
 }
+
+/// Game entry has connections of its own (its lane), under the same name as the rest of the
+/// service's: the change notices of its games are known as this process's own.
+#[tokio::test]
+async fn game_entry_connects_under_the_service_name() {
+    let app = spawn_app().await;
+    let s = setup(&app).await;
+    let url = app.url(&format!("/api/v1/tables/{}/games", s.table));
+    let res = s
+        .owner
+        .post(&url)
+        .json(&json!({"outcome": "wall"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 201);
+    let test_name = app
+        .db
+        .connect_options()
+        .get_application_name()
+        .unwrap()
+        .to_string();
+    let names: Vec<String> = sqlx::query_scalar(
+        "SELECT DISTINCT application_name FROM pg_stat_activity \
+         WHERE datname = current_database() AND application_name <> $1",
+    )
+    .bind(&test_name)
+    .fetch_all(&app.db)
+    .await
+    .unwrap();
+    assert_eq!(names.len(), 1, "the service's connections go by {names:?}");
+    assert!(names[0].starts_with("mahjong-league "), "{names:?}");
+}

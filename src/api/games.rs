@@ -46,7 +46,8 @@ pub async fn create(
         .headers()
         .get("idempotency-key")
         .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
-    let recorded = games::record(&state, &caller, *table, key, body.0).await?;
+    let recorded =
+        games::record_in_lane(state.clone().into_inner(), caller, *table, key, body.0).await?;
     Ok(tagged(
         HttpResponse::Created(),
         recorded.version,

@@ -4,6 +4,7 @@
 //! gets a conflict. Amending needs the version the corrector saw; voiding is for organizers.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -410,7 +411,9 @@ async fn table_for(
     reserve: bool,
 ) -> Result<TableSheet> {
     let not_found = || format!("no table {table_id}");
-    let sheet = games::table_sheet(&state.db, table_id, reserve)
+    // Game entry reads on its own connections (see `record_in_lane`).
+    let db = if reserve { state.entry_db() } else { &state.db };
+    let sheet = games::table_sheet(db, table_id, reserve)
         .await?
         .ok_or_else(|| Error::NotFound(not_found()))?;
     // A table code opens its own table for scoring, and nothing more.
@@ -448,6 +451,26 @@ fn closed(night_id: i64) -> Error {
     Error::Conflict(format!(
         "night {night_id} is closed; an organizer can reopen it"
     ))
+}
+
+/// `record` on the server's entry lane (`state::EntryLane`), where there is one: what the
+/// request handlers call.
+pub async fn record_in_lane(
+    state: Arc<AppState>,
+    caller: Caller,
+    table_id: i64,
+    key: Option<String>,
+    input: GameInput,
+) -> Result<Recorded> {
+    match &state.entry {
+        Some(lane) => {
+            let shared = state.clone();
+            lane.run(async move { record(&shared, &caller, table_id, key, input).await })
+                .await
+                .unwrap_or_else(|| Err(Error::internal("entering the game failed on its lane")))
+        }
+        None => record(&state, &caller, table_id, key, input).await,
+    }
 }
 
 /// Validates, scores and stores a game at a table. With a `key`, a retry of the same request
@@ -527,7 +550,7 @@ pub async fn record(
         claim,
     };
     let unheard = state.freshness.unheard();
-    let stored = totals::record_game(&state.db, entry).await;
+    let stored = totals::record_game(state.entry_db(), entry).await;
     unheard.heard();
     match stored {
         Ok(totals::Stored::Counted(counted)) => {
@@ -549,7 +572,7 @@ pub async fn record(
                 });
         }
         Err(InsertError::Taken) => {
-            let holder = games::holder(&state.db, table_id, game.number).await?;
+            let holder = games::holder(state.entry_db(), table_id, game.number).await?;
             return Err(Error::Conflict(format!(
                 "game {} at table {} is already recorded{}",
                 game.number,
@@ -578,7 +601,7 @@ async fn replay(
     key: &str,
     hash: &str,
 ) -> Result<Option<Recorded>> {
-    match games::saved_response(&state.db, club_id, key).await? {
+    match games::saved_response(state.entry_db(), club_id, key).await? {
         None => Ok(None),
         Some((stored_hash, _, _)) if stored_hash != hash => Err(Error::invalid(
             "Idempotency-Key",

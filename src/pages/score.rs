@@ -266,7 +266,14 @@ async fn submit(
                     "the form lost its key: open the screen again",
                 )),
                 (Some(key), Ok(game)) => {
-                    games::record(&state, &posted.caller, *id, Some(key), game).await
+                    games::record_in_lane(
+                        state.clone().into_inner(),
+                        posted.caller.clone(),
+                        *id,
+                        Some(key),
+                        game,
+                    )
+                    .await
                 }
                 (_, Err(e)) => Err(e),
             }
