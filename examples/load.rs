@@ -190,20 +190,31 @@ async fn main() {
         }
     }
     if let Some(file) = &a.games {
-        let jobs: Vec<(i64, i64)> = std::fs::read_to_string(file)
+        // Each game names its number (a table's games in the order the file lists them), and a
+        // table's next game goes once its last is answered, as one scorer per table sends them.
+        let mut numbers = std::collections::HashMap::<i64, i32>::new();
+        let jobs: Vec<(i64, i64, i32)> = std::fs::read_to_string(file)
             .unwrap()
             .lines()
             .filter_map(|l| {
                 let mut p = l.split_whitespace();
-                Some((p.next()?.parse().ok()?, p.next()?.parse().ok()?))
+                let table = p.next()?.parse().ok()?;
+                let winner = p.next()?.parse().ok()?;
+                let number = numbers.entry(table).or_insert(0);
+                *number += 1;
+                Some((table, winner, *number))
             })
             .collect();
         let jobs = Arc::new(jobs);
         let next = Arc::new(AtomicUsize::new(0));
+        // Each table's last game answered (or refused).
+        let last_done = Arc::new(std::sync::Mutex::new(
+            std::collections::HashMap::<i64, i32>::new(),
+        ));
         let rate = a.rate;
         let began = Instant::now();
         for _ in 0..a.concurrency {
-            let (client, base, token, errors, jobs, next, answered) = (
+            let (client, base, token, errors, jobs, next, answered, last_done) = (
                 client.clone(),
                 a.url.clone(),
                 a.token.clone(),
@@ -211,18 +222,23 @@ async fn main() {
                 jobs.clone(),
                 next.clone(),
                 answered.clone(),
+                last_done.clone(),
             );
             tasks.push(tokio::spawn(async move {
                 let mut lat = Vec::new();
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(&(table, winner)) = jobs.get(i) else { break };
+                    let Some(&(table, winner, number)) = jobs.get(i) else { break };
                     if rate > 0.0 {
                         // Game i goes at its slot in a steady stream of `rate` a second.
                         let at = began + Duration::from_secs_f64(i as f64 / rate);
                         tokio::time::sleep_until(at.into()).await;
                     }
-                    let body = serde_json::json!({"outcome": "mahjong", "winner": winner, "won_by": "self_pick",
+                    let last = || last_done.lock().unwrap().get(&table).copied().unwrap_or(0);
+                    while last() < number - 1 {
+                        tokio::time::sleep(Duration::from_millis(1)).await;
+                    }
+                    let body = serde_json::json!({"outcome": "mahjong", "number": number, "winner": winner, "won_by": "self_pick",
                         "hand": "F F 2B 2B J 2B 4C 4C 6C 6C 8B 8B J 8B"});
                     let t = Instant::now();
                     match client.post(format!("{base}/api/v1/tables/{table}/games")).bearer_auth(&token).json(&body).send().await {
@@ -247,6 +263,9 @@ async fn main() {
                             eprintln!("{e}");
                         }
                     }
+                    let mut done = last_done.lock().unwrap();
+                    let at = done.entry(table).or_insert(0);
+                    *at = (*at).max(number);
                 }
                 lat
             }));
