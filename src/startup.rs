@@ -21,6 +21,8 @@ use crate::storage::{self, embedded::EmbeddedPostgres};
 pub struct Application {
     port: u16,
     server: Server,
+    /// Game entry's connections, closed when the server has stopped.
+    entry_db: Option<PgPool>,
 }
 
 impl Application {
@@ -33,6 +35,7 @@ impl Application {
         state.webhooks_allow_private = settings.webhooks_allow_private;
         state.entry =
             Some(crate::state::EntryLane::new(&state.db).context("starting the game entry lane")?);
+        let entry_db = state.entry.as_ref().map(|lane| lane.db.clone());
         let state = web::Data::new(state);
         // The league events' listener (for this process's streams), the change notices' listener
         // and the webhook worker.
@@ -64,7 +67,11 @@ impl Application {
         .listen(listener)?
         .shutdown_timeout(10)
         .run();
-        Ok(Application { port, server })
+        Ok(Application {
+            port,
+            server,
+            entry_db,
+        })
     }
 
     pub fn port(&self) -> u16 {
@@ -72,7 +79,11 @@ impl Application {
     }
 
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
-        self.server.await
+        let result = self.server.await;
+        if let Some(db) = self.entry_db {
+            db.close().await;
+        }
+        result
     }
 }
 
