@@ -415,3 +415,43 @@ async fn only_organizers_manage_webhooks_and_bad_urls_are_refused() {
         .unwrap();
     assert_eq!(res.status(), 422);
 }
+
+/// Registrations sent at once stop at the club's limit: each is answered 201 or 409, and the
+/// club ends with exactly the limit.
+#[tokio::test]
+async fn registrations_at_once_stop_at_the_limit() {
+    let app = spawn_app().await;
+    let owner = club_owner(&app, "club", "o@example.org").await;
+    let limit = mahjong_league::domain::webhooks::MAX_PER_CLUB;
+    let sent = (0..limit + 6).map(|i| {
+        owner
+            .post(app.url("/api/v1/clubs/club/webhooks"))
+            .json(&json!({ "url": format!("http://127.0.0.1:9/hook-{i}") }))
+            .send()
+    });
+    let answers = futures_util::future::join_all(sent).await;
+    let mut made = 0;
+    for answer in answers {
+        let res = answer.unwrap();
+        match res.status().as_u16() {
+            201 => made += 1,
+            409 => {
+                let problem: Value = res.json().await.unwrap();
+                assert!(
+                    problem["detail"]
+                        .as_str()
+                        .unwrap()
+                        .contains(&format!("already has {limit} webhooks")),
+                    "{problem}"
+                );
+            }
+            other => panic!("answered {other}: {}", res.text().await.unwrap()),
+        }
+    }
+    assert_eq!(made, limit);
+    let stored: i64 = sqlx::query_scalar("SELECT count(*) FROM webhooks")
+        .fetch_one(&app.db)
+        .await
+        .unwrap();
+    assert_eq!(stored, limit);
+}

@@ -162,18 +162,22 @@ pub async fn create(
 ) -> Result<CreatedWebhook> {
     let (club, _) = caller.club(state, slug, Need::Admin).await?;
     let url = check_url(&n.url, state.webhooks_allow_private)?;
-    if stored::count(&state.db, club.id).await? >= MAX_PER_CLUB {
-        return Err(Error::Conflict(format!(
-            "{} already has {MAX_PER_CLUB} webhooks; remove one first",
-            club.name
-        )));
-    }
     let secret = new_secret(SECRET_PREFIX);
-    let webhook = stored::create(&state.db, club.id, &url, &secret)
-        .await?
-        .ok_or_else(|| {
-            Error::Conflict(format!("{} already sends its events to {url}", club.name))
-        })?;
+    let webhook = match stored::create(&state.db, club.id, &url, &secret, MAX_PER_CLUB).await? {
+        stored::Registered::Made(webhook) => webhook,
+        stored::Registered::Full => {
+            return Err(Error::Conflict(format!(
+                "{} already has {MAX_PER_CLUB} webhooks; remove one first",
+                club.name
+            )));
+        }
+        stored::Registered::Exists => {
+            return Err(Error::Conflict(format!(
+                "{} already sends its events to {url}",
+                club.name
+            )));
+        }
+    };
     Ok(CreatedWebhook { webhook, secret })
 }
 

@@ -31,21 +31,37 @@ const INFO: &str = "SELECT w.id, w.url, w.created_at, w.failures, w.failing_sinc
        (SELECT max(delivered_at) FROM webhook_deliveries d WHERE d.webhook_id = w.id) AS last_delivered_at \
      FROM webhooks w";
 
-/// How many webhooks a club has.
-pub async fn count(pool: &PgPool, club_id: i64) -> sqlx::Result<i64> {
-    sqlx::query_scalar("SELECT count(*) FROM webhooks WHERE club_id = $1")
-        .bind(club_id)
-        .fetch_one(pool)
-        .await
+/// What registering a webhook came to.
+pub enum Registered {
+    Made(WebhookInfo),
+    /// The club has `max` webhooks already.
+    Full,
+    /// The club already has one for this URL.
+    Exists,
 }
 
-/// Registers a webhook; `None` when the club already has one for this URL.
+/// Registers a webhook unless the club has `max` already. Registrations of one club take turns
+/// (on the club's row), so two at once cannot both pass the count.
 pub async fn create(
     pool: &PgPool,
     club_id: i64,
     url: &str,
     secret: &str,
-) -> sqlx::Result<Option<WebhookInfo>> {
+    max: i64,
+) -> sqlx::Result<Registered> {
+    let mut tx = pool.begin().await?;
+    // NO KEY: the webhook's own reference to the club still goes through.
+    sqlx::query("SELECT 1 FROM clubs WHERE id = $1 FOR NO KEY UPDATE")
+        .bind(club_id)
+        .execute(&mut *tx)
+        .await?;
+    let count: i64 = sqlx::query_scalar("SELECT count(*) FROM webhooks WHERE club_id = $1")
+        .bind(club_id)
+        .fetch_one(&mut *tx)
+        .await?;
+    if count >= max {
+        return Ok(Registered::Full);
+    }
     let id: Option<i64> = sqlx::query_scalar(
         "INSERT INTO webhooks (club_id, url, secret) VALUES ($1, $2, $3) \
          ON CONFLICT (club_id, url) DO NOTHING RETURNING id",
@@ -53,20 +69,28 @@ pub async fn create(
     .bind(club_id)
     .bind(url)
     .bind(secret)
-    .fetch_optional(pool)
+    .fetch_optional(&mut *tx)
     .await?;
-    match id {
-        Some(id) => get(pool, club_id, id).await,
-        None => Ok(None),
-    }
+    let Some(id) = id else {
+        return Ok(Registered::Exists);
+    };
+    let made = get(&mut *tx, club_id, id)
+        .await?
+        .ok_or(sqlx::Error::RowNotFound)?;
+    tx.commit().await?;
+    Ok(Registered::Made(made))
 }
 
-pub async fn get(pool: &PgPool, club_id: i64, id: i64) -> sqlx::Result<Option<WebhookInfo>> {
+pub async fn get(
+    db: impl sqlx::PgExecutor<'_>,
+    club_id: i64,
+    id: i64,
+) -> sqlx::Result<Option<WebhookInfo>> {
     let sql = format!("{INFO} WHERE w.club_id = $1 AND w.id = $2");
     sqlx::query_as(sqlx::AssertSqlSafe(sql))
         .bind(club_id)
         .bind(id)
-        .fetch_optional(pool)
+        .fetch_optional(db)
         .await
 }
 
