@@ -401,19 +401,23 @@ pub struct Recorded {
     pub table_number: i32,
 }
 
-/// The table as game entry reads it (with an id taken for a new game when `reserve`), for a
-/// caller with `need` (404 naming the table otherwise).
+/// The table as game entry reads it, for a caller with `need` (404 naming the table otherwise).
+/// When `entering` a new game, an id is taken for it and the read goes on game entry's
+/// connections (see `record_in_lane`).
 async fn table_for(
     state: &AppState,
     caller: &Caller,
     table_id: i64,
     need: Need,
-    reserve: bool,
+    entering: bool,
 ) -> Result<TableSheet> {
     let not_found = || format!("no table {table_id}");
-    // Game entry reads on its own connections (see `record_in_lane`).
-    let db = if reserve { state.entry_db() } else { &state.db };
-    let sheet = games::table_sheet(db, table_id, reserve)
+    let db = if entering {
+        state.entry_db()
+    } else {
+        &state.db
+    };
+    let sheet = games::table_sheet(db, table_id, entering)
         .await?
         .ok_or_else(|| Error::NotFound(not_found()))?;
     // A table code opens its own table for scoring, and nothing more.
