@@ -1,7 +1,7 @@
 # Sourced by scripts that need the service on a throwaway PostgreSQL (the benchmark, the API
 # fuzz): `start_throwaway_service BIN NAME` starts both, and sets DIR (the data directory),
 # DB_URL (database NAME on that server), BASE (the service's URL) and an EXIT trap that stops
-# everything it started.
+# everything it started. SERVE_FLAGS adds flags to `serve`.
 start_throwaway_service() {
   local bin="$1" name="$2"
   DIR="$(mktemp -d "/tmp/mahjong-league-$name.XXXXXX")"
@@ -13,7 +13,7 @@ start_throwaway_service() {
   DB_URL="${admin_url/\/postgres\?/\/$name?}"
   local port
   port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
-  "$bin" serve --database-url "$DB_URL" --bind "127.0.0.1:$port" --data-dir "$DIR" > "$DIR/serve.log" 2>&1 &
+  "$bin" serve --database-url "$DB_URL" --bind "127.0.0.1:$port" --data-dir "$DIR" ${SERVE_FLAGS:-} > "$DIR/serve.log" 2>&1 &
   SERVER_PID=$!
   BASE="http://127.0.0.1:$port"
   for _ in $(seq 120); do curl -fs "$BASE/readyz" >/dev/null && return 0; sleep 0.5; done

@@ -78,6 +78,12 @@ pub struct ServeArgs {
     /// receiver on the club's own network). Off by default: webhooks go to public https URLs.
     #[arg(long, env = "MAHJONG_WEBHOOKS_ALLOW_PRIVATE")]
     pub webhooks_allow_private: bool,
+    /// API requests a minute from one address without credentials (public reads); 0: no limit.
+    #[arg(long, env = "MAHJONG_API_RATE_LIMIT", value_name = "PER_MINUTE")]
+    pub api_rate_limit: Option<u32>,
+    /// API requests a minute with one API token; 0: no limit.
+    #[arg(long, env = "MAHJONG_TOKEN_RATE_LIMIT", value_name = "PER_MINUTE")]
+    pub token_rate_limit: Option<u32>,
 }
 
 #[derive(Deserialize, Default)]
@@ -91,6 +97,8 @@ struct FileConfig {
     demo: Option<bool>,
     trust_proxy: Option<bool>,
     webhooks_allow_private: Option<bool>,
+    api_rate_limit: Option<u32>,
+    token_rate_limit: Option<u32>,
 }
 
 /// The settings the service runs with.
@@ -106,7 +114,16 @@ pub struct Settings {
     pub trust_proxy: bool,
     /// Webhooks may go to plain http and to private addresses.
     pub webhooks_allow_private: bool,
+    /// API requests a minute per address without credentials (0: no limit).
+    pub api_rate_limit: u32,
+    /// API requests a minute per API token (0: no limit).
+    pub token_rate_limit: u32,
 }
+
+/// Default API requests a minute from one address without credentials.
+pub const DEFAULT_API_RATE_LIMIT: u32 = 600;
+/// Default API requests a minute with one API token.
+pub const DEFAULT_TOKEN_RATE_LIMIT: u32 = 1200;
 
 impl Settings {
     /// Merges flags and environment (already in `args`) over the file over the defaults.
@@ -145,6 +162,14 @@ impl Settings {
             trust_proxy: args.trust_proxy || file.trust_proxy.unwrap_or(false),
             webhooks_allow_private: args.webhooks_allow_private
                 || file.webhooks_allow_private.unwrap_or(false),
+            api_rate_limit: args
+                .api_rate_limit
+                .or(file.api_rate_limit)
+                .unwrap_or(DEFAULT_API_RATE_LIMIT),
+            token_rate_limit: args
+                .token_rate_limit
+                .or(file.token_rate_limit)
+                .unwrap_or(DEFAULT_TOKEN_RATE_LIMIT),
         })
     }
 }

@@ -33,6 +33,10 @@ impl Application {
         let port = listener.local_addr()?.port();
         let mut state = AppState::new(db, settings.session_key.expose());
         state.webhooks_allow_private = settings.webhooks_allow_private;
+        state.limits.api = crate::auth::limits::ApiLimits::new(
+            settings.api_rate_limit,
+            settings.token_rate_limit,
+        );
         state.entry =
             Some(crate::state::EntryLane::new(&state.db).context("starting the game entry lane")?);
         let entry_db = state.entry.as_ref().map(|lane| lane.db.clone());
@@ -60,7 +64,9 @@ impl Application {
                 .default_service(web::to(unrouted))
                 .wrap(from_fn(crate::http::deadline))
                 .wrap(from_fn(error::render))
+                .wrap(from_fn(crate::http::rate::api_rate))
                 .wrap(from_fn(crate::http::security::headers))
+                .wrap(from_fn(crate::http::cors::cors))
                 .wrap(from_fn(request_id_header))
                 .wrap(TracingLogger::<RequestSpan>::new())
         })

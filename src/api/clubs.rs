@@ -3,7 +3,7 @@
 use actix_web::{HttpResponse, delete, get, post, put, web};
 
 use crate::api::json::ValidJson;
-use crate::domain::clubs::{self, ClubView, NewClub};
+use crate::domain::clubs::{self, AllowedOrigins, ClubView, NewClub};
 use crate::domain::members::{
     self as membership, CreatedToken, Member, NewToken, SetRole, TokenInfo,
 };
@@ -111,4 +111,29 @@ pub async fn revoke_token(
     let (slug, id) = path.into_inner();
     membership::revoke_token(&state, &caller, &slug, id).await?;
     Ok(HttpResponse::NoContent().finish())
+}
+
+/// The websites from which the club's API tokens may be used in a browser (organizers). Public
+/// reads need no token and answer every website.
+#[utoipa::path(tag = "tokens", params(("club" = String, Path, example = "tuesday-tiles")), responses((status = 200, body = AllowedOrigins)))]
+#[get("/api/v1/clubs/{club}/origins")]
+pub async fn origins(
+    state: web::Data<AppState>,
+    caller: Caller,
+    club: web::Path<String>,
+) -> Result<HttpResponse, AppError> {
+    Ok(HttpResponse::Ok().json(clubs::allowed_origins(&state, &caller, &club).await?))
+}
+
+/// Replace the websites from which the club's API tokens may be used in a browser (organizers).
+#[utoipa::path(tag = "tokens", params(("club" = String, Path, example = "tuesday-tiles")), request_body = AllowedOrigins,
+    responses((status = 200, body = AllowedOrigins), (status = 422, body = crate::error::Problem, content_type = "application/problem+json")))]
+#[put("/api/v1/clubs/{club}/origins")]
+pub async fn set_origins(
+    state: web::Data<AppState>,
+    caller: Caller,
+    club: web::Path<String>,
+    body: ValidJson<AllowedOrigins>,
+) -> Result<HttpResponse, AppError> {
+    Ok(HttpResponse::Ok().json(clubs::set_allowed_origins(&state, &caller, &club, body.0).await?))
 }

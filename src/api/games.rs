@@ -5,6 +5,7 @@ use actix_web::http::header::{ETAG, IF_MATCH};
 use actix_web::{HttpRequest, HttpResponse, get, post, put, web};
 
 use crate::api::json::ValidJson;
+use crate::domain::game_lists::{self, GamePage};
 use crate::domain::games::{self, AuditEntry, GameInput, GameView};
 use crate::domain::{AppState, Caller};
 use crate::error::AppError;
@@ -109,4 +110,61 @@ pub async fn audit(
     id: web::Path<i64>,
 ) -> Result<HttpResponse, AppError> {
     Ok(HttpResponse::Ok().json(games::audit(&state, &caller, *id).await?))
+}
+
+#[derive(serde::Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct GamesQuery {
+    /// How many games a page holds (1 to 500; 100 when not given).
+    #[param(minimum = 1, maximum = 500, example = 100)]
+    pub limit: Option<i64>,
+    /// The `next` of the previous page.
+    #[param(max_length = 200)]
+    pub cursor: Option<String>,
+    /// Only the games recorded, amended or voided after this league event (the `last_event`
+    /// of an earlier listing), each once, in the order they last changed.
+    #[param(minimum = 0)]
+    pub since: Option<i64>,
+}
+
+impl GamesQuery {
+    fn domain(&self) -> game_lists::GameQuery {
+        game_lists::GameQuery {
+            limit: self.limit,
+            cursor: self.cursor.clone(),
+            since: self.since,
+        }
+    }
+}
+
+/// The league's games, voided games and redeals included (see `status`, `outcome`), oldest
+/// first; public leagues need no login. Paged: `next` in the body and a `Link: <…>;
+/// rel="next"` header; `since` lists only what changed after an event.
+#[utoipa::path(tag = "games", params(("league" = i64, Path, minimum = 1, example = 1), GamesQuery),
+    responses((status = 200, body = GamePage), (status = 404, body = crate::error::Problem, content_type = "application/problem+json")))]
+#[get("/api/v1/leagues/{league}/games")]
+pub async fn league_games(
+    state: web::Data<AppState>,
+    caller: Caller,
+    req: HttpRequest,
+    id: web::Path<i64>,
+    query: web::Query<GamesQuery>,
+) -> Result<HttpResponse, AppError> {
+    let page = game_lists::of_league(&state, &caller, *id, &query.domain()).await?;
+    Ok(crate::api::paged(&req, page.next.as_deref()).json(&page))
+}
+
+/// The night's games, as the league's games list them.
+#[utoipa::path(tag = "games", params(("night" = i64, Path, minimum = 1, example = 1), GamesQuery),
+    responses((status = 200, body = GamePage), (status = 404, body = crate::error::Problem, content_type = "application/problem+json")))]
+#[get("/api/v1/nights/{night}/games")]
+pub async fn night_games(
+    state: web::Data<AppState>,
+    caller: Caller,
+    req: HttpRequest,
+    id: web::Path<i64>,
+    query: web::Query<GamesQuery>,
+) -> Result<HttpResponse, AppError> {
+    let page = game_lists::of_night(&state, &caller, *id, &query.domain()).await?;
+    Ok(crate::api::paged(&req, page.next.as_deref()).json(&page))
 }

@@ -1,14 +1,17 @@
 //! Leagues: card, ruleset (a preset or the club's own as data), games per table, visibility,
 //! standings board, dates.
 
-use actix_web::{HttpResponse, get, patch, post, web};
+use actix_web::{HttpRequest, HttpResponse, get, patch, post, web};
+use serde::Deserialize;
+use utoipa::IntoParams;
 
 use crate::api::json::ValidJson;
-use crate::domain::leagues::{self, LeagueInput, LeagueView};
+use crate::domain::leagues::{self, LeagueInput, LeaguePage, LeagueView};
 use crate::domain::{AppState, Caller};
 use crate::error::AppError;
 
-/// The club's leagues.
+/// The club's leagues: all of them for its members and tokens, its public leagues for anyone
+/// else (no login needed). A club with no league the caller may see answers 404.
 #[utoipa::path(tag = "leagues", params(("club" = String, Path, example = "tuesday-tiles")), responses((status = 200, body = [LeagueView])))]
 #[get("/api/v1/clubs/{club}/leagues")]
 pub async fn list(
@@ -57,4 +60,37 @@ pub async fn update(
 ) -> Result<HttpResponse, AppError> {
     let (league, club) = leagues::update(&state, &caller, *id, body.0).await?;
     Ok(HttpResponse::Ok().json(LeagueView::new(league, &club)))
+}
+
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct DiscoverQuery {
+    /// Part of a league's name or its club's name or slug (case-insensitive).
+    #[param(max_length = 100, example = "spring")]
+    pub q: Option<String>,
+    /// How many leagues a page holds (1 to 500; 50 when not given).
+    #[param(minimum = 1, maximum = 500, example = 50)]
+    pub limit: Option<i64>,
+    /// The `next` of the previous page.
+    #[param(max_length = 200)]
+    pub cursor: Option<String>,
+}
+
+/// Public leagues of every club, newest first (no login needed): name, club, dates, board and
+/// links. Paged: `next` in the body and a `Link: <…>; rel="next"` header give the next page.
+#[utoipa::path(tag = "leagues", params(DiscoverQuery), responses((status = 200, body = LeaguePage)))]
+#[get("/api/v1/leagues")]
+pub async fn discover(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    query: web::Query<DiscoverQuery>,
+) -> Result<HttpResponse, AppError> {
+    let page = leagues::discover(
+        &state,
+        query.q.as_deref(),
+        query.cursor.as_deref(),
+        query.limit,
+    )
+    .await?;
+    Ok(crate::api::paged(&req, page.next.as_deref()).json(&page))
 }

@@ -116,6 +116,11 @@ impl utoipa::Modify for CommonAnswers {
                         "429",
                         "Too many requests from this address; see Retry-After",
                     ));
+                } else {
+                    answers.push((
+                        "429",
+                        "Too many requests with this API token, or from this address without one; see Retry-After and RateLimit-*",
+                    ));
                 }
                 for (status, description) in answers {
                     op.responses
@@ -150,6 +155,8 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(clubs::list_tokens)
         .service(clubs::create_token)
         .service(clubs::revoke_token)
+        .service(clubs::origins)
+        .service(clubs::set_origins)
         .service(players::list)
         .service(players::create)
         .service(players::update)
@@ -160,6 +167,7 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(cards::list_for_club)
         .service(cards::upload)
         .service(leagues::list)
+        .service(leagues::discover)
         .service(leagues::create)
         .service(leagues::show)
         .service(leagues::update)
@@ -179,6 +187,8 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(games::amend)
         .service(games::void)
         .service(games::audit)
+        .service(games::league_games)
+        .service(games::night_games)
         .service(events::stream)
         .service(webhooks::create)
         .service(webhooks::list)
@@ -187,6 +197,26 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(webhooks::deliveries)
         .service(standings::standings_csv)
         .service(standings::games_csv);
+}
+
+/// A 200 answer for a page of a list: with a `Link: <…>; rel="next"` header (the request's own
+/// path and query, its `cursor` replaced by `next`) when there is a next page.
+pub fn paged(req: &actix_web::HttpRequest, next: Option<&str>) -> actix_web::HttpResponseBuilder {
+    let mut res = actix_web::HttpResponse::Ok();
+    if let Some(next) = next {
+        let kept = url::form_urlencoded::parse(req.query_string().as_bytes())
+            .filter(|(k, _)| k != "cursor")
+            .collect::<Vec<_>>();
+        let query = url::form_urlencoded::Serializer::new(String::new())
+            .extend_pairs(kept)
+            .append_pair("cursor", next)
+            .finish();
+        res.insert_header((
+            actix_web::http::header::LINK,
+            format!("<{}?{query}>; rel=\"next\"", req.path()),
+        ));
+    }
+    res
 }
 
 /// The OpenAPI document, as served at `/api/openapi.json` and committed in `openapi/openapi.json`.

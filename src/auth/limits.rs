@@ -23,6 +23,8 @@ const ENGINE_PER_ADDRESS: (u32, u32) = (120, 1200);
 const TABLE_CODE_FAILURES: (u32, std::time::Duration) = (20, std::time::Duration::from_secs(600));
 
 pub struct Limits {
+    /// Apps' requests to the API.
+    pub api: ApiLimits,
     login_account: DefaultKeyedRateLimiter<(String, Option<IpAddr>)>,
     login_address: DefaultKeyedRateLimiter<IpAddr>,
     signup: DefaultKeyedRateLimiter<IpAddr>,
@@ -91,6 +93,7 @@ fn refuse(what: &str, wait: std::time::Duration) -> Refused {
 impl Default for Limits {
     fn default() -> Self {
         Limits {
+            api: ApiLimits::default(),
             login_account: RateLimiter::keyed(quota(LOGIN_PER_ACCOUNT_AND_ADDRESS)),
             login_address: RateLimiter::keyed(quota(LOGIN_PER_ADDRESS)),
             signup: RateLimiter::keyed(hourly(SIGNUP_PER_ADDRESS)),
@@ -164,5 +167,130 @@ mod table_code_tests {
         );
         std::thread::sleep(std::time::Duration::from_millis(250));
         assert!(f.check(ip, rule).is_ok(), "the window ended");
+    }
+}
+
+/// A keyed limiter that reports what is left.
+type Informing<K> = RateLimiter<
+    K,
+    governor::state::keyed::DefaultKeyedStateStore<K>,
+    DefaultClock,
+    governor::middleware::StateInformationMiddleware,
+>;
+
+/// Where a caller stands against an API limit, for the `RateLimit-*` headers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Allowance {
+    /// Requests a minute (the most at once, too).
+    pub limit: u32,
+    /// Requests that may still be sent at once.
+    pub remaining: u32,
+    /// Seconds until the whole limit is available again.
+    pub reset_secs: u64,
+    /// When refused: seconds until the next request is let through.
+    pub retry_after_secs: Option<u64>,
+}
+
+/// The API's limits for apps: per API token, and per address for requests without credentials.
+/// Each is so many requests a minute, all of which may come at once; 0 switches it off.
+pub struct ApiLimits {
+    per_address: Option<(u32, Informing<IpAddr>)>,
+    per_token: Option<(u32, Informing<u64>)>,
+}
+
+impl ApiLimits {
+    pub fn new(per_address_per_minute: u32, per_token_per_minute: u32) -> ApiLimits {
+        fn limiter<K: std::hash::Hash + Eq + Clone>(n: u32) -> Option<(u32, Informing<K>)> {
+            let nz = NonZeroU32::new(n)?;
+            let quota = Quota::per_minute(nz).allow_burst(nz);
+            Some((
+                n,
+                RateLimiter::dashmap_with_clock(quota, DefaultClock::default())
+                    .with_middleware::<governor::middleware::StateInformationMiddleware>(),
+            ))
+        }
+        ApiLimits {
+            per_address: limiter(per_address_per_minute),
+            per_token: limiter(per_token_per_minute),
+        }
+    }
+
+    /// Counts a request from `address` without credentials; `None` when there is no limit.
+    pub fn address(&self, address: IpAddr) -> Option<Allowance> {
+        let (limit, limiter) = self.per_address.as_ref()?;
+        Some(Self::count(*limit, limiter, address))
+    }
+
+    /// Counts a request with the API token `token`; `None` when there is no limit.
+    pub fn token(&self, token: &str) -> Option<Allowance> {
+        use std::hash::{BuildHasher, BuildHasherDefault};
+        let (limit, limiter) = self.per_token.as_ref()?;
+        let key = BuildHasherDefault::<std::collections::hash_map::DefaultHasher>::default()
+            .hash_one(token);
+        Some(Self::count(*limit, limiter, key))
+    }
+
+    fn count<K: std::hash::Hash + Eq + Clone>(
+        limit: u32,
+        limiter: &Informing<K>,
+        key: K,
+    ) -> Allowance {
+        // Keys of callers idle for a minute hold nothing: drop them now and then.
+        if limiter.len() > 50_000 {
+            limiter.retain_recent();
+        }
+        let per_request = 60.0 / f64::from(limit.max(1));
+        match limiter.check_key(&key) {
+            Ok(snapshot) => {
+                let remaining = snapshot.remaining_burst_capacity();
+                Allowance {
+                    limit,
+                    remaining,
+                    reset_secs: (f64::from(limit.saturating_sub(remaining)) * per_request).ceil()
+                        as u64,
+                    retry_after_secs: None,
+                }
+            }
+            Err(not_until) => {
+                let wait = not_until.wait_time_from(DefaultClock::default().now());
+                Allowance {
+                    limit,
+                    remaining: 0,
+                    reset_secs: (f64::from(limit) * per_request).ceil() as u64,
+                    retry_after_secs: Some(wait.as_secs() + 1),
+                }
+            }
+        }
+    }
+}
+
+impl Default for ApiLimits {
+    fn default() -> Self {
+        ApiLimits::new(0, 0)
+    }
+}
+
+#[cfg(test)]
+mod api_tests {
+    use super::*;
+
+    #[test]
+    fn a_limit_counts_down_refuses_and_says_when() {
+        let limits = ApiLimits::new(3, 0);
+        let ip: IpAddr = "192.0.2.9".parse().unwrap();
+        let seen: Vec<Allowance> = (0..4).map(|_| limits.address(ip).unwrap()).collect();
+        assert_eq!(
+            seen.iter().map(|a| a.remaining).collect::<Vec<_>>(),
+            vec![2, 1, 0, 0]
+        );
+        assert!(seen[..3].iter().all(|a| a.retry_after_secs.is_none()));
+        assert_eq!(seen[3].retry_after_secs, Some(20), "one request back every 20 s");
+        assert_eq!(seen[0].reset_secs, 20);
+        assert_eq!(seen[2].reset_secs, 60);
+        assert!(limits.token("mlt_x").is_none(), "tokens have no limit here");
+        assert!(
+            limits.address("192.0.2.10".parse().unwrap()).unwrap().remaining == 2,
+            "per address"
+        );
     }
 }

@@ -163,3 +163,96 @@ pub async fn overview(state: &AppState, caller: &Caller, slug: &str) -> Result<O
         cards,
     })
 }
+
+/// The websites from which the club's API tokens may be used in a browser (CORS).
+#[derive(Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AllowedOrigins {
+    /// Origins as a browser sends them: `https://` or `http://`, a host and an optional port,
+    /// no path (at most 20).
+    #[schema(example = json!(["https://tuesdaytiles.example"]), max_items = 20)]
+    pub origins: Vec<String>,
+}
+
+/// The most origins a club may list.
+pub const MAX_ORIGINS: usize = 20;
+
+/// An origin as browsers send it (`https://club.example`, `http://localhost:3000`), lowercase,
+/// or why it is not one.
+pub fn normal_origin(text: &str) -> std::result::Result<String, String> {
+    let text = text.trim();
+    let url = url::Url::parse(text).map_err(|_| {
+        format!("`{text}` is not an origin; give one like https://tuesdaytiles.example")
+    })?;
+    if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
+        return Err(format!(
+            "`{text}` is not an origin; give http:// or https:// and a host"
+        ));
+    }
+    if !url.username().is_empty()
+        || url.password().is_some()
+        || url.query().is_some()
+        || url.fragment().is_some()
+        || url.path() != "/"
+    {
+        return Err(format!(
+            "`{text}` is not an origin: give the scheme, host and port only, with no path"
+        ));
+    }
+    Ok(url.origin().ascii_serialization())
+}
+
+/// The club's allowed origins (organizers).
+pub async fn allowed_origins(
+    state: &AppState,
+    caller: &Caller,
+    slug: &str,
+) -> Result<AllowedOrigins> {
+    let (club, _) = caller.club(state, slug, Need::Admin).await?;
+    Ok(AllowedOrigins {
+        origins: clubs::allowed_origins(&state.db, club.id).await?,
+    })
+}
+
+/// Replaces the club's allowed origins (organizers).
+pub async fn set_allowed_origins(
+    state: &AppState,
+    caller: &Caller,
+    slug: &str,
+    input: AllowedOrigins,
+) -> Result<AllowedOrigins> {
+    let (club, _) = caller.club(state, slug, Need::Admin).await?;
+    if input.origins.len() > MAX_ORIGINS {
+        return Err(Error::invalid(
+            "origins",
+            format!("list at most {MAX_ORIGINS} websites"),
+        ));
+    }
+    let mut origins = Vec::new();
+    for (i, text) in input.origins.iter().enumerate() {
+        let origin = normal_origin(text).map_err(|m| Error::invalid(&format!("origins[{i}]"), m))?;
+        if !origins.contains(&origin) {
+            origins.push(origin);
+        }
+    }
+    clubs::set_allowed_origins(&state.db, club.id, &origins).await?;
+    Ok(AllowedOrigins { origins })
+}
+
+/// Whether any club lists `origin` as a website its tokens may be used from.
+pub async fn origin_listed(state: &AppState, origin: &str) -> Result<bool> {
+    match normal_origin(origin) {
+        Ok(origin) => Ok(clubs::origin_listed(&state.db, &origin).await?),
+        Err(_) => Ok(false),
+    }
+}
+
+/// Whether the club lists `origin` as a website its tokens may be used from.
+pub async fn lists_origin(state: &AppState, club_id: i64, origin: &str) -> Result<bool> {
+    let Ok(origin) = normal_origin(origin) else {
+        return Ok(false);
+    };
+    Ok(clubs::allowed_origins(&state.db, club_id)
+        .await?
+        .contains(&origin))
+}

@@ -5,7 +5,7 @@ use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::domain::{AppState, Caller, Error, Need, Result, cards, sensible_date};
+use crate::domain::{AppState, Caller, Error, Need, Result, cards, paging, sensible_date};
 use crate::rules::{CardRef, Ruleset, RulesetSpec, builtin};
 use crate::storage::cards as stored_cards;
 use crate::storage::clubs::Club;
@@ -178,14 +178,109 @@ async fn merge(
     Ok(f)
 }
 
-/// The club's leagues.
+/// The club's leagues: every one for its members and its tokens; its public ones for anyone
+/// else (an app finding a club's standings). A club with nothing to show the caller is not found.
 pub async fn list(state: &AppState, caller: &Caller, slug: &str) -> Result<Vec<LeagueView>> {
-    let (club, _) = caller.club(state, slug, Need::Read).await?;
-    Ok(leagues::list(&state.db, club.id)
-        .await?
+    let club = match caller.club(state, slug, Need::Read).await {
+        Ok((club, _)) => {
+            return Ok(leagues::list(&state.db, club.id)
+                .await?
+                .into_iter()
+                .map(|l| LeagueView::new(l, &club))
+                .collect());
+        }
+        // Anonymous, a stranger, a token of another club or a table code: the public ones.
+        Err(Error::Unauthorized(_) | Error::NotFound(_) | Error::Forbidden(_)) => {
+            crate::storage::clubs::by_slug(&state.db, slug).await?
+        }
+        Err(e) => return Err(e),
+    };
+    let not_found = || Error::NotFound(format!("no club `{slug}`"));
+    let club = club.ok_or_else(not_found)?;
+    let public = leagues::list_public(&state.db, club.id).await?;
+    if public.is_empty() {
+        return Err(not_found());
+    }
+    Ok(public
         .into_iter()
         .map(|l| LeagueView::new(l, &club))
         .collect())
+}
+
+/// A public league as discovery lists it: where it is, when, how it ranks, and its links.
+#[derive(Serialize, ToSchema)]
+pub struct LeagueListing {
+    pub id: i64,
+    pub name: String,
+    /// The club's slug.
+    #[schema(example = "tuesday-tiles")]
+    pub club: String,
+    pub club_name: String,
+    pub starts_on: Option<NaiveDate>,
+    pub ends_on: Option<NaiveDate>,
+    /// How the standings rank players: `total` or `average`.
+    #[schema(example = "total")]
+    pub board: String,
+    /// The league in the API.
+    #[schema(example = "/api/v1/leagues/1")]
+    pub url: String,
+    #[schema(example = "/api/v1/leagues/1/standings")]
+    pub standings_url: String,
+    /// The league's standings page.
+    #[schema(example = "/leagues/1")]
+    pub page_url: String,
+}
+
+/// A page of discovered leagues.
+#[derive(Serialize, ToSchema)]
+pub struct LeaguePage {
+    pub leagues: Vec<LeagueListing>,
+    /// The cursor of the next page (as `cursor=`), or null on the last page.
+    pub next: Option<String>,
+}
+
+/// Public leagues across clubs, newest first, whose name or club contains `q`; paged.
+pub async fn discover(
+    state: &AppState,
+    q: Option<&str>,
+    cursor: Option<&str>,
+    limit: Option<i64>,
+) -> Result<LeaguePage> {
+    let limit = paging::limit(limit, 50)?;
+    let q = q.map(str::trim).filter(|q| !q.is_empty());
+    if let Some(q) = q
+        && q.chars().count() > 100
+    {
+        return Err(Error::invalid("q", "give at most 100 characters to search for"));
+    }
+    let before = cursor
+        .map(|c| paging::decode("leagues", c, 1).map(|v| v[0]))
+        .transpose()?;
+    let mut rows = leagues::search_public(&state.db, q, before, limit + 1).await?;
+    let next = if rows.len() as i64 > limit {
+        rows.truncate(limit as usize);
+        rows.last().map(|(l, _)| paging::encode("leagues", &[l.id]))
+    } else {
+        None
+    };
+    Ok(LeaguePage {
+        leagues: rows
+            .into_iter()
+            .map(|(l, c)| LeagueListing {
+                url: format!("/api/v1/leagues/{}", l.id),
+                standings_url: format!("/api/v1/leagues/{}/standings", l.id),
+                page_url: format!("/leagues/{}", l.id),
+                id: l.id,
+                name: l.name,
+                club: c.slug,
+                club_name: c.name,
+                starts_on: l.starts_on,
+                ends_on: l.ends_on,
+                board: l.board,
+            })
+            .collect(),
+        next,
+    })
 }
 
 /// Creates a league in the club `slug`.

@@ -341,6 +341,19 @@ pub async fn screen(state: &AppState, caller: &Caller, league: i64) -> Result<Sc
     })
 }
 
+/// A public league's standings for a page framed on another site (a club's website): read as
+/// anyone would read them, so a league that is not public is not found, whoever asks.
+pub async fn embed(state: &AppState, league: i64) -> Result<Screen> {
+    screen(state, &Caller::default(), league)
+        .await
+        .map_err(|e| match e {
+            Error::Unauthorized(_) | Error::Forbidden(_) => {
+                Error::NotFound(format!("no league {league}"))
+            }
+            other => other,
+        })
+}
+
 /// The round's tables for the score sheets and tent cards: (table number, players in seat
 /// order with their winds), the league, and the round.
 pub async fn printing(

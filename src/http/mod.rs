@@ -1,6 +1,8 @@
 //! What the two adapters (`api`, `pages`) share about HTTP: the caller of a request, the
 //! session cookie, and the site-wide security headers (`security`).
 
+pub mod cors;
+pub mod rate;
 pub mod security;
 
 use std::future::Future;
@@ -9,7 +11,7 @@ use std::pin::Pin;
 
 use actix_web::cookie::{Cookie, SameSite, time::Duration as CookieDuration};
 use actix_web::http::header::AUTHORIZATION;
-use actix_web::{FromRequest, HttpRequest, web};
+use actix_web::{FromRequest, HttpMessage, HttpRequest, web};
 
 use crate::domain::access::{Credentials, identify};
 use crate::domain::{AppState, Caller, Error, accounts, codes};
@@ -74,6 +76,19 @@ async fn caller_of(req: HttpRequest) -> Result<Caller, AppError> {
         },
     };
     let caller = identify(&state, credentials).await?;
+    // A token sent from a page of another site: only from a website its club lists.
+    if let Some(crate::domain::Principal::Token { club_id, .. }) = &caller.0
+        && let Some(origin) = security::foreign_origin(&req)
+    {
+        if !crate::domain::clubs::lists_origin(&state, *club_id, &origin).await? {
+            return Err(Error::Forbidden(format!(
+                "this API token may not be used from a page of {origin}: an organizer lists the club's websites (PUT /api/v1/clubs/{{club}}/origins)"
+            ))
+            .into());
+        }
+        req.extensions_mut()
+            .insert(cors::ListedOrigin(origin));
+    }
     // No one logged in: a table code the browser holds makes it that table's scorer.
     if caller.0.is_none()
         && req.headers().get(AUTHORIZATION).is_none()

@@ -14,8 +14,17 @@ use crate::error::AppError;
 const CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; \
      connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
+/// As `CSP`, for a page any site may frame (a public league's standings embed).
+const CSP_FRAMABLE: &str = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; \
+     connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors *";
+
+/// Put in a response's extensions by a page that any site may frame: it is sent without
+/// `X-Frame-Options` and with `frame-ancestors *`.
+#[derive(Debug, Clone, Copy)]
+pub struct Framable;
+
 /// Whether an `Origin` (or `Referer`) names the host the request was sent to.
-fn same_origin(source: &str, host: &str) -> bool {
+pub fn same_origin(source: &str, host: &str) -> bool {
     let rest = source
         .strip_prefix("http://")
         .or_else(|| source.strip_prefix("https://"))
@@ -29,6 +38,31 @@ fn same_origin(source: &str, host: &str) -> bool {
 #[derive(Debug, Clone, Copy)]
 pub struct TrustProxy(pub bool);
 
+/// The host a request was sent to: forwarded headers only when a proxy sets them.
+pub fn host_of(req: &actix_web::HttpRequest) -> String {
+    match req.app_data::<TrustProxy>() {
+        Some(TrustProxy(true)) => req.connection_info().host().to_string(),
+        _ => req
+            .headers()
+            .get(header::HOST)
+            .and_then(|h| h.to_str().ok())
+            .map(str::to_string)
+            .unwrap_or_else(|| {
+                req.uri()
+                    .authority()
+                    .map(|a| a.to_string())
+                    .unwrap_or_default()
+            }),
+    }
+}
+
+/// The `Origin` of a request sent from a page of another site, if it was (`None` for
+/// same-site requests and for clients that are not browsers).
+pub fn foreign_origin(req: &actix_web::HttpRequest) -> Option<String> {
+    let origin = req.headers().get(header::ORIGIN)?.to_str().ok()?;
+    (!same_origin(origin, &host_of(req))).then(|| origin.to_string())
+}
+
 pub async fn headers(
     req: ServiceRequest,
     next: Next<impl MessageBody + 'static>,
@@ -36,21 +70,7 @@ pub async fn headers(
     let unsafe_method = !matches!(*req.method(), Method::GET | Method::HEAD | Method::OPTIONS);
     let mut refused = None;
     if unsafe_method && !req.headers().contains_key(header::AUTHORIZATION) {
-        // The host the request was sent to: forwarded headers only when a proxy sets them.
-        let host = match req.app_data::<TrustProxy>() {
-            Some(TrustProxy(true)) => req.connection_info().host().to_string(),
-            _ => req
-                .headers()
-                .get(header::HOST)
-                .and_then(|h| h.to_str().ok())
-                .map(str::to_string)
-                .unwrap_or_else(|| {
-                    req.uri()
-                        .authority()
-                        .map(|a| a.to_string())
-                        .unwrap_or_default()
-                }),
-        };
+        let host = host_of(req.request());
         let source = req
             .headers()
             .get(header::ORIGIN)
@@ -70,13 +90,16 @@ pub async fn headers(
         Some(e) => req.error_response(e),
         None => next.call(req).await?.map_into_boxed_body(),
     };
+    let framable = res.response().extensions().get::<Framable>().is_some();
     let h = res.headers_mut();
     let mut set = |name: HeaderName, value: &'static str| {
         h.insert(name, HeaderValue::from_static(value));
     };
     set(header::X_CONTENT_TYPE_OPTIONS, "nosniff");
     set(header::REFERRER_POLICY, "same-origin");
-    set(header::X_FRAME_OPTIONS, "DENY");
+    if !framable {
+        set(header::X_FRAME_OPTIONS, "DENY");
+    }
     set(
         HeaderName::from_static("permissions-policy"),
         "camera=(), microphone=(), geolocation=()",
@@ -86,7 +109,9 @@ pub async fn headers(
         "same-origin",
     );
     // Swagger UI brings its own inline setup; every other page runs under the strict policy.
-    if !docs {
+    if framable {
+        set(header::CONTENT_SECURITY_POLICY, CSP_FRAMABLE);
+    } else if !docs {
         set(header::CONTENT_SECURITY_POLICY, CSP);
     }
     Ok(res)

@@ -17,6 +17,7 @@ const UPLOAD_JS: &str = include_str!("../../static/upload.js");
 const SERVICE_WORKER: &str = include_str!("../../static/sw.js");
 const COPY_JS: &str = include_str!("../../static/copy.js");
 const TOURNAMENT_JS: &str = include_str!("../../static/tournament.js");
+const EMBED_JS: &str = include_str!("../../static/embed.js");
 
 #[derive(Template)]
 #[template(path = "index.html")]
@@ -98,6 +99,11 @@ async fn tournament_js() -> HttpResponse {
     file("text/javascript; charset=utf-8", TOURNAMENT_JS)
 }
 
+#[get("/static/embed.js")]
+async fn embed_js() -> HttpResponse {
+    file("text/javascript; charset=utf-8", EMBED_JS)
+}
+
 #[get("/static/upload.js")]
 async fn upload_js() -> HttpResponse {
     file("text/javascript; charset=utf-8", UPLOAD_JS)
@@ -121,5 +127,6 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(upload_js)
         .service(copy_js)
         .service(tournament_js)
+        .service(embed_js)
         .service(service_worker);
 }

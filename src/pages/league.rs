@@ -1,6 +1,6 @@
 //! A league's page: standings with sortable columns, the points chart, its nights.
 
-use actix_web::{HttpResponse, get, post, web};
+use actix_web::{HttpRequest, HttpResponse, get, post, web};
 use askama::Template;
 use chrono::NaiveDate;
 use serde::Deserialize;
@@ -56,6 +56,8 @@ struct LeaguePage {
     nights: Vec<Night>,
     today: NaiveDate,
     lf: LeagueFields,
+    /// For organizers of a public league: the `<iframe>` that puts its standings on a website.
+    embed: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -88,6 +90,7 @@ fn sort_rows(rows: &mut [Standing], key: &str, descending: bool) {
 #[get("/leagues/{id}")]
 async fn show(
     page: Page,
+    req: HttpRequest,
     state: web::Data<AppState>,
     id: web::Path<i64>,
     q: web::Query<SortQuery>,
@@ -132,8 +135,19 @@ async fn show(
             }
         })
         .collect();
+    let embed = (o.organizer && league.visibility == "public").then(|| {
+        let info = req.connection_info();
+        format!(
+            "<iframe src=\"{}://{}/leagues/{}/embed\" title=\"Standings: {}\" width=\"100%\" height=\"480\" style=\"border:0\" loading=\"lazy\"></iframe>",
+            info.scheme(),
+            info.host(),
+            league.id,
+            league.name.replace('&', "&amp;").replace('"', "&quot;").replace('<', "&lt;")
+        )
+    });
     page.render(LeaguePage {
         ctx: page.ctx.clone(),
+        embed,
         lf: LeagueFields::of(&league),
         league,
         club: o.club,

@@ -430,6 +430,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(badges)
         .service(seats)
         .service(screen)
+        .service(embed)
         .service(status)
         .service(set_timer)
         .service(print);
@@ -446,4 +447,38 @@ mod tests {
         assert_eq!(clock(3725), "1:02:05");
         assert_eq!(clock(-4), "0:00");
     }
+}
+
+#[derive(Template)]
+#[template(path = "pages/embed.html")]
+struct EmbedPage {
+    league: League,
+    club_name: String,
+    rows: Vec<Standing>,
+    last_event: i64,
+    average: bool,
+}
+
+/// A public league's standings, small, for a club's website to frame (`<iframe>`): any site may
+/// frame it, it follows the league's event stream, and it fits a sidebar or a full column.
+/// Other leagues are not found here, whoever asks.
+#[get("/leagues/{id}/embed")]
+async fn embed(state: web::Data<AppState>, id: web::Path<i64>) -> Result<HttpResponse, AppError> {
+    let s = rounds::embed(&state, *id).await?;
+    let body = EmbedPage {
+        average: s.overview.league.board == "average",
+        club_name: s.overview.club.name.clone(),
+        league: s.overview.league,
+        rows: s.overview.rows,
+        last_event: s.last_event,
+    }
+    .render()
+    .map_err(AppError::internal)?;
+    let mut res = HttpResponse::Ok()
+        .content_type("text/html; charset=utf-8")
+        .insert_header(("Cache-Control", "no-cache"))
+        .body(body);
+    res.extensions_mut()
+        .insert(crate::http::security::Framable);
+    Ok(res)
 }

@@ -232,3 +232,34 @@ pub async fn change_role(
     tx.commit().await?;
     Ok(RoleChange::Done)
 }
+
+/// The origins from which the club's API tokens may be used in a browser.
+pub async fn allowed_origins(pool: &PgPool, club_id: i64) -> sqlx::Result<Vec<String>> {
+    sqlx::query_scalar("SELECT allowed_origins FROM clubs WHERE id = $1")
+        .bind(club_id)
+        .fetch_optional(pool)
+        .await
+        .map(Option::unwrap_or_default)
+}
+
+/// Replaces the club's allowed origins.
+pub async fn set_allowed_origins(
+    pool: &PgPool,
+    club_id: i64,
+    origins: &[String],
+) -> sqlx::Result<()> {
+    sqlx::query("UPDATE clubs SET allowed_origins = $2 WHERE id = $1")
+        .bind(club_id)
+        .bind(origins)
+        .execute(pool)
+        .await?;
+    Ok(())
+}
+
+/// Whether any club lists `origin` (a browser's preflight for a token does not say whose).
+pub async fn origin_listed(pool: &PgPool, origin: &str) -> sqlx::Result<bool> {
+    sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM clubs WHERE allowed_origins @> ARRAY[$1::TEXT])")
+        .bind(origin)
+        .fetch_one(pool)
+        .await
+}

@@ -157,3 +157,43 @@ pub async fn public(pool: &PgPool, limit: i64) -> sqlx::Result<Vec<PublicLeague>
     .fetch_all(pool)
     .await
 }
+
+/// A club's public leagues, oldest first.
+pub async fn list_public(pool: &PgPool, club_id: i64) -> sqlx::Result<Vec<League>> {
+    sqlx::query_as::<_, League>(sqlx::AssertSqlSafe(format!(
+        "SELECT {COLUMNS} FROM leagues WHERE club_id = $1 AND visibility = 'public' ORDER BY id"
+    )))
+    .bind(club_id)
+    .fetch_all(pool)
+    .await
+}
+
+/// Public leagues of every club, newest first, before the league `before` (when given), whose
+/// name or club's name contains `q` (case-insensitive, when given); at most `limit`.
+pub async fn search_public(
+    pool: &PgPool,
+    q: Option<&str>,
+    before: Option<i64>,
+    limit: i64,
+) -> sqlx::Result<Vec<(League, Club)>> {
+    // `q` is matched literally: its LIKE wildcards are escaped.
+    let pattern = q.map(|q| {
+        let escaped = q
+            .replace('\\', "\\\\")
+            .replace('%', "\\%")
+            .replace('_', "\\_");
+        format!("%{escaped}%")
+    });
+    let rows = sqlx::query_as::<_, LeagueAndClub>(sqlx::AssertSqlSafe(format!(
+        "SELECT {WITH_CLUB_COLUMNS} FROM leagues l JOIN clubs c ON c.id = l.club_id \
+         WHERE l.visibility = 'public' AND ($1::BIGINT IS NULL OR l.id < $1) \
+           AND ($2::TEXT IS NULL OR l.name ILIKE $2 OR c.name ILIKE $2 OR c.slug ILIKE $2) \
+         ORDER BY l.id DESC LIMIT $3"
+    )))
+    .bind(before)
+    .bind(pattern)
+    .bind(limit)
+    .fetch_all(pool)
+    .await?;
+    Ok(rows.into_iter().map(LeagueAndClub::split).collect())
+}

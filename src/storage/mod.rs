@@ -5,6 +5,7 @@ pub mod clubs;
 pub mod codes;
 pub mod embedded;
 pub mod events;
+pub mod game_pages;
 pub mod games;
 pub mod leagues;
 pub mod nights;

@@ -87,13 +87,18 @@ pub async fn fresh_database() -> PgPool {
 /// of its own: what a test writes through `TestApp::db` comes, as far as the application can
 /// tell, from another process (heard through the database's change notices).
 pub async fn spawn_app() -> TestApp {
-    let db = fresh_database().await;
-    let own = connect_patiently(db.connect_options().as_ref().clone()).await;
-    serve_on(db, own)
+    spawn_app_with(|_| {}).await
 }
 
-fn serve_on(db: PgPool, own: PgPool) -> TestApp {
-    let settings = Settings {
+/// As `spawn_app`, with settings changed by `change` (the apps' rate limits, say).
+pub async fn spawn_app_with(change: impl FnOnce(&mut Settings)) -> TestApp {
+    let db = fresh_database().await;
+    let own = connect_patiently(db.connect_options().as_ref().clone()).await;
+    serve_on(db, own, change)
+}
+
+fn serve_on(db: PgPool, own: PgPool, change: impl FnOnce(&mut Settings)) -> TestApp {
+    let mut settings = Settings {
         bind: "127.0.0.1:0".into(),
         data_dir: std::env::temp_dir(),
         database_url: None,
@@ -102,7 +107,11 @@ fn serve_on(db: PgPool, own: PgPool) -> TestApp {
         demo: false,
         trust_proxy: false,
         webhooks_allow_private: true,
+        // Tests send requests as fast as they can; the limits have a test of their own.
+        api_rate_limit: 0,
+        token_rate_limit: 0,
     };
+    change(&mut settings);
     let app = Application::build(&settings, own).expect("build the app");
     let address = format!("http://127.0.0.1:{}", app.port());
     tokio::spawn(app.run_until_stopped());

@@ -1,0 +1,243 @@
+//! Games as JSON for apps that keep a copy: a league's or a night's games page by page, and
+//! with `since` (a league event id) only the games recorded, amended or voided after it. Same
+//! access as the standings: anyone for a public league.
+//!
+//! A listing is read as of one league event (`last_event`, taken when its first page is read
+//! and carried in its cursor): an app that has read every page and later asks `since` that
+//! event gets every change made meanwhile. One league's events commit in the order of their
+//! ids (under the league's row lock), so no change can slip in behind one already seen.
+
+use std::collections::HashMap;
+
+use chrono::{DateTime, NaiveDate, Utc};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::domain::nights::PlayerRef;
+use crate::domain::{AppState, Caller, Error, Need, Result, paging};
+use crate::storage::events;
+use crate::storage::game_pages::{self, ListedGame, ListedScore};
+
+/// The night a listed game was played on.
+#[derive(Serialize, ToSchema)]
+pub struct GameNight {
+    pub id: i64,
+    /// 1 for the league's first night (a tournament's first round), and so on.
+    pub number: i32,
+    pub date: NaiveDate,
+}
+
+/// The table a listed game was played at.
+#[derive(Serialize, ToSchema)]
+pub struct GameTable {
+    pub id: i64,
+    pub number: i32,
+}
+
+/// A player's part in a listed game.
+#[derive(Serialize, ToSchema)]
+pub struct GamePlayer {
+    pub player: PlayerRef,
+    /// The player's wind in this game: E, S, W or N.
+    #[schema(example = "E")]
+    pub seat: String,
+    pub score: i64,
+    pub breakdown: String,
+    /// The player's hand was called dead.
+    pub dead: bool,
+}
+
+/// A game as apps list it.
+#[derive(Serialize, ToSchema)]
+pub struct ListedGameView {
+    pub id: i64,
+    pub night: GameNight,
+    pub table: GameTable,
+    /// The game's number at its table (a redeal carries the number of the game it replaced).
+    pub number: i32,
+    /// `recorded` or `voided` (a voided game counts for nothing).
+    #[schema(example = "recorded")]
+    pub status: String,
+    /// Bumped by every amendment and the void.
+    pub version: i32,
+    /// `mahjong`, `wall` (a wall game) or `redeal`.
+    #[schema(example = "mahjong")]
+    pub outcome: String,
+    /// How the winner went out: `self_pick`, `discard`, `joker_exchange`, `heavenly` or `earthly`.
+    #[schema(example = "self_pick")]
+    pub won_by: Option<String>,
+    pub winner: Option<i64>,
+    /// Who discarded the winning tile (a discard win).
+    pub discarder: Option<i64>,
+    /// The winning hand had no jokers.
+    pub jokerless: bool,
+    /// The winning line's id and its value.
+    pub line: Option<String>,
+    pub value: Option<i32>,
+    /// East's player id for this game.
+    pub east: i64,
+    /// In seat order: E, S, W, N.
+    pub players: Vec<GamePlayer>,
+    /// Dead-hand calls as entered (with the engine's verdict where it was asked for).
+    #[schema(value_type = Vec<Object>)]
+    pub dead: serde_json::Value,
+    pub recorded_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+/// A page of games.
+#[derive(Serialize, ToSchema)]
+pub struct GamePage {
+    pub games: Vec<ListedGameView>,
+    /// The cursor of the next page (as `cursor=`), or null on the last page.
+    pub next: Option<String>,
+    /// The league event this listing is read as of: ask `since=` this id later to get only
+    /// the games changed after it.
+    pub last_event: i64,
+}
+
+/// What a list asks for.
+#[derive(Debug, Default, Deserialize)]
+pub struct GameQuery {
+    pub limit: Option<i64>,
+    pub cursor: Option<String>,
+    pub since: Option<i64>,
+}
+
+/// The league's games (`night`: one night's), as `query` asks; the caller was let in.
+async fn list(
+    state: &AppState,
+    league: i64,
+    night: Option<i64>,
+    query: &GameQuery,
+) -> Result<GamePage> {
+    let limit = paging::limit(query.limit, 100)?;
+    if let Some(since) = query.since
+        && since < 0
+    {
+        return Err(Error::invalid(
+            "since",
+            format!("{since} is not an event id; give the `last_event` of an earlier listing"),
+        ));
+    }
+    // The cursor says where the last page stopped and which event the listing is read as of.
+    let kind = if query.since.is_some() {
+        "game-changes"
+    } else {
+        "games"
+    };
+    let (after, upto) = match &query.cursor {
+        Some(c) => {
+            let at = paging::decode(kind, c, 2)?;
+            (at[0], at[1])
+        }
+        None => (
+            query.since.unwrap_or(0),
+            events::latest(&state.db, league).await?,
+        ),
+    };
+    let mut rows = match query.since {
+        Some(_) => {
+            game_pages::changed_after(&state.db, league, night, after, upto, limit + 1).await?
+        }
+        None => game_pages::games_after(&state.db, league, night, after, limit + 1).await?,
+    };
+    let next = if rows.len() as i64 > limit {
+        rows.truncate(limit as usize);
+        rows.last().map(|g| {
+            let at = if query.since.is_some() {
+                g.event_id.unwrap_or(after)
+            } else {
+                g.id
+            };
+            paging::encode(kind, &[at, upto])
+        })
+    } else {
+        None
+    };
+    let ids: Vec<i64> = rows.iter().map(|g| g.id).collect();
+    let mut scores: HashMap<i64, Vec<ListedScore>> = HashMap::new();
+    for s in game_pages::scores_of(&state.db, &ids).await? {
+        scores.entry(s.game_id).or_default().push(s);
+    }
+    Ok(GamePage {
+        games: rows
+            .into_iter()
+            .map(|g| {
+                let players = scores.remove(&g.id).unwrap_or_default();
+                view(g, players)
+            })
+            .collect(),
+        next,
+        last_event: upto,
+    })
+}
+
+fn view(g: ListedGame, scores: Vec<ListedScore>) -> ListedGameView {
+    ListedGameView {
+        id: g.id,
+        night: GameNight {
+            id: g.night_id,
+            number: g.night_number,
+            date: g.night_date,
+        },
+        table: GameTable {
+            id: g.table_id,
+            number: g.table_number,
+        },
+        number: g.number,
+        status: g.status,
+        version: g.version,
+        outcome: g.outcome,
+        won_by: g.won_by,
+        winner: g.winner,
+        discarder: g.discarder,
+        jokerless: g.jokerless,
+        line: g.line_id,
+        value: g.line_value,
+        east: g.east_player,
+        players: scores
+            .into_iter()
+            .map(|s| GamePlayer {
+                player: PlayerRef {
+                    id: s.player_id,
+                    name: s.name,
+                },
+                seat: s.seat,
+                score: s.score,
+                breakdown: s.breakdown,
+                dead: s.dead,
+            })
+            .collect(),
+        dead: g
+            .submitted
+            .get("dead")
+            .cloned()
+            .unwrap_or_else(|| serde_json::json!([])),
+        recorded_at: g.created_at,
+        updated_at: g.updated_at,
+    }
+}
+
+/// The league's games, for a caller who may read its standings.
+pub async fn of_league(
+    state: &AppState,
+    caller: &Caller,
+    league: i64,
+    query: &GameQuery,
+) -> Result<GamePage> {
+    let (league, _) = caller.league(state, league, Need::Read).await?;
+    list(state, league.id, None, query).await
+}
+
+/// A night's games, for a caller who may read its league's standings.
+pub async fn of_night(
+    state: &AppState,
+    caller: &Caller,
+    night: i64,
+    query: &GameQuery,
+) -> Result<GamePage> {
+    let (night, league) =
+        crate::domain::nights::night_for(state, caller, night, Need::Read).await?;
+    list(state, league.id, Some(night.id), query).await
+}

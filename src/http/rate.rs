@@ -1,0 +1,92 @@
+//! The API's rate limits for apps, as headers an app can watch: every API request sent with an
+//! API token counts against that token, every one sent without credentials against its
+//! address; each answer says `RateLimit-Limit` (requests a minute), `RateLimit-Remaining` and
+//! `RateLimit-Reset` (seconds until the whole limit is back), and a request over the limit is
+//! answered 429 with `Retry-After`. Pages (a session or a table code) and the engine's
+//! endpoints (a limit of their own) do not count here.
+
+use actix_web::body::{BoxBody, MessageBody};
+use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::http::header::{self, HeaderName, HeaderValue};
+use actix_web::middleware::Next;
+
+use crate::auth::limits::Allowance;
+use crate::domain::Error;
+use crate::error::AppError;
+use crate::http::security::TrustProxy;
+use crate::http::{SESSION_COOKIE, TABLE_COOKIE, state_of};
+
+/// The address a request came from: the proxy's word for it with `--trust-proxy`.
+fn client_address(req: &ServiceRequest) -> Option<std::net::IpAddr> {
+    if let Some(TrustProxy(true)) = req.app_data::<TrustProxy>()
+        && let Some(ip) = req
+            .connection_info()
+            .realip_remote_addr()
+            .and_then(|a| a.parse().ok().or_else(|| a.parse::<std::net::SocketAddr>().ok().map(|s| s.ip())))
+    {
+        return Some(ip);
+    }
+    req.peer_addr().map(|a| a.ip())
+}
+
+fn counted(path: &str) -> bool {
+    path.starts_with("/api/v1/")
+        && !path.starts_with("/api/v1/hands/")
+        && !path.starts_with("/api/v1/scores/")
+}
+
+pub async fn api_rate(
+    req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
+    let allowance = if counted(req.path()) {
+        let state = state_of(req.request())?;
+        let bearer = req
+            .headers()
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Bearer "))
+            .map(str::trim);
+        match bearer {
+            Some(token) => state.limits.api.token(token),
+            None if req.cookie(SESSION_COOKIE).is_none() && req.cookie(TABLE_COOKIE).is_none() => {
+                client_address(&req).and_then(|ip| state.limits.api.address(ip))
+            }
+            None => None,
+        }
+    } else {
+        None
+    };
+    let per = if req.headers().contains_key(header::AUTHORIZATION) {
+        "API token"
+    } else {
+        "address"
+    };
+    let mut res = match allowance {
+        Some(Allowance {
+            retry_after_secs: Some(wait),
+            limit,
+            ..
+        }) => req.error_response(AppError::from(Error::TooManyRequests {
+            detail: format!(
+                "too many requests: this service answers {limit} API requests a minute per {per}; try again in {wait} s"
+            ),
+            retry_after_secs: wait,
+        })),
+        _ => next.call(req).await?.map_into_boxed_body(),
+    };
+    if let Some(a) = allowance {
+        let h = res.headers_mut();
+        for (name, value) in [
+            ("ratelimit-limit", a.limit as u64),
+            ("ratelimit-remaining", a.remaining as u64),
+            ("ratelimit-reset", a.reset_secs),
+        ] {
+            h.insert(
+                HeaderName::from_static(name),
+                HeaderValue::from(value),
+            );
+        }
+    }
+    Ok(res)
+}

@@ -1,0 +1,490 @@
+//! Open to apps and club websites, over real HTTP: public leagues found without a token, public
+//! reads from any origin (CORS) while a session is never readable from another, API tokens from
+//! a browser only on the club's listed websites, games as JSON paged by cursor and by change,
+//! the framable standings embed, and rate limits an app can see.
+
+mod common;
+
+use std::collections::BTreeSet;
+
+use common::{TestApp, club_owner, one_table, spawn_app, spawn_app_with};
+use reqwest::header::{
+    ACCESS_CONTROL_ALLOW_CREDENTIALS, ACCESS_CONTROL_ALLOW_ORIGIN, HeaderMap, LINK, ORIGIN,
+};
+use serde_json::{Value, json};
+
+const WIN: &str = "F F 2B 2B J 2B 4C 4C 6C 6C 8B 8B J 8B";
+const SITE: &str = "https://tuesdaytiles.example";
+
+async fn ok_json(res: reqwest::Response) -> Value {
+    let status = res.status();
+    let text = res.text().await.unwrap();
+    assert!(status.is_success(), "{status}: {text}");
+    serde_json::from_str(&text).unwrap()
+}
+
+async fn league(app: &TestApp, owner: &reqwest::Client, club: &str, name: &str, vis: &str) -> i64 {
+    let res = owner
+        .post(app.url(&format!("/api/v1/clubs/{club}/leagues")))
+        .json(&json!({"name": name, "card": "demo-2026", "ruleset": "nmjl-money", "visibility": vis}))
+        .send()
+        .await
+        .unwrap();
+    ok_json(res).await["id"].as_i64().unwrap()
+}
+
+async fn make_public(app: &TestApp, owner: &reqwest::Client, league: i64) {
+    let res = owner
+        .patch(app.url(&format!("/api/v1/leagues/{league}")))
+        .json(&json!({"visibility": "public"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+}
+
+fn header<'a>(h: &'a HeaderMap, name: impl reqwest::header::AsHeaderName) -> Option<&'a str> {
+    h.get(name).map(|v| v.to_str().unwrap())
+}
+
+async fn token(app: &TestApp, owner: &reqwest::Client, club: &str) -> String {
+    let res = owner
+        .post(app.url(&format!("/api/v1/clubs/{club}/tokens")))
+        .json(&json!({"name": "site", "scopes": ["read"]}))
+        .send()
+        .await
+        .unwrap();
+    ok_json(res).await["token"].as_str().unwrap().to_string()
+}
+
+#[tokio::test]
+async fn anyone_finds_a_clubs_public_leagues_and_never_a_members_only_one() {
+    let app = spawn_app().await;
+    let owner = club_owner(&app, "tiles", "o@example.org").await;
+    let open_a = league(&app, &owner, "tiles", "Spring league", "public").await;
+    let hidden = league(&app, &owner, "tiles", "Secret league", "members").await;
+    let open_b = league(&app, &owner, "tiles", "Summer league", "public").await;
+    let other = club_owner(&app, "quiet", "q@example.org").await;
+    league(&app, &other, "quiet", "Quiet league", "members").await;
+    let anyone = reqwest::Client::new();
+
+    // A club's leagues: anonymous and strangers see its public ones; members see all.
+    let seen = ok_json(anyone.get(app.url("/api/v1/clubs/tiles/leagues")).send().await.unwrap()).await;
+    let ids: Vec<i64> = seen.as_array().unwrap().iter().map(|l| l["id"].as_i64().unwrap()).collect();
+    assert_eq!(ids, vec![open_a, open_b]);
+    let stranger = ok_json(other.get(app.url("/api/v1/clubs/tiles/leagues")).send().await.unwrap()).await;
+    assert_eq!(stranger.as_array().unwrap().len(), 2, "a member of another club is a stranger here");
+    let member = ok_json(owner.get(app.url("/api/v1/clubs/tiles/leagues")).send().await.unwrap()).await;
+    assert_eq!(member.as_array().unwrap().len(), 3);
+    // A club with nothing public is not found, as one that does not exist.
+    let quiet = anyone.get(app.url("/api/v1/clubs/quiet/leagues")).send().await.unwrap();
+    assert_eq!(quiet.status(), 404);
+    assert_eq!(anyone.get(app.url("/api/v1/clubs/nowhere/leagues")).send().await.unwrap().status(), 404);
+
+    // Across clubs: newest first, paged by cursor with a Link header, searchable.
+    let first = anyone.get(app.url("/api/v1/leagues?limit=1")).send().await.unwrap();
+    let link = header(first.headers(), LINK).unwrap().to_string();
+    let page = ok_json(first).await;
+    assert_eq!(page["leagues"][0]["id"], open_b);
+    assert_eq!(page["leagues"][0]["club"], "tiles");
+    assert_eq!(page["leagues"][0]["standings_url"], format!("/api/v1/leagues/{open_b}/standings"));
+    let next = page["next"].as_str().unwrap();
+    assert!(link.starts_with("</api/v1/leagues?") && link.ends_with(">; rel=\"next\""), "{link}");
+    assert!(link.contains(&format!("cursor={next}")) && link.contains("limit=1"), "{link}");
+    let second = anyone.get(app.url(&format!("/api/v1/leagues?limit=1&cursor={next}"))).send().await.unwrap();
+    assert!(second.headers().get(LINK).is_none(), "no Link on the last page");
+    let second = ok_json(second).await;
+    assert_eq!(second["leagues"][0]["id"], open_a);
+    assert_eq!(second["leagues"].as_array().unwrap().len(), 1);
+    assert_eq!(second["next"], Value::Null);
+    let all = ok_json(anyone.get(app.url("/api/v1/leagues?q=LEAGUE")).send().await.unwrap()).await;
+    let names: BTreeSet<&str> = all["leagues"].as_array().unwrap().iter().map(|l| l["name"].as_str().unwrap()).collect();
+    assert_eq!(names, BTreeSet::from(["Spring league", "Summer league"]), "{hidden} never listed");
+    let summer = ok_json(anyone.get(app.url("/api/v1/leagues?q=summ")).send().await.unwrap()).await;
+    assert_eq!(summer["leagues"].as_array().unwrap().len(), 1);
+    // A wildcard is a character to look for, not a pattern.
+    let wild = ok_json(anyone.get(app.url("/api/v1/leagues?q=%25")).send().await.unwrap()).await;
+    assert_eq!(wild["leagues"], json!([]));
+    // Bad paging is a 4xx naming the parameter.
+    for bad in ["limit=0", "limit=501", "cursor=bm9wZQ"] {
+        let res = anyone.get(app.url(&format!("/api/v1/leagues?{bad}"))).send().await.unwrap();
+        assert!(res.status().is_client_error(), "{bad}: {}", res.status());
+        let body: Value = res.json().await.unwrap();
+        let field = bad.split('=').next().unwrap();
+        assert!(body["detail"].as_str().unwrap().contains(field), "{bad}: {body}");
+    }
+}
+
+#[tokio::test]
+async fn public_reads_answer_any_origin_and_a_session_never_does() {
+    let app = spawn_app().await;
+    let owner = club_owner(&app, "tiles", "o@example.org").await;
+    let t = one_table(&app, &owner, "tiles", &["Ann", "Bea", "Cy", "Dot"]).await;
+    make_public(&app, &owner, t.league).await;
+    let members_only = league(&app, &owner, "tiles", "Secret league", "members").await;
+    let anyone = reqwest::Client::new();
+    let standings = app.url(&format!("/api/v1/leagues/{}/standings", t.league));
+
+    // A club website's script: no credentials, any origin.
+    for path in [
+        format!("/api/v1/leagues/{}/standings", t.league),
+        format!("/api/v1/leagues/{}", t.league),
+        format!("/api/v1/leagues/{}/nights", t.league),
+        format!("/api/v1/leagues/{}/games", t.league),
+        format!("/api/v1/nights/{}/games", t.night),
+        "/api/v1/clubs/tiles/leagues".to_string(),
+        "/api/v1/cards/demo-2026".to_string(),
+    ] {
+        let res = anyone.get(app.url(&path)).header(ORIGIN, "https://elsewhere.example").send().await.unwrap();
+        assert_eq!(res.status(), 200, "{path}");
+        assert_eq!(header(res.headers(), ACCESS_CONTROL_ALLOW_ORIGIN), Some("*"), "{path}");
+        assert!(res.headers().get(ACCESS_CONTROL_ALLOW_CREDENTIALS).is_none(), "{path}");
+        let exposed = header(res.headers(), "access-control-expose-headers").unwrap();
+        assert!(exposed.contains("ETag") && exposed.contains("Link") && exposed.contains("RateLimit-Remaining"));
+    }
+    // A members-only league stays not found, whatever the origin may read.
+    let hidden = anyone
+        .get(app.url(&format!("/api/v1/leagues/{members_only}/standings")))
+        .header(ORIGIN, "https://elsewhere.example")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(hidden.status(), 404);
+
+    // Preflight for a read: any origin.
+    let pre = anyone
+        .request(reqwest::Method::OPTIONS, &standings)
+        .header(ORIGIN, "https://elsewhere.example")
+        .header("Access-Control-Request-Method", "GET")
+        .header("Access-Control-Request-Headers", "if-none-match")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(pre.status(), 204);
+    assert_eq!(header(pre.headers(), ACCESS_CONTROL_ALLOW_ORIGIN), Some("*"));
+    assert!(header(pre.headers(), "access-control-allow-methods").unwrap().contains("GET"));
+    assert!(header(pre.headers(), "access-control-allow-headers").unwrap().contains("If-None-Match"));
+    // Preflight for a write without a token, or for a token from a website no club lists: no.
+    for (method, headers) in [("POST", "content-type"), ("GET", "authorization")] {
+        let pre = anyone
+            .request(reqwest::Method::OPTIONS, &standings)
+            .header(ORIGIN, SITE)
+            .header("Access-Control-Request-Method", method)
+            .header("Access-Control-Request-Headers", headers)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(pre.status(), 204);
+        assert!(pre.headers().get(ACCESS_CONTROL_ALLOW_ORIGIN).is_none(), "{method} {headers}");
+    }
+
+    // The organizer's own browser session: never readable from another origin, even public data.
+    let with_session = owner.get(&standings).header(ORIGIN, "https://elsewhere.example").send().await.unwrap();
+    assert_eq!(with_session.status(), 200);
+    assert!(with_session.headers().get(ACCESS_CONTROL_ALLOW_ORIGIN).is_none());
+    let private_read = owner
+        .get(app.url(&format!("/api/v1/leagues/{members_only}/standings")))
+        .header(ORIGIN, "https://elsewhere.example")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(private_read.status(), 200, "the member reads it");
+    assert!(private_read.headers().get(ACCESS_CONTROL_ALLOW_ORIGIN).is_none(), "but no other site can");
+
+    // A token from a browser: refused from a website the club does not list, before it is used.
+    let secret = token(&app, &owner, "tiles").await;
+    let from_site = |origin: &'static str| {
+        anyone
+            .get(app.url(&format!("/api/v1/leagues/{members_only}/standings")))
+            .bearer_auth(&secret)
+            .header(ORIGIN, origin)
+    };
+    let refused = from_site(SITE).send().await.unwrap();
+    assert_eq!(refused.status(), 403);
+    assert!(refused.headers().get(ACCESS_CONTROL_ALLOW_ORIGIN).is_none());
+    let body: Value = refused.json().await.unwrap();
+    assert!(body["detail"].as_str().unwrap().contains(SITE), "{body}");
+    // Without an Origin (a server, not a browser) the token works as always.
+    let server = anyone
+        .get(app.url(&format!("/api/v1/leagues/{members_only}/standings")))
+        .bearer_auth(&secret)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(server.status(), 200);
+
+    // The organizer lists the club's website: that origin only.
+    let bad = owner
+        .put(app.url("/api/v1/clubs/tiles/origins"))
+        .json(&json!({"origins": ["https://tuesdaytiles.example/standings"]}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(bad.status(), 422);
+    let listed = ok_json(
+        owner
+            .put(app.url("/api/v1/clubs/tiles/origins"))
+            .json(&json!({"origins": ["HTTPS://TuesdayTiles.example/", SITE]}))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(listed["origins"], json!([SITE]), "normalised, once");
+    let allowed = from_site(SITE).send().await.unwrap();
+    assert_eq!(allowed.status(), 200);
+    assert_eq!(header(allowed.headers(), ACCESS_CONTROL_ALLOW_ORIGIN), Some(SITE));
+    assert!(header(allowed.headers(), "vary").unwrap().contains("Origin"));
+    assert!(allowed.headers().get(ACCESS_CONTROL_ALLOW_CREDENTIALS).is_none());
+    assert_eq!(from_site("https://evil.example").send().await.unwrap().status(), 403);
+    let pre = anyone
+        .request(reqwest::Method::OPTIONS, &standings)
+        .header(ORIGIN, SITE)
+        .header("Access-Control-Request-Method", "GET")
+        .header("Access-Control-Request-Headers", "authorization")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(header(pre.headers(), ACCESS_CONTROL_ALLOW_ORIGIN), Some(SITE));
+    assert!(header(pre.headers(), "access-control-allow-headers").unwrap().contains("Authorization"));
+    // Listing websites is for organizers: a read token may not.
+    let by_token = anyone
+        .put(app.url("/api/v1/clubs/tiles/origins"))
+        .bearer_auth(&secret)
+        .json(&json!({"origins": []}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(by_token.status(), 403);
+}
+
+async fn record(client: &reqwest::Client, app: &TestApp, table: i64, winner: i64) -> Value {
+    let res = client
+        .post(app.url(&format!("/api/v1/tables/{table}/games")))
+        .json(&json!({"outcome": "mahjong", "winner": winner, "hand": WIN, "won_by": "self_pick"}))
+        .send()
+        .await
+        .unwrap();
+    ok_json(res).await
+}
+
+/// Every page of a listing, following `next` (and checking the Link header says the same).
+async fn every_page(app: &TestApp, client: &reqwest::Client, first: &str) -> (Vec<Value>, Vec<i64>) {
+    let mut url = first.to_string();
+    let mut games = Vec::new();
+    let mut last_events = Vec::new();
+    loop {
+        let res = client.get(app.url(&url)).send().await.unwrap();
+        let link = header(res.headers(), LINK).map(str::to_string);
+        let page = ok_json(res).await;
+        games.extend(page["games"].as_array().unwrap().iter().cloned());
+        last_events.push(page["last_event"].as_i64().unwrap());
+        match page["next"].as_str() {
+            Some(next) => {
+                let link = link.expect("a Link header beside `next`");
+                let target = link.trim_start_matches('<').split('>').next().unwrap().to_string();
+                assert!(target.contains(&format!("cursor={next}")), "{link}");
+                url = target;
+            }
+            None => {
+                assert!(link.is_none());
+                return (games, last_events);
+            }
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_thousand_games_page_through_with_none_twice_or_missing() {
+    let app = spawn_app().await;
+    let owner = club_owner(&app, "tiles", "o@example.org").await;
+    let t = one_table(&app, &owner, "tiles", &["Ann", "Bea", "Cy", "Dot"]).await;
+    make_public(&app, &owner, t.league).await;
+    record(&owner, &app, t.table, t.players[1]).await;
+    // 999 more games as the service stores them: 249 more tables of the night with 4 games
+    // each and games 2 to 4 of the first, copies of the first game's rows.
+    sqlx::query(
+        "INSERT INTO night_tables (night_id, number) SELECT $1, n FROM generate_series(2, 250) n",
+    )
+    .bind(t.night)
+    .execute(&app.db)
+    .await
+    .unwrap();
+    sqlx::query(
+        "WITH g0 AS (SELECT * FROM games WHERE table_id = $2), \
+              slots AS (SELECT t.id AS table_id, k FROM night_tables t, generate_series(1, 4) k \
+                        WHERE t.night_id = $1 AND NOT (t.id = $2 AND k = 1)), \
+              made AS (INSERT INTO games (table_id, number, east_player, outcome, submitted, engine, line_id, line_value, winner, won_by, jokerless) \
+                       SELECT s.table_id, s.k, g0.east_player, g0.outcome, g0.submitted, g0.engine, g0.line_id, g0.line_value, g0.winner, g0.won_by, g0.jokerless \
+                       FROM slots s, g0 ORDER BY s.table_id, s.k RETURNING id) \
+         INSERT INTO game_scores (game_id, player_id, seat, score, breakdown) \
+         SELECT m.id, s.player_id, s.seat, s.score, s.breakdown FROM made m, game_scores s, g0 WHERE s.game_id = g0.id",
+    )
+    .bind(t.night)
+    .bind(t.table)
+    .execute(&app.db)
+    .await
+    .unwrap();
+    let stored: Vec<i64> = sqlx::query_scalar("SELECT id FROM games ORDER BY id").fetch_all(&app.db).await.unwrap();
+    assert_eq!(stored.len(), 1000);
+
+    let anyone = reqwest::Client::new();
+    let (games, _) = every_page(&app, &anyone, &format!("/api/v1/leagues/{}/games?limit=37", t.league)).await;
+    let ids: Vec<i64> = games.iter().map(|g| g["id"].as_i64().unwrap()).collect();
+    assert_eq!(ids, stored, "every game once, in id order");
+    let g = &games[0];
+    assert_eq!(g["night"]["id"], t.night);
+    assert_eq!(g["table"]["number"], 1);
+    assert_eq!(g["outcome"], "mahjong");
+    assert_eq!(g["won_by"], "self_pick");
+    assert_eq!(g["status"], "recorded");
+    assert_eq!(g["line"], "2468#2");
+    let seats: Vec<&str> = g["players"].as_array().unwrap().iter().map(|p| p["seat"].as_str().unwrap()).collect();
+    assert_eq!(seats, vec!["E", "S", "W", "N"]);
+    let total: i64 = g["players"].as_array().unwrap().iter().map(|p| p["score"].as_i64().unwrap()).sum();
+    assert_eq!(total, 0, "money scores balance");
+    // The night's list is the same games, at the largest page.
+    let (night_games, _) = every_page(&app, &anyone, &format!("/api/v1/nights/{}/games?limit=500", t.night)).await;
+    assert_eq!(night_games.len(), 1000);
+}
+
+#[tokio::test]
+async fn since_lists_what_was_amended_and_voided_once_each() {
+    let app = spawn_app().await;
+    let owner = club_owner(&app, "tiles", "o@example.org").await;
+    let t = one_table(&app, &owner, "tiles", &["Ann", "Bea", "Cy", "Dot"]).await;
+    let first = record(&owner, &app, t.table, t.players[0]).await;
+    let second = record(&owner, &app, t.table, t.players[1]).await;
+    let third = record(&owner, &app, t.table, t.players[2]).await;
+    let url = format!("/api/v1/leagues/{}/games", t.league);
+    // A members-only league: not for anyone, yes for a member.
+    assert_eq!(reqwest::Client::new().get(app.url(&url)).send().await.unwrap().status(), 404);
+    let (all, marks) = every_page(&app, &owner, &format!("{url}?limit=2")).await;
+    assert_eq!(all.len(), 3);
+    assert!(marks.windows(2).all(|w| w[0] == w[1]), "one listing is read as of one event");
+    let mark = marks[0];
+    assert!(mark > 0);
+    let nothing = ok_json(owner.get(app.url(&format!("{url}?since={mark}"))).send().await.unwrap()).await;
+    assert_eq!(nothing["games"], json!([]));
+    assert_eq!(nothing["last_event"], mark);
+
+    // Amend the first game (twice), void the second; the third is untouched.
+    for winner in [t.players[3], t.players[2]] {
+        let version = owner.get(app.url(&format!("/api/v1/games/{}", first["id"]))).send().await.unwrap();
+        let etag = version.headers()["etag"].to_str().unwrap().to_string();
+        let res = owner
+            .put(app.url(&format!("/api/v1/games/{}", first["id"])))
+            .header("If-Match", etag)
+            .json(&json!({"number": 1, "outcome": "mahjong", "winner": winner, "hand": WIN, "won_by": "self_pick"}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(res.status(), 200);
+    }
+    let res = owner.post(app.url(&format!("/api/v1/games/{}/void", second["id"]))).send().await.unwrap();
+    assert_eq!(res.status(), 200);
+
+    let (changed, marks) = every_page(&app, &owner, &format!("{url}?since={mark}&limit=1")).await;
+    let ids: Vec<i64> = changed.iter().map(|g| g["id"].as_i64().unwrap()).collect();
+    assert_eq!(ids, vec![first["id"].as_i64().unwrap(), second["id"].as_i64().unwrap()], "each changed game once, in the order of its last change");
+    assert_eq!(changed[0]["version"], 3);
+    assert_eq!(changed[0]["winner"], t.players[2]);
+    assert_eq!(changed[1]["status"], "voided");
+    assert!(!ids.contains(&third["id"].as_i64().unwrap()));
+    let later = marks[0];
+    assert!(later > mark);
+    let again = ok_json(owner.get(app.url(&format!("{url}?since={later}"))).send().await.unwrap()).await;
+    assert_eq!(again["games"], json!([]), "nothing after the newest mark");
+    // A new game after the mark is the only change then, listed for the night as well.
+    let fourth = record(&owner, &app, t.table, t.players[3]).await;
+    let night = ok_json(owner.get(app.url(&format!("/api/v1/nights/{}/games?since={later}", t.night))).send().await.unwrap()).await;
+    assert_eq!(night["games"].as_array().unwrap().len(), 1);
+    assert_eq!(night["games"][0]["id"], fourth["id"]);
+    // A cursor of one kind of list is refused by another, and a negative mark is refused.
+    let cursor = ok_json(owner.get(app.url(&format!("{url}?limit=1"))).send().await.unwrap()).await["next"].as_str().unwrap().to_string();
+    let mixed = owner.get(app.url(&format!("{url}?since=0&cursor={cursor}"))).send().await.unwrap();
+    assert_eq!(mixed.status(), 422);
+    let negative = owner.get(app.url(&format!("{url}?since=-1"))).send().await.unwrap();
+    assert!(negative.status().is_client_error());
+}
+
+#[tokio::test]
+async fn the_embed_may_be_framed_anywhere_and_only_for_a_public_league() {
+    let app = spawn_app().await;
+    let owner = club_owner(&app, "tiles", "o@example.org").await;
+    let public = league(&app, &owner, "tiles", "Spring league", "public").await;
+    let members_only = league(&app, &owner, "tiles", "Secret league", "members").await;
+    let anyone = reqwest::Client::new();
+    let embed = anyone.get(app.url(&format!("/leagues/{public}/embed"))).send().await.unwrap();
+    assert_eq!(embed.status(), 200);
+    let csp = header(embed.headers(), "content-security-policy").unwrap().to_string();
+    assert!(csp.contains("frame-ancestors *"), "{csp}");
+    assert!(embed.headers().get("x-frame-options").is_none());
+    assert!(embed.text().await.unwrap().contains("Spring league"));
+    // Not for a members-only league, even to its owner.
+    for client in [&anyone, &owner] {
+        let res = client.get(app.url(&format!("/leagues/{members_only}/embed"))).send().await.unwrap();
+        assert_eq!(res.status(), 404);
+    }
+    // Every other page keeps refusing frames.
+    let page = anyone.get(app.url(&format!("/leagues/{public}"))).send().await.unwrap();
+    assert_eq!(header(page.headers(), "x-frame-options"), Some("DENY"));
+    assert!(header(page.headers(), "content-security-policy").unwrap().contains("frame-ancestors 'none'"));
+    // The organizer sees the snippet to copy; strangers do not.
+    let mine = owner.get(app.url(&format!("/leagues/{public}"))).send().await.unwrap().text().await.unwrap();
+    let snippet = mine.split("id=\"embed-code\"").nth(1).unwrap_or("").split("</textarea>").next().unwrap();
+    assert!(snippet.contains(&format!("/leagues/{public}/embed")) && snippet.contains("&#60;iframe"), "the snippet, escaped: {snippet}");
+    let theirs = anyone.get(app.url(&format!("/leagues/{public}"))).send().await.unwrap().text().await.unwrap();
+    assert!(!theirs.contains("embed-code"));
+}
+
+#[tokio::test]
+async fn rate_limits_count_per_token_and_per_address_and_say_so() {
+    let app = spawn_app_with(|s| {
+        s.api_rate_limit = 3;
+        s.token_rate_limit = 2;
+    })
+    .await;
+    let owner = club_owner(&app, "tiles", "o@example.org").await;
+    let public = league(&app, &owner, "tiles", "Spring league", "public").await;
+    let secret = token(&app, &owner, "tiles").await;
+    let anyone = reqwest::Client::new();
+    let url = app.url(&format!("/api/v1/leagues/{public}/standings"));
+    // Signing up was a request without credentials from this address too: count from what is left.
+    let mut remaining = Vec::new();
+    loop {
+        let res = anyone.get(&url).send().await.unwrap();
+        assert_eq!(res.status(), 200);
+        assert_eq!(header(res.headers(), "ratelimit-limit"), Some("3"));
+        let left: u32 = header(res.headers(), "ratelimit-remaining").unwrap().parse().unwrap();
+        let reset: u64 = header(res.headers(), "ratelimit-reset").unwrap().parse().unwrap();
+        assert!((1..=60).contains(&reset), "{reset}");
+        remaining.push(left);
+        if left == 0 {
+            break;
+        }
+        assert!(remaining.len() < 3, "{remaining:?}");
+    }
+    assert!(remaining.windows(2).all(|w| w[1] + 1 == w[0]), "{remaining:?}");
+    let over = anyone.get(&url).header(ORIGIN, "https://elsewhere.example").send().await.unwrap();
+    assert_eq!(over.status(), 429);
+    let wait: u64 = header(over.headers(), "retry-after").unwrap().parse().unwrap();
+    assert!((1..=21).contains(&wait), "{wait}");
+    assert_eq!(header(over.headers(), ACCESS_CONTROL_ALLOW_ORIGIN), Some("*"), "an app in a browser can read why");
+    let body: Value = over.json().await.unwrap();
+    assert!(body["detail"].as_str().unwrap().contains("per address"), "{body}");
+
+    // A token has its own count, whatever the address has used.
+    for expected in ["1", "0"] {
+        let res = anyone.get(&url).bearer_auth(&secret).send().await.unwrap();
+        assert_eq!(res.status(), 200);
+        assert_eq!(header(res.headers(), "ratelimit-remaining"), Some(expected));
+    }
+    let over = anyone.get(&url).bearer_auth(&secret).send().await.unwrap();
+    assert_eq!(over.status(), 429);
+    assert!(over.headers().contains_key("retry-after"));
+    // Pages' own requests (a session) do not count against apps' limits.
+    let member = owner.get(&url).send().await.unwrap();
+    assert_eq!(member.status(), 200);
+    assert!(member.headers().get("ratelimit-limit").is_none());
+}
