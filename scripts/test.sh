@@ -31,3 +31,6 @@ fi
 # The API fuzzed from its own OpenAPI document (schemathesis, every check), a few examples per
 # operation; FUZZ_EXAMPLES=200 scripts/api-fuzz.sh runs a longer budget.
 scripts/api-fuzz.sh
+
+# An app's quick start through a client generated from openapi/openapi.json (openapi-python-client).
+scripts/client-check.sh

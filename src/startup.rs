@@ -33,10 +33,7 @@ impl Application {
         let port = listener.local_addr()?.port();
         let mut state = AppState::new(db, settings.session_key.expose());
         state.webhooks_allow_private = settings.webhooks_allow_private;
-        state.limits.api = crate::auth::limits::ApiLimits::new(
-            settings.api_rate_limit,
-            settings.token_rate_limit,
-        );
+        state.set_api_limits(settings.api_rate_limit, settings.token_rate_limit);
         state.entry =
             Some(crate::state::EntryLane::new(&state.db).context("starting the game entry lane")?);
         let entry_db = state.entry.as_ref().map(|lane| lane.db.clone());

@@ -52,6 +52,12 @@ impl AppState {
         }
     }
 
+    /// The apps' API rate limits: requests a minute per address without credentials and per API
+    /// token (0: none).
+    pub fn set_api_limits(&mut self, per_address: u32, per_token: u32) {
+        self.limits.api = crate::auth::limits::ApiLimits::new(per_address, per_token);
+    }
+
     /// The connections new games are entered on: the lane's when there is one.
     pub fn entry_db(&self) -> &PgPool {
         self.entry.as_ref().map_or(&self.db, |lane| &lane.db)

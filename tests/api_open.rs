@@ -26,7 +26,9 @@ async fn ok_json(res: reqwest::Response) -> Value {
 async fn league(app: &TestApp, owner: &reqwest::Client, club: &str, name: &str, vis: &str) -> i64 {
     let res = owner
         .post(app.url(&format!("/api/v1/clubs/{club}/leagues")))
-        .json(&json!({"name": name, "card": "demo-2026", "ruleset": "nmjl-money", "visibility": vis}))
+        .json(
+            &json!({"name": name, "card": "demo-2026", "ruleset": "nmjl-money", "visibility": vis}),
+        )
         .send()
         .await
         .unwrap();
@@ -43,7 +45,7 @@ async fn make_public(app: &TestApp, owner: &reqwest::Client, league: i64) {
     assert_eq!(res.status(), 200);
 }
 
-fn header<'a>(h: &'a HeaderMap, name: impl reqwest::header::AsHeaderName) -> Option<&'a str> {
+fn header(h: &HeaderMap, name: impl reqwest::header::AsHeaderName) -> Option<&str> {
     h.get(name).map(|v| v.to_str().unwrap())
 }
 
@@ -69,49 +71,148 @@ async fn anyone_finds_a_clubs_public_leagues_and_never_a_members_only_one() {
     let anyone = reqwest::Client::new();
 
     // A club's leagues: anonymous and strangers see its public ones; members see all.
-    let seen = ok_json(anyone.get(app.url("/api/v1/clubs/tiles/leagues")).send().await.unwrap()).await;
-    let ids: Vec<i64> = seen.as_array().unwrap().iter().map(|l| l["id"].as_i64().unwrap()).collect();
+    let seen = ok_json(
+        anyone
+            .get(app.url("/api/v1/clubs/tiles/leagues"))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    let ids: Vec<i64> = seen
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["id"].as_i64().unwrap())
+        .collect();
     assert_eq!(ids, vec![open_a, open_b]);
-    let stranger = ok_json(other.get(app.url("/api/v1/clubs/tiles/leagues")).send().await.unwrap()).await;
-    assert_eq!(stranger.as_array().unwrap().len(), 2, "a member of another club is a stranger here");
-    let member = ok_json(owner.get(app.url("/api/v1/clubs/tiles/leagues")).send().await.unwrap()).await;
+    let stranger = ok_json(
+        other
+            .get(app.url("/api/v1/clubs/tiles/leagues"))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(
+        stranger.as_array().unwrap().len(),
+        2,
+        "a member of another club is a stranger here"
+    );
+    let member = ok_json(
+        owner
+            .get(app.url("/api/v1/clubs/tiles/leagues"))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
     assert_eq!(member.as_array().unwrap().len(), 3);
     // A club with nothing public is not found, as one that does not exist.
-    let quiet = anyone.get(app.url("/api/v1/clubs/quiet/leagues")).send().await.unwrap();
+    let quiet = anyone
+        .get(app.url("/api/v1/clubs/quiet/leagues"))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(quiet.status(), 404);
-    assert_eq!(anyone.get(app.url("/api/v1/clubs/nowhere/leagues")).send().await.unwrap().status(), 404);
+    assert_eq!(
+        anyone
+            .get(app.url("/api/v1/clubs/nowhere/leagues"))
+            .send()
+            .await
+            .unwrap()
+            .status(),
+        404
+    );
 
     // Across clubs: newest first, paged by cursor with a Link header, searchable.
-    let first = anyone.get(app.url("/api/v1/leagues?limit=1")).send().await.unwrap();
+    let first = anyone
+        .get(app.url("/api/v1/leagues?limit=1"))
+        .send()
+        .await
+        .unwrap();
     let link = header(first.headers(), LINK).unwrap().to_string();
     let page = ok_json(first).await;
     assert_eq!(page["leagues"][0]["id"], open_b);
     assert_eq!(page["leagues"][0]["club"], "tiles");
-    assert_eq!(page["leagues"][0]["standings_url"], format!("/api/v1/leagues/{open_b}/standings"));
+    assert_eq!(
+        page["leagues"][0]["standings_url"],
+        format!("/api/v1/leagues/{open_b}/standings")
+    );
     let next = page["next"].as_str().unwrap();
-    assert!(link.starts_with("</api/v1/leagues?") && link.ends_with(">; rel=\"next\""), "{link}");
-    assert!(link.contains(&format!("cursor={next}")) && link.contains("limit=1"), "{link}");
-    let second = anyone.get(app.url(&format!("/api/v1/leagues?limit=1&cursor={next}"))).send().await.unwrap();
-    assert!(second.headers().get(LINK).is_none(), "no Link on the last page");
+    assert!(
+        link.starts_with("</api/v1/leagues?") && link.ends_with(">; rel=\"next\""),
+        "{link}"
+    );
+    assert!(
+        link.contains(&format!("cursor={next}")) && link.contains("limit=1"),
+        "{link}"
+    );
+    let second = anyone
+        .get(app.url(&format!("/api/v1/leagues?limit=1&cursor={next}")))
+        .send()
+        .await
+        .unwrap();
+    assert!(
+        second.headers().get(LINK).is_none(),
+        "no Link on the last page"
+    );
     let second = ok_json(second).await;
     assert_eq!(second["leagues"][0]["id"], open_a);
     assert_eq!(second["leagues"].as_array().unwrap().len(), 1);
     assert_eq!(second["next"], Value::Null);
-    let all = ok_json(anyone.get(app.url("/api/v1/leagues?q=LEAGUE")).send().await.unwrap()).await;
-    let names: BTreeSet<&str> = all["leagues"].as_array().unwrap().iter().map(|l| l["name"].as_str().unwrap()).collect();
-    assert_eq!(names, BTreeSet::from(["Spring league", "Summer league"]), "{hidden} never listed");
-    let summer = ok_json(anyone.get(app.url("/api/v1/leagues?q=summ")).send().await.unwrap()).await;
+    let all = ok_json(
+        anyone
+            .get(app.url("/api/v1/leagues?q=LEAGUE"))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    let names: BTreeSet<&str> = all["leagues"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        BTreeSet::from(["Spring league", "Summer league"]),
+        "{hidden} never listed"
+    );
+    let summer = ok_json(
+        anyone
+            .get(app.url("/api/v1/leagues?q=summ"))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
     assert_eq!(summer["leagues"].as_array().unwrap().len(), 1);
     // A wildcard is a character to look for, not a pattern.
-    let wild = ok_json(anyone.get(app.url("/api/v1/leagues?q=%25")).send().await.unwrap()).await;
+    let wild = ok_json(
+        anyone
+            .get(app.url("/api/v1/leagues?q=%25"))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
     assert_eq!(wild["leagues"], json!([]));
     // Bad paging is a 4xx naming the parameter.
     for bad in ["limit=0", "limit=501", "cursor=bm9wZQ"] {
-        let res = anyone.get(app.url(&format!("/api/v1/leagues?{bad}"))).send().await.unwrap();
+        let res = anyone
+            .get(app.url(&format!("/api/v1/leagues?{bad}")))
+            .send()
+            .await
+            .unwrap();
         assert!(res.status().is_client_error(), "{bad}: {}", res.status());
         let body: Value = res.json().await.unwrap();
         let field = bad.split('=').next().unwrap();
-        assert!(body["detail"].as_str().unwrap().contains(field), "{bad}: {body}");
+        assert!(
+            body["detail"].as_str().unwrap().contains(field),
+            "{bad}: {body}"
+        );
     }
 }
 
@@ -135,12 +236,30 @@ async fn public_reads_answer_any_origin_and_a_session_never_does() {
         "/api/v1/clubs/tiles/leagues".to_string(),
         "/api/v1/cards/demo-2026".to_string(),
     ] {
-        let res = anyone.get(app.url(&path)).header(ORIGIN, "https://elsewhere.example").send().await.unwrap();
+        let res = anyone
+            .get(app.url(&path))
+            .header(ORIGIN, "https://elsewhere.example")
+            .send()
+            .await
+            .unwrap();
         assert_eq!(res.status(), 200, "{path}");
-        assert_eq!(header(res.headers(), ACCESS_CONTROL_ALLOW_ORIGIN), Some("*"), "{path}");
-        assert!(res.headers().get(ACCESS_CONTROL_ALLOW_CREDENTIALS).is_none(), "{path}");
+        assert_eq!(
+            header(res.headers(), ACCESS_CONTROL_ALLOW_ORIGIN),
+            Some("*"),
+            "{path}"
+        );
+        assert!(
+            res.headers()
+                .get(ACCESS_CONTROL_ALLOW_CREDENTIALS)
+                .is_none(),
+            "{path}"
+        );
         let exposed = header(res.headers(), "access-control-expose-headers").unwrap();
-        assert!(exposed.contains("ETag") && exposed.contains("Link") && exposed.contains("RateLimit-Remaining"));
+        assert!(
+            exposed.contains("ETag")
+                && exposed.contains("Link")
+                && exposed.contains("RateLimit-Remaining")
+        );
     }
     // A members-only league stays not found, whatever the origin may read.
     let hidden = anyone
@@ -161,9 +280,20 @@ async fn public_reads_answer_any_origin_and_a_session_never_does() {
         .await
         .unwrap();
     assert_eq!(pre.status(), 204);
-    assert_eq!(header(pre.headers(), ACCESS_CONTROL_ALLOW_ORIGIN), Some("*"));
-    assert!(header(pre.headers(), "access-control-allow-methods").unwrap().contains("GET"));
-    assert!(header(pre.headers(), "access-control-allow-headers").unwrap().contains("If-None-Match"));
+    assert_eq!(
+        header(pre.headers(), ACCESS_CONTROL_ALLOW_ORIGIN),
+        Some("*")
+    );
+    assert!(
+        header(pre.headers(), "access-control-allow-methods")
+            .unwrap()
+            .contains("GET")
+    );
+    assert!(
+        header(pre.headers(), "access-control-allow-headers")
+            .unwrap()
+            .contains("If-None-Match")
+    );
     // Preflight for a write without a token, or for a token from a website no club lists: no.
     for (method, headers) in [("POST", "content-type"), ("GET", "authorization")] {
         let pre = anyone
@@ -175,13 +305,26 @@ async fn public_reads_answer_any_origin_and_a_session_never_does() {
             .await
             .unwrap();
         assert_eq!(pre.status(), 204);
-        assert!(pre.headers().get(ACCESS_CONTROL_ALLOW_ORIGIN).is_none(), "{method} {headers}");
+        assert!(
+            pre.headers().get(ACCESS_CONTROL_ALLOW_ORIGIN).is_none(),
+            "{method} {headers}"
+        );
     }
 
     // The organizer's own browser session: never readable from another origin, even public data.
-    let with_session = owner.get(&standings).header(ORIGIN, "https://elsewhere.example").send().await.unwrap();
+    let with_session = owner
+        .get(&standings)
+        .header(ORIGIN, "https://elsewhere.example")
+        .send()
+        .await
+        .unwrap();
     assert_eq!(with_session.status(), 200);
-    assert!(with_session.headers().get(ACCESS_CONTROL_ALLOW_ORIGIN).is_none());
+    assert!(
+        with_session
+            .headers()
+            .get(ACCESS_CONTROL_ALLOW_ORIGIN)
+            .is_none()
+    );
     let private_read = owner
         .get(app.url(&format!("/api/v1/leagues/{members_only}/standings")))
         .header(ORIGIN, "https://elsewhere.example")
@@ -189,7 +332,13 @@ async fn public_reads_answer_any_origin_and_a_session_never_does() {
         .await
         .unwrap();
     assert_eq!(private_read.status(), 200, "the member reads it");
-    assert!(private_read.headers().get(ACCESS_CONTROL_ALLOW_ORIGIN).is_none(), "but no other site can");
+    assert!(
+        private_read
+            .headers()
+            .get(ACCESS_CONTROL_ALLOW_ORIGIN)
+            .is_none(),
+        "but no other site can"
+    );
 
     // A token from a browser: refused from a website the club does not list, before it is used.
     let secret = token(&app, &owner, "tiles").await;
@@ -233,10 +382,29 @@ async fn public_reads_answer_any_origin_and_a_session_never_does() {
     assert_eq!(listed["origins"], json!([SITE]), "normalised, once");
     let allowed = from_site(SITE).send().await.unwrap();
     assert_eq!(allowed.status(), 200);
-    assert_eq!(header(allowed.headers(), ACCESS_CONTROL_ALLOW_ORIGIN), Some(SITE));
-    assert!(header(allowed.headers(), "vary").unwrap().contains("Origin"));
-    assert!(allowed.headers().get(ACCESS_CONTROL_ALLOW_CREDENTIALS).is_none());
-    assert_eq!(from_site("https://evil.example").send().await.unwrap().status(), 403);
+    assert_eq!(
+        header(allowed.headers(), ACCESS_CONTROL_ALLOW_ORIGIN),
+        Some(SITE)
+    );
+    assert!(
+        header(allowed.headers(), "vary")
+            .unwrap()
+            .contains("Origin")
+    );
+    assert!(
+        allowed
+            .headers()
+            .get(ACCESS_CONTROL_ALLOW_CREDENTIALS)
+            .is_none()
+    );
+    assert_eq!(
+        from_site("https://evil.example")
+            .send()
+            .await
+            .unwrap()
+            .status(),
+        403
+    );
     let pre = anyone
         .request(reqwest::Method::OPTIONS, &standings)
         .header(ORIGIN, SITE)
@@ -245,8 +413,15 @@ async fn public_reads_answer_any_origin_and_a_session_never_does() {
         .send()
         .await
         .unwrap();
-    assert_eq!(header(pre.headers(), ACCESS_CONTROL_ALLOW_ORIGIN), Some(SITE));
-    assert!(header(pre.headers(), "access-control-allow-headers").unwrap().contains("Authorization"));
+    assert_eq!(
+        header(pre.headers(), ACCESS_CONTROL_ALLOW_ORIGIN),
+        Some(SITE)
+    );
+    assert!(
+        header(pre.headers(), "access-control-allow-headers")
+            .unwrap()
+            .contains("Authorization")
+    );
     // Listing websites is for organizers: a read token may not.
     let by_token = anyone
         .put(app.url("/api/v1/clubs/tiles/origins"))
@@ -269,7 +444,11 @@ async fn record(client: &reqwest::Client, app: &TestApp, table: i64, winner: i64
 }
 
 /// Every page of a listing, following `next` (and checking the Link header says the same).
-async fn every_page(app: &TestApp, client: &reqwest::Client, first: &str) -> (Vec<Value>, Vec<i64>) {
+async fn every_page(
+    app: &TestApp,
+    client: &reqwest::Client,
+    first: &str,
+) -> (Vec<Value>, Vec<i64>) {
     let mut url = first.to_string();
     let mut games = Vec::new();
     let mut last_events = Vec::new();
@@ -282,7 +461,12 @@ async fn every_page(app: &TestApp, client: &reqwest::Client, first: &str) -> (Ve
         match page["next"].as_str() {
             Some(next) => {
                 let link = link.expect("a Link header beside `next`");
-                let target = link.trim_start_matches('<').split('>').next().unwrap().to_string();
+                let target = link
+                    .trim_start_matches('<')
+                    .split('>')
+                    .next()
+                    .unwrap()
+                    .to_string();
                 assert!(target.contains(&format!("cursor={next}")), "{link}");
                 url = target;
             }
@@ -325,11 +509,19 @@ async fn a_thousand_games_page_through_with_none_twice_or_missing() {
     .execute(&app.db)
     .await
     .unwrap();
-    let stored: Vec<i64> = sqlx::query_scalar("SELECT id FROM games ORDER BY id").fetch_all(&app.db).await.unwrap();
+    let stored: Vec<i64> = sqlx::query_scalar("SELECT id FROM games ORDER BY id")
+        .fetch_all(&app.db)
+        .await
+        .unwrap();
     assert_eq!(stored.len(), 1000);
 
     let anyone = reqwest::Client::new();
-    let (games, _) = every_page(&app, &anyone, &format!("/api/v1/leagues/{}/games?limit=37", t.league)).await;
+    let (games, _) = every_page(
+        &app,
+        &anyone,
+        &format!("/api/v1/leagues/{}/games?limit=37", t.league),
+    )
+    .await;
     let ids: Vec<i64> = games.iter().map(|g| g["id"].as_i64().unwrap()).collect();
     assert_eq!(ids, stored, "every game once, in id order");
     let g = &games[0];
@@ -339,12 +531,27 @@ async fn a_thousand_games_page_through_with_none_twice_or_missing() {
     assert_eq!(g["won_by"], "self_pick");
     assert_eq!(g["status"], "recorded");
     assert_eq!(g["line"], "2468#2");
-    let seats: Vec<&str> = g["players"].as_array().unwrap().iter().map(|p| p["seat"].as_str().unwrap()).collect();
+    let seats: Vec<&str> = g["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["seat"].as_str().unwrap())
+        .collect();
     assert_eq!(seats, vec!["E", "S", "W", "N"]);
-    let total: i64 = g["players"].as_array().unwrap().iter().map(|p| p["score"].as_i64().unwrap()).sum();
+    let total: i64 = g["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["score"].as_i64().unwrap())
+        .sum();
     assert_eq!(total, 0, "money scores balance");
     // The night's list is the same games, at the largest page.
-    let (night_games, _) = every_page(&app, &anyone, &format!("/api/v1/nights/{}/games?limit=500", t.night)).await;
+    let (night_games, _) = every_page(
+        &app,
+        &anyone,
+        &format!("/api/v1/nights/{}/games?limit=500", t.night),
+    )
+    .await;
     assert_eq!(night_games.len(), 1000);
 }
 
@@ -358,19 +565,41 @@ async fn since_lists_what_was_amended_and_voided_once_each() {
     let third = record(&owner, &app, t.table, t.players[2]).await;
     let url = format!("/api/v1/leagues/{}/games", t.league);
     // A members-only league: not for anyone, yes for a member.
-    assert_eq!(reqwest::Client::new().get(app.url(&url)).send().await.unwrap().status(), 404);
+    assert_eq!(
+        reqwest::Client::new()
+            .get(app.url(&url))
+            .send()
+            .await
+            .unwrap()
+            .status(),
+        404
+    );
     let (all, marks) = every_page(&app, &owner, &format!("{url}?limit=2")).await;
     assert_eq!(all.len(), 3);
-    assert!(marks.windows(2).all(|w| w[0] == w[1]), "one listing is read as of one event");
+    assert!(
+        marks.windows(2).all(|w| w[0] == w[1]),
+        "one listing is read as of one event"
+    );
     let mark = marks[0];
     assert!(mark > 0);
-    let nothing = ok_json(owner.get(app.url(&format!("{url}?since={mark}"))).send().await.unwrap()).await;
+    let nothing = ok_json(
+        owner
+            .get(app.url(&format!("{url}?since={mark}")))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
     assert_eq!(nothing["games"], json!([]));
     assert_eq!(nothing["last_event"], mark);
 
     // Amend the first game (twice), void the second; the third is untouched.
     for winner in [t.players[3], t.players[2]] {
-        let version = owner.get(app.url(&format!("/api/v1/games/{}", first["id"]))).send().await.unwrap();
+        let version = owner
+            .get(app.url(&format!("/api/v1/games/{}", first["id"])))
+            .send()
+            .await
+            .unwrap();
         let etag = version.headers()["etag"].to_str().unwrap().to_string();
         let res = owner
             .put(app.url(&format!("/api/v1/games/{}", first["id"])))
@@ -381,30 +610,73 @@ async fn since_lists_what_was_amended_and_voided_once_each() {
             .unwrap();
         assert_eq!(res.status(), 200);
     }
-    let res = owner.post(app.url(&format!("/api/v1/games/{}/void", second["id"]))).send().await.unwrap();
+    let res = owner
+        .post(app.url(&format!("/api/v1/games/{}/void", second["id"])))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(res.status(), 200);
 
     let (changed, marks) = every_page(&app, &owner, &format!("{url}?since={mark}&limit=1")).await;
     let ids: Vec<i64> = changed.iter().map(|g| g["id"].as_i64().unwrap()).collect();
-    assert_eq!(ids, vec![first["id"].as_i64().unwrap(), second["id"].as_i64().unwrap()], "each changed game once, in the order of its last change");
+    assert_eq!(
+        ids,
+        vec![
+            first["id"].as_i64().unwrap(),
+            second["id"].as_i64().unwrap()
+        ],
+        "each changed game once, in the order of its last change"
+    );
     assert_eq!(changed[0]["version"], 3);
     assert_eq!(changed[0]["winner"], t.players[2]);
     assert_eq!(changed[1]["status"], "voided");
     assert!(!ids.contains(&third["id"].as_i64().unwrap()));
     let later = marks[0];
     assert!(later > mark);
-    let again = ok_json(owner.get(app.url(&format!("{url}?since={later}"))).send().await.unwrap()).await;
+    let again = ok_json(
+        owner
+            .get(app.url(&format!("{url}?since={later}")))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
     assert_eq!(again["games"], json!([]), "nothing after the newest mark");
     // A new game after the mark is the only change then, listed for the night as well.
     let fourth = record(&owner, &app, t.table, t.players[3]).await;
-    let night = ok_json(owner.get(app.url(&format!("/api/v1/nights/{}/games?since={later}", t.night))).send().await.unwrap()).await;
+    let night = ok_json(
+        owner
+            .get(app.url(&format!("/api/v1/nights/{}/games?since={later}", t.night)))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
     assert_eq!(night["games"].as_array().unwrap().len(), 1);
     assert_eq!(night["games"][0]["id"], fourth["id"]);
     // A cursor of one kind of list is refused by another, and a negative mark is refused.
-    let cursor = ok_json(owner.get(app.url(&format!("{url}?limit=1"))).send().await.unwrap()).await["next"].as_str().unwrap().to_string();
-    let mixed = owner.get(app.url(&format!("{url}?since=0&cursor={cursor}"))).send().await.unwrap();
+    let cursor = ok_json(
+        owner
+            .get(app.url(&format!("{url}?limit=1")))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await["next"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let mixed = owner
+        .get(app.url(&format!("{url}?since=0&cursor={cursor}")))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(mixed.status(), 422);
-    let negative = owner.get(app.url(&format!("{url}?since=-1"))).send().await.unwrap();
+    let negative = owner
+        .get(app.url(&format!("{url}?since=-1")))
+        .send()
+        .await
+        .unwrap();
     assert!(negative.status().is_client_error());
 }
 
@@ -415,26 +687,67 @@ async fn the_embed_may_be_framed_anywhere_and_only_for_a_public_league() {
     let public = league(&app, &owner, "tiles", "Spring league", "public").await;
     let members_only = league(&app, &owner, "tiles", "Secret league", "members").await;
     let anyone = reqwest::Client::new();
-    let embed = anyone.get(app.url(&format!("/leagues/{public}/embed"))).send().await.unwrap();
+    let embed = anyone
+        .get(app.url(&format!("/leagues/{public}/embed")))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(embed.status(), 200);
-    let csp = header(embed.headers(), "content-security-policy").unwrap().to_string();
+    let csp = header(embed.headers(), "content-security-policy")
+        .unwrap()
+        .to_string();
     assert!(csp.contains("frame-ancestors *"), "{csp}");
     assert!(embed.headers().get("x-frame-options").is_none());
     assert!(embed.text().await.unwrap().contains("Spring league"));
     // Not for a members-only league, even to its owner.
     for client in [&anyone, &owner] {
-        let res = client.get(app.url(&format!("/leagues/{members_only}/embed"))).send().await.unwrap();
+        let res = client
+            .get(app.url(&format!("/leagues/{members_only}/embed")))
+            .send()
+            .await
+            .unwrap();
         assert_eq!(res.status(), 404);
     }
     // Every other page keeps refusing frames.
-    let page = anyone.get(app.url(&format!("/leagues/{public}"))).send().await.unwrap();
+    let page = anyone
+        .get(app.url(&format!("/leagues/{public}")))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(header(page.headers(), "x-frame-options"), Some("DENY"));
-    assert!(header(page.headers(), "content-security-policy").unwrap().contains("frame-ancestors 'none'"));
+    assert!(
+        header(page.headers(), "content-security-policy")
+            .unwrap()
+            .contains("frame-ancestors 'none'")
+    );
     // The organizer sees the snippet to copy; strangers do not.
-    let mine = owner.get(app.url(&format!("/leagues/{public}"))).send().await.unwrap().text().await.unwrap();
-    let snippet = mine.split("id=\"embed-code\"").nth(1).unwrap_or("").split("</textarea>").next().unwrap();
-    assert!(snippet.contains(&format!("/leagues/{public}/embed")) && snippet.contains("&#60;iframe"), "the snippet, escaped: {snippet}");
-    let theirs = anyone.get(app.url(&format!("/leagues/{public}"))).send().await.unwrap().text().await.unwrap();
+    let mine = owner
+        .get(app.url(&format!("/leagues/{public}")))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let snippet = mine
+        .split("id=\"embed-code\"")
+        .nth(1)
+        .unwrap_or("")
+        .split("</textarea>")
+        .next()
+        .unwrap();
+    assert!(
+        snippet.contains(&format!("/leagues/{public}/embed")) && snippet.contains("&#60;iframe"),
+        "the snippet, escaped: {snippet}"
+    );
+    let theirs = anyone
+        .get(app.url(&format!("/leagues/{public}")))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
     assert!(!theirs.contains("embed-code"));
 }
 
@@ -456,8 +769,14 @@ async fn rate_limits_count_per_token_and_per_address_and_say_so() {
         let res = anyone.get(&url).send().await.unwrap();
         assert_eq!(res.status(), 200);
         assert_eq!(header(res.headers(), "ratelimit-limit"), Some("3"));
-        let left: u32 = header(res.headers(), "ratelimit-remaining").unwrap().parse().unwrap();
-        let reset: u64 = header(res.headers(), "ratelimit-reset").unwrap().parse().unwrap();
+        let left: u32 = header(res.headers(), "ratelimit-remaining")
+            .unwrap()
+            .parse()
+            .unwrap();
+        let reset: u64 = header(res.headers(), "ratelimit-reset")
+            .unwrap()
+            .parse()
+            .unwrap();
         assert!((1..=60).contains(&reset), "{reset}");
         remaining.push(left);
         if left == 0 {
@@ -465,14 +784,32 @@ async fn rate_limits_count_per_token_and_per_address_and_say_so() {
         }
         assert!(remaining.len() < 3, "{remaining:?}");
     }
-    assert!(remaining.windows(2).all(|w| w[1] + 1 == w[0]), "{remaining:?}");
-    let over = anyone.get(&url).header(ORIGIN, "https://elsewhere.example").send().await.unwrap();
+    assert!(
+        remaining.windows(2).all(|w| w[1] + 1 == w[0]),
+        "{remaining:?}"
+    );
+    let over = anyone
+        .get(&url)
+        .header(ORIGIN, "https://elsewhere.example")
+        .send()
+        .await
+        .unwrap();
     assert_eq!(over.status(), 429);
-    let wait: u64 = header(over.headers(), "retry-after").unwrap().parse().unwrap();
+    let wait: u64 = header(over.headers(), "retry-after")
+        .unwrap()
+        .parse()
+        .unwrap();
     assert!((1..=21).contains(&wait), "{wait}");
-    assert_eq!(header(over.headers(), ACCESS_CONTROL_ALLOW_ORIGIN), Some("*"), "an app in a browser can read why");
+    assert_eq!(
+        header(over.headers(), ACCESS_CONTROL_ALLOW_ORIGIN),
+        Some("*"),
+        "an app in a browser can read why"
+    );
     let body: Value = over.json().await.unwrap();
-    assert!(body["detail"].as_str().unwrap().contains("per address"), "{body}");
+    assert!(
+        body["detail"].as_str().unwrap().contains("per address"),
+        "{body}"
+    );
 
     // A token has its own count, whatever the address has used.
     for expected in ["1", "0"] {

@@ -19,6 +19,30 @@ const LIFETIME: Duration = Duration::from_secs(300);
 /// What the stream asks a client to wait before reconnecting, in milliseconds.
 const RETRY_MS: u64 = 1500;
 
+/// One event of the stream as `text/event-stream` carries it (what an OpenAPI 3.2 `itemSchema`
+/// says of a stream: each event's fields).
+#[derive(utoipa::ToSchema)]
+#[allow(dead_code)]
+pub struct EventFrame {
+    /// The event's id, increasing within the league: send it back as `Last-Event-ID`.
+    #[schema(example = "42", pattern = "^[0-9]+$")]
+    id: String,
+    /// The event's type: game.recorded, game.amended, game.voided, night.closed or
+    /// standings.changed.
+    #[schema(
+        example = "game.recorded",
+        pattern = "^(game\\.(recorded|amended|voided)|night\\.closed|standings\\.changed)$"
+    )]
+    event: String,
+    /// The event as JSON: an `EventView` (its `type` is the frame's `event`).
+    #[schema(
+        example = "{\"id\":42,\"type\":\"standings.changed\",\"league\":1,\"at\":\"2026-11-24T19:00:00Z\",\"data\":{\"revision\":7}}"
+    )]
+    data: String,
+    /// How long a client waits before reconnecting, in milliseconds.
+    retry: Option<u64>,
+}
+
 #[derive(Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct EventsQuery {
@@ -38,9 +62,9 @@ pub struct EventsQuery {
 /// a token of the club. 503 with `Retry-After` when the server has too many streams open.
 #[utoipa::path(tag = "standings",
     params(("league" = i64, Path, minimum = 1, example = 1), EventsQuery,
-           ("Last-Event-ID" = Option<String>, Header, description = "The id of the last event received")),
-    responses((status = 200, content_type = "text/event-stream", body = events::EventView,
-               description = "A stream of events; each `data:` line is one EventView")))]
+           ("Last-Event-ID" = Option<String>, Header, pattern = "^[0-9]{1,18}$", description = "The id of the last event received")),
+    responses((status = 200, content_type = "text/event-stream", body = EventFrame,
+               description = "A stream of events: each event's `id`, `event` (its type) and `data` (an EventView as JSON)")))]
 #[get("/api/v1/leagues/{league}/events")]
 pub async fn stream(
     state: web::Data<AppState>,
@@ -49,6 +73,15 @@ pub async fn stream(
     id: web::Path<i64>,
     query: web::Query<EventsQuery>,
 ) -> Result<HttpResponse, AppError> {
+    if let Some(n) = query.last_event_id
+        && n < 0
+    {
+        return Err(crate::domain::Error::invalid(
+            "last_event_id",
+            format!("{n} is not an event id; send the id of the last event you received"),
+        )
+        .into());
+    }
     let header = req
         .headers()
         .get("last-event-id")

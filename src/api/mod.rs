@@ -27,7 +27,7 @@ use crate::error::{FieldError, Problem};
                        Errors are application/problem+json (RFC 9457).",
         license(name = "MIT")
     ),
-    components(schemas(Problem, FieldError)),
+    components(schemas(Problem, FieldError, crate::domain::events::EventView)),
     tags(
         (name = "health", description = "Liveness and readiness"),
         (name = "engine", description = "The rules engine, stateless: no login, rate-limited per address"),
@@ -66,9 +66,7 @@ impl utoipa::Modify for CommonAnswers {
                 .build()
         };
         for (path, item) in openapi.paths.paths.iter_mut() {
-            if !path.starts_with("/api/v1/") {
-                continue;
-            }
+            let api = path.starts_with("/api/v1/");
             let ops = [
                 (&mut item.get, false),
                 (&mut item.post, true),
@@ -78,6 +76,10 @@ impl utoipa::Modify for CommonAnswers {
             ];
             for (op, write) in ops {
                 let Some(op) = op.as_mut() else { continue };
+                describe_each(op);
+                if !api {
+                    continue;
+                }
                 let mut answers: Vec<(&str, &str)> = vec![
                     (
                         "400",
@@ -129,6 +131,24 @@ impl utoipa::Modify for CommonAnswers {
                         .or_insert_with(|| problem(description).into());
                 }
             }
+        }
+    }
+}
+
+/// A response object must have a description (OpenAPI 3.1): where an operation gave none, the
+/// status's own words.
+fn describe_each(op: &mut utoipa::openapi::path::Operation) {
+    for (status, response) in op.responses.responses.iter_mut() {
+        if let utoipa::openapi::RefOr::T(r) = response
+            && r.description.is_empty()
+        {
+            r.description = status
+                .parse::<u16>()
+                .ok()
+                .and_then(|s| actix_web::http::StatusCode::from_u16(s).ok())
+                .and_then(|s| s.canonical_reason())
+                .unwrap_or("The answer")
+                .to_string();
         }
     }
 }

@@ -284,12 +284,20 @@ mod api_tests {
             vec![2, 1, 0, 0]
         );
         assert!(seen[..3].iter().all(|a| a.retry_after_secs.is_none()));
-        assert_eq!(seen[3].retry_after_secs, Some(20), "one request back every 20 s");
+        assert_eq!(
+            seen[3].retry_after_secs,
+            Some(20),
+            "one request back every 20 s"
+        );
         assert_eq!(seen[0].reset_secs, 20);
         assert_eq!(seen[2].reset_secs, 60);
         assert!(limits.token("mlt_x").is_none(), "tokens have no limit here");
         assert!(
-            limits.address("192.0.2.10".parse().unwrap()).unwrap().remaining == 2,
+            limits
+                .address("192.0.2.10".parse().unwrap())
+                .unwrap()
+                .remaining
+                == 2,
             "per address"
         );
     }

@@ -230,7 +230,8 @@ pub async fn set_allowed_origins(
     }
     let mut origins = Vec::new();
     for (i, text) in input.origins.iter().enumerate() {
-        let origin = normal_origin(text).map_err(|m| Error::invalid(&format!("origins[{i}]"), m))?;
+        let origin =
+            normal_origin(text).map_err(|m| Error::invalid(&format!("origins[{i}]"), m))?;
         if !origins.contains(&origin) {
             origins.push(origin);
         }

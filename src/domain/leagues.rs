@@ -251,7 +251,10 @@ pub async fn discover(
     if let Some(q) = q
         && q.chars().count() > 100
     {
-        return Err(Error::invalid("q", "give at most 100 characters to search for"));
+        return Err(Error::invalid(
+            "q",
+            "give at most 100 characters to search for",
+        ));
     }
     let before = cursor
         .map(|c| paging::decode("leagues", c, 1).map(|v| v[0]))

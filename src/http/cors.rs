@@ -21,7 +21,8 @@ use actix_web::{HttpMessage, HttpResponse};
 use crate::http::{SESSION_COOKIE, TABLE_COOKIE, state_of};
 
 /// The headers a cross-origin script may read from an answer.
-const EXPOSED: &str = "ETag, Link, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, X-Request-Id";
+const EXPOSED: &str =
+    "ETag, Link, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, X-Request-Id";
 /// The request headers a cross-origin read may send.
 const READ_HEADERS: &str = "If-None-Match, Last-Event-ID";
 /// The request headers a listed origin may send with a token.
@@ -135,4 +136,3 @@ async fn preflight(req: &ServiceRequest, asked: &str) -> HttpResponse {
     }
     res.finish()
 }
-

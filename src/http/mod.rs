@@ -86,8 +86,7 @@ async fn caller_of(req: HttpRequest) -> Result<Caller, AppError> {
             ))
             .into());
         }
-        req.extensions_mut()
-            .insert(cors::ListedOrigin(origin));
+        req.extensions_mut().insert(cors::ListedOrigin(origin));
     }
     // No one logged in: a table code the browser holds makes it that table's scorer.
     if caller.0.is_none()

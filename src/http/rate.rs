@@ -19,10 +19,11 @@ use crate::http::{SESSION_COOKIE, TABLE_COOKIE, state_of};
 /// The address a request came from: the proxy's word for it with `--trust-proxy`.
 fn client_address(req: &ServiceRequest) -> Option<std::net::IpAddr> {
     if let Some(TrustProxy(true)) = req.app_data::<TrustProxy>()
-        && let Some(ip) = req
-            .connection_info()
-            .realip_remote_addr()
-            .and_then(|a| a.parse().ok().or_else(|| a.parse::<std::net::SocketAddr>().ok().map(|s| s.ip())))
+        && let Some(ip) = req.connection_info().realip_remote_addr().and_then(|a| {
+            a.parse()
+                .ok()
+                .or_else(|| a.parse::<std::net::SocketAddr>().ok().map(|s| s.ip()))
+        })
     {
         return Some(ip);
     }
@@ -82,10 +83,7 @@ pub async fn api_rate(
             ("ratelimit-remaining", a.remaining as u64),
             ("ratelimit-reset", a.reset_secs),
         ] {
-            h.insert(
-                HeaderName::from_static(name),
-                HeaderValue::from(value),
-            );
+            h.insert(HeaderName::from_static(name), HeaderValue::from(value));
         }
     }
     Ok(res)

@@ -478,7 +478,6 @@ async fn embed(state: web::Data<AppState>, id: web::Path<i64>) -> Result<HttpRes
         .content_type("text/html; charset=utf-8")
         .insert_header(("Cache-Control", "no-cache"))
         .body(body);
-    res.extensions_mut()
-        .insert(crate::http::security::Framable);
+    res.extensions_mut().insert(crate::http::security::Framable);
     Ok(res)
 }

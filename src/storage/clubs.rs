@@ -258,8 +258,10 @@ pub async fn set_allowed_origins(
 
 /// Whether any club lists `origin` (a browser's preflight for a token does not say whose).
 pub async fn origin_listed(pool: &PgPool, origin: &str) -> sqlx::Result<bool> {
-    sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM clubs WHERE allowed_origins @> ARRAY[$1::TEXT])")
-        .bind(origin)
-        .fetch_one(pool)
-        .await
+    sqlx::query_scalar(
+        "SELECT EXISTS (SELECT 1 FROM clubs WHERE allowed_origins @> ARRAY[$1::TEXT])",
+    )
+    .bind(origin)
+    .fetch_one(pool)
+    .await
 }
