@@ -62,7 +62,7 @@ pub struct EventsQuery {
 /// a token of the club. 503 with `Retry-After` when the server has too many streams open.
 #[utoipa::path(tag = "standings",
     params(("league" = i64, Path, minimum = 1, example = 1), EventsQuery,
-           ("Last-Event-ID" = Option<String>, Header, pattern = "^[0-9]{1,18}$", description = "The id of the last event received")),
+           ("Last-Event-ID" = Option<String>, Header, pattern = "^[0-9]{0,18}$", description = "The id of the last event received (empty: as if not sent)")),
     responses((status = 200, content_type = "text/event-stream", body = EventFrame,
                description = "A stream of events: each event's `id`, `event` (its type) and `data` (an EventView as JSON)")))]
 #[get("/api/v1/leagues/{league}/events")]
