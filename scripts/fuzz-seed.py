@@ -1,7 +1,8 @@
 """Seeds a running instance with real data for the API fuzz run and prints what it made as JSON.
 
 A club with an owner, eight players, a public league and a members-only one, a night with
-check-ins and two locked tables, two games, an uploaded card and an admin token.
+check-ins and two locked tables, two games, an uploaded card, an admin token and the owner's
+session cookie.
 """
 
 import http.cookiejar
@@ -64,6 +65,8 @@ print(
             "player": players[0],
             "card": card["id"],
             "user": user["id"],
+            # The owner's login, for the operations only a logged-in person may call.
+            "session": next(c.value for c in jar if c.name == "ml_session"),
         }
     )
 )

@@ -660,6 +660,22 @@ async fn tokens_are_shown_once_hashed_and_record_their_use() {
     .await;
     let p: Value = res.json().await.unwrap();
     assert_eq!(p["errors"][0]["field"], "scopes[0]");
+    // A scope listed twice is refused, as the document says (each once, at most three).
+    let res = send(
+        &c.owner,
+        "POST",
+        app.url("/api/v1/clubs/a-club/tokens"),
+        Some(json!({"name": "x", "scopes": ["read", "score", "read", "read"]})),
+        None,
+    )
+    .await;
+    assert_eq!(res.status(), 422);
+    let p: Value = res.json().await.unwrap();
+    assert_eq!(p["errors"][0]["field"], "scopes[2]", "{p}");
+    assert!(
+        p["detail"].as_str().unwrap().contains("listed twice"),
+        "{p}"
+    );
 }
 
 #[tokio::test]

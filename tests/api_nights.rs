@@ -285,5 +285,14 @@ async fn closed_nights_take_no_changes_until_reopened() {
         .send()
         .await
         .unwrap();
-    assert_eq!(res.status(), 422);
+    // A player the club does not have, named in the path, is not found (not a field to fix).
+    assert_eq!(res.status(), 404);
+    let problem: serde_json::Value = res.json().await.unwrap();
+    assert!(
+        problem["detail"]
+            .as_str()
+            .unwrap()
+            .contains("no player 999999"),
+        "{problem}"
+    );
 }

@@ -70,7 +70,7 @@ pub async fn show(
 
 /// Amend a game: send the whole corrected result with `If-Match: <version>`. The result is
 /// validated and scored again; the change goes in the audit log.
-#[utoipa::path(tag = "games", params(("game" = i64, Path, minimum = 1, example = 1), ("If-Match" = String, Header, description = "the version you saw")),
+#[utoipa::path(tag = "games", params(("game" = i64, Path, minimum = 1, example = 1), ("If-Match" = String, Header, description = "the version you saw, as its ETag gave it (`\"3\"`, `3` or `W/\"3\"`)", pattern = r#"^(?:W/)?"?[0-9]{1,9}"?$"#)),
     request_body = GameInput,
     responses((status = 200, body = GameView),
               (status = 412, description = "Stale version; the detail gives the current one", body = crate::error::Problem, content_type = "application/problem+json"),

@@ -14,6 +14,9 @@ pub use crate::http::BODY_LIMIT;
 /// A JSON body parsed into `T`; a mistake is a 400 that says which field and why.
 pub struct ValidJson<T>(pub T);
 
+/// What the document says of every string in a body (`api::text_rules`): no NUL character.
+pub const NO_NUL_PATTERN: &str = "^[^\\u0000]*$";
+
 /// The path of the first string (or key) holding a NUL character, as `dead[0].reason`.
 fn nul_path(value: &serde_json::Value, path: &str) -> Option<String> {
     use serde_json::Value;

@@ -6,7 +6,7 @@ use serde::Deserialize;
 use utoipa::IntoParams;
 
 use crate::api::json::ValidJson;
-use crate::domain::leagues::{self, LeagueInput, LeaguePage, LeagueView};
+use crate::domain::leagues::{self, LeagueInput, LeaguePage, LeagueView, NewLeague};
 use crate::domain::{AppState, Caller};
 use crate::error::AppError;
 
@@ -23,16 +23,16 @@ pub async fn list(
 }
 
 /// Create a league.
-#[utoipa::path(tag = "leagues", params(("club" = String, Path, example = "tuesday-tiles")), request_body = LeagueInput,
+#[utoipa::path(tag = "leagues", params(("club" = String, Path, example = "tuesday-tiles")), request_body = NewLeague,
     responses((status = 201, body = LeagueView), (status = 422, body = crate::error::Problem, content_type = "application/problem+json")))]
 #[post("/api/v1/clubs/{club}/leagues")]
 pub async fn create(
     state: web::Data<AppState>,
     caller: Caller,
     club: web::Path<String>,
-    body: ValidJson<LeagueInput>,
+    body: ValidJson<NewLeague>,
 ) -> Result<HttpResponse, AppError> {
-    let (league, club) = leagues::create(&state, &caller, &club, body.0).await?;
+    let (league, club) = leagues::create(&state, &caller, &club, body.0.into()).await?;
     Ok(HttpResponse::Created().json(LeagueView::new(league, &club)))
 }
 

@@ -254,7 +254,62 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
 pub fn finish(mut doc: utoipa::openapi::OpenApi) -> utoipa::openapi::OpenApi {
     use utoipa::Modify;
     CommonAnswers.modify(&mut doc);
-    doc
+    text_rules(doc)
+}
+
+/// What every request's text obeys, said in the document where the derive cannot: a string in a
+/// JSON body holds no NUL character (`json::ValidJson` refuses one: PostgreSQL text cannot hold
+/// it), and a header is a string, never `null` (an optional header is one not sent).
+fn text_rules(doc: utoipa::openapi::OpenApi) -> utoipa::openapi::OpenApi {
+    use serde_json::Value;
+    /// Adds the no-NUL pattern to every free-text string schema under `v`.
+    fn no_nul(v: &mut Value) {
+        match v {
+            Value::Object(map) => {
+                let is_string = match map.get("type") {
+                    Some(Value::String(t)) => t == "string",
+                    Some(Value::Array(ts)) => ts.iter().any(|t| t == "string"),
+                    _ => false,
+                };
+                let free = !["enum", "pattern", "format", "const"]
+                    .iter()
+                    .any(|k| map.contains_key(*k));
+                if is_string && free {
+                    map.insert("pattern".into(), Value::from(json::NO_NUL_PATTERN));
+                }
+                map.values_mut().for_each(no_nul);
+            }
+            Value::Array(items) => items.iter_mut().for_each(no_nul),
+            _ => {}
+        }
+    }
+    let mut v = serde_json::to_value(&doc).expect("the document serialises");
+    if let Some(schemas) = v.pointer_mut("/components/schemas") {
+        no_nul(schemas);
+    }
+    if let Some(Value::Object(paths)) = v.get_mut("paths") {
+        for item in paths.values_mut() {
+            let Value::Object(item) = item else { continue };
+            for op in item.values_mut() {
+                if let Some(body) = op.get_mut("requestBody") {
+                    no_nul(body);
+                }
+                let Some(Value::Array(params)) = op.get_mut("parameters") else {
+                    continue;
+                };
+                for p in params.iter_mut().filter(|p| p["in"] == "header") {
+                    if let Some(Value::Array(types)) = p.pointer_mut("/schema/type") {
+                        types.retain(|t| t != "null");
+                        if let [one] = types.as_slice() {
+                            let one = one.clone();
+                            p["schema"]["type"] = one;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    serde_json::from_value(v).expect("the document reads back")
 }
 
 /// The methods the API serves on `path` (`/api/v1/clubs/x` → GET), from its own document; `None`

@@ -52,8 +52,9 @@ pub async fn show(
 
 /// Check a player in.
 #[utoipa::path(tag = "nights", params(("night" = i64, Path, minimum = 1, example = 1), ("player" = i64, Path, minimum = 1, example = 1)),
-    responses((status = 200, body = NightView), (status = 409, description = "The night is closed", body = crate::error::Problem, content_type = "application/problem+json"),
-              (status = 422, body = crate::error::Problem, content_type = "application/problem+json")))]
+    responses((status = 200, body = NightView), (status = 404, description = "No such night, or the club has no such player", body = crate::error::Problem, content_type = "application/problem+json"),
+              (status = 409, description = "The night is closed", body = crate::error::Problem, content_type = "application/problem+json"),
+              (status = 422, description = "The player is deactivated", body = crate::error::Problem, content_type = "application/problem+json")))]
 #[put("/api/v1/nights/{night}/checkins/{player}")]
 pub async fn check_in(
     state: web::Data<AppState>,

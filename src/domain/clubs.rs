@@ -170,7 +170,7 @@ pub async fn overview(state: &AppState, caller: &Caller, slug: &str) -> Result<O
 pub struct AllowedOrigins {
     /// Origins as a browser sends them: `https://` or `http://`, a host and an optional port,
     /// no path (at most 20).
-    #[schema(example = json!(["https://tuesdaytiles.example"]), max_items = 20)]
+    #[schema(schema_with = crate::domain::schemas::origins)]
     pub origins: Vec<String>,
 }
 

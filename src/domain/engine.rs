@@ -61,7 +61,7 @@ pub struct CheckRequest {
     #[schema(example = "demo-2026")]
     pub card: String,
     /// The 14 tiles: a string or an array of strings.
-    #[schema(schema_with = crate::domain::schemas::tiles)]
+    #[schema(schema_with = crate::domain::schemas::hand)]
     pub hand: Tiles,
     /// Exposures made during play, each a string or an array.
     #[serde(default)]
@@ -94,7 +94,7 @@ pub struct AdjudicateRequest {
     pub exposures: Vec<Tiles>,
     /// Every tile known to be out of play: discards and the other players' exposures.
     #[serde(default)]
-    #[schema(schema_with = crate::domain::schemas::optional_tiles)]
+    #[schema(schema_with = crate::domain::schemas::optional_out_of_play)]
     pub out_of_play: Option<Tiles>,
 }
 

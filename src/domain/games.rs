@@ -44,7 +44,7 @@ pub struct DeadInput {
     pub exposures: Option<Vec<Tiles>>,
     /// Tiles out of play, for the engine's adjudication.
     #[serde(default)]
-    #[schema(schema_with = crate::domain::schemas::optional_tiles)]
+    #[schema(schema_with = crate::domain::schemas::optional_out_of_play)]
     pub out_of_play: Option<Tiles>,
     /// Store the engine's verdict on the call with the game.
     #[serde(default)]
@@ -56,15 +56,17 @@ pub struct DeadInput {
 #[serde(deny_unknown_fields)]
 pub struct GameInput {
     /// The game's number at the table. Without it the game is appended as the next number, so two
-    /// scorers who both omit it record two games: send the number you are entering.
+    /// scorers who both omit it record two games: send the number you are entering (1 to the
+    /// league's games per table).
     #[serde(default)]
+    #[schema(minimum = 1, maximum = 32)]
     pub number: Option<i32>,
     #[schema(schema_with = crate::domain::schemas::outcome)]
     pub outcome: Outcome,
     #[serde(default)]
     pub winner: Option<i64>,
     #[serde(default)]
-    #[schema(schema_with = crate::domain::schemas::optional_tiles)]
+    #[schema(schema_with = crate::domain::schemas::optional_hand)]
     pub hand: Option<Tiles>,
     #[serde(default)]
     #[schema(schema_with = crate::domain::schemas::tile_groups)]

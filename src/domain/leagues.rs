@@ -60,13 +60,67 @@ pub fn card_name(l: &League) -> String {
         .unwrap_or_else(|| l.card_id.map(|c| c.to_string()).unwrap_or_default())
 }
 
-/// Fields of a league; on create `name`, `card` and `ruleset` are required, on edit every field is optional.
+/// A new league: its name, card and ruleset; the other fields take their defaults (4 games per
+/// table, members only, board `total`, no minimum, no dates).
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewLeague {
+    /// Not blank.
+    #[schema(
+        example = "Spring league 2026",
+        min_length = 1,
+        max_length = 200,
+        pattern = r"^[^\u0000]*[^\s\u0000][^\u0000]*$"
+    )]
+    pub name: String,
+    /// A built-in card's name or an uploaded card's id (the club's own or a public one).
+    #[schema(example = "demo-2026", pattern = "^[ ]*[A-Za-z0-9-]{1,64}[ ]*$")]
+    pub card: String,
+    #[schema(schema_with = crate::domain::schemas::ruleset)]
+    pub ruleset: serde_json::Value,
+    #[schema(example = 4, minimum = 1, maximum = 32)]
+    pub games_per_table: Option<i32>,
+    #[schema(example = "public", pattern = "^(public|members)$")]
+    pub visibility: Option<String>,
+    #[schema(example = "total", pattern = "^(total|average)$")]
+    pub board: Option<String>,
+    #[schema(minimum = 0, maximum = 10000)]
+    pub min_games: Option<i32>,
+    pub starts_on: Option<NaiveDate>,
+    pub ends_on: Option<NaiveDate>,
+}
+
+impl From<NewLeague> for LeagueInput {
+    fn from(n: NewLeague) -> LeagueInput {
+        LeagueInput {
+            name: Some(n.name),
+            card: Some(n.card),
+            ruleset: Some(n.ruleset),
+            games_per_table: n.games_per_table,
+            visibility: n.visibility,
+            board: n.board,
+            min_games: n.min_games,
+            starts_on: n.starts_on,
+            ends_on: n.ends_on,
+        }
+    }
+}
+
+/// Fields of a league; on create `name`, `card` and `ruleset` are required (`NewLeague`), on
+/// edit every field is optional and `null` keeps what is stored.
 #[derive(Deserialize, ToSchema, Default)]
 #[serde(deny_unknown_fields)]
 pub struct LeagueInput {
-    #[schema(example = "Spring league 2026", min_length = 1, max_length = 200)]
+    /// Not blank.
+    #[schema(
+        example = "Spring league 2026",
+        min_length = 1,
+        max_length = 200,
+        pattern = r"^[^\u0000]*[^\s\u0000][^\u0000]*$"
+    )]
     pub name: Option<String>,
-    #[schema(example = "demo-2026")]
+    /// A built-in card's name or an uploaded card's id (the club's own or a public one).
+    #[schema(example = "demo-2026", pattern = "^[ ]*[A-Za-z0-9-]{1,64}[ ]*$")]
     pub card: Option<String>,
     #[schema(schema_with = crate::domain::schemas::optional_ruleset)]
     pub ruleset: Option<serde_json::Value>,

@@ -131,10 +131,15 @@ pub async fn remove(state: &AppState, caller: &Caller, slug: &str, user: i64) ->
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NewToken {
-    #[schema(example = "standings board", min_length = 1, max_length = 100)]
+    /// Not blank.
+    #[schema(
+        example = "standings board",
+        min_length = 1,
+        max_length = 100,
+        pattern = r"^[^\u0000]*[^\s\u0000][^\u0000]*$"
+    )]
     pub name: String,
-    /// Any of read, score, admin.
-    #[schema(example = json!(["read"]), min_items = 1, max_items = 3)]
+    #[schema(schema_with = crate::domain::schemas::token_scopes)]
     pub scopes: Vec<String>,
 }
 
@@ -188,9 +193,14 @@ pub async fn issue_token(
             format!("`{bad}` is not a scope; use read, score or admin"),
         ));
     }
+    if let Some(i) = (1..n.scopes.len()).find(|&i| n.scopes[..i].contains(&n.scopes[i])) {
+        return Err(Error::invalid(
+            &format!("scopes[{i}]"),
+            format!("`{}` is listed twice; list each scope once", n.scopes[i]),
+        ));
+    }
     let mut scopes = n.scopes.clone();
     scopes.sort();
-    scopes.dedup();
     let token = new_secret(TOKEN_PREFIX);
     let info = tokens::create(
         &state.db,

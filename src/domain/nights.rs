@@ -178,11 +178,25 @@ pub async fn show(state: &AppState, caller: &Caller, id: i64) -> Result<NightVie
     view(state, night).await
 }
 
-/// Checks that a player of the league's club may be checked in.
-async fn check_in_one(state: &AppState, night: &Night, league: &League, player: i64) -> Result<()> {
+/// Checks that a player of the league's club may be checked in. A player the club does not have
+/// is 404 when named in the path, 422 (a field of the body) when listed in a body.
+async fn check_in_one(
+    state: &AppState,
+    night: &Night,
+    league: &League,
+    player: i64,
+    in_path: bool,
+) -> Result<()> {
     let p = players::get(&state.db, league.club_id, player)
         .await?
-        .ok_or_else(|| Error::invalid("player", format!("the club has no player {player}")))?;
+        .ok_or_else(|| {
+            let missing = format!("the club has no player {player}");
+            if in_path {
+                Error::NotFound(missing)
+            } else {
+                Error::invalid("player", missing)
+            }
+        })?;
     if !p.active {
         return Err(Error::invalid(
             "player",
@@ -196,7 +210,7 @@ async fn check_in_one(state: &AppState, night: &Night, league: &League, player: 
 /// Checks a player in.
 pub async fn check_in(state: &AppState, caller: &Caller, id: i64, player: i64) -> Result<()> {
     let (night, league) = open_night(state, caller, id).await?;
-    check_in_one(state, &night, &league, player).await
+    check_in_one(state, &night, &league, player, true).await
 }
 
 /// Checks a player out.
@@ -233,7 +247,7 @@ pub async fn set_checkins(
         unseated: Vec::new(),
     };
     for p in want.iter().filter(|p| !now.contains(p)) {
-        check_in_one(state, &night, &league, *p).await?;
+        check_in_one(state, &night, &league, *p, false).await?;
         change.added += 1;
     }
     for p in now.iter().filter(|p| !want.contains(p)) {
@@ -271,7 +285,7 @@ pub async fn check_in_previous(state: &AppState, caller: &Caller, id: i64) -> Re
     let now = checked_in_ids(state, night.id).await?;
     let mut added = 0;
     for (p, _) in nights::checkins(&state.db, previous).await? {
-        if !now.contains(&p) && check_in_one(state, &night, &league, p).await.is_ok() {
+        if !now.contains(&p) && check_in_one(state, &night, &league, p, false).await.is_ok() {
             added += 1;
         }
     }

@@ -146,7 +146,7 @@ pub async fn status(state: &AppState, caller: &Caller, id: i64) -> Result<RoundS
 #[serde(deny_unknown_fields)]
 pub struct TimerChange {
     /// start (from `minutes`), pause, resume, or reset (stopped).
-    #[schema(example = "start")]
+    #[schema(example = "start", pattern = "^(?:start|pause|resume|reset)$")]
     pub action: String,
     /// For start: the round's length, 1 to 600 minutes (default: the last length, else 90).
     #[serde(default)]

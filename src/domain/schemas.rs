@@ -8,24 +8,81 @@ fn schema(v: serde_json::Value) -> RefOr<Schema> {
     serde_json::from_value(v).expect("a hand-written schema is valid")
 }
 
-fn tiles_value() -> serde_json::Value {
+/// A word in a pattern, matched in any case: `bam` → `[bB][aA][mM]`.
+fn any_case(word: &str) -> String {
+    word.chars()
+        .map(|c| {
+            if c.is_ascii_alphabetic() {
+                format!("[{}{}]", c.to_ascii_lowercase(), c.to_ascii_uppercase())
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
+/// A seat: a wind as a letter or a word, any case (`E`, `east`).
+fn seat_pattern() -> String {
+    let winds = ["east", "e", "south", "s", "west", "w", "north", "n"].map(any_case);
+    format!("^(?:{})$", winds.join("|"))
+}
+
+/// One tile in notation, any case (rules.md §1): `2B`, `2bam`, `N`, `north`, `RD`, `red`, `0`,
+/// `soap`, `F`, `J`, `joker` … — what `rules::Tile::parse` reads.
+fn tile_pattern() -> String {
+    let named = [
+        "north", "n", "east", "e", "west", "w", "south", "s", "red", "rd", "green", "gd", "white",
+        "wd", "soap", "0", "flower", "f", "joker", "j",
+    ];
+    let suits = [
+        "bams", "bam", "b", "cracks", "crack", "craks", "crak", "c", "dots", "dot", "d",
+    ];
+    let named = named.map(any_case).join("|");
+    let suits = suits.map(any_case).join("|");
+    format!("(?:[1-9](?:{suits})|{named})")
+}
+
+/// Tiles in notation, `min` to `max` of them: one string of tiles separated by spaces or commas
+/// (`"2B 2B J"`), or a list with one tile in each item.
+fn tiles_value(min: usize, max: usize, what: &str) -> serde_json::Value {
+    let tile = tile_pattern();
+    let sep = "[ ,]";
+    let many = match (min, max) {
+        (0, _) => format!("(?:{tile}(?:{sep}+{tile}){{0,{}}})?", max - 1),
+        (min, max) => format!("{tile}(?:{sep}+{tile}){{{},{}}}", min - 1, max - 1),
+    };
+    let text =
+        json!({"type": "string", "maxLength": 2000, "pattern": format!("^{sep}*{many}{sep}*$")});
+    // With a count to keep, a list holds one tile per item; without (tiles out of play), an item
+    // may hold any number of tiles, as one string may.
+    let (item, list) = if min == 0 {
+        (text.clone(), "a list of such strings")
+    } else {
+        let one = json!({"type": "string", "maxLength": 10, "pattern": format!("^{tile}$")});
+        (one, "a list of tiles")
+    };
     json!({
-        "description": "Tiles in tile notation: one string (`\"2B 2B J\"`) or a list of strings.",
-        "oneOf": [
-            {"type": "string", "maxLength": 2000},
-            {"type": "array", "items": {"type": "string", "maxLength": 40}, "maxItems": 200}
-        ]
+        "description": format!("{what}: one string of tiles in notation separated by spaces or commas (`\"2B 2B J\"`), or {list}."),
+        "oneOf": [text, {"type": "array", "items": item, "minItems": min, "maxItems": max}]
     })
 }
 
-/// Tiles: a string or a list of strings.
-pub fn tiles() -> RefOr<Schema> {
-    schema(tiles_value())
+/// A whole hand: 14 tiles, exposed ones included.
+fn hand_value() -> serde_json::Value {
+    tiles_value(14, 14, "The 14 tiles of the hand, exposures included")
 }
 
-/// Tiles, or nothing.
-pub fn optional_tiles() -> RefOr<Schema> {
-    let mut v = tiles_value();
+/// An exposure: a pung, kong, quint or sextet (3 to 6 tiles).
+fn exposure_value() -> serde_json::Value {
+    tiles_value(3, 6, "An exposure of 3 to 6 tiles")
+}
+
+/// Tiles seen out of play (discards, other exposures): up to the 152 of a set.
+fn out_of_play_value() -> serde_json::Value {
+    tiles_value(0, 152, "Tiles out of play")
+}
+
+fn or_null(mut v: serde_json::Value) -> RefOr<Schema> {
     v["oneOf"]
         .as_array_mut()
         .unwrap()
@@ -33,15 +90,30 @@ pub fn optional_tiles() -> RefOr<Schema> {
     schema(v)
 }
 
-/// A list of tile groups (exposures).
-pub fn tile_groups() -> RefOr<Schema> {
-    schema(json!({"type": "array", "items": tiles_value(), "maxItems": 20}))
+/// A hand of 14 tiles.
+pub fn hand() -> RefOr<Schema> {
+    schema(hand_value())
 }
 
-/// A list of tile groups, or nothing.
+/// A hand of 14 tiles, or nothing (a game with no Mah Jongg).
+pub fn optional_hand() -> RefOr<Schema> {
+    or_null(hand_value())
+}
+
+/// Tiles out of play, or nothing.
+pub fn optional_out_of_play() -> RefOr<Schema> {
+    or_null(out_of_play_value())
+}
+
+/// A list of exposures.
+pub fn tile_groups() -> RefOr<Schema> {
+    schema(json!({"type": "array", "items": exposure_value(), "maxItems": 20}))
+}
+
+/// A list of exposures, or nothing.
 pub fn optional_tile_groups() -> RefOr<Schema> {
     schema(
-        json!({"oneOf": [{"type": "array", "items": tiles_value(), "maxItems": 20}, {"type": "null"}]}),
+        json!({"oneOf": [{"type": "array", "items": exposure_value(), "maxItems": 20}, {"type": "null"}]}),
     )
 }
 
@@ -99,18 +171,18 @@ pub fn optional_ruleset() -> RefOr<Schema> {
 
 /// A game result (rules.md §5), as the preview scores it.
 pub fn game_result() -> RefOr<Schema> {
-    let seat = json!({"type": "string", "maxLength": 10});
-    let optional_seat = json!({"type": ["string", "null"], "maxLength": 10});
+    let seat = json!({"type": "string", "pattern": seat_pattern()});
+    let optional_seat = json!({"type": ["string", "null"], "pattern": seat_pattern()});
     schema(json!({
         "type": "object",
         "description": "A result: seats (winds), the outcome, and for a Mah Jongg the winner, hand, exposures and how it was won. Unknown fields are ignored.",
         "required": ["seats", "outcome"],
         "properties": {
-            "seats": {"type": "array", "items": seat, "minItems": 2, "maxItems": 4},
+            "seats": {"type": "array", "items": seat, "minItems": 2, "maxItems": 4, "uniqueItems": true},
             "outcome": {"type": "string", "enum": ["mahjong", "wall", "redeal"]},
             "winner": optional_seat,
-            "hand": {"oneOf": [tiles_value(), {"type": "null"}]},
-            "exposures": {"type": "array", "items": tiles_value(), "maxItems": 20},
+            "hand": {"oneOf": [hand_value(), {"type": "null"}]},
+            "exposures": {"type": "array", "items": exposure_value(), "maxItems": 20},
             "won_by": {"type": ["string", "null"], "enum": ["self_pick", "discard", "joker_exchange", "heavenly", "earthly", null]},
             "discarder": optional_seat,
             "misnamed_discard": {"type": "boolean"},
@@ -166,5 +238,28 @@ pub fn won_by() -> RefOr<Schema> {
         "type": ["string", "null"],
         "enum": ["self_pick", "discard", "joker_exchange", "heavenly", "earthly", null],
         "example": "self_pick"
+    }))
+}
+
+/// An API token's scopes: any of read, score, admin.
+pub fn token_scopes() -> RefOr<Schema> {
+    schema(json!({
+        "type": "array",
+        "description": "Any of read, score, admin, each once.",
+        "items": {"type": "string", "enum": ["read", "score", "admin"]},
+        "minItems": 1, "maxItems": 3, "uniqueItems": true, "example": ["read"]
+    }))
+}
+
+/// A club's websites: origins as a browser sends them (scheme, host, optional port), at most 20.
+pub fn origins() -> RefOr<Schema> {
+    let octet = "(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])";
+    let host = format!("(?:(?:[A-Za-z0-9-]+\\.)*[A-Za-z][A-Za-z0-9-]*|(?:{octet}\\.){{3}}{octet})");
+    schema(json!({
+        "type": "array",
+        "items": {"type": "string", "maxLength": 300,
+                  "pattern": format!("^[Hh][Tt][Tt][Pp][Ss]?://{host}(?::[0-9]{{1,4}})?/?$")},
+        "maxItems": crate::domain::clubs::MAX_ORIGINS,
+        "example": ["https://tuesdaytiles.example"]
     }))
 }

@@ -51,7 +51,11 @@ const BATCH: i64 = 100;
 #[serde(deny_unknown_fields)]
 pub struct NewWebhook {
     /// Where events are POSTed: an https URL.
-    #[schema(example = "https://scores.example.org/mahjong", max_length = 2000)]
+    #[schema(
+        example = "https://scores.example.org/mahjong",
+        max_length = 2000,
+        pattern = r"^[ ]*[Hh][Tt][Tt][Pp][Ss]?://[^\s\u0000]+$"
+    )]
     pub url: String,
 }
 
