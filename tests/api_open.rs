@@ -7,7 +7,7 @@ mod common;
 
 use std::collections::BTreeSet;
 
-use common::{TestApp, club_owner, one_table, spawn_app, spawn_app_with};
+use common::{TestApp, club_owner, csrf_of, one_table, spawn_app, spawn_app_with};
 use reqwest::header::{
     ACCESS_CONTROL_ALLOW_CREDENTIALS, ACCESS_CONTROL_ALLOW_ORIGIN, HeaderMap, LINK, ORIGIN,
 };
@@ -824,4 +824,102 @@ async fn rate_limits_count_per_token_and_per_address_and_say_so() {
     let member = owner.get(&url).send().await.unwrap();
     assert_eq!(member.status(), 200);
     assert!(member.headers().get("ratelimit-limit").is_none());
+}
+
+#[tokio::test]
+async fn an_organizer_lists_the_clubs_websites_on_the_tokens_page() {
+    let app = spawn_app().await;
+    let owner = club_owner(&app, "tiles", "o@example.org").await;
+    let stored = |owner: reqwest::Client| {
+        let url = app.url("/api/v1/clubs/tiles/origins");
+        async move { ok_json(owner.get(url).send().await.unwrap()).await["origins"].clone() }
+    };
+    let page = owner
+        .get(app.url("/clubs/tiles/tokens"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(page.status(), 200);
+    let html = page.text().await.unwrap();
+    assert!(html.contains("Websites that may use a token"), "{html}");
+    let csrf = csrf_of(&html);
+
+    // A line that is not a website: the page comes back with what was typed and the line named;
+    // nothing is stored.
+    let typed = "https://tuesdaytiles.example\ntuesdaytiles.example/standings";
+    let res = owner
+        .post(app.url("/clubs/tiles/origins"))
+        .form(&[("csrf", csrf.as_str()), ("websites", typed)])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 422);
+    let html = res.text().await.unwrap();
+    assert!(html.contains("Line 2:"), "{html}");
+    assert!(
+        html.contains("https://tuesdaytiles.example\ntuesdaytiles.example/standings</textarea>"),
+        "what was typed is kept: {html}"
+    );
+    assert_eq!(stored(owner.clone()).await, json!([]));
+
+    // Fixed: stored as browsers send them (lowercase, no trailing slash), blank lines skipped.
+    let res = owner
+        .post(app.url("/clubs/tiles/origins"))
+        .form(&[
+            ("csrf", csrf.as_str()),
+            (
+                "websites",
+                "https://TuesdayTiles.example/\n\nhttp://localhost:3000\n",
+            ),
+        ])
+        .send()
+        .await
+        .unwrap();
+    // The owner's client follows the redirect back to the page, where the result stays.
+    assert_eq!(res.status(), 200);
+    assert_eq!(res.url().path(), "/clubs/tiles/tokens");
+    let html = res.text().await.unwrap();
+    assert!(
+        html.contains("Saved: 2 websites"),
+        "the result stays on screen: {html}"
+    );
+    assert_eq!(
+        stored(owner.clone()).await,
+        json!(["https://tuesdaytiles.example", "http://localhost:3000"])
+    );
+    assert!(
+        html.contains("https://tuesdaytiles.example\nhttp://localhost:3000</textarea>"),
+        "{html}"
+    );
+
+    // A token sent from a page of that website now works there, and only there.
+    let secret = token(&app, &owner, "tiles").await;
+    let from = |origin: &'static str| {
+        reqwest::Client::new()
+            .get(app.url("/api/v1/clubs/tiles"))
+            .bearer_auth(&secret)
+            .header(ORIGIN, origin)
+            .send()
+    };
+    let res = from(SITE).await.unwrap();
+    assert_eq!(res.status(), 200);
+    assert_eq!(
+        header(res.headers(), ACCESS_CONTROL_ALLOW_ORIGIN),
+        Some(SITE)
+    );
+    assert_eq!(
+        from("https://elsewhere.example").await.unwrap().status(),
+        403
+    );
+
+    // Emptied: no website may send a token any more.
+    let res = owner
+        .post(app.url("/clubs/tiles/origins"))
+        .form(&[("csrf", csrf.as_str()), ("websites", "  \n")])
+        .send()
+        .await
+        .unwrap();
+    assert!(res.text().await.unwrap().contains("No websites listed"));
+    assert_eq!(stored(owner.clone()).await, json!([]));
+    assert_eq!(from(SITE).await.unwrap().status(), 403);
 }

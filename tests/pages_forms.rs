@@ -4,16 +4,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::{club_owner, one_table, spawn_app};
-
-/// The CSRF token in a page's forms.
-fn csrf_of(html: &str) -> String {
-    html.split("name=\"csrf\" value=\"")
-        .nth(1)
-        .and_then(|r| r.split('"').next())
-        .expect("a form with a CSRF token")
-        .to_string()
-}
+use common::{club_owner, csrf_of, one_table, spawn_app};
 
 /// A guard against a request that never ends (it is not a speed limit: it fails only on a hang).
 async fn answered(req: reqwest::RequestBuilder) -> reqwest::Response {

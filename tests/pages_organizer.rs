@@ -692,3 +692,91 @@ async fn a_member_claims_a_player_and_sees_my_games_once_confirmed() {
     assert!(best.contains("jokerless"), "{best}");
     c.close().await.unwrap();
 }
+
+#[tokio::test]
+async fn an_organizer_lists_the_clubs_websites_and_fixes_a_wrong_line() {
+    let app = spawn_app().await;
+    let owner = club_owner(&app, "sites", "sites@example.org").await;
+    let (_driver, c) = browser().await;
+    c.set_window_size(390, 844).await.unwrap();
+    log_in(
+        &c,
+        &app.address,
+        "sites@example.org",
+        PASSWORD,
+        "/clubs/sites/tokens",
+    )
+    .await;
+    let mut hands = Hands::new(&c);
+    hands
+        .type_into(
+            "#websites-box",
+            "https://tuesdaytiles.example\nclub.example/standings",
+        )
+        .await;
+    hands.tap("#websites button[type=submit]").await;
+    // Refused: the line is named, what was typed is still there to fix, and axe finds nothing.
+    wait_for(&c, "#websites-error").await;
+    let error = text_of(&c, "#websites-error").await;
+    assert!(error.starts_with("Line 2:"), "{error}");
+    assert!(
+        hands.on_screen("#websites-error").await,
+        "the refusal is on screen, without a scroll"
+    );
+    assert_eq!(
+        selected(&c, "#websites-box").await,
+        "https://tuesdaytiles.example\nclub.example/standings"
+    );
+    let (_, found) = axe(&c).await;
+    assert_eq!(found, json!([]), "the refused form passes axe");
+    // Fix the second line (select it all, type it again) and save.
+    hands.tap("#websites-box").await;
+    c.execute(
+        "const b = document.getElementById('websites-box'); b.setSelectionRange(b.value.indexOf('\\n') + 1, b.value.length);",
+        vec![],
+    )
+    .await
+    .unwrap();
+    type_keys(&c, "https://club.example").await;
+    hands.tap("#websites button[type=submit]").await;
+    wait_text(&c, "#websites .flash.ok", "Saved: 2 websites").await;
+    assert!(
+        hands.on_screen("#websites .flash.ok").await,
+        "the result is on screen beside the box"
+    );
+    assert!(
+        c.find(Locator::Css("main > .flash")).await.is_err(),
+        "and not also at the top of the page"
+    );
+    assert_eq!(
+        selected(&c, "#websites-box").await,
+        "https://tuesdaytiles.example\nhttps://club.example"
+    );
+    let stored = api(&owner, &app, "/api/v1/clubs/sites/origins").await;
+    assert_eq!(
+        stored["origins"],
+        json!(["https://tuesdaytiles.example", "https://club.example"])
+    );
+    assert!(
+        hands.taps <= 5 && hands.scrolls <= 3,
+        "{} taps, {} scrolls",
+        hands.taps,
+        hands.scrolls
+    );
+    let m = c
+        .execute(
+            "return [document.documentElement.scrollWidth, window.innerWidth];",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert!(m[0].as_u64() <= m[1].as_u64(), "wider than the phone: {m}");
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/screenshots");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("phone-websites.png"),
+        c.screenshot().await.unwrap(),
+    )
+    .unwrap();
+    c.close().await.unwrap();
+}

@@ -1,5 +1,6 @@
-//! A club's organizer pages: members and their roles, API tokens (each secret shown once), and
-//! card uploads (a refused file comes back with every error at its line).
+//! A club's organizer pages: members and their roles, API tokens (each secret shown once) and the
+//! websites they may be used from, and card uploads (a refused file comes back with every error
+//! at its line).
 
 use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, get, post, web};
@@ -8,7 +9,7 @@ use serde::Deserialize;
 
 use super::{Ctx, Flash, Page, Posted, after, redirect};
 use crate::domain::cards::{self, CardUpload, StoredCard};
-use crate::domain::clubs::Club;
+use crate::domain::clubs::{self, AllowedOrigins, Club, normal_origin};
 use crate::domain::members::{
     self as membership, CreatedToken, Member, NewToken, Organized, SetRole, TokenInfo, organized,
 };
@@ -127,6 +128,12 @@ struct TokensPage {
     tokens: Vec<TokenInfo>,
     /// A token just created, with its secret: this page is the only time it is shown.
     created: Option<CreatedToken>,
+    /// The websites' box: the stored origins one per line, or what was sent when it was refused.
+    websites: String,
+    /// Why the websites sent were refused, naming the line.
+    websites_error: Option<String>,
+    /// The result of saving the websites, shown beside the box (not at the top of the page).
+    websites_saved: Option<Flash>,
 }
 
 impl TokensPage {
@@ -136,19 +143,61 @@ impl TokensPage {
     }
 }
 
+/// What was typed in the websites' box, and why it was refused.
+struct RefusedWebsites {
+    text: String,
+    error: String,
+}
+
 async fn tokens_page(
     page: &Page,
     state: &AppState,
     club: Organized,
     created: Option<CreatedToken>,
+    refused: Option<RefusedWebsites>,
+) -> Result<HttpResponse, AppError> {
+    tokens_page_with(page, state, club, created, refused, false).await
+}
+
+/// The tokens page; `websites_saved`: the page's flash is the result of saving the websites, so
+/// it is shown in that section, where the organizer is looking.
+async fn tokens_page_with(
+    page: &Page,
+    state: &AppState,
+    club: Organized,
+    created: Option<CreatedToken>,
+    refused: Option<RefusedWebsites>,
+    websites_saved: bool,
 ) -> Result<HttpResponse, AppError> {
     let tokens = membership::tokens_of(state, &club).await?;
+    let (websites, websites_error) = match refused {
+        Some(r) => (r.text, Some(r.error)),
+        None => {
+            let stored = clubs::allowed_origins(state, &page.caller, &club.club().slug).await?;
+            (stored.origins.join("\n"), None)
+        }
+    };
+    let mut ctx = page.ctx.clone();
+    let websites_saved = if websites_saved {
+        ctx.flash.take()
+    } else {
+        None
+    };
     page.render(TokensPage {
-        ctx: page.ctx.clone(),
+        ctx,
         club: club.club().clone(),
         tokens,
         created,
+        websites,
+        websites_error,
+        websites_saved,
     })
+}
+
+#[derive(Deserialize)]
+struct TokensQuery {
+    /// `websites` after the websites were saved.
+    saved: Option<String>,
 }
 
 #[get("/clubs/{slug}/tokens")]
@@ -156,9 +205,11 @@ async fn tokens_list(
     page: Page,
     state: web::Data<AppState>,
     slug: web::Path<String>,
+    query: web::Query<TokensQuery>,
 ) -> Result<HttpResponse, AppError> {
     let club = organized(&state, &page.caller, &slug).await?;
-    tokens_page(&page, &state, club, None).await
+    let websites = query.saved.as_deref() == Some("websites");
+    tokens_page_with(&page, &state, club, None, None, websites).await
 }
 
 #[derive(Deserialize)]
@@ -191,7 +242,7 @@ async fn tokens_create(
     {
         Ok(created) => {
             let club = organized(&state, &posted.caller, &slug).await?;
-            tokens_page(&page, &state, club, Some(created)).await
+            tokens_page(&page, &state, club, Some(created), None).await
         }
         Err(e) => after(&format!("/clubs/{slug}/tokens"), Err(e)),
     }
@@ -208,6 +259,71 @@ async fn tokens_revoke(
         .await
         .map(|_| "Token revoked: it no longer works.".to_string());
     after(&format!("/clubs/{slug}/tokens"), result)
+}
+
+#[derive(Deserialize)]
+struct WebsitesForm {
+    #[serde(default)]
+    websites: String,
+}
+
+/// Saves the websites (origins) the club's tokens may be used from in a browser: one per line.
+/// A line that is not an origin sends the page back with what was typed and the line named.
+#[post("/clubs/{slug}/origins")]
+async fn websites_save(
+    page: Page,
+    state: web::Data<AppState>,
+    slug: web::Path<String>,
+    posted: Posted<WebsitesForm>,
+) -> Result<HttpResponse, AppError> {
+    let text = posted.form.websites;
+    let club = organized(&state, &posted.caller, &slug).await?;
+    let lines: Vec<(usize, &str)> = text
+        .lines()
+        .enumerate()
+        .map(|(i, l)| (i + 1, l.trim()))
+        .filter(|(_, l)| !l.is_empty())
+        .collect();
+    let refusal = if lines.len() > clubs::MAX_ORIGINS {
+        Some(format!(
+            "{} websites listed; a club lists at most {}",
+            lines.len(),
+            clubs::MAX_ORIGINS
+        ))
+    } else {
+        lines
+            .iter()
+            .find_map(|(n, l)| normal_origin(l).err().map(|why| format!("Line {n}: {why}")))
+    };
+    if let Some(error) = refusal {
+        let mut res = tokens_page(
+            &page,
+            &state,
+            club,
+            None,
+            Some(RefusedWebsites { text, error }),
+        )
+        .await?;
+        *res.status_mut() = StatusCode::UNPROCESSABLE_ENTITY;
+        res.extensions_mut().insert(OwnBody);
+        return Ok(res);
+    }
+    let origins = lines.iter().map(|(_, l)| l.to_string()).collect();
+    let result =
+        clubs::set_allowed_origins(&state, &posted.caller, &slug, AllowedOrigins { origins })
+            .await
+            .map(|saved| match saved.origins.len() {
+                0 => "No websites listed: tokens work from apps and servers, not from web pages."
+                    .to_string(),
+                1 => format!(
+                    "Saved: {} may use this club's tokens from its pages.",
+                    saved.origins[0]
+                ),
+                n => format!("Saved: {n} websites may use this club's tokens from their pages."),
+            });
+    // The form was sent to `…/origins#websites`: the browser keeps that fragment through the
+    // redirect, so the page opens at the websites, with the result there.
+    after(&format!("/clubs/{slug}/tokens?saved=websites"), result)
 }
 
 /// One line of a refused card file, with the errors found on it.
@@ -353,6 +469,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(tokens_list)
         .service(tokens_create)
         .service(tokens_revoke)
+        .service(websites_save)
         .service(cards_list)
         .service(cards_upload);
 }

@@ -301,3 +301,12 @@ pub async fn database_away(app: &TestApp, away: bool) {
             .unwrap();
     }
 }
+
+/// The CSRF token in a page's forms.
+pub fn csrf_of(html: &str) -> String {
+    html.split("name=\"csrf\" value=\"")
+        .nth(1)
+        .and_then(|r| r.split('"').next())
+        .expect("a form with a CSRF token")
+        .to_string()
+}
