@@ -763,11 +763,17 @@
     number = n;
     form.elements.number.value = String(n);
     document.querySelectorAll("#game-number, .save-number").forEach((el) => { el.textContent = String(n); });
+    const done = n > gamesPerTable;
+    // After the last game there is no next game: no game number, no winds for it.
+    $("game-of").hidden = done;
+    $("all-of").hidden = !done;
     players.forEach((p) => {
       const el = document.querySelector("[data-wind-of='" + p.id + "']");
-      if (el) el.textContent = WIND_NAMES[windOf(p.id, n)];
+      if (el) {
+        el.textContent = WIND_NAMES[windOf(p.id, n)];
+        el.hidden = done;
+      }
     });
-    const done = n > gamesPerTable;
     form.hidden = done;
     [save, verdict, points].forEach((el) => { el.hidden = done; });
     $("all-played").hidden = !done;
@@ -775,6 +781,13 @@
   }
 
   function clearForm() {
+    // A check of the game just saved may still be on its way: its answer belongs to that game,
+    // not to this empty form (it would show its verdict and points here and enable Save).
+    generation++;
+    clearTimeout(timer);
+    points.textContent = "";
+    say("Tap who won, or Wall game.");
+    ready(false);
     tiles = [];
     exposed = [];
     hint = null;
@@ -825,6 +838,8 @@
     fixing = false;
     clearForm();
     setNumber(nextNumber());
+    // The next game starts where a fresh screen does: at the top, with "Who won?" in view.
+    window.scrollTo({ top: 0 });
     renderQueue();
     schedule();
     flush();
