@@ -31,6 +31,9 @@ pub struct Problem {
     /// For bad input: each field that is wrong.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub errors: Vec<FieldError>,
+    /// For a game whose number at its table is taken (409): the game that holds it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub taken: Option<crate::domain::games::TakenGame>,
 }
 
 impl Problem {
@@ -41,6 +44,7 @@ impl Problem {
             status: status.as_u16(),
             detail: detail.into(),
             errors: Vec::new(),
+            taken: None,
         }
     }
 }
@@ -98,6 +102,11 @@ impl AppError {
                 p.errors = errors.clone();
                 p
             }
+            AppError::Domain(Error::Taken { detail, taken }) => {
+                let mut p = Problem::new(status, detail.clone());
+                p.taken = Some(taken.clone());
+                p
+            }
             other => Problem::new(status, other.to_string()),
         }
     }
@@ -113,7 +122,7 @@ impl ResponseError for AppError {
                 Error::Invalid { .. } => StatusCode::UNPROCESSABLE_ENTITY,
                 Error::Unauthorized(_) => StatusCode::UNAUTHORIZED,
                 Error::Forbidden(_) => StatusCode::FORBIDDEN,
-                Error::Conflict(_) => StatusCode::CONFLICT,
+                Error::Conflict(_) | Error::Taken { .. } => StatusCode::CONFLICT,
                 Error::Stale(_) => StatusCode::PRECONDITION_FAILED,
                 Error::VersionRequired(_) => StatusCode::PRECONDITION_REQUIRED,
                 Error::TooManyRequests { .. } => StatusCode::TOO_MANY_REQUESTS,

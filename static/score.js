@@ -88,7 +88,8 @@
   const players = JSON.parse(form.dataset.players);
   const byId = {};
   players.forEach((p) => { byId[p.id] = p; });
-  const serverNumber = Number(form.elements.number.value);
+  /** The next number as the server last said (the page as served, then after every send). */
+  let serverNumber = Number(form.elements.number.value);
   const $ = (id) => document.getElementById(id);
   const verdict = $("verdict");
   const points = $("points");
@@ -638,17 +639,83 @@
     crypto.getRandomValues(b);
     return "game-" + Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
   }
-  function label(g) {
-    if (g.outcome === "wall") return "Game " + g.number + ": wall game";
-    if (g.outcome === "redeal") return "Game " + g.number + ": redeal";
-    return "Game " + g.number + ": " + nameOf(g.winner) + " went out";
+  /** A game in a scorer's words: "Bea went out on Cy's discard", "Ann went out, self-pick". */
+  function inWords(g) {
+    if (g.outcome === "wall") return "wall game";
+    if (g.outcome === "redeal") return "redeal";
+    const how = g.won_by === "discard" ? " on " + nameOf(g.discarder) + "'s discard" :
+      g.won_by === "self_pick" ? ", self-pick" : g.won_by === "joker_exchange" ? ", joker exchange" :
+      g.won_by === "heavenly" ? ", heavenly hand" : g.won_by === "earthly" ? ", earthly hand" : "";
+    return nameOf(g.winner) + " went out" + how;
   }
-  function nextNumber() {
+  function label(g) { return "Game " + g.number + ": " + inWords(g); }
+  /** The games on this tablet that wait for the scorer (refused, or their number taken). */
+  function needingYou() { return readQueue(table).filter((j) => j.state !== "waiting"); }
+  /** The status line while games need the scorer: it says so until they are dealt with. */
+  function stillNeeded(prefix) {
+    const open = needingYou();
+    if (!open.length) return false;
+    const which = open.map((j) => "game " + j.game.number).join(", ");
+    status((prefix ? prefix + " " : "") + "Not saved yet: " + which + " — see below and choose.", "bad");
+    return true;
+  }
+  /** The next free number: past the server's games, the saved ones and those queued here
+   *  (but `except`, the game being given a number). */
+  function nextNumber(except) {
     let n = Math.max(serverNumber, savedUpTo + 1);
     readQueue(table).forEach((j) => {
+      if (j.key === except || j.state === "clash") return;
       if (j.game.outcome !== "redeal" && Number.isFinite(j.game.number)) n = Math.max(n, j.game.number + 1);
     });
     return n;
+  }
+
+  /** A game whose number was taken is kept as the next free number, with a new key (it is a new
+   *  request), and sent. */
+  function keepAsNext(key) {
+    const q = readQueue(table);
+    const j = q.find((x) => x.key === key);
+    if (!j) return;
+    const was = j.game.number;
+    j.game.number = nextNumber(key);
+    j.key = newKey();
+    j.state = "waiting";
+    j.label = label(j.game);
+    delete j.theirs;
+    delete j.reason;
+    writeQueue(table, q);
+    status("Yours (game " + was + " on this tablet) goes as game " + j.game.number + ": sending…", "");
+    if (!fixing) setNumber(nextNumber());
+    renderQueue();
+    flush();
+  }
+
+  /** Takes the table as the server has it now — its games, each player's points and the next
+   *  number — from this screen as the server renders it, so another tablet's games show here
+   *  too. Offline (or a closed night's page), nothing changes. */
+  async function syncFromServer() {
+    let html;
+    try {
+      const res = await fetch(location.pathname, { credentials: "same-origin" });
+      if (!res.ok) return;
+      html = await res.text();
+    } catch (_) { return; }
+    const doc = new DOMParser().parseFromString(html, "text/html");
+    const theirs = doc.getElementById("score");
+    if (!theirs) return;
+    const n = Number(theirs.querySelector("input[name=number]").value);
+    if (Number.isFinite(n) && n > 0) serverNumber = n;
+    doc.querySelectorAll("[data-total-of]").forEach((cell) => {
+      const mine = document.querySelector("[data-total-of='" + cell.dataset.totalOf + "']");
+      if (mine) mine.textContent = cell.textContent;
+    });
+    const played = doc.getElementById("played");
+    if (played) {
+      $("played").innerHTML = played.innerHTML;
+      $("played-count").textContent = String($("played").children.length);
+      document.querySelector("details.played").hidden = $("played").children.length === 0;
+    }
+    if (!fixing) setNumber(nextNumber());
   }
   function status(text, cls) {
     sent.className = "sent " + (cls || "");
@@ -667,6 +734,27 @@
       const text = document.createElement("span");
       text.textContent = j.label + (j.state === "refused" ? " — refused: " + j.reason : " — not sent yet");
       li.appendChild(text);
+      if (j.state === "clash") {
+        // The number was taken on another device: both games in words, and the two ways out.
+        text.textContent = "Game " + j.game.number + " was entered on another device: " + j.theirs +
+          ". Yours: " + inWords(j.game) + ".";
+        const keep = document.createElement("button");
+        keep.type = "button";
+        keep.className = "small-button";
+        keep.textContent = "Keep mine as the next game";
+        keep.addEventListener("click", () => keepAsNext(j.key));
+        const same = document.createElement("button");
+        same.type = "button";
+        same.className = "small-button secondary";
+        same.textContent = "Same game: drop mine";
+        same.addEventListener("click", () => {
+          writeQueue(table, readQueue(table).filter((x) => x.key !== j.key));
+          renderQueue();
+          if (!fixing) setNumber(nextNumber());
+          if (!stillNeeded()) status("Dropped yours: game " + j.game.number + " is the one entered on the other device.", "saved");
+        });
+        li.append(" ", keep, " ", same);
+      }
       if (j.state === "refused") {
         const fix = document.createElement("button");
         fix.type = "button";
@@ -716,6 +804,7 @@
     if (flushing) return;
     flushing = true;
     clearTimeout(retryTimer);
+    let sentAny = false;
     try {
       for (;;) {
         const job = readQueue(table).find((j) => j.state === "waiting");
@@ -736,14 +825,19 @@
         retryIn = 2000;
         const q = readQueue(table);
         const at = q.findIndex((j) => j.key === job.key);
+        sentAny = true;
         if (r.status === 200 || r.status === 201) {
           if (at >= 0) q.splice(at, 1);
           writeQueue(table, q);
           if (r.data.outcome !== "redeal") savedUpTo = Math.max(savedUpTo, r.data.number);
           const summary = addPlayed(r.data);
-          status("Saved game " + r.data.number + ": " + summary, "saved");
-          // Refresh the copy of this page the service worker keeps.
-          fetch(location.pathname, { credentials: "same-origin" }).catch(() => {});
+          // A refusal still waiting keeps the status line: it is not overwritten by a success.
+          if (!stillNeeded("Saved game " + r.data.number + ".")) status("Saved game " + r.data.number + ": " + summary, "saved");
+        } else if (r.status === 409 && r.data && r.data.taken) {
+          // The number was taken on another device: the scorer says whether it is the same game.
+          if (at >= 0) { q[at].state = "clash"; q[at].theirs = r.data.taken.summary; q[at].reason = "number taken"; }
+          writeQueue(table, q);
+          status("Not saved: game " + job.game.number + " was entered on another device. Below: keep yours as the next game, or drop it if it is the same game.", "bad");
         } else {
           const detail = (r.data && r.data.detail) || ("the server answered " + r.status);
           if (at >= 0) { q[at].state = "refused"; q[at].reason = detail; }
@@ -756,6 +850,9 @@
       flushing = false;
       renderQueue();
       if (!fixing) setNumber(Math.max(number, nextNumber()));
+      // After every send the screen takes the table as the server has it (this also refreshes
+      // the copy of the page the service worker keeps).
+      if (sentAny) syncFromServer();
     }
   }
 

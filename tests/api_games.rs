@@ -271,6 +271,71 @@ async fn racing_scorers_one_stored_one_told() {
 }
 
 #[tokio::test]
+async fn a_taken_number_names_the_game_that_holds_it_in_words() {
+    let app = spawn_app().await;
+    let s = setup(&app).await;
+    let url = app.url(&format!("/api/v1/tables/{}/games", s.table));
+    // Game 1 on one tablet: Bea on Cy's discard. Game 2: a wall game.
+    let first: Value = s
+        .owner
+        .post(&url)
+        .json(
+            &json!({"number": 1, "outcome": "mahjong", "winner": s.seats[1], "hand": WIN,
+                      "won_by": "discard", "discarder": s.seats[2]}),
+        )
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let wall: Value = s
+        .owner
+        .post(&url)
+        .json(&json!({"number": 2, "outcome": "wall"}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    // Another tablet sends its own game 1 and game 2.
+    for (number, holder, words) in [
+        (
+            1,
+            &first,
+            format!(
+                "Bea went out on Cy's discard: {} ({})",
+                first["line"].as_str().unwrap(),
+                first["value"]
+            ),
+        ),
+        (2, &wall, "wall game".to_string()),
+    ] {
+        let res = s
+            .owner
+            .post(&url)
+            .header("Idempotency-Key", format!("other-tablet-{number}"))
+            .json(&json!({"number": number, "outcome": "mahjong", "winner": s.seats[0], "hand": WIN, "won_by": "self_pick"}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(res.status(), 409);
+        let p: Value = res.json().await.unwrap();
+        assert_eq!(p["taken"]["number"], number, "{p}");
+        assert_eq!(p["taken"]["game"], holder["id"], "{p}");
+        assert_eq!(p["taken"]["summary"], words.as_str(), "{p}");
+        assert!(p["detail"].as_str().unwrap().contains(&words), "{p}");
+    }
+    // Nothing of the second tablet was stored.
+    let stored: i64 = sqlx::query_scalar("SELECT count(*) FROM games")
+        .fetch_one(&app.db)
+        .await
+        .unwrap();
+    assert_eq!(stored, 2);
+}
+
+#[tokio::test]
 async fn dead_hand_calls_keep_the_engines_verdict_and_closed_nights_refuse() {
     let app = spawn_app().await;
     let s = setup(&app).await;

@@ -635,3 +635,166 @@ fn contrast(a: &str, b: &str) -> f64 {
     let (x, y) = (lum(a), lum(b));
     (x.max(y) + 0.05) / (x.min(y) + 0.05)
 }
+
+/// Taps the winner and the 14 tiles of `SELF_PICK`, then Save (on a tablet without network, once
+/// the screen says the game cannot be checked).
+async fn self_pick(c: &Client, winner: i64, offline: bool) {
+    click(c, &format!("input[name=won][value='{winner}']")).await;
+    for tile in SELF_PICK {
+        click(c, &format!("#picker button[data-tile='{tile}']")).await;
+    }
+    if offline {
+        wait_text(c, "#verdict", "Not checked: no network").await;
+    }
+    save(c).await;
+}
+
+/// Each player's points tonight as the scoring screen shows them.
+async fn shown_totals(c: &Client, players: &[i64]) -> Vec<i64> {
+    let mut out = Vec::new();
+    for p in players {
+        let t = text_of(c, &format!("[data-total-of='{p}']")).await;
+        out.push(t.trim().parse().unwrap());
+    }
+    out
+}
+
+/// Each player's points at the table as stored.
+async fn stored_totals(
+    app: &TestApp,
+    owner: &reqwest::Client,
+    table: i64,
+    players: &[i64],
+) -> Vec<i64> {
+    let g = games(app, owner, table).await;
+    players
+        .iter()
+        .map(|p| {
+            g.iter()
+                .filter(|g| g["status"] == "recorded")
+                .flat_map(|g| g["scores"].as_array().unwrap().iter())
+                .filter(|s| s["player"]["id"] == *p)
+                .map(|s| s["score"].as_i64().unwrap())
+                .sum()
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn two_tablets_at_one_table_a_taken_number_is_resolved_both_ways() {
+    let app = spawn_app().await;
+    let (owner, t) = seat_ids(&app, "twotabs").await;
+    let (ann, bea) = (t.players[0], t.players[1]);
+    // Tablet A (a tablet, on a network that drops) and tablet B (a phone), the same scorer.
+    let gate = Gate::to(&app.address).await;
+    let (_da, a) = browser().await;
+    let (_db, b) = browser().await;
+    viewport(&a, TABLET).await;
+    viewport(&b, PHONE).await;
+    log_in(&a, &gate.address, "scorer@example.org", PASSWORD, "/").await;
+    log_in(&b, &app.address, "scorer@example.org", PASSWORD, "/").await;
+    open(&a, &gate.url(&format!("/tables/{}/score", t.table)), 1).await;
+    open(&b, &app.url(&format!("/tables/{}/score", t.table)), 1).await;
+
+    // A loses the network and keeps two games: 1, a wall game; 2, Ann's self-pick.
+    gate.set_open(false);
+    click(&a, "input[name=won][value=wall]").await;
+    save(&a).await;
+    wait_text(&a, "#save", "Save game 2").await;
+    self_pick(&a, ann, true).await;
+    wait_text(&a, "#queue-title", "2 games waiting on this tablet").await;
+
+    // B meanwhile stores game 1, the same wall game, and game 2, Bea's self-pick.
+    click(&b, "input[name=won][value=wall]").await;
+    save(&b).await;
+    saved(&b, 1).await;
+    self_pick(&b, bea, false).await;
+    saved(&b, 2).await;
+
+    // A's network is back: both of its games are refused, each shown beside the stored one in
+    // words, with the two ways out; the totals and games are the server's.
+    gate.set_open(true);
+    until("both of A's games are refused", async || {
+        text_of(&a, "#queue-list")
+            .await
+            .matches("Keep mine as the next game")
+            .count()
+            == 2
+    })
+    .await;
+    let q = text_of(&a, "#queue-list").await;
+    assert!(
+        q.contains("Game 1 was entered on another device: wall game. Yours: wall game."),
+        "{q}"
+    );
+    assert!(
+        q.contains("Game 2 was entered on another device: Bea went out, self-pick: 2468#2 (25). Yours: Ann went out, self-pick."),
+        "{q}"
+    );
+    assert!(!q.contains("/api/"), "no API path on the screen: {q}");
+    until("A shows the table as the server has it", async || {
+        shown_totals(&a, &t.players).await == stored_totals(&app, &owner, t.table, &t.players).await
+    })
+    .await;
+    wait_text(&a, "h1", "game 3").await;
+    wait_text(&a, "#played-count", "2").await;
+    let s = text_of(&a, "#sent").await;
+    assert!(
+        s.starts_with("Not saved"),
+        "the refusal stays on the status line: {s}"
+    );
+    let (_, found) = axe(&a).await;
+    assert_eq!(found, json!([]), "the refused games pass axe");
+    shot(&a, "score-two-tablets-clash-tablet").await;
+
+    // Game 1 is the same game: A drops its copy. Game 2 is another game: A keeps it as game 3.
+    click(&a, "#queue-list li:nth-child(1) button.secondary").await;
+    until("A's game 1 dropped", async || waiting(&a).await == 1).await;
+    let s = text_of(&a, "#sent").await;
+    assert!(s.contains("game 2"), "game 2 still needs the scorer: {s}");
+    click(&a, "#queue-list li:nth-child(1) button:not(.secondary)").await;
+    saved(&a, 3).await;
+    until("the queue is empty", async || waiting(&a).await == 0).await;
+    let g = games(&app, &owner, t.table).await;
+    let kept: Vec<(i64, &str)> = g
+        .iter()
+        .map(|g| {
+            (
+                g["number"].as_i64().unwrap(),
+                g["outcome"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(kept, vec![(1, "wall"), (2, "mahjong"), (3, "mahjong")]);
+    assert_eq!(g[1]["result"]["winner"], json!(bea));
+    assert_eq!(g[2]["result"]["winner"], json!(ann));
+    until("A's totals are the server's", async || {
+        shown_totals(&a, &t.players).await == stored_totals(&app, &owner, t.table, &t.players).await
+    })
+    .await;
+    wait_text(&a, "h1", "game 4").await;
+    wait_text(&a, "#played-count", "3").await;
+
+    // B did not know of A's game 3: its next game, sent as game 3, is refused in the same
+    // words on the phone, and kept as game 4. B then shows the table as the server has it.
+    self_pick(&b, bea, false).await;
+    until("B's game 3 is refused", async || {
+        text_of(&b, "#queue-list").await.contains(
+            "Game 3 was entered on another device: Ann went out, self-pick: 2468#2 (25). Yours: Bea went out, self-pick.",
+        )
+    })
+    .await;
+    wait_text(&b, "h1", "game 4").await;
+    let s = text_of(&b, "#sent").await;
+    assert!(s.starts_with("Not saved: game 3"), "{s}");
+    shot(&b, "score-two-tablets-clash-phone").await;
+    click(&b, "#queue-list li:nth-child(1) button:not(.secondary)").await;
+    saved(&b, 4).await;
+    until("B's totals are the server's", async || {
+        shown_totals(&b, &t.players).await == stored_totals(&app, &owner, t.table, &t.players).await
+    })
+    .await;
+    wait_text(&b, "#played-count", "4").await;
+    a.close().await.unwrap();
+    b.close().await.unwrap();
+}

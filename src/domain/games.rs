@@ -112,6 +112,56 @@ pub struct GameView {
     pub result: serde_json::Value,
 }
 
+/// The game that holds a number at a table, for a 409 when another game asks for it.
+#[derive(Serialize, Deserialize, ToSchema, Debug, Clone)]
+pub struct TakenGame {
+    /// The number at the table.
+    #[schema(example = 3)]
+    pub number: i32,
+    /// The stored game's id (`GET /api/v1/games/{id}`).
+    pub game: i64,
+    /// The stored game in words, with the players' names.
+    #[schema(example = "Ann went out, self-pick: 2468#2 (25)")]
+    pub summary: String,
+}
+
+/// A stored game in a scorer's words: "Ann went out, self-pick: 2468#2 (25)", "Bea went out on
+/// Cy's discard: …", "wall game", "redeal".
+pub fn in_words(v: &GameView) -> String {
+    let name = |key: &str| {
+        v.result[key].as_i64().and_then(|id| {
+            v.scores
+                .iter()
+                .find(|s| s.player.id == id)
+                .map(|s| s.player.name.clone())
+        })
+    };
+    match v.outcome.as_str() {
+        "mahjong" => {
+            let winner = name("winner").unwrap_or_else(|| "the winner".into());
+            let how = match v.result["won_by"].as_str() {
+                Some("discard") => match name("discarder") {
+                    Some(d) => format!(" on {d}'s discard"),
+                    None => " on a discard".into(),
+                },
+                Some("self_pick") => ", self-pick".into(),
+                Some("joker_exchange") => ", joker exchange".into(),
+                Some("heavenly") => ", heavenly hand".into(),
+                Some("earthly") => ", earthly hand".into(),
+                _ => String::new(),
+            };
+            let line = match (&v.line, v.value) {
+                (Some(l), Some(value)) => format!(": {l} ({value})"),
+                (Some(l), None) => format!(": {l}"),
+                _ => String::new(),
+            };
+            format!("{winner} went out{how}{line}")
+        }
+        "wall" => "wall game".into(),
+        other => other.to_string(),
+    }
+}
+
 /// A game as stored, read on `conn` (inside a transaction it sees the transaction's writes).
 pub async fn view(conn: &mut sqlx::PgConnection, id: i64) -> Result<GameView> {
     let g = games::get(&mut *conn, id)
@@ -578,15 +628,26 @@ pub async fn record(
                 });
         }
         Err(InsertError::Taken) => {
-            let holder = games::holder(state.entry_db(), table_id, game.number).await?;
-            return Err(Error::Conflict(format!(
-                "game {} at table {} is already recorded{}",
-                game.number,
-                ctx.table_number,
-                holder
-                    .map(|h| format!(" as game {h} (GET /api/v1/games/{h})"))
-                    .unwrap_or_default()
-            )));
+            let already = format!(
+                "game {} at table {} is already recorded",
+                game.number, ctx.table_number
+            );
+            let Some(holder) = games::holder(state.entry_db(), table_id, game.number).await? else {
+                return Err(Error::Conflict(already));
+            };
+            let mut conn = state.entry_db().acquire().await?;
+            let stored = self::view(&mut conn, holder).await?;
+            let summary = in_words(&stored);
+            return Err(Error::Taken {
+                detail: format!(
+                    "{already} as game {holder} (GET /api/v1/games/{holder}): {summary}"
+                ),
+                taken: TakenGame {
+                    number: game.number,
+                    game: holder,
+                    summary,
+                },
+            });
         }
         Err(InsertError::Db(e)) => return Err(e.into()),
     }

@@ -78,6 +78,14 @@ pub enum Error {
     /// The operation clashes with what is stored (a taken name, a recorded game, a closed night).
     #[error("{0}")]
     Conflict(String),
+    /// A game's number at its table is taken by another game (entered on another device): a
+    /// conflict that says which game holds the number, so the scorer can tell whether the two
+    /// are the same game.
+    #[error("{detail}")]
+    Taken {
+        detail: String,
+        taken: games::TakenGame,
+    },
     /// The caller's copy is out of date (a game's version moved on).
     #[error("{0}")]
     Stale(String),
@@ -154,6 +162,10 @@ impl Error {
             Error::Invalid { errors, .. } if errors.len() == 1 && errors[0].line.is_none() => {
                 errors[0].message.clone()
             }
+            Error::Taken { taken, .. } => format!(
+                "Game {} was entered on another device: {}. Yours was not saved.",
+                taken.number, taken.summary
+            ),
             other => other.to_string(),
         }
     }
