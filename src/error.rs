@@ -34,6 +34,9 @@ pub struct Problem {
     /// For a game whose number at its table is taken (409): the game that holds it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub taken: Option<crate::domain::games::TakenGame>,
+    /// For a game sent to a table whose night is closed (409): the night.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub night_closed: Option<crate::domain::games::ClosedNight>,
 }
 
 impl Problem {
@@ -45,6 +48,7 @@ impl Problem {
             detail: detail.into(),
             errors: Vec::new(),
             taken: None,
+            night_closed: None,
         }
     }
 }
@@ -102,6 +106,11 @@ impl AppError {
                 p.errors = errors.clone();
                 p
             }
+            AppError::Domain(Error::NightClosed { detail, night }) => {
+                let mut p = Problem::new(status, detail.clone());
+                p.night_closed = Some(night.clone());
+                p
+            }
             AppError::Domain(Error::Taken { detail, taken }) => {
                 let mut p = Problem::new(status, detail.clone());
                 p.taken = Some(taken.clone());
@@ -122,7 +131,9 @@ impl ResponseError for AppError {
                 Error::Invalid { .. } => StatusCode::UNPROCESSABLE_ENTITY,
                 Error::Unauthorized(_) => StatusCode::UNAUTHORIZED,
                 Error::Forbidden(_) => StatusCode::FORBIDDEN,
-                Error::Conflict(_) | Error::Taken { .. } => StatusCode::CONFLICT,
+                Error::Conflict(_) | Error::Taken { .. } | Error::NightClosed { .. } => {
+                    StatusCode::CONFLICT
+                }
                 Error::Stale(_) => StatusCode::PRECONDITION_FAILED,
                 Error::VersionRequired(_) => StatusCode::PRECONDITION_REQUIRED,
                 Error::TooManyRequests { .. } => StatusCode::TOO_MANY_REQUESTS,

@@ -85,6 +85,9 @@
   const card = form.dataset.card;
   const ruleset = JSON.parse(form.dataset.ruleset);
   const gamesPerTable = Number(form.dataset.games);
+  /** The night is closed: no entry; games kept here wait for it to be reopened. */
+  const nightClosed = form.dataset.closed === "true";
+  const nightNumber = form.dataset.nightNumber;
   const players = JSON.parse(form.dataset.players);
   const byId = {};
   players.forEach((p) => { byId[p.id] = p; });
@@ -650,7 +653,7 @@
   }
   function label(g) { return "Game " + g.number + ": " + inWords(g); }
   /** The games on this tablet that wait for the scorer (refused, or their number taken). */
-  function needingYou() { return readQueue(table).filter((j) => j.state !== "waiting"); }
+  function needingYou() { return readQueue(table).filter((j) => j.state === "refused" || j.state === "clash"); }
   /** The status line while games need the scorer: it says so until they are dealt with. */
   function stillNeeded(prefix) {
     const open = needingYou();
@@ -703,6 +706,8 @@
     const doc = new DOMParser().parseFromString(html, "text/html");
     const theirs = doc.getElementById("score");
     if (!theirs) return;
+    // The night was closed or reopened meanwhile: the screen as it is now (the queue is kept).
+    if ((theirs.dataset.closed === "true") !== nightClosed) { location.reload(); return; }
     const n = Number(theirs.querySelector("input[name=number]").value);
     if (Number.isFinite(n) && n > 0) serverNumber = n;
     doc.querySelectorAll("[data-total-of]").forEach((cell) => {
@@ -732,7 +737,9 @@
       const li = document.createElement("li");
       li.className = j.state;
       const text = document.createElement("span");
-      text.textContent = j.label + (j.state === "refused" ? " — refused: " + j.reason : " — not sent yet");
+      text.textContent = j.label + (j.state === "refused" ? " — refused: " + j.reason :
+        j.state === "closed" ? " — kept: night " + j.night + " is closed; it is sent by itself once an organizer reopens it" :
+        " — not sent yet");
       li.appendChild(text);
       if (j.state === "clash") {
         // The number was taken on another device: both games in words, and the two ways out.
@@ -754,6 +761,22 @@
           if (!stillNeeded()) status("Dropped yours: game " + j.game.number + " is the one entered on the other device.", "saved");
         });
         li.append(" ", keep, " ", same);
+      }
+      if (j.state === "closed") {
+        const drop = document.createElement("button");
+        drop.type = "button";
+        drop.className = "small-button secondary";
+        drop.textContent = "Delete game " + j.game.number;
+        drop.addEventListener("click", () => {
+          if (drop.dataset.sure) {
+            writeQueue(table, readQueue(table).filter((x) => x.key !== j.key));
+            renderQueue();
+          } else {
+            drop.dataset.sure = "1";
+            drop.textContent = "Tap again to delete game " + j.game.number;
+          }
+        });
+        li.append(" ", drop);
       }
       if (j.state === "refused") {
         const fix = document.createElement("button");
@@ -800,11 +823,21 @@
   let retryIn = 2000;
   let retryTimer = null;
   let flushing = false;
+  /** Games refused because the night is closed are tried again this often, so they are sent
+   *  by themselves once an organizer reopens it. */
+  const CLOSED_RETRY = 20000;
+  let closedTriedAt = 0;
   async function flush() {
     if (flushing) return;
     flushing = true;
     clearTimeout(retryTimer);
     let sentAny = false;
+    const kept = readQueue(table);
+    if (kept.some((j) => j.state === "closed") && Date.now() - closedTriedAt >= CLOSED_RETRY) {
+      closedTriedAt = Date.now();
+      kept.forEach((j) => { if (j.state === "closed") j.state = "waiting"; });
+      writeQueue(table, kept);
+    }
     try {
       for (;;) {
         const job = readQueue(table).find((j) => j.state === "waiting");
@@ -833,6 +866,13 @@
           const summary = addPlayed(r.data);
           // A refusal still waiting keeps the status line: it is not overwritten by a success.
           if (!stillNeeded("Saved game " + r.data.number + ".")) status("Saved game " + r.data.number + ": " + summary, "saved");
+        } else if (r.status === 409 && r.data && r.data.night_closed) {
+          // The night is closed: the game stays here, not retried at once, and goes by itself
+          // when the night is reopened.
+          const n = r.data.night_closed.number;
+          if (at >= 0) { q[at].state = "closed"; q[at].night = n; }
+          writeQueue(table, q);
+          status("Not saved: night " + n + " is closed. Game " + job.game.number + " stays on this tablet and is sent by itself once an organizer reopens the night.", "bad");
         } else if (r.status === 409 && r.data && r.data.taken) {
           // The number was taken on another device: the scorer says whether it is the same game.
           if (at >= 0) { q[at].state = "clash"; q[at].theirs = r.data.taken.summary; q[at].reason = "number taken"; }
@@ -862,18 +902,18 @@
     document.querySelectorAll("#game-number, .save-number").forEach((el) => { el.textContent = String(n); });
     const done = n > gamesPerTable;
     // After the last game there is no next game: no game number, no winds for it.
-    $("game-of").hidden = done;
+    $("game-of").hidden = done || nightClosed;
     $("all-of").hidden = !done;
     players.forEach((p) => {
       const el = document.querySelector("[data-wind-of='" + p.id + "']");
       if (el) {
         el.textContent = WIND_NAMES[windOf(p.id, n)];
-        el.hidden = done;
+        el.hidden = done || nightClosed;
       }
     });
-    form.hidden = done;
-    [save, verdict, points].forEach((el) => { el.hidden = done; });
-    $("all-played").hidden = !done;
+    form.hidden = done || nightClosed;
+    [save, verdict, points].forEach((el) => { el.hidden = done || nightClosed; });
+    $("all-played").hidden = !done || nightClosed;
     showChoices();
   }
 
@@ -942,6 +982,7 @@
     flush();
   });
   window.addEventListener("online", flush);
+  setInterval(() => { if (readQueue(table).some((j) => j.state === "closed")) flush(); }, CLOSED_RETRY);
   document.addEventListener("visibilitychange", () => { if (!document.hidden) flush(); });
 
   setNumber(nextNumber());

@@ -798,3 +798,123 @@ async fn two_tablets_at_one_table_a_taken_number_is_resolved_both_ways() {
     a.close().await.unwrap();
     b.close().await.unwrap();
 }
+
+#[tokio::test]
+async fn a_night_closed_while_a_table_scores_keeps_the_game_until_it_is_reopened() {
+    let app = spawn_app().await;
+    let (owner, t) = seat_ids(&app, "closing").await;
+    let ann = t.players[0];
+    // The organizer opens the night's table codes (their page).
+    let night_page = owner
+        .get(app.url(&format!("/nights/{}", t.night)))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let csrf = common::csrf_of(&night_page);
+    let codes = owner
+        .post(app.url(&format!("/nights/{}/codes", t.night)))
+        .form(&[("csrf", csrf.as_str())])
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let code = codes
+        .split("id=\"code-1\">")
+        .nth(1)
+        .and_then(|r| r.split('<').next())
+        .expect("table 1's code")
+        .to_string();
+
+    // A phone scores table 1 with the code; the organizer is on a tablet.
+    let (_dh, holder) = browser().await;
+    let (_do, org) = browser().await;
+    viewport(&holder, PHONE).await;
+    viewport(&org, TABLET).await;
+    holder
+        .goto(&app.url(&format!("/t/{}", code.replace('-', ""))))
+        .await
+        .unwrap();
+    click(&holder, "form[action='/code'] button").await;
+    wait_for(&holder, "#score[data-table] .entry-modes:not([hidden])").await;
+    click(&holder, "input[name=won][value=wall]").await;
+    save(&holder).await;
+    saved(&holder, 1).await;
+
+    // The organizer closes the night: the page names the table short of games and asks first.
+    log_in(
+        &org,
+        &app.address,
+        "scorer@example.org",
+        PASSWORD,
+        &format!("/nights/{}", t.night),
+    )
+    .await;
+    click(&org, "#close-night summary").await;
+    let short = wait_text(&org, "#short-tables", "Table 1 has 1 of 4").await;
+    assert!(short.contains("the league plays 4 a table"), "{short}");
+    let button = text_of(&org, "#close-night button").await;
+    assert_eq!(button, "Close night 1 anyway");
+    let (_, found) = axe(&org).await;
+    assert_eq!(found, json!([]), "the close step passes axe");
+    click(&org, "#close-night button").await;
+    wait_text(&org, ".flash.ok", "Night closed").await;
+
+    // The phone saves game 2: refused because the night is closed, said in words, kept on the
+    // phone and not sent again and again.
+    self_pick(&holder, ann, false).await;
+    let s = wait_text(&holder, "#sent", "night 1 is closed").await;
+    assert!(s.contains("Game 2 stays on this tablet"), "{s}");
+    let q = wait_text(&holder, "#queue-list", "kept: night 1 is closed").await;
+    assert!(
+        q.contains("sent by itself once an organizer reopens it"),
+        "{q}"
+    );
+    assert!(
+        !s.contains("log in") && !q.contains("log in"),
+        "a code holder has no login: {s} {q}"
+    );
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    assert_eq!(waiting(&holder).await, 1);
+    assert_eq!(games(&app, &owner, t.table).await.len(), 1);
+    shot(&holder, "score-night-closed-phone").await;
+
+    // Reopened on the phone meanwhile: the night says it is closed (not the API's 401), and the
+    // kept game is still listed.
+    holder.refresh().await.unwrap();
+    let banner = wait_text(&holder, "#night-closed", "Night 1 is closed").await;
+    assert!(banner.contains("sent by themselves"), "{banner}");
+    wait_text(&holder, "#queue-list", "Game 2").await;
+    assert!(!text_of(&holder, "main").await.contains("401"));
+    let (_, found) = axe(&holder).await;
+    assert_eq!(found, json!([]), "the closed screen passes axe");
+
+    // The organizer reopens the night: the kept game goes by itself, and the screen is open again.
+    click(&org, "form[action$='/reopen'] button").await;
+    wait_text(&org, ".flash.ok", "Night reopened").await;
+    until("the kept game is stored", async || {
+        games(&app, &owner, t.table).await.len() == 2
+    })
+    .await;
+    wait_text(&holder, "h1", "game 3").await;
+    until("the queue is empty", async || waiting(&holder).await == 0).await;
+    let g = games(&app, &owner, t.table).await;
+    assert_eq!(g[1]["number"], 2);
+    assert_eq!(g[1]["result"]["winner"], json!(ann));
+    let actors: Vec<(String,)> = sqlx::query_as(
+        "SELECT a.actor FROM game_audit a JOIN games g ON g.id = a.game_id ORDER BY g.number",
+    )
+    .fetch_all(&app.db)
+    .await
+    .unwrap();
+    assert_eq!(
+        actors,
+        vec![("table 1 code".to_string(),), ("table 1 code".to_string(),)]
+    );
+    holder.close().await.unwrap();
+    org.close().await.unwrap();
+}

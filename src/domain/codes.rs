@@ -1,6 +1,7 @@
 //! Table codes: for a shared tablet or a tournament's tables, an organizer opens a short code
 //! per table of a night; whoever holds it enters and corrects games at that table only, until
-//! the night closes or the codes are revoked. Codes are stored as keyed hashes, guesses are
+//! the codes are revoked (while the night is closed, games are refused naming the night; a
+//! code cannot be typed in then). Codes are stored as keyed hashes, guesses are
 //! rate-limited per address, and the audit log names the holder "table 3 code".
 
 use std::net::IpAddr;
@@ -104,8 +105,10 @@ pub async fn enter(state: &AppState, code: &str, address: Option<IpAddr>) -> Res
     }
 }
 
-/// The caller a table-code cookie stands for: the table's scorer while the code is live,
-/// anonymous once it is revoked or its night closed. An unknown code counts as a wrong guess;
+/// The caller a table-code cookie stands for: the table's scorer until the code is revoked. While
+/// its night is closed the holder sees the table's screen say so and every game is refused
+/// (409, naming the night); when an organizer reopens the night, the code works again, so a
+/// game kept on the tablet is sent by itself. An unknown code counts as a wrong guess;
 /// an address over its limit is not looked up at all (anonymous), so cookies are no way round
 /// the limit.
 pub async fn identify(state: &AppState, code: &str, address: Option<IpAddr>) -> Result<Caller> {
@@ -114,7 +117,7 @@ pub async fn identify(state: &AppState, code: &str, address: Option<IpAddr>) -> 
     }
     let code = normalize(code);
     match codes::grant(&state.db, &state.keys.hash(&code)).await? {
-        Some(g) if !g.revoked && !g.night_closed => Ok(Caller(Some(Principal::Table {
+        Some(g) if !g.revoked => Ok(Caller(Some(Principal::Table {
             code_id: g.code_id,
             table_id: g.table_id,
             table_number: g.table_number,

@@ -503,10 +503,27 @@ async fn by_code(
     }
 }
 
-fn closed(night_id: i64) -> Error {
-    Error::Conflict(format!(
-        "night {night_id} is closed; an organizer can reopen it"
-    ))
+/// A night that is closed, for a 409 when a game is sent to one of its tables.
+#[derive(Serialize, Deserialize, ToSchema, Debug, Clone)]
+pub struct ClosedNight {
+    /// The night's id (`POST /api/v1/nights/{id}/reopen`).
+    pub id: i64,
+    /// Its number in the league, as people call it.
+    #[schema(example = 7)]
+    pub number: i32,
+}
+
+fn closed(ctx: &TableContext) -> Error {
+    Error::NightClosed {
+        detail: format!(
+            "night {} is closed; an organizer can reopen it",
+            ctx.night_number
+        ),
+        night: ClosedNight {
+            id: ctx.night_id,
+            number: ctx.night_number,
+        },
+    }
 }
 
 /// `record` on the server's entry lane (`state::EntryLane`), where there is one: what the
@@ -541,7 +558,7 @@ pub async fn record(
     let sheet = table_for(state, caller, table_id, Need::Score, true).await?;
     let (ctx, league, club_id) = (&sheet.ctx, &sheet.league, sheet.club.id);
     if ctx.night_status == "closed" {
-        return Err(closed(ctx.night_id));
+        return Err(closed(ctx));
     }
     if let Some(k) = &key
         && (k.is_empty() || k.len() > 200 || !k.chars().all(|c| c.is_ascii_graphic() || c == ' '))
@@ -820,7 +837,7 @@ pub async fn amend(
         )
     })?;
     if ctx.night_status == "closed" {
-        return Err(closed(ctx.night_id));
+        return Err(closed(&ctx));
     }
     input.number = Some(input.number.unwrap_or(g.number));
     let players = games::table_players(&state.db, g.table_id).await?;
@@ -950,6 +967,8 @@ pub struct Scoring {
     pub league: League,
     pub table_number: i32,
     pub night_id: i64,
+    /// The night's number in its league.
+    pub night_number: i32,
     /// The night is closed: nothing more can be entered.
     pub closed: bool,
     /// The next game's number (may be past `league.games_per_table` when all are played).
@@ -1001,6 +1020,7 @@ pub async fn scoring(state: &AppState, caller: &Caller, table_id: i64) -> Result
         league,
         table_number: ctx.table_number,
         night_id: ctx.night_id,
+        night_number: ctx.night_number,
         closed: ctx.night_status == "closed",
         number,
         players: players

@@ -86,6 +86,13 @@ pub enum Error {
         detail: String,
         taken: games::TakenGame,
     },
+    /// A game for a table whose night is closed: a conflict that names the night, so a tablet
+    /// can keep the game and send it when the night is reopened.
+    #[error("{detail}")]
+    NightClosed {
+        detail: String,
+        night: games::ClosedNight,
+    },
     /// The caller's copy is out of date (a game's version moved on).
     #[error("{0}")]
     Stale(String),
@@ -162,6 +169,10 @@ impl Error {
             Error::Invalid { errors, .. } if errors.len() == 1 && errors[0].line.is_none() => {
                 errors[0].message.clone()
             }
+            Error::NightClosed { night, .. } => format!(
+                "Night {} is closed: an organizer can reopen it to enter more games.",
+                night.number
+            ),
             Error::Taken { taken, .. } => format!(
                 "Game {} was entered on another device: {}. Yours was not saved.",
                 taken.number, taken.summary

@@ -41,6 +41,8 @@ struct GameRow {
 struct TableBlock {
     id: i64,
     started: bool,
+    /// Games that count (not voided, not redeals).
+    entered: usize,
     number: i32,
     players: Vec<(i64, String, &'static str)>,
     games: Vec<GameRow>,
@@ -72,6 +74,30 @@ struct NightPage {
     codes_opened: Option<String>,
     /// The proposal was made Swiss (by standings).
     swiss: bool,
+}
+
+impl NightPage {
+    /// The tables with fewer games than the league plays, in words, for the organizer about to
+    /// close the night ("Table 2 has 3 of 4 games; table 4 has none."); `None` when all are done.
+    fn short_tables(&self) -> Option<String> {
+        let of = self.league.games_per_table;
+        let short: Vec<String> = self
+            .tables
+            .iter()
+            .filter(|t| (t.entered as i32) < of)
+            .map(|t| match t.entered {
+                0 => format!("table {} has none", t.number),
+                n => format!("table {} has {n} of {of}", t.number),
+            })
+            .collect();
+        let mut text = short.join("; ");
+        if let Some(first) = text.get(..1) {
+            text.replace_range(..1, &first.to_uppercase());
+            Some(format!("{text} (the league plays {of} a table)."))
+        } else {
+            None
+        }
+    }
 }
 
 fn tables_with_games(tables: Vec<Table>, scores: &[NightScore]) -> Vec<TableBlock> {
@@ -118,6 +144,10 @@ fn tables_with_games(tables: Vec<Table>, scores: &[NightScore]) -> Vec<TableBloc
             }
             TableBlock {
                 started: !games.is_empty(),
+                entered: games
+                    .iter()
+                    .filter(|g| !g.voided && g.label != "Redeal")
+                    .count(),
                 id: t.id,
                 number: t.number,
                 players: t

@@ -33,6 +33,7 @@ struct ScorePage {
     table_id: i64,
     table_number: i32,
     night_id: i64,
+    night_number: i32,
     number: i32,
     /// Every game of the night is entered: no form, a message instead.
     done: bool,
@@ -111,6 +112,7 @@ async fn show(
         table_id: *id,
         table_number: t.table_number,
         night_id: t.night_id,
+        night_number: t.night_number,
         number: t.number,
         done: t.number > t.league.games_per_table,
         closed: t.closed,

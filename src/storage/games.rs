@@ -16,13 +16,15 @@ pub struct TableContext {
     pub table_id: i64,
     pub table_number: i32,
     pub night_id: i64,
+    /// The night's number in its league (what people call it: night 7, round 2).
+    pub night_number: i32,
     pub night_status: String,
     pub league_id: i64,
 }
 
 pub async fn table_context(pool: &PgPool, table_id: i64) -> sqlx::Result<Option<TableContext>> {
     sqlx::query_as::<_, TableContext>(
-        "SELECT t.id AS table_id, t.number AS table_number, n.id AS night_id, n.status AS night_status, n.league_id \
+        "SELECT t.id AS table_id, t.number AS table_number, n.id AS night_id, n.number AS night_number, n.status AS night_status, n.league_id \
          FROM night_tables t JOIN nights n ON n.id = t.night_id WHERE t.id = $1",
     )
     .bind(table_id)
@@ -67,7 +69,7 @@ pub async fn table_sheet(
         stamps: Option<Vec<Option<i64>>>,
     }
     let row = sqlx::query_as::<_, Row>(sqlx::AssertSqlSafe(format!(
-        "SELECT t.id AS table_id, t.number AS table_number, n.id AS night_id, n.status AS night_status, n.league_id, \
+        "SELECT t.id AS table_id, t.number AS table_number, n.id AS night_id, n.number AS night_number, n.status AS night_status, n.league_id, \
                 {WITH_CLUB_COLUMNS}, \
                 (SELECT coalesce(max(number), 0) + 1 FROM games WHERE table_id = t.id AND status = 'recorded' AND outcome <> 'redeal') AS next_number, \
                 CASE WHEN $2 THEN nextval('games_id_seq') END AS game_id, s.ids, s.names, s.mus, s.sigmas, s.stamps \
