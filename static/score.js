@@ -825,7 +825,7 @@
   let flushing = false;
   /** Games refused because the night is closed are tried again this often, so they are sent
    *  by themselves once an organizer reopens it. */
-  const CLOSED_RETRY = 20000;
+  const CLOSED_RETRY = 15000;
   let closedTriedAt = 0;
   async function flush() {
     if (flushing) return;
@@ -982,7 +982,8 @@
     flush();
   });
   window.addEventListener("online", flush);
-  setInterval(() => { if (readQueue(table).some((j) => j.state === "closed")) flush(); }, CLOSED_RETRY);
+  // Looked at every 5 s, so a kept game goes at most about 20 s after the night is reopened.
+  setInterval(() => { if (readQueue(table).some((j) => j.state === "closed")) flush(); }, 5000);
   document.addEventListener("visibilitychange", () => { if (!document.hidden) flush(); });
 
   setNumber(nextNumber());

@@ -78,6 +78,7 @@
         if (!res.ok) {
           const problem = await res.json().catch(() => ({}));
           say((problem.detail || "Could not change " + name + "'s check-in") + ".");
+          search.select();
           return;
         }
         const wasIn = li.classList.contains("in");
@@ -91,6 +92,7 @@
       } catch (e) {
         // The network is away: the form posts the ordinary way when it comes back.
         say("No connection: " + name + " is not checked in yet. Try again.");
+        search.select();
       }
     };
 
@@ -107,16 +109,23 @@
       const badge = q.match(/^mjl-(\d+)$/);
       if (badge) {
         li = $$("li", doorList).find((x) => x.dataset.player === badge[1]);
-        if (!li) { say("Badge " + q.toUpperCase() + " is not a player of this club."); return; }
+        // The box is selected after the answer, so the next scan replaces the code instead of
+        // adding to it ("MJL-1MJL-28").
+        if (!li) { say("Badge " + q.toUpperCase() + " is not a player of this club."); search.select(); return; }
       } else {
         const shown = $$("li", doorList).filter((x) => !x.hidden);
-        if (shown.length !== 1) { say(shown.length ? "Several players match: tap the one you mean." : "No player matches."); return; }
+        if (shown.length !== 1) {
+          say(shown.length ? "Several players match: tap the one you mean." : "No player matches “" + search.value.trim() + "”.");
+          if (!shown.length) search.select();
+          return;
+        }
         li = shown[0];
       }
       if (li.classList.contains("in")) {
         say($(".name", li).textContent + " is already checked in.");
         search.value = "";
         filter();
+        search.focus();
       } else {
         tap(li, true);
       }

@@ -53,9 +53,44 @@ async fn a_game_is_fixed_and_voided_from_the_night_page() {
 
     let (_driver, c) = browser().await;
     log_in(&c, &app.address, "org@example.org", PASSWORD, "/").await;
-    c.goto(&app.url(&format!("/nights/{}", t.night)))
-        .await
+    // Fix is a table's action: a 44 × 44 px target on a phone and on a tablet, and the table's
+    // four player columns fit a tablet's card without a sideways scroll.
+    for (w, h) in [(390, 844), (820, 1180)] {
+        c.set_window_size(w, h).await.unwrap();
+        c.goto(&app.url(&format!("/nights/{}", t.night)))
+            .await
+            .unwrap();
+        let m = c
+            .execute(
+                "const r = document.querySelector('a.fix').getBoundingClientRect();
+                 const box = document.querySelector('table.games').closest('.scroll');
+                 const last = document.querySelector('table.games thead th:last-child').getBoundingClientRect();
+                 return [r.width, r.height, last.right <= box.getBoundingClientRect().right + 0.5];",
+                vec![],
+            )
+            .await
+            .unwrap();
+        assert!(
+            m[0].as_f64().unwrap() >= 44.0 && m[1].as_f64().unwrap() >= 44.0,
+            "{w} px: Fix is {} × {}",
+            m[0],
+            m[1]
+        );
+        if w == 820 {
+            assert_eq!(
+                m[2],
+                json!(true),
+                "the 4th player's column is cut off at {w} px"
+            );
+        }
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/screenshots");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join(format!("night-fix-{w}px.png")),
+            c.screenshot().await.unwrap(),
+        )
         .unwrap();
+    }
     click(&c, &format!("#game-{id} a.fix")).await;
     let now = wait_text(&c, ".now", "Mah Jongg by Ann").await;
     assert!(
@@ -574,7 +609,8 @@ async fn every_page_fits_a_phone_and_a_tablet_and_passes_axe() {
     ];
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/screenshots");
     std::fs::create_dir_all(&dir).unwrap();
-    let (mut wide, mut serious, mut titles) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut wide, mut serious, mut titles, mut tiny) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for p in &pages {
         c.set_window_size(390, 844).await.unwrap();
         c.goto(&app.url(p)).await.unwrap();
@@ -610,6 +646,62 @@ async fn every_page_fits_a_phone_and_a_tablet_and_passes_axe() {
             if m[0].as_u64() > m[1].as_u64() {
                 wide.push(format!("{p} ({label}): {} > {} ({})", m[0], m[1], m[2]));
             }
+            // Controls a finger can hit: nothing under 24×24 px (WCAG 2.5.8), links in a
+            // sentence excepted, and a checkbox or radio counts by its label.
+            let small = c
+                .execute(
+                    "const out = [];
+                     document.querySelectorAll('main a[href], main button, main input:not([type=hidden]), main select, main summary, main textarea').forEach(el => {
+                       let r = el.getBoundingClientRect();
+                       if (r.width === 0 || r.height === 0 || el.closest('[hidden]')) return;
+                       if ((el.type === 'checkbox' || el.type === 'radio') && el.closest('label')) r = el.closest('label').getBoundingClientRect();
+                       if (el.tagName === 'A') {
+                         const block = el.parentElement;
+                         const inSentence = block && block.textContent.trim().length > el.textContent.trim().length + 2
+                           && getComputedStyle(el).display === 'inline' && !el.closest('table, nav, .actions');
+                         if (inSentence) return;
+                       }
+                       if (r.width < 23.5 || r.height < 23.5) out.push(el.tagName + ' [' + (el.textContent || el.value || el.name || '').trim().slice(0, 20) + '] ' + Math.round(r.width) + '×' + Math.round(r.height));
+                     });
+                     return out.slice(0, 5);",
+                    vec![],
+                )
+                .await
+                .unwrap();
+            if small != json!([]) {
+                tiny.push(format!("{p} ({label}): {small}"));
+            }
+            if *p == format!("/leagues/{league}") {
+                // The figure the ranking is by is on screen without a swipe, and the chart's
+                // names are whole and its players' colours all different.
+                let seen = c
+                    .execute(
+                        "const box = document.querySelector('#standings .scroll').getBoundingClientRect();
+                         const points = document.querySelector(\"th a[href*='sort=points']\").getBoundingClientRect();
+                         const svg = document.querySelector('figure.chart svg');
+                         const vb = svg.viewBox.baseVal;
+                         const cut = Array.from(svg.querySelectorAll('text.end-label, text.bar-name'))
+                           .filter(t => { const b = t.getBBox(); return b.x < 0 || b.x + b.width > vb.width + 0.5; })
+                           .map(t => t.textContent);
+                         const colours = Array.from(svg.querySelectorAll('polyline.series, rect.bar'))
+                           .map(e => Array.from(e.classList).find(k => /^s[0-9]$/.test(k)));
+                         return [points.right <= box.right + 0.5, cut, colours.length, new Set(colours).size];",
+                        vec![],
+                    )
+                    .await
+                    .unwrap();
+                assert_eq!(
+                    seen[0],
+                    json!(true),
+                    "{label}: Points is cut off on the league page"
+                );
+                assert_eq!(seen[1], json!([]), "{label}: chart names cut off");
+                assert!(
+                    seen[2].as_u64().unwrap() >= 2,
+                    "{label}: the chart draws players"
+                );
+                assert_eq!(seen[2], seen[3], "{label}: two players share a colour");
+            }
             std::fs::write(
                 dir.join(format!("{label}-{name}.png")),
                 c.screenshot().await.unwrap(),
@@ -618,6 +710,7 @@ async fn every_page_fits_a_phone_and_a_tablet_and_passes_axe() {
         }
     }
     assert!(wide.is_empty(), "pages wider than the screen: {wide:#?}");
+    assert!(tiny.is_empty(), "controls under 24×24 px: {tiny:#?}");
     assert!(
         serious.is_empty(),
         "serious accessibility problems: {serious:#?}"

@@ -178,6 +178,20 @@ async fn check_in_at_the_door_takes_one_tap_per_player_for_three_hundred() {
     // The same badge twice does not count twice.
     type_keys(&c, &format!("MJL-{badge}\u{E007}")).await;
     wait_text(&c, "#door-count", "already checked in").await;
+    // A badge of no player here: said so, and the next scan is read alone, not added to it.
+    type_keys(&c, "MJL-999999\u{E007}").await;
+    wait_text(
+        &c,
+        "#door-count",
+        "Badge MJL-999999 is not a player of this club",
+    )
+    .await;
+    let next = day.players[200].0;
+    type_keys(&c, &format!("MJL-{next}\u{E007}")).await;
+    wait_text(&c, "#door-count", "Player 201 checked in.").await;
+    click(&c, &format!("#door-list li[data-player='{next}'] button")).await;
+    wait_text(&c, "#door-count", "Player 201 checked out.").await;
+    click(&c, "#door-search").await;
     let mut stored = checked_in(&app, &day).await;
     stored.sort_unstable();
     let mut want = vec![day.players[122].0, target, badge];

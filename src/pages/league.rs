@@ -17,13 +17,15 @@ use crate::error::AppError;
 /// Players drawn in the chart: the top of the standings.
 const CHARTED: usize = 6;
 
-/// The sortable columns: (key, heading, numeric).
+/// The sortable columns: (key, heading), in the order of a `total` board: rank, player and the
+/// figure the ranking is by first, so a phone shows them without a swipe (an `average` board
+/// swaps Points and Average: `columns_for`).
 const COLUMNS: [(&str, &str); 12] = [
     ("rank", "Rank"),
     ("player", "Player"),
+    ("points", "Points"),
     ("games", "Games"),
     ("wins", "Wins"),
-    ("points", "Points"),
     ("average", "Average"),
     ("self_picks", "Self-picks"),
     ("jokerless", "Jokerless"),
@@ -113,7 +115,11 @@ async fn show(
         _ => natural_desc,
     };
     sort_rows(&mut rows, key, descending);
-    let columns = COLUMNS
+    let mut order = COLUMNS;
+    if league.board == "average" {
+        order.swap(2, 5);
+    }
+    let columns = order
         .iter()
         .map(|(k, heading)| {
             let current = *k == key;

@@ -79,6 +79,27 @@ pub fn colour_of(player_id: i64) -> usize {
     (player_id.rem_euclid(PALETTE as i64)) as usize
 }
 
+/// Colours for the players of one chart, all different (up to `PALETTE` players): each player
+/// takes their own colour (`colour_of`) unless a player with a smaller id has it, then the next
+/// free one. So colours stay put from night to night while the same players are charted, and
+/// no two lines or bars share one.
+pub fn distinct_colours(ids: &[i64]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..ids.len()).collect();
+    order.sort_by_key(|&i| ids[i]);
+    let mut taken = [false; PALETTE];
+    let mut out = vec![0; ids.len()];
+    for i in order {
+        let own = colour_of(ids[i]);
+        let free = (0..PALETTE)
+            .map(|k| (own + k) % PALETTE)
+            .find(|&c| !taken[c])
+            .unwrap_or(own);
+        taken[free] = true;
+        out[i] = free;
+    }
+    out
+}
+
 /// A line of the points chart.
 #[derive(Debug, Clone)]
 pub struct Series {
@@ -133,7 +154,9 @@ pub fn chart(nights: &[i32], players: &[(i64, String, Vec<i64>)]) -> Option<Char
         return Some(bars(players));
     }
     let (width, height) = (640u32, 300u32);
-    let (left, right, top, bottom) = (64.0, 520.0, 20.0, 262.0);
+    // The right margin holds each line's name at its end ("Mae Nakamura" at 17 px).
+    let (left, right, top, bottom) = (64.0, 470.0, 20.0, 262.0);
+    let colours = distinct_colours(&players.iter().map(|p| p.0).collect::<Vec<_>>());
     let totals: Vec<Vec<i64>> = players
         .iter()
         .map(|(_, _, per)| {
@@ -154,11 +177,12 @@ pub fn chart(nights: &[i32], players: &[(i64, String, Vec<i64>)]) -> Option<Char
     let mut series: Vec<Series> = players
         .iter()
         .zip(&totals)
-        .map(|((id, name, _), tot)| {
+        .zip(&colours)
+        .map(|(((_, name, _), tot), colour)| {
             let last = tot.last().copied().unwrap_or(0);
             Series {
                 name: name.clone(),
-                colour: colour_of(*id),
+                colour: *colour,
                 points: tot
                     .iter()
                     .enumerate()
@@ -214,15 +238,17 @@ fn bars(players: &[(i64, String, Vec<i64>)]) -> Chart {
     let hi = points.iter().copied().max().unwrap_or(0).max(0);
     let span = (hi - lo).max(1) as f64;
     let x = |v: i64| left + (v - lo) as f64 / span * (right - left);
+    let colours = distinct_colours(&players.iter().map(|p| p.0).collect::<Vec<_>>());
     let bars = players
         .iter()
         .zip(&points)
+        .zip(&colours)
         .enumerate()
-        .map(|(i, ((id, name, _), p))| {
+        .map(|(i, (((_, name, _), p), colour))| {
             let (a, b) = (x(0), x(*p));
             Bar {
                 name: name.clone(),
-                colour: colour_of(*id),
+                colour: *colour,
                 points: *p,
                 x: a.min(b),
                 width: (a - b).abs().max(2.0),
@@ -346,10 +372,30 @@ mod tests {
         assert!(c.series[0].points.starts_with("64.0,20.0"));
         assert!(c.series[1].points.starts_with("64.0,262.0"));
         assert_eq!(c.series[0].points.split(' ').count(), 3);
-        // Colours follow the players, not their ranks.
-        assert_eq!((c.series[0].colour, c.series[1].colour), (7, 7));
+        // Colours follow the players, not their ranks, and no two players share one: 7 and 15
+        // both want colour 7; the smaller id keeps it, the other takes the next free one.
+        assert_eq!((c.series[0].colour, c.series[1].colour), (7, 0));
         assert_eq!(colour_of(9), 1);
         assert!(chart(&[], &[]).is_none());
+    }
+
+    #[test]
+    fn charted_players_never_share_a_colour_and_keep_theirs() {
+        // Eight players whose ids all want colour 2 or 3.
+        let ids = [2, 10, 18, 26, 3, 11, 19, 27];
+        let c = distinct_colours(&ids);
+        let mut seen = c.clone();
+        seen.sort_unstable();
+        seen.dedup();
+        assert_eq!(seen.len(), 8, "{c:?}");
+        // The same players in another order get the same colours.
+        let mut rev = ids;
+        rev.reverse();
+        let mut back = distinct_colours(&rev);
+        back.reverse();
+        assert_eq!(back, c);
+        // Players whose own colours differ keep them.
+        assert_eq!(distinct_colours(&[1, 2, 3]), vec![1, 2, 3]);
     }
 
     #[test]

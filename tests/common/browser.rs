@@ -383,7 +383,8 @@ impl Drop for Gate {
 }
 
 /// Runs axe-core (installed from npm by `scripts/ensure-axe.sh`) on the current page: how many
-/// rules passed (so a run that checked nothing is seen) and the serious or critical violations.
+/// rules passed (so a run that checked nothing is seen) and every violation, of any impact (minor
+/// ones too: the league chart's `aria-allowed-role` was one), each with its impact.
 pub async fn axe(c: &Client) -> (u64, serde_json::Value) {
     static SOURCE: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     let source = SOURCE.get_or_init(|| {
@@ -395,13 +396,9 @@ pub async fn axe(c: &Client) -> (u64, serde_json::Value) {
     });
     let run = format!(
         "{source}\n;const done = arguments[arguments.length - 1];
-         axe.run(document, {{resultTypes: ['violations']}}).then(r => done({{rules: r.passes.length, serious: r.violations
-           .filter(v => v.impact === 'serious' || v.impact === 'critical')
-           .map(v => v.id + ': ' + v.nodes.map(n => n.target.join(' ')).slice(0, 3).join(', '))}}));"
+         axe.run(document, {{resultTypes: ['violations']}}).then(r => done({{rules: r.passes.length, found: r.violations
+           .map(v => v.impact + ' ' + v.id + ': ' + v.nodes.map(n => n.target.join(' ')).slice(0, 3).join(', '))}}));"
     );
     let found = c.execute_async(&run, vec![]).await.unwrap();
-    (
-        found["rules"].as_u64().unwrap_or(0),
-        found["serious"].clone(),
-    )
+    (found["rules"].as_u64().unwrap_or(0), found["found"].clone())
 }
