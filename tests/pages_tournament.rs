@@ -86,6 +86,14 @@ async fn at_tablet_width(c: &Client, name: &str) {
     no_serious_problems(c, &format!("{name} at 820 px")).await;
 }
 
+/// The pages of a PDF (each page object says `/Type /Page`; the tree says `/Type /Pages`).
+fn pdf_pages(pdf: &[u8]) -> usize {
+    let text = String::from_utf8_lossy(pdf);
+    text.match_indices("/Type /Page")
+        .filter(|(at, m)| !text[at + m.len()..].starts_with('s'))
+        .count()
+}
+
 async fn visible_rows(c: &Client, css: &str) -> usize {
     c.execute(
         "return Array.from(document.querySelectorAll(arguments[0])).filter(e => !e.hidden && e.offsetParent !== null).length;",
@@ -239,6 +247,22 @@ async fn check_in_at_the_door_takes_one_tap_per_player_for_three_hundred() {
     );
     no_serious_problems(&c, "badges").await;
     at_tablet_width(&c, "badges").await;
+    // Printed, eight badges to every page, on Letter and on A4: 301 badges are 38 pages.
+    for (paper, size) in [
+        ("Letter", fantoccini::wd::PrintSize::US_LETTER),
+        ("A4", fantoccini::wd::PrintSize::A4),
+    ] {
+        let pdf = c
+            .print(
+                fantoccini::wd::PrintConfiguration::builder()
+                    .size(size)
+                    .build()
+                    .unwrap(),
+            )
+            .await
+            .unwrap();
+        assert_eq!(pdf_pages(&pdf), 301usize.div_ceil(8), "{paper}");
+    }
     c.close().await.unwrap();
 }
 
