@@ -13,7 +13,7 @@ function keepable(url) {
 }
 
 self.addEventListener("install", (event) => {
-  event.waitUntil(caches.open(CACHE).then((c) => c.addAll(["/static/style.css", "/static/score.js"])).then(() => self.skipWaiting()));
+  event.waitUntil(caches.open(CACHE).then((c) => c.addAll(["/static/style.css", "/static/score.js", "/static/keep.js"])).then(() => self.skipWaiting()));
 });
 
 self.addEventListener("activate", (event) => {

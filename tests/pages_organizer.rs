@@ -873,3 +873,112 @@ async fn an_organizer_lists_the_clubs_websites_and_fixes_a_wrong_line() {
     .unwrap();
     c.close().await.unwrap();
 }
+
+/// Sets a field's value as a browser's date picker or number box would, without the keyboard
+/// layout of the locale.
+async fn set_value(c: &Client, css: &str, value: &str) {
+    c.execute(
+        "document.querySelector(arguments[0]).value = arguments[1];",
+        vec![json!(css), json!(value)],
+    )
+    .await
+    .unwrap();
+}
+
+/// After a refused form: the refusal is said beside the form, on screen.
+async fn refused_beside_the_form(c: &Client, want: &str) -> String {
+    let note = wait_text(c, ".kept-note", want).await;
+    assert!(
+        Hands::new(c).on_screen(".kept-note").await,
+        "the refusal is on screen: {note}"
+    );
+    note
+}
+
+#[tokio::test]
+async fn organizer_forms_keep_what_was_typed_when_the_server_refuses_it() {
+    let app = spawn_app().await;
+    let owner = club_owner(&app, "keep", "keep@example.org").await;
+    let t = one_table(&app, &owner, "keep", &["Ann", "Bea", "Cy", "Dot"]).await;
+    let (_driver, c) = browser().await;
+    c.set_window_size(390, 844).await.unwrap();
+    log_in(
+        &c,
+        &app.address,
+        "keep@example.org",
+        PASSWORD,
+        "/clubs/keep",
+    )
+    .await;
+
+    // Players: Eve is added, Ann (already a player) is left in the box with the reason.
+    wait_for(&c, "#player-names").await;
+    fill(&c, "#player-names", "Ann\nEve").await;
+    click(&c, "#add-players button[type=submit]").await;
+    let said = wait_text(&c, ".flash", "Eve joined").await;
+    assert!(said.contains("Not added: Ann"), "{said}");
+    assert_eq!(selected(&c, "#player-names").await, "Ann");
+
+    // A league named like one the club has: refused naming it, everything typed kept.
+    c.goto(&app.url("/clubs/keep")).await.unwrap();
+    fill(&c, "#new-league #league-name", "l").await;
+    set_value(&c, "#new-league #league-games", "5").await;
+    click(&c, "#new-league button[type=submit]").await;
+    refused_beside_the_form(&c, "already has a league named “L”").await;
+    assert_eq!(selected(&c, "#new-league #league-name").await, "l");
+    assert_eq!(selected(&c, "#new-league #league-games").await, "5");
+
+    // League settings: a last night before the first, refused; both dates kept.
+    c.goto(&app.url(&format!("/leagues/{}", t.league)))
+        .await
+        .unwrap();
+    click(&c, "#settings summary").await;
+    set_value(&c, "#settings #league-starts", "2026-05-01").await;
+    set_value(&c, "#settings #league-ends", "2026-04-01").await;
+    click(&c, "#settings button[type=submit]").await;
+    refused_beside_the_form(&c, "").await;
+    assert_eq!(selected(&c, "#settings #league-starts").await, "2026-05-01");
+    assert_eq!(selected(&c, "#settings #league-ends").await, "2026-04-01");
+
+    // A night's date out of range: refused, and the date typed is kept (not today's again).
+    c.goto(&app.url(&format!("/leagues/{}", t.league)))
+        .await
+        .unwrap();
+    set_value(&c, "#night-date", "1850-01-01").await;
+    click(&c, "#new-night button[type=submit]").await;
+    refused_beside_the_form(&c, "").await;
+    assert_eq!(selected(&c, "#night-date").await, "1850-01-01");
+
+    // A member by an email with no account: the email is named and kept.
+    c.goto(&app.url("/clubs/keep/members")).await.unwrap();
+    fill(&c, "#member-email", "nobody@example.org").await;
+    click(&c, "#add-member button[type=submit]").await;
+    refused_beside_the_form(&c, "no account has the email nobody@example.org").await;
+    assert_eq!(selected(&c, "#member-email").await, "nobody@example.org");
+
+    // An API token with no scope ticked: refused; its name kept, the scopes as they were.
+    c.goto(&app.url("/clubs/keep/tokens")).await.unwrap();
+    fill(&c, "#token-name", "scoreboard").await;
+    click(&c, "#new-token input[value=read]").await;
+    click(&c, "#new-token button[type=submit]").await;
+    refused_beside_the_form(&c, "give at least one of read, score, admin").await;
+    assert_eq!(selected(&c, "#token-name").await, "scoreboard");
+    let read_ticked = c
+        .execute(
+            "return document.querySelector('#new-token input[value=read]').checked;",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(read_ticked, json!(false));
+    let (_, found) = axe(&c).await;
+    assert_eq!(found, json!([]), "a kept form passes axe");
+
+    // A success shows the page as it now is: nothing is filled in again.
+    click(&c, "#new-token input[value=read]").await;
+    click(&c, "#new-token button[type=submit]").await;
+    wait_text(&c, "#secret-title", "scoreboard").await;
+    c.goto(&app.url("/clubs/keep/tokens")).await.unwrap();
+    assert_eq!(selected(&c, "#token-name").await, "");
+    c.close().await.unwrap();
+}

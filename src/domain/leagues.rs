@@ -370,7 +370,7 @@ pub async fn create(
         ends_on: None,
     };
     let fields = merge(state, club.id, input, blank).await?;
-    let league = leagues::create(&state.db, club.id, &fields).await?;
+    let league = saved(leagues::create(&state.db, club.id, &fields).await?)?;
     Ok((league, club))
 }
 
@@ -402,8 +402,18 @@ pub async fn update(
     let fields = merge(state, club.id, input, current).await?;
     // Standings answered from memory check the league again (its visibility, its board).
     let _unheard = state.freshness.unheard();
-    let updated = leagues::update(&state.db, league.id, &fields).await?;
+    let updated = saved(leagues::update(&state.db, club.id, league.id, &fields).await?)?;
     Ok((updated, club))
+}
+
+/// A league saved, or a 409 naming the club's other league with that name.
+fn saved(s: leagues::Saved) -> Result<League> {
+    match s {
+        leagues::Saved::League(l) => Ok(l),
+        leagues::Saved::NameTaken { id, name } => Err(Error::Conflict(format!(
+            "the club already has a league named “{name}” (league {id}); give this one another name"
+        ))),
+    }
 }
 
 /// The league's card, compiled.

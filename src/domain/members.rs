@@ -115,9 +115,20 @@ pub async fn set_role(
     let (club, access) = run_members(state, caller, slug).await?;
     let role = Role::parse(&s.role)
         .ok_or_else(|| Error::invalid("role", "use owner, organizer, scorer or member"))?;
+    if s.email.trim().is_empty() {
+        return Err(Error::invalid("email", "give the new member's email"));
+    }
     let user = users::by_email(&state.db, s.email.trim())
         .await?
-        .ok_or_else(|| Error::invalid("email", "no account has this email; they sign up first"))?;
+        .ok_or_else(|| {
+            Error::invalid(
+                "email",
+                format!(
+                    "no account has the email {}; they sign up first",
+                    s.email.trim()
+                ),
+            )
+        })?;
     change_role(state, &club, access, user.id, Some(role)).await?;
     Ok(clubs::members(&state.db, club.id).await?)
 }

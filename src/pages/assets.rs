@@ -14,6 +14,7 @@ use crate::rules::builtin;
 const STYLE: &str = include_str!("../../static/style.css");
 const SCORE_JS: &str = include_str!("../../static/score.js");
 const UPLOAD_JS: &str = include_str!("../../static/upload.js");
+const KEEP_JS: &str = include_str!("../../static/keep.js");
 const SERVICE_WORKER: &str = include_str!("../../static/sw.js");
 const COPY_JS: &str = include_str!("../../static/copy.js");
 const TOURNAMENT_JS: &str = include_str!("../../static/tournament.js");
@@ -104,6 +105,11 @@ async fn embed_js() -> HttpResponse {
     file("text/javascript; charset=utf-8", EMBED_JS)
 }
 
+#[get("/static/keep.js")]
+async fn keep_js() -> HttpResponse {
+    file("text/javascript; charset=utf-8", KEEP_JS)
+}
+
 #[get("/static/upload.js")]
 async fn upload_js() -> HttpResponse {
     file("text/javascript; charset=utf-8", UPLOAD_JS)
@@ -125,6 +131,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(stylesheet)
         .service(score_js)
         .service(upload_js)
+        .service(keep_js)
         .service(copy_js)
         .service(tournament_js)
         .service(embed_js)

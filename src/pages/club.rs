@@ -6,7 +6,7 @@ use serde::Deserialize;
 
 use super::league::{LeagueForm, league_input};
 use super::view::LeagueFields;
-use super::{Ctx, Page, Posted, after};
+use super::{Ctx, Flash, Page, Posted, after};
 use crate::domain::clubs::{self, Club};
 use crate::domain::leagues::{self, League};
 use crate::domain::players::{self, Player};
@@ -28,6 +28,8 @@ struct ClubPage {
     cards: Vec<(String, String)>,
     presets: Vec<&'static str>,
     lf: LeagueFields,
+    /// The add-players box: the names not added last time, to fix and send again.
+    names: String,
 }
 
 #[get("/clubs/{slug}")]
@@ -36,9 +38,20 @@ async fn show(
     state: web::Data<AppState>,
     slug: web::Path<String>,
 ) -> Result<HttpResponse, AppError> {
-    let o = clubs::overview(&state, &page.caller, &slug).await?;
+    club_page(&page, &state, &slug, page.ctx.clone(), String::new()).await
+}
+
+async fn club_page(
+    page: &Page,
+    state: &AppState,
+    slug: &str,
+    ctx: Ctx,
+    names: String,
+) -> Result<HttpResponse, AppError> {
+    let o = clubs::overview(state, &page.caller, slug).await?;
     page.render(ClubPage {
-        ctx: page.ctx.clone(),
+        ctx,
+        names,
         club: o.club,
         role: o.role.map(|r| r.as_str().to_string()),
         organizer: o.role.is_some_and(|r| r >= Role::Organizer),
@@ -56,34 +69,60 @@ struct PlayerForm {
     names: String,
 }
 
+/// What adding players did, in words: who was added, who was not and why.
+fn added_text(a: &players::Added) -> String {
+    let mut text = match a.added.len() {
+        0 => String::from("No player added."),
+        1 => format!("{} joined the club's players.", a.added[0]),
+        n => format!("{n} players added: {}.", a.added.join(", ")),
+    };
+    if !a.skipped.is_empty() {
+        let why: Vec<String> = a
+            .skipped
+            .iter()
+            .map(|(n, reason)| format!("{n} ({reason})"))
+            .collect();
+        text.push_str(&format!(
+            " Not added: {}. They are left in the box to fix.",
+            why.join("; ")
+        ));
+    }
+    text
+}
+
+/// Adds the players listed. When some names are not added (already players, too long …), the
+/// page answers itself with those names left in the box to fix, and says which were added.
 #[post("/clubs/{slug}/players")]
 async fn add(
+    page: Page,
     state: web::Data<AppState>,
     slug: web::Path<String>,
     posted: Posted<PlayerForm>,
 ) -> Result<HttpResponse, AppError> {
-    let result = players::add_many(&state, &posted.caller, &slug, &posted.form.names)
-        .await
-        .and_then(|a| {
-            let mut text = match a.added.len() {
-                0 => String::from("No player added."),
-                1 => format!("{} joined the club's players.", a.added[0]),
-                n => format!("{n} players added: {}.", a.added.join(", ")),
-            };
-            if !a.skipped.is_empty() {
-                let why: Vec<String> = a
-                    .skipped
-                    .iter()
-                    .map(|(n, reason)| format!("{n} ({reason})"))
-                    .collect();
-                text.push_str(&format!(" Not added: {}.", why.join("; ")));
-            }
-            if a.added.is_empty() {
-                Err(Error::Conflict(text))
-            } else {
-                Ok(text)
-            }
+    let outcome = players::add_many(&state, &posted.caller, &slug, &posted.form.names).await;
+    if let Ok(a) = &outcome
+        && !a.skipped.is_empty()
+    {
+        let left: Vec<&str> = a.skipped.iter().map(|(n, _)| n.as_str()).collect();
+        let mut ctx = page.ctx.clone();
+        ctx.flash = Some(Flash {
+            ok: !a.added.is_empty(),
+            text: added_text(a),
         });
+        let mut res = club_page(&page, &state, &slug, ctx, left.join("\n")).await?;
+        if a.added.is_empty() {
+            *res.status_mut() = actix_web::http::StatusCode::UNPROCESSABLE_ENTITY;
+            res.extensions_mut().insert(crate::error::OwnBody);
+        }
+        return Ok(res);
+    }
+    let result = outcome.and_then(|a| {
+        if a.added.is_empty() {
+            Err(Error::Conflict(added_text(&a)))
+        } else {
+            Ok(added_text(&a))
+        }
+    });
     after(&format!("/clubs/{slug}#players"), result)
 }
 

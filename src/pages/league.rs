@@ -169,7 +169,9 @@ async fn show(
 
 #[derive(Deserialize)]
 struct NightForm {
-    date: NaiveDate,
+    /// As typed: an empty or unreadable date is said in words, not as a form error.
+    #[serde(default)]
+    date: String,
 }
 
 #[post("/leagues/{id}/nights")]
@@ -178,10 +180,15 @@ async fn new_night(
     id: web::Path<i64>,
     posted: Posted<NightForm>,
 ) -> Result<HttpResponse, AppError> {
-    let night = NewNight {
-        date: posted.form.date,
+    let date = match date("date", Some(&posted.form.date), "the night's date") {
+        Ok(Some(d)) => d,
+        Ok(None) => {
+            let e = Error::invalid("date", "give the night's date, e.g. 2026-03-03");
+            return after(&format!("/leagues/{id}"), Err(e));
+        }
+        Err(e) => return after(&format!("/leagues/{id}"), Err(e)),
     };
-    match nights::create(&state, &posted.caller, *id, night).await {
+    match nights::create(&state, &posted.caller, *id, NewNight { date }).await {
         Ok(n) => after(
             &format!("/nights/{}", n.id),
             Ok(format!("Night {} started: check players in.", n.number)),

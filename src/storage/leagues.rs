@@ -41,7 +41,51 @@ pub struct LeagueFields {
 
 const COLUMNS: &str = "id, club_id, name, card_id, builtin_card, ruleset, games_per_table, visibility, board, min_games, starts_on, ends_on, created_at, revision";
 
-pub async fn create(pool: &PgPool, club_id: i64, f: &LeagueFields) -> sqlx::Result<League> {
+/// A league of the club with this name (any case), other than `except`: (id, name as stored).
+/// Read on a transaction holding the club's row, so two saves of one name cannot both pass.
+async fn name_taken(
+    tx: &mut sqlx::PgConnection,
+    club_id: i64,
+    name: &str,
+    except: Option<i64>,
+) -> sqlx::Result<Option<(i64, String)>> {
+    sqlx::query("SELECT 1 FROM clubs WHERE id = $1 FOR UPDATE")
+        .bind(club_id)
+        .execute(&mut *tx)
+        .await?;
+    sqlx::query_as(
+        "SELECT id, name FROM leagues WHERE club_id = $1 AND lower(name) = lower($2) \
+         AND ($3::bigint IS NULL OR id <> $3) ORDER BY id LIMIT 1",
+    )
+    .bind(club_id)
+    .bind(name)
+    .bind(except)
+    .fetch_optional(&mut *tx)
+    .await
+}
+
+/// A league saved, or the club's other league that already has its name.
+pub enum Saved {
+    League(League),
+    NameTaken { id: i64, name: String },
+}
+
+/// Creates a league unless the club has one of that name.
+pub async fn create(pool: &PgPool, club_id: i64, f: &LeagueFields) -> sqlx::Result<Saved> {
+    let mut tx = pool.begin().await?;
+    if let Some((id, name)) = name_taken(&mut tx, club_id, &f.name, None).await? {
+        return Ok(Saved::NameTaken { id, name });
+    }
+    let league = insert(&mut tx, club_id, f).await?;
+    tx.commit().await?;
+    Ok(Saved::League(league))
+}
+
+async fn insert(
+    tx: &mut sqlx::PgConnection,
+    club_id: i64,
+    f: &LeagueFields,
+) -> sqlx::Result<League> {
     sqlx::query_as::<_, League>(sqlx::AssertSqlSafe(format!(
         "INSERT INTO leagues (club_id, name, card_id, builtin_card, ruleset, games_per_table, visibility, board, min_games, starts_on, ends_on) \
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING {COLUMNS}"
@@ -57,12 +101,17 @@ pub async fn create(pool: &PgPool, club_id: i64, f: &LeagueFields) -> sqlx::Resu
     .bind(f.min_games)
     .bind(f.starts_on)
     .bind(f.ends_on)
-    .fetch_one(pool)
+    .fetch_one(&mut *tx)
     .await
 }
 
-pub async fn update(pool: &PgPool, id: i64, f: &LeagueFields) -> sqlx::Result<League> {
-    sqlx::query_as::<_, League>(sqlx::AssertSqlSafe(format!(
+/// Saves a league's fields unless another league of its club has the name.
+pub async fn update(pool: &PgPool, club_id: i64, id: i64, f: &LeagueFields) -> sqlx::Result<Saved> {
+    let mut tx = pool.begin().await?;
+    if let Some((other, name)) = name_taken(&mut tx, club_id, &f.name, Some(id)).await? {
+        return Ok(Saved::NameTaken { id: other, name });
+    }
+    let league = sqlx::query_as::<_, League>(sqlx::AssertSqlSafe(format!(
         "UPDATE leagues SET name = $2, card_id = $3, builtin_card = $4, ruleset = $5, games_per_table = $6, visibility = $7, \
          board = $8, min_games = $9, starts_on = $10, ends_on = $11, revision = revision + 1 WHERE id = $1 RETURNING {COLUMNS}"
     )))
@@ -77,8 +126,10 @@ pub async fn update(pool: &PgPool, id: i64, f: &LeagueFields) -> sqlx::Result<Le
     .bind(f.min_games)
     .bind(f.starts_on)
     .bind(f.ends_on)
-    .fetch_one(pool)
-    .await
+    .fetch_one(&mut *tx)
+    .await?;
+    tx.commit().await?;
+    Ok(Saved::League(league))
 }
 
 pub async fn list(pool: &PgPool, club_id: i64) -> sqlx::Result<Vec<League>> {
