@@ -211,3 +211,70 @@ async fn a_whole_night() {
         assert_eq!(got, w, "{row}");
     }
 }
+
+#[tokio::test]
+async fn a_league_name_the_club_already_uses_is_refused_naming_the_other() {
+    let app = spawn_app().await;
+    let owner = club_owner(&app, "names", "n@example.org").await;
+    let other = club_owner(&app, "elsewhere", "e@example.org").await;
+    let url = app.url("/api/v1/clubs/names/leagues");
+    let make = |client: &reqwest::Client, url: String, name: &str| {
+        client
+            .post(url)
+            .json(&json!({"name": name, "card": "demo-2026", "ruleset": "nmjl-money"}))
+            .send()
+    };
+    let first: Value = make(&owner, url.clone(), "Spring league")
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    // The same name in any case: 409 naming the league that has it.
+    let res = make(&owner, url.clone(), "spring LEAGUE").await.unwrap();
+    assert_eq!(res.status(), 409);
+    let p: Value = res.json().await.unwrap();
+    let detail = p["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("“Spring league”") && detail.contains(&format!("league {}", first["id"])),
+        "{detail}"
+    );
+    // Another club may use it; and a rename onto a taken name is refused too.
+    let res = make(
+        &other,
+        app.url("/api/v1/clubs/elsewhere/leagues"),
+        "Spring league",
+    )
+    .await
+    .unwrap();
+    assert_eq!(res.status(), 201);
+    let second: Value = make(&owner, url.clone(), "Summer league")
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let res = owner
+        .patch(app.url(&format!("/api/v1/leagues/{}", second["id"])))
+        .json(&json!({"name": "Spring League"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 409);
+    // Keeping its own name on an edit is fine.
+    let res = owner
+        .patch(app.url(&format!("/api/v1/leagues/{}", second["id"])))
+        .json(&json!({"name": "Summer league", "min_games": 2}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    // Two at once with one name: one is stored.
+    let (a, b) = tokio::join!(
+        make(&owner, url.clone(), "Autumn"),
+        make(&owner, url.clone(), "Autumn")
+    );
+    let mut statuses = [a.unwrap().status().as_u16(), b.unwrap().status().as_u16()];
+    statuses.sort_unstable();
+    assert_eq!(statuses, [201, 409]);
+}
