@@ -125,6 +125,10 @@
   let tiles = [];
   /** Exposed groups as {tile, size}; their tiles come from the hand's layout. */
   let exposed = [];
+  /** A hand filled from the card has only natural tiles: until the scorer says where its jokers
+   *  are (a tap on a group) or that there are none, it is not saved — else a hand with jokers
+   *  would be scored jokerless by mistake. */
+  let jokersAsked = false;
   /** How the last accepted hand fell into groups: {target, groups, jokers}. */
   let hint = null;
   let tapMode = "expose";
@@ -291,6 +295,7 @@
         const at = tiles.lastIndexOf(g.tile);
         tiles[at] = "J";
         hint.jokers.push(g.tile);
+        jokersAsked = false;
       } else {
         for (let k = 0; k < g.size; k++) {
           tiles[tiles.indexOf("J")] = g.tile;
@@ -309,10 +314,12 @@
       ? "Tap a group of 3 or more to mark it exposed."
       : "Tap a group to put one more joker in it.";
   }
+  $("no-jokers").addEventListener("click", () => { jokersAsked = false; changed(); });
   $("tap-expose").addEventListener("click", () => setTapMode("expose"));
   $("tap-joker").addEventListener("click", () => setTapMode("joker"));
 
   function changed() {
+    $("jokers-ask").hidden = !jokersAsked || tiles.length === 0;
     drawHand();
     schedule();
   }
@@ -350,7 +357,7 @@
     to.focus();
   });
   $("undo").addEventListener("click", () => { tiles.pop(); hint = null; changed(); });
-  $("clear").addEventListener("click", () => { tiles = []; exposed = []; hint = null; changed(); });
+  $("clear").addEventListener("click", () => { tiles = []; exposed = []; hint = null; jokersAsked = false; changed(); });
 
   // Typed tiles (and a keyboard's Enter never sends a half-entered game).
   handInput.addEventListener("input", () => { tiles = parseTiles(handInput.value).slice(0, 20); hint = null; drawHandKeepingInput(); schedule(); });
@@ -478,6 +485,7 @@
         tiles = t.tiles.slice();
         exposed = [];
         hint = { target: t.tiles.slice(), groups: t.groups.slice(), jokers: [] };
+        jokersAsked = true;
         setTapMode("joker");
         entryMode("tiles");
         changed();
@@ -576,6 +584,10 @@
       if (tiles.length === 0) { say("Enter " + who + "'s 14 tiles, or pick the line from the card."); return ready(false); }
       if (tiles.length !== 14) {
         say(who + "'s hand has " + tiles.length + " of 14 tiles" + (tiles.length > 14 ? ": remove " + (tiles.length - 14) + "." : "."), "bad");
+        return ready(false);
+      }
+      if (jokersAsked) {
+        say("Jokers in " + who + "'s hand? Tap a group for each joker in it, or tap No jokers.", "waiting");
         return ready(false);
       }
       let r;
@@ -918,6 +930,7 @@
   }
 
   function clearForm() {
+    jokersAsked = false;
     // A check of the game just saved may still be on its way: its answer belongs to that game,
     // not to this empty form (it would show its verdict and points here and enable Save).
     generation++;

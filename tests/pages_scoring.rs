@@ -284,7 +284,10 @@ async fn four_games(size: (u32, u32), label: &str) -> Vec<(&'static str, u32, u3
         .unwrap();
     h.tap(&format!("#target-list li:nth-child({pick}) button"))
         .await;
-    wait_text(&c, "#verdict", "Dot: 2468#1").await;
+    // The card's tiles are all naturals: the screen asks about jokers before anything is saved.
+    wait_text(&c, "#verdict", "Jokers in Dot's hand?").await;
+    assert!(c.find(Locator::Css("#save[disabled]")).await.is_ok());
+    wait_for(&c, "#jokers-ask:not([hidden])").await;
     h.tap("#hand-view button.group:nth-of-type(4)").await;
     wait_text(&c, "#hand-view", "Joker").await;
     until("the hand is checked again with its joker", async || {
@@ -917,4 +920,56 @@ async fn a_night_closed_while_a_table_scores_keeps_the_game_until_it_is_reopened
     );
     holder.close().await.unwrap();
     org.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_hand_from_the_card_asks_about_jokers_and_none_is_an_answer() {
+    let app = spawn_app().await;
+    let (owner, t) = seat_ids(&app, "jokers").await;
+    let (_driver, c) = browser().await;
+    log_in(&c, &app.address, "scorer@example.org", PASSWORD, "/").await;
+    viewport(&c, PHONE).await;
+    open(&c, &app.url(&format!("/tables/{}/score", t.table)), 1).await;
+    let mut h = Hands::new(&c);
+    h.tap(&format!("input[name=won][value='{}']", t.players[1]))
+        .await;
+    h.tap("#by-card").await;
+    h.type_into("#line-search", "2468").await;
+    wait_for(&c, "#card-lines button[data-line='2468#1']").await;
+    h.tap("#card-lines button[data-line='2468#1']").await;
+    wait_for(&c, "#target-list button").await;
+    h.tap("#target-list li:nth-child(1) button").await;
+    // Asked, and Save waits for the answer.
+    wait_text(&c, "#verdict", "Jokers in Bea's hand?").await;
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    assert!(
+        c.find(Locator::Css("#save[disabled]")).await.is_ok(),
+        "Save waits for the answer"
+    );
+    // No jokers is an answer of its own: the hand is then checked, jokerless.
+    h.tap("#no-jokers").await;
+    let v = wait_text(&c, "#verdict", "Bea: 2468#1").await;
+    assert!(v.contains("jokerless"), "{v}");
+    assert!(
+        text_of(&c, "#jokers-ask").await.is_empty()
+            || !c
+                .find(Locator::Css("#jokers-ask"))
+                .await
+                .unwrap()
+                .is_displayed()
+                .await
+                .unwrap()
+    );
+    save(&c).await;
+    saved(&c, 1).await;
+    let g = games(&app, &owner, t.table).await;
+    assert_eq!(g.len(), 1);
+    assert!(
+        !g[0]["result"]["hand"].as_str().unwrap().contains('J'),
+        "{}",
+        g[0]
+    );
+    let (_, found) = axe(&c).await;
+    assert_eq!(found, json!([]));
+    c.close().await.unwrap();
 }
