@@ -52,6 +52,80 @@ pub struct Standing {
     pub wall_games: i64,
     /// Weng-Lin (OpenSkill) rating, μ − 3σ; see `ratings`.
     pub rating: Option<f64>,
+    /// For a player tied with others on the board, wins and deal-ins: their points in the games
+    /// they shared with those players, each game once (the last tie-break). `null` when the
+    /// player is not so tied.
+    pub head_to_head: Option<i64>,
+    /// What placed this player above the next ranked player (the row below). `null` for the
+    /// last ranked player, for a rank shared with the next one and for unranked players.
+    pub ahead: Option<Ahead>,
+}
+
+impl Standing {
+    /// When a tie-break (wins, deal-ins or head-to-head points, not the board's own figure)
+    /// placed this player above the next: its words ("ahead of Kim Lee on wins: 12 to 10").
+    pub fn tie_break(&self) -> Option<&str> {
+        self.ahead
+            .as_ref()
+            .filter(|a| matches!(a.by.as_str(), "wins" | "deal_ins" | "head_to_head"))
+            .map(|a| a.words.as_str())
+    }
+
+    /// The same for a projector's column: "more wins (12 to 10)", "shared" for a shared rank,
+    /// empty otherwise.
+    pub fn tie_short(&self) -> String {
+        match self.ahead.as_ref() {
+            Some(a) if self.tie_break().is_some() => {
+                let what = match a.by.as_str() {
+                    "wins" => "more wins",
+                    "deal_ins" => "fewer deal-ins",
+                    _ => "head-to-head",
+                };
+                format!("{what} ({} to {})", a.figure.0, a.next_figure.0)
+            }
+            _ if self.shared => match self.head_to_head {
+                Some(h) => format!("shared (head-to-head {h})"),
+                None => "shared".to_string(),
+            },
+            _ => String::new(),
+        }
+    }
+}
+
+/// Why one player ranks above the next: the first figure, in the order of the tie-breaks
+/// (the board's figure, wins, deal-ins, head-to-head points), on which they differ.
+#[derive(Debug, Clone, Serialize, ToSchema, PartialEq)]
+pub struct Ahead {
+    /// `points` (or `average` on an average board), `wins`, `deal_ins` (fewer is better) or
+    /// `head_to_head`.
+    #[schema(example = "wins")]
+    pub by: String,
+    /// This player's figure.
+    #[schema(value_type = f64, example = 12)]
+    pub figure: Figure,
+    /// The next player's figure.
+    #[schema(value_type = f64, example = 10)]
+    pub next_figure: Figure,
+    /// The next ranked player.
+    pub next_player_id: i64,
+    /// The same in words, e.g. "ahead of Kim Lee on wins: 12 to 10".
+    #[schema(example = "ahead of Kim Lee on wins: 12 to 10")]
+    pub words: String,
+}
+
+/// A standings figure: a whole number (points, wins, deal-ins) or an average, written as a
+/// JSON number (`12`, `12.5`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Figure(pub f64);
+
+impl Serialize for Figure {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if self.0.fract() == 0.0 && self.0.abs() < 9.0e15 {
+            s.serialize_i64(self.0 as i64)
+        } else {
+            s.serialize_f64(self.0)
+        }
+    }
 }
 
 fn average(l: &Line) -> f64 {
@@ -173,15 +247,88 @@ pub fn rank(lines: Vec<Line>, board: Board, head_to_head: &HashMap<i64, i64>) ->
                 m += 1;
             }
             let shared = m - k > 1;
-            for (_, l) in &scored[k..m] {
-                out.push(standing(l, Some((first + k + 1) as u32), shared));
+            for (h, l) in &scored[k..m] {
+                let mut s = standing(l, Some((first + k + 1) as u32), shared);
+                s.head_to_head = (group.len() > 1).then_some(*h);
+                out.push(s);
             }
             k = m;
+        }
+    }
+    for i in 1..out.len() {
+        let (above, below) = out.split_at_mut(i);
+        let (a, b) = (&mut above[i - 1], &below[0]);
+        if a.rank != b.rank {
+            a.ahead = ahead(a, b, board);
         }
     }
     others.sort_by(|a, b| b.games.cmp(&a.games).then(a.name.cmp(&b.name)));
     out.extend(others.iter().map(|l| standing(l, None, false)));
     out
+}
+
+/// The tie-break that puts `a` above `b` (ranked next), or `None` when nothing does.
+fn ahead(a: &Standing, b: &Standing, board: Board) -> Option<Ahead> {
+    let exact = |s: &Standing| s.points as f64 / s.games.max(1) as f64;
+    let (by, fa, fb) = match board {
+        Board::Total => ("points", a.points as f64, b.points as f64),
+        Board::Average { .. } => ("average", exact(a), exact(b)),
+    };
+    let steps = [
+        (by, fa, fb),
+        ("wins", a.wins as f64, b.wins as f64),
+        ("deal_ins", a.deal_ins as f64, b.deal_ins as f64),
+        (
+            "head_to_head",
+            a.head_to_head.unwrap_or(0) as f64,
+            b.head_to_head.unwrap_or(0) as f64,
+        ),
+    ];
+    let (by, x, y) = steps.into_iter().find(|(_, x, y)| x != y)?;
+    let (x, y) = if by == "average" {
+        // Shown as the standings show averages, with more decimals only when two decimals
+        // would make them look equal.
+        let two = |v: f64| (v * 100.0).round() / 100.0;
+        if two(x) != two(y) {
+            (two(x), two(y))
+        } else {
+            (
+                (x * 10_000.0).round() / 10_000.0,
+                (y * 10_000.0).round() / 10_000.0,
+            )
+        }
+    } else {
+        (x, y)
+    };
+    let what = match by {
+        "points" => "points",
+        "average" => "average points per game",
+        "wins" => "wins",
+        "deal_ins" => "fewer deal-ins",
+        _ => "head-to-head points",
+    };
+    let shown = |v: f64| {
+        if by == "average" {
+            let t = format!("{v:.4}");
+            let t = t.trim_end_matches('0');
+            let (whole, decimals) = t.split_once('.').unwrap_or((t, ""));
+            format!("{whole}.{decimals:0<2}")
+        } else {
+            format!("{v}")
+        }
+    };
+    Some(Ahead {
+        by: by.to_string(),
+        figure: Figure(x),
+        next_figure: Figure(y),
+        next_player_id: b.player_id,
+        words: format!(
+            "ahead of {} on {what}: {} to {}",
+            b.player,
+            shown(x),
+            shown(y)
+        ),
+    })
 }
 
 fn standing(l: &Line, rank: Option<u32>, shared: bool) -> Standing {
@@ -200,6 +347,8 @@ fn standing(l: &Line, rank: Option<u32>, shared: bool) -> Standing {
         dead_hands: l.dead_hands,
         wall_games: l.wall_games,
         rating: None,
+        head_to_head: None,
+        ahead: None,
     }
 }
 
@@ -250,6 +399,89 @@ mod tests {
                 (6, Some(6), true),
                 (7, Some(6), true)
             ]
+        );
+    }
+
+    #[test]
+    fn each_row_says_what_placed_it_above_the_next() {
+        let lines = vec![
+            line(1, 100, 2, 1, 4),
+            line(2, 100, 3, 1, 4),
+            line(3, 100, 2, 0, 4),
+            line(4, 50, 1, 1, 4),
+            line(5, 50, 1, 1, 4),
+            line(6, 10, 0, 0, 4),
+            line(7, 10, 0, 0, 4),
+            line(8, -20, 0, 2, 4),
+        ];
+        let h2h = HashMap::from([(4, 30), (5, -30)]);
+        let s = rank(lines, Board::Total, &h2h);
+        let why: Vec<(i64, Option<&str>, Option<i64>)> = s
+            .iter()
+            .map(|x| {
+                (
+                    x.player_id,
+                    x.ahead.as_ref().map(|a| a.words.as_str()),
+                    x.head_to_head,
+                )
+            })
+            .collect();
+        assert_eq!(
+            why,
+            [
+                (2, Some("ahead of P3 on wins: 3 to 2"), None),
+                (3, Some("ahead of P1 on fewer deal-ins: 0 to 1"), None),
+                (1, Some("ahead of P4 on points: 100 to 50"), None),
+                (
+                    4,
+                    Some("ahead of P5 on head-to-head points: 30 to -30"),
+                    Some(30)
+                ),
+                (5, Some("ahead of P6 on points: 50 to 10"), Some(-30)),
+                // 6 and 7 share a rank: nothing placed 6 above 7.
+                (6, None, Some(0)),
+                (7, Some("ahead of P8 on points: 10 to -20"), Some(0)),
+                (8, None, None),
+            ]
+        );
+        let a = s[3].ahead.as_ref().unwrap();
+        assert_eq!(
+            (a.by.as_str(), a.figure, a.next_figure, a.next_player_id),
+            ("head_to_head", Figure(30.0), Figure(-30.0), 5)
+        );
+        assert_eq!(
+            serde_json::to_value(a).unwrap()["figure"],
+            serde_json::json!(30)
+        );
+    }
+
+    #[test]
+    fn an_average_board_says_the_averages_with_the_decimals_that_tell_them_apart() {
+        // 100/3 = 33.333… and 200/6 = 33.333… are equal; 301/9 = 33.444… is not.
+        let lines = vec![
+            line(1, 301, 0, 0, 9),
+            line(2, 100, 1, 0, 3),
+            line(3, 200, 0, 0, 6),
+            line(4, 2000, 0, 0, 61),
+        ];
+        let s = rank(lines, Board::Average { min_games: 0 }, &HashMap::new());
+        let words: Vec<Option<String>> = s
+            .iter()
+            .map(|x| x.ahead.as_ref().map(|a| a.words.clone()))
+            .collect();
+        assert_eq!(
+            words,
+            [
+                Some("ahead of P2 on average points per game: 33.44 to 33.33".to_string()),
+                Some("ahead of P3 on wins: 1 to 0".to_string()),
+                // 33.3333 and 32.7869 differ at two decimals already.
+                Some("ahead of P4 on average points per game: 33.33 to 32.79".to_string()),
+                None,
+            ]
+        );
+        assert_eq!(
+            serde_json::to_value(&s[0].ahead).unwrap()["figure"],
+            serde_json::json!(33.44)
         );
     }
 

@@ -88,6 +88,8 @@
   /** The night is closed: no entry; games kept here wait for it to be reopened. */
   const nightClosed = form.dataset.closed === "true";
   const nightNumber = form.dataset.nightNumber;
+  /** What the league calls a session: "night", or "round" in a tournament. */
+  const session = form.dataset.session || "night";
   const players = JSON.parse(form.dataset.players);
   const byId = {};
   players.forEach((p) => { byId[p.id] = p; });
@@ -750,7 +752,7 @@
       li.className = j.state;
       const text = document.createElement("span");
       text.textContent = j.label + (j.state === "refused" ? " — refused: " + j.reason :
-        j.state === "closed" ? " — kept: night " + j.night + " is closed; it is sent by itself once an organizer reopens it" :
+        j.state === "closed" ? " — kept: " + session + " " + j.night + " is closed; it is sent by itself once an organizer reopens it" :
         " — not sent yet");
       li.appendChild(text);
       if (j.state === "clash") {
@@ -879,12 +881,12 @@
           // A refusal still waiting keeps the status line: it is not overwritten by a success.
           if (!stillNeeded("Saved game " + r.data.number + ".")) status("Saved game " + r.data.number + ": " + summary, "saved");
         } else if (r.status === 409 && r.data && r.data.night_closed) {
-          // The night is closed: the game stays here, not retried at once, and goes by itself
+          // The night (round) is closed: the game stays here, not retried at once, and goes by itself
           // when the night is reopened.
           const n = r.data.night_closed.number;
           if (at >= 0) { q[at].state = "closed"; q[at].night = n; }
           writeQueue(table, q);
-          status("Not saved: night " + n + " is closed. Game " + job.game.number + " stays on this tablet and is sent by itself once an organizer reopens the night.", "bad");
+          status("Not saved: " + session + " " + n + " is closed. Game " + job.game.number + " stays on this tablet and is sent by itself once an organizer reopens the " + session + ".", "bad");
         } else if (r.status === 409 && r.data && r.data.taken) {
           // The number was taken on another device: the scorer says whether it is the same game.
           if (at >= 0) { q[at].state = "clash"; q[at].theirs = r.data.taken.summary; q[at].reason = "number taken"; }

@@ -169,7 +169,7 @@
   if (timerEl && timerEl.dataset.night) {
     let timer = null;
     let ends = 0; // when a running timer runs out, on this device's clock
-    const roundLabel = timerEl.dataset.round ? "Round " + timerEl.dataset.round : "";
+    const roundLabel = timerEl.dataset.round ? (timerEl.dataset.session || "Round") + " " + timerEl.dataset.round : "";
     const clock = (s) => {
       s = Math.max(0, Math.round(s));
       const h = Math.floor(s / 3600), m = Math.floor((s % 3600) / 60), sec = s % 60;
@@ -270,6 +270,16 @@
         drawStandings(await res.json());
       }, 100);
     };
+    /** What placed a player above the next, as the server's projector page writes it. */
+    const tieShort = (s) => {
+      const a = s.ahead;
+      if (a && (a.by === "wins" || a.by === "deal_ins" || a.by === "head_to_head")) {
+        const what = a.by === "wins" ? "more wins" : a.by === "deal_ins" ? "fewer deal-ins" : "head-to-head";
+        return what + " (" + a.figure + " to " + a.next_figure + ")";
+      }
+      if (s.shared) return s.head_to_head == null ? "shared" : "shared (head-to-head " + s.head_to_head + ")";
+      return "";
+    };
     const drawStandings = (view) => {
       const body = $("#pager-items");
       if (!body || body.tagName !== "TBODY") return;
@@ -294,6 +304,7 @@
         strong.textContent = average ? Number(s.average).toFixed(2) : s.points;
         const last = cell("td", "", true);
         last.append(strong);
+        cell("td", tieShort(s)).className = "tie";
         body.append(tr);
       });
       const empty = $("#no-games");

@@ -1192,6 +1192,107 @@ async fn head_to_head_counts_each_shared_game_once_in_a_three_way_tie() {
     .map(|(p, r, pts)| (p.to_string(), *r, *pts, false))
     .collect();
     assert_eq!(rows, expected);
+    // Each row says what placed it above the next, with the figures; the tied three carry
+    // their head-to-head points.
+    let why: Vec<(String, Value, Value, Value)> = view["standings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["player"].as_str().unwrap().to_string(),
+                s["head_to_head"].clone(),
+                s["ahead"]["by"].clone(),
+                s["ahead"]["words"].clone(),
+            )
+        })
+        .collect();
+    let n = Value::Null;
+    assert_eq!(
+        why,
+        [
+            (
+                "X".into(),
+                n.clone(),
+                json!("points"),
+                json!("ahead of Z on points: 150 to 60")
+            ),
+            (
+                "Z".into(),
+                n.clone(),
+                json!("points"),
+                json!("ahead of Y on points: 60 to 10")
+            ),
+            (
+                "Y".into(),
+                n.clone(),
+                json!("points"),
+                json!("ahead of W on points: 10 to -40")
+            ),
+            (
+                "W".into(),
+                n.clone(),
+                json!("points"),
+                json!("ahead of C on points: -40 to -60")
+            ),
+            (
+                "C".into(),
+                json!(-10),
+                json!("head_to_head"),
+                json!("ahead of A on head-to-head points: -10 to -50")
+            ),
+            (
+                "A".into(),
+                json!(-50),
+                json!("head_to_head"),
+                json!("ahead of B on head-to-head points: -50 to -60")
+            ),
+            ("B".into(), json!(-60), n.clone(), n.clone()),
+        ]
+    );
+    let c = &view["standings"][4]["ahead"];
+    assert_eq!(
+        (&c["figure"], &c["next_figure"], &c["next_player_id"]),
+        (&json!(-10), &json!(-50), &json!(id["A"]))
+    );
+    // The CSV carries the same, and the league page says it under the player's name.
+    let csv = owner
+        .get(app.url(&format!("/api/v1/leagues/{league}/standings.csv")))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let mut lines = csv.lines();
+    assert!(
+        lines
+            .next()
+            .unwrap()
+            .ends_with(",rating,head_to_head,ahead_by,ahead"),
+        "{csv}"
+    );
+    let c_row = lines.find(|l| l.contains(",C,")).unwrap();
+    assert!(
+        c_row.ends_with(",-10,head_to_head,ahead of A on head-to-head points: -10 to -50"),
+        "{c_row}"
+    );
+    let page = owner
+        .get(app.url(&format!("/leagues/{league}")))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        page.contains(r#"<span class="tie-note">head-to-head (-10 to -50)</span>"#),
+        "the league page explains the tie"
+    );
+    assert!(
+        !page.contains(r#"<span class="tie-note">points"#) && page.matches("tie-note").count() == 2,
+        "the board's own figure needs no note"
+    );
 }
 
 /// Seeds one game at a new closed night of the league: (player, score) in seat order, a
@@ -1289,6 +1390,11 @@ async fn assert_ties_ranked_by_head_to_head(app: &TestApp, view: &Value) -> usiz
         };
         let me = r["player_id"].as_i64().unwrap();
         let mine = h2h.iter().find(|(p, _)| *p == me).unwrap().1;
+        assert_eq!(
+            r["head_to_head"],
+            json!(mine),
+            "the row shows its head-to-head"
+        );
         for &(other, theirs) in &h2h {
             match mine.cmp(&theirs) {
                 std::cmp::Ordering::Greater => assert!(rank(me) < rank(other), "{me} vs {other}"),

@@ -97,7 +97,7 @@ async fn an_organizer_runs_a_night_in_the_browser() {
     }
     click(&c, "#checkin-form button[name=then][value=propose]").await;
     let flash = wait_text(&c, ".flash.ok", "Tables proposed").await;
-    assert!(flash.contains("4 players checked in"), "{flash}");
+    assert!(flash.contains("Check-in saved: 4 players here"), "{flash}");
     shots(&c, "night-proposal").await;
     click(&c, "form[action$='/tables'] button[type=submit]").await;
     wait_text(&c, ".flash.ok", "Tables locked").await;

@@ -296,7 +296,7 @@ async fn seats_survive_a_refused_lock_and_a_late_arrival_gets_a_seat() {
     c.refresh().await.unwrap();
     click(&c, &format!("input[name=player][value='{}']", ids[8])).await;
     click(&c, "#checkin-form button[type=submit]:not([name])").await;
-    let flash = wait_text(&c, ".flash.ok", "9 players checked in").await;
+    let flash = wait_text(&c, ".flash.ok", "Check-in saved: 9 players here").await;
     assert!(flash.contains("Ivy has no seat yet"), "{flash}");
     let late = text_of(&c, "#late").await;
     assert!(

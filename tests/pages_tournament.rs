@@ -47,7 +47,8 @@ async fn tournament(app: &TestApp, n: usize) -> Day {
         players.push((p["id"].as_i64().unwrap(), name));
     }
     let league = ok(owner.post(app.url("/api/v1/clubs/open/leagues")).json(&json!({
-        "name": "Spring Open", "card": "demo-2026", "ruleset": "tournament", "visibility": "public"
+        "name": "Spring Open", "card": "demo-2026", "ruleset": "tournament", "visibility": "public",
+        "kind": "tournament"
     })))
     .await["id"]
         .as_i64()
@@ -430,6 +431,14 @@ async fn players_find_their_seat_and_the_projector_follows_every_game() {
         leaders.contains(&winner_of(0)) && leaders.contains(&winner_of(1)),
         "{leaders}"
     );
+    // The two winners are equal on points, wins and deal-ins and never met: the projector
+    // (redrawn from the stream) says their rank is shared and why.
+    for row in 1..=2 {
+        let css = format!("#pager-items tr:nth-child({row})");
+        let tie = wait_text(&c, &format!("{css} td.tie"), "shared").await;
+        assert_eq!(tie, "shared (head-to-head 0)");
+        assert!(text_of(&c, &format!("{css} td")).await.starts_with("T1"));
+    }
 
     // Score sheets and tent cards: one table to a printed page.
     c.goto(&app.url(&format!("/nights/{}/print", day.night)))
@@ -457,4 +466,142 @@ async fn players_find_their_seat_and_the_projector_follows_every_game() {
     shots(&c, "tent-cards").await;
     no_serious_problems(&c, "tent cards").await;
     c.close().await.unwrap();
+}
+
+/// Every page of a night and its messages call it by the league's word: "Round 1" in a
+/// tournament, "Night 1" in a league — never the other.
+#[tokio::test]
+async fn a_tournament_says_round_and_a_league_says_night_on_every_page() {
+    let app = spawn_app().await;
+    let day = tournament(&app, 8).await;
+    let league = ok(day
+        .owner
+        .post(app.url("/api/v1/clubs/open/leagues"))
+        .json(&json!({"name": "Tuesday league", "card": "demo-2026", "ruleset": "nmjl-money"})))
+    .await;
+    assert_eq!(league["kind"], "league", "a league unless told: {league}");
+    let weekly = league["id"].as_i64().unwrap();
+    let weekly_night = ok(day
+        .owner
+        .post(app.url(&format!("/api/v1/leagues/{weekly}/nights")))
+        .json(&json!({"date": "2026-05-05"})))
+    .await["id"]
+        .as_i64()
+        .unwrap();
+    let shown = ok(day
+        .owner
+        .get(app.url(&format!("/api/v1/leagues/{}", day.league))))
+    .await;
+    assert_eq!(shown["kind"], "tournament");
+    // The same players in both, seated, a table each to score at.
+    let mut tables = Vec::new();
+    for (league, night) in [(day.league, day.night), (weekly, weekly_night)] {
+        for (p, _) in &day.players {
+            ok(day
+                .owner
+                .put(app.url(&format!("/api/v1/nights/{night}/checkins/{p}"))))
+            .await;
+        }
+        let proposed = ok(day
+            .owner
+            .post(app.url(&format!("/api/v1/nights/{night}/seating")))
+            .json(&json!({})))
+        .await;
+        let locked = ok(day
+            .owner
+            .put(app.url(&format!("/api/v1/nights/{night}/tables")))
+            .json(&json!({"tables": proposed["proposal"]["tables"]})))
+        .await;
+        tables.push((league, night, locked["tables"][0]["id"].as_i64().unwrap()));
+    }
+    for (league, night, table) in tables {
+        let (word, other) = if league == day.league {
+            ("Round", "Night")
+        } else {
+            ("Night", "Round")
+        };
+        for path in [
+            format!("/nights/{night}"),
+            format!("/nights/{night}/door"),
+            format!("/nights/{night}/status"),
+            format!("/nights/{night}/seats"),
+            format!("/nights/{night}/seats?screen=1"),
+            format!("/nights/{night}/print"),
+            format!("/leagues/{league}"),
+            format!("/tables/{table}/score"),
+        ] {
+            let res = day.owner.get(app.url(&path)).send().await.unwrap();
+            assert!(res.status().is_success(), "{path}: {}", res.status());
+            let html = res.text().await.unwrap();
+            assert!(html.contains(&format!("{word} 1")), "{path} says {word} 1");
+            assert!(
+                !html.contains(&format!("{other} 1"))
+                    && !html.contains(&format!("{} 1", other.to_lowercase())),
+                "{path} never says {other} 1"
+            );
+        }
+        // Closed, a game sent to it is refused in the same words.
+        ok(day
+            .owner
+            .post(app.url(&format!("/api/v1/nights/{night}/close"))))
+        .await;
+        let res = day
+            .owner
+            .post(app.url(&format!("/api/v1/tables/{table}/games")))
+            .json(&json!({"number": 1, "outcome": "wall"}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(res.status(), 409);
+        let problem: Value = res.json().await.unwrap();
+        assert!(
+            problem["detail"]
+                .as_str()
+                .unwrap()
+                .starts_with(&format!("{word} 1 is closed")),
+            "{problem}"
+        );
+        assert_eq!(problem["night_closed"]["number"], 1);
+        let page = day
+            .owner
+            .get(app.url(&format!("/tables/{table}/score")))
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        assert!(page.contains(&format!("{word} 1 is closed")), "{word}");
+    }
+    // Settings change the word: the tournament made a league reads "Night 1".
+    let changed = ok(day
+        .owner
+        .patch(app.url(&format!("/api/v1/leagues/{}", day.league)))
+        .json(&json!({"kind": "league"})))
+    .await;
+    assert_eq!(changed["kind"], "league");
+    let html = day
+        .owner
+        .get(app.url(&format!("/nights/{}", day.night)))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(html.contains("<h1>Night 1</h1>"), "{html}");
+    // Anything else is refused, naming the field.
+    let res = day
+        .owner
+        .patch(app.url(&format!("/api/v1/leagues/{}", day.league)))
+        .json(&json!({"kind": "cup"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 422);
+    let problem: Value = res.json().await.unwrap();
+    assert!(
+        problem.to_string().contains("league or tournament"),
+        "{problem}"
+    );
 }

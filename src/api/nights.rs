@@ -24,7 +24,7 @@ pub async fn create(
     league: web::Path<i64>,
     body: ValidJson<NewNight>,
 ) -> Result<HttpResponse, AppError> {
-    let night = nights::create(&state, &caller, *league, body.0).await?;
+    let (night, _) = nights::create(&state, &caller, *league, body.0).await?;
     Ok(HttpResponse::Created().json(nights::created(&state, night).await?))
 }
 

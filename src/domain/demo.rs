@@ -146,7 +146,7 @@ async fn play_night(
     n: usize,
     rng: &mut StdRng,
 ) -> Result<()> {
-    let night = nights::create(state, owner, league, NewNight { date }).await?;
+    let (night, _) = nights::create(state, owner, league, NewNight { date }).await?;
     nights::set_checkins(state, owner, night.id, ids).await?;
     nights::propose_seating(
         state,
@@ -173,7 +173,7 @@ async fn play_night(
             play_game(state, owner, table.id, number, &seats, special, rng).await?;
         }
     }
-    nights::close(state, owner, night.id).await
+    nights::close(state, owner, night.id).await.map(drop)
 }
 
 #[derive(PartialEq)]

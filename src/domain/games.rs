@@ -513,10 +513,11 @@ pub struct ClosedNight {
     pub number: i32,
 }
 
-fn closed(ctx: &TableContext) -> Error {
+fn closed(ctx: &TableContext, league: &League) -> Error {
     Error::NightClosed {
         detail: format!(
-            "night {} is closed; an organizer can reopen it",
+            "{} {} is closed: an organizer can reopen it to enter more games",
+            league.session(),
             ctx.night_number
         ),
         night: ClosedNight {
@@ -558,7 +559,7 @@ pub async fn record(
     let sheet = table_for(state, caller, table_id, Need::Score, true).await?;
     let (ctx, league, club_id) = (&sheet.ctx, &sheet.league, sheet.club.id);
     if ctx.night_status == "closed" {
-        return Err(closed(ctx));
+        return Err(closed(ctx, league));
     }
     if let Some(k) = &key
         && (k.is_empty() || k.len() > 200 || !k.chars().all(|c| c.is_ascii_graphic() || c == ' '))
@@ -837,7 +838,7 @@ pub async fn amend(
         )
     })?;
     if ctx.night_status == "closed" {
-        return Err(closed(&ctx));
+        return Err(closed(&ctx, &league));
     }
     input.number = Some(input.number.unwrap_or(g.number));
     let players = games::table_players(&state.db, g.table_id).await?;

@@ -33,6 +33,9 @@ pub struct LeagueView {
     pub min_games: i32,
     pub starts_on: Option<NaiveDate>,
     pub ends_on: Option<NaiveDate>,
+    /// `league` (weekly; its sessions are nights) or `tournament` (its sessions are rounds).
+    #[schema(example = "league")]
+    pub kind: String,
 }
 
 impl LeagueView {
@@ -49,6 +52,7 @@ impl LeagueView {
             min_games: l.min_games,
             starts_on: l.starts_on,
             ends_on: l.ends_on,
+            kind: l.kind,
         }
     }
 }
@@ -88,6 +92,10 @@ pub struct NewLeague {
     pub min_games: Option<i32>,
     pub starts_on: Option<NaiveDate>,
     pub ends_on: Option<NaiveDate>,
+    /// `league` (the default: its sessions are nights) or `tournament` (its sessions are
+    /// rounds); pages and messages use the league's word.
+    #[schema(example = "league", pattern = "^(league|tournament)$")]
+    pub kind: Option<String>,
 }
 
 impl From<NewLeague> for LeagueInput {
@@ -102,6 +110,7 @@ impl From<NewLeague> for LeagueInput {
             min_games: n.min_games,
             starts_on: n.starts_on,
             ends_on: n.ends_on,
+            kind: n.kind,
         }
     }
 }
@@ -134,6 +143,10 @@ pub struct LeagueInput {
     pub min_games: Option<i32>,
     pub starts_on: Option<NaiveDate>,
     pub ends_on: Option<NaiveDate>,
+    /// `league` (the default: its sessions are nights) or `tournament` (its sessions are
+    /// rounds); pages and messages use the league's word.
+    #[schema(example = "league", pattern = "^(league|tournament)$")]
+    pub kind: Option<String>,
 }
 
 /// Applies input over current fields, validating each.
@@ -208,6 +221,12 @@ async fn merge(
             return Err(Error::invalid("board", "use total or average"));
         }
         f.board = b;
+    }
+    if let Some(k) = input.kind {
+        if k != "league" && k != "tournament" {
+            return Err(Error::invalid("kind", "use league or tournament"));
+        }
+        f.kind = k;
     }
     if let Some(m) = input.min_games {
         if !(0..=10_000).contains(&m) {
@@ -368,6 +387,7 @@ pub async fn create(
         min_games: 0,
         starts_on: None,
         ends_on: None,
+        kind: "league".into(),
     };
     let fields = merge(state, club.id, input, blank).await?;
     let league = saved(leagues::create(&state.db, club.id, &fields).await?)?;
@@ -398,6 +418,7 @@ pub async fn update(
         min_games: league.min_games,
         starts_on: league.starts_on,
         ends_on: league.ends_on,
+        kind: league.kind.clone(),
     };
     let fields = merge(state, club.id, input, current).await?;
     // Standings answered from memory check the league again (its visibility, its board).

@@ -169,10 +169,7 @@ impl Error {
             Error::Invalid { errors, .. } if errors.len() == 1 && errors[0].line.is_none() => {
                 errors[0].message.clone()
             }
-            Error::NightClosed { night, .. } => format!(
-                "Night {} is closed: an organizer can reopen it to enter more games.",
-                night.number
-            ),
+            Error::NightClosed { detail, .. } => format!("{detail}."),
             Error::Taken { taken, .. } => format!(
                 "Game {} was entered on another device: {}. Yours was not saved.",
                 taken.number, taken.summary

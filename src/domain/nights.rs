@@ -136,8 +136,9 @@ pub(crate) async fn open_night(
     let (night, league) = night_for(state, caller, id, Need::Admin).await?;
     if night.status == "closed" {
         return Err(Error::Conflict(format!(
-            "night {} is closed; an organizer can reopen it",
-            night.id
+            "{} {} is closed; an organizer can reopen it",
+            league.session_lower(),
+            night.number
         )));
     }
     Ok((night, league))
@@ -151,10 +152,15 @@ pub struct NewNight {
 }
 
 /// Starts a night of the league (or a tournament round).
-pub async fn create(state: &AppState, caller: &Caller, league: i64, n: NewNight) -> Result<Night> {
+pub async fn create(
+    state: &AppState,
+    caller: &Caller,
+    league: i64,
+    n: NewNight,
+) -> Result<(Night, League)> {
     let (league, _) = caller.league(state, league, Need::Admin).await?;
     let date = sensible_date("date", n.date)?;
-    Ok(nights::create(&state.db, league.id, date).await?)
+    Ok((nights::create(&state.db, league.id, date).await?, league))
 }
 
 /// A night's view, as the answer of its creation.
@@ -270,15 +276,22 @@ pub async fn set_checkins(
     Ok(change)
 }
 
-/// Checks in everyone checked in at the league's previous night; how many were added.
-pub async fn check_in_previous(state: &AppState, caller: &Caller, id: i64) -> Result<usize> {
+/// Checks in everyone checked in at the league's previous night: how many were added, and what
+/// the league calls a night ("night", or "round" in a tournament) for the answer's words.
+pub async fn check_in_previous(
+    state: &AppState,
+    caller: &Caller,
+    id: i64,
+) -> Result<(usize, &'static str)> {
     let (night, league) = open_night(state, caller, id).await?;
     let Some(previous) = nights::previous(&state.db, league.id, night.number).await? else {
         return Err(Error::invalid(
             "night",
             format!(
-                "night {} is the league's first: there is no last night to copy",
-                night.number
+                "{} {} is the first: there is no last {} to copy",
+                league.session(),
+                night.number,
+                league.session_lower()
             ),
         ));
     };
@@ -289,7 +302,7 @@ pub async fn check_in_previous(state: &AppState, caller: &Caller, id: i64) -> Re
             added += 1;
         }
     }
-    Ok(added)
+    Ok((added, league.session_lower()))
 }
 
 #[derive(Deserialize, ToSchema, Default)]
@@ -574,8 +587,8 @@ pub async fn lock_tables(
     id: i64,
     lock: LockTables,
 ) -> Result<()> {
-    let (night, _) = open_night(state, caller, id).await?;
-    lock_checked(state, &night, lock.tables).await
+    let (night, league) = open_night(state, caller, id).await?;
+    lock_checked(state, &night, &league, lock.tables).await
 }
 
 /// One seat chosen on the page's seating form: table and seat as numbered there (seats 0 to
@@ -595,7 +608,7 @@ pub async fn lock_seats(
     id: i64,
     seats: Vec<SeatChoice>,
 ) -> Result<()> {
-    let (night, _) = open_night(state, caller, id).await?;
+    let (night, league) = open_night(state, caller, id).await?;
     let present = checked_in_ids(state, night.id).await?.len() as u64;
     let most = (present / 2).max(1);
     if let Some(s) = seats.iter().find(|s| s.table == 0 || s.table > most) {
@@ -616,7 +629,7 @@ pub async fn lock_seats(
             ),
         ));
     }
-    lock_checked(state, &night, tables_from_seats(seats)).await
+    lock_checked(state, &night, &league, tables_from_seats(seats)).await
 }
 
 /// Seats as player ids per table: tables in their numbers' order, players in seat order.
@@ -635,7 +648,12 @@ fn tables_from_seats(seats: Vec<SeatChoice>) -> Vec<Vec<i64>> {
         .collect()
 }
 
-async fn lock_checked(state: &AppState, night: &Night, tables: Vec<Vec<i64>>) -> Result<()> {
+async fn lock_checked(
+    state: &AppState,
+    night: &Night,
+    league: &League,
+    tables: Vec<Vec<i64>>,
+) -> Result<()> {
     let checked = nights::checkins(&state.db, night.id).await?;
     let present: Vec<i64> = checked.iter().map(|(id, _)| *id).collect();
     let name = |p: i64| {
@@ -691,7 +709,8 @@ async fn lock_checked(state: &AppState, night: &Night, tables: Vec<Vec<i64>>) ->
     }
     if !nights::lock_tables(&state.db, night.id, &tables).await? {
         return Err(Error::Conflict(format!(
-            "night {} has games recorded at its tables, which re-seating would drop; start a new night for new tables",
+            "{0} {1} has games recorded at its tables, which re-seating would drop; start a new {0} for new tables",
+            league.session_lower(),
             night.number
         )));
     }
@@ -699,23 +718,24 @@ async fn lock_checked(state: &AppState, night: &Night, tables: Vec<Vec<i64>>) ->
 }
 
 /// Closes a night: it takes no new games until reopened.
-pub async fn close(state: &AppState, caller: &Caller, id: i64) -> Result<()> {
-    let (night, _) = night_for(state, caller, id, Need::Admin).await?;
+/// Closes a night; its league (for what the league calls it).
+pub async fn close(state: &AppState, caller: &Caller, id: i64) -> Result<League> {
+    let (night, league) = night_for(state, caller, id, Need::Admin).await?;
     nights::close(&state.db, night.league_id, night.id).await?;
     state.events.poke();
-    Ok(())
+    Ok(league)
 }
 
 /// Reopens a closed night (seated again if it has tables, else open).
-pub async fn reopen(state: &AppState, caller: &Caller, id: i64) -> Result<()> {
-    let (night, _) = night_for(state, caller, id, Need::Admin).await?;
+pub async fn reopen(state: &AppState, caller: &Caller, id: i64) -> Result<League> {
+    let (night, league) = night_for(state, caller, id, Need::Admin).await?;
     let status = if nights::tables(&state.db, night.id).await?.is_empty() {
         "open"
     } else {
         "seated"
     };
     nights::set_status(&state.db, night.id, status).await?;
-    Ok(())
+    Ok(league)
 }
 
 /// A night as its page shows it to this caller.

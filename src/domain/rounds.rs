@@ -293,7 +293,8 @@ pub async fn register_at_door(
     let (n, league) = night_for(state, caller, night, Need::Admin).await?;
     if n.status == "closed" {
         return Err(Error::Conflict(format!(
-            "round {} is closed; an organizer can reopen it",
+            "{} {} is closed; an organizer can reopen it",
+            league.session_lower(),
             n.number
         )));
     }

@@ -497,6 +497,9 @@ pub async fn standings_csv(state: &AppState, caller: &Caller, id: i64) -> Result
         "dead_hands",
         "wall_games",
         "rating",
+        "head_to_head",
+        "ahead_by",
+        "ahead",
     ])
     .map_err(csv_error)?;
     for s in rows {
@@ -515,6 +518,9 @@ pub async fn standings_csv(state: &AppState, caller: &Caller, id: i64) -> Result
             s.dead_hands.to_string(),
             s.wall_games.to_string(),
             s.rating.map(|r| format!("{r:.2}")).unwrap_or_default(),
+            s.head_to_head.map(|h| h.to_string()).unwrap_or_default(),
+            s.ahead.as_ref().map(|a| a.by.clone()).unwrap_or_default(),
+            s.ahead.map(|a| cell(a.words)).unwrap_or_default(),
         ])
         .map_err(csv_error)?;
     }

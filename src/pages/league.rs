@@ -189,9 +189,13 @@ async fn new_night(
         Err(e) => return after(&format!("/leagues/{id}"), Err(e)),
     };
     match nights::create(&state, &posted.caller, *id, NewNight { date }).await {
-        Ok(n) => after(
+        Ok((n, league)) => after(
             &format!("/nights/{}", n.id),
-            Ok(format!("Night {} started: check players in.", n.number)),
+            Ok(format!(
+                "{} {} started: check players in.",
+                league.session(),
+                n.number
+            )),
         ),
         Err(e) => after(&format!("/leagues/{id}"), Err(e)),
     }
@@ -215,6 +219,8 @@ pub(super) struct LeagueForm {
     starts_on: Option<String>,
     #[serde(default)]
     ends_on: Option<String>,
+    #[serde(default)]
+    kind: Option<String>,
 }
 
 fn number(field: &str, text: Option<&str>, what: &str) -> Result<Option<i32>, Error> {
@@ -267,6 +273,7 @@ pub(super) fn league_input(f: LeagueForm, create: bool) -> Result<LeagueInput, E
         min_games: number("min_games", f.min_games.as_deref(), "the games needed")?,
         starts_on,
         ends_on,
+        kind: f.kind.filter(|k| !k.trim().is_empty()),
     })
 }
 

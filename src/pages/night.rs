@@ -7,7 +7,7 @@ use serde::Deserialize;
 
 use actix_web::http::StatusCode;
 
-use super::view::local_time;
+use super::view::{local_time, plural};
 use super::{Ctx, Flash, Page, Posted, after};
 use crate::domain::games::SEAT_WINDS;
 use crate::domain::leagues::League;
@@ -296,6 +296,21 @@ fn seating_request(method: Option<&str>) -> Result<SeatingRequest, Error> {
     })
 }
 
+/// What saving the check-in list did, in words: "Check-in saved: 40 players here (3 added, 1
+/// taken off)." or "… here; no change."
+fn checkin_saved(here: usize, added: usize, removed: usize) -> String {
+    let change = match (added, removed) {
+        (0, 0) => "; no change".to_string(),
+        (a, 0) => format!(" ({a} added)"),
+        (0, r) => format!(" ({r} taken off)"),
+        (a, r) => format!(" ({a} added, {r} taken off)"),
+    };
+    format!(
+        "Check-in saved: {} here{change}.",
+        plural(here, "player", "players")
+    )
+}
+
 /// Makes the checked-in set what the form says.
 #[post("/nights/{id}/checkins")]
 async fn checkins(
@@ -307,12 +322,7 @@ async fn checkins(
     let saved = nights::set_checkins(&state, &posted.caller, *id, want).await;
     let result = match saved {
         Ok(c) => {
-            let mut text = format!(
-                "{} players checked in ({} in, {} out).",
-                want.len(),
-                c.added,
-                c.removed
-            );
+            let mut text = checkin_saved(want.len(), c.added, c.removed);
             if !c.unseated.is_empty() {
                 text.push_str(&format!(
                     " The tables are locked: {} {} no seat yet — seat them under \"Late arrivals\".",
@@ -352,7 +362,12 @@ async fn checkins_previous(
 ) -> Result<HttpResponse, AppError> {
     let result = nights::check_in_previous(&state, &posted.caller, *id)
         .await
-        .map(|n| format!("{n} players from last night checked in; untick anyone who is not here."));
+        .map(|(n, night)| {
+            format!(
+                "{} from the last {night} checked in; untick anyone who is not here.",
+                plural(n, "player", "players")
+            )
+        });
     after(&format!("/nights/{id}#checkin"), result)
 }
 
@@ -483,7 +498,7 @@ async fn close(
 ) -> Result<HttpResponse, AppError> {
     let result = nights::close(&state, &posted.caller, *id)
         .await
-        .map(|()| "Night closed.".to_string());
+        .map(|l| format!("{} closed.", l.session()));
     after(&format!("/nights/{id}"), result)
 }
 
@@ -495,7 +510,7 @@ async fn reopen(
 ) -> Result<HttpResponse, AppError> {
     let result = nights::reopen(&state, &posted.caller, *id)
         .await
-        .map(|()| "Night reopened.".to_string());
+        .map(|l| format!("{} reopened.", l.session()));
     after(&format!("/nights/{id}"), result)
 }
 

@@ -279,6 +279,7 @@ pub struct LeagueFields {
     pub min_games: i32,
     pub starts_on: String,
     pub ends_on: String,
+    pub kind: String,
 }
 
 impl Default for LeagueFields {
@@ -291,6 +292,7 @@ impl Default for LeagueFields {
             min_games: 0,
             starts_on: String::new(),
             ends_on: String::new(),
+            kind: "league".into(),
         }
     }
 }
@@ -305,8 +307,14 @@ impl LeagueFields {
             min_games: l.min_games,
             starts_on: l.starts_on.map(|d| d.to_string()).unwrap_or_default(),
             ends_on: l.ends_on.map(|d| d.to_string()).unwrap_or_default(),
+            kind: l.kind.clone(),
         }
     }
+}
+
+/// A count with its noun: "1 player", "40 players".
+pub fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 /// A moment as a club reads it: in the club's time zone (UTC when the zone is unknown), e.g.

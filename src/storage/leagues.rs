@@ -19,6 +19,8 @@ pub struct League {
     pub min_games: i32,
     pub starts_on: Option<NaiveDate>,
     pub ends_on: Option<NaiveDate>,
+    /// `league` (its sessions are nights) or `tournament` (its sessions are rounds).
+    pub kind: String,
     pub created_at: DateTime<Utc>,
     /// The standings revision when the row was read (bumped by every write that can move them).
     pub revision: i64,
@@ -37,9 +39,48 @@ pub struct LeagueFields {
     pub min_games: i32,
     pub starts_on: Option<NaiveDate>,
     pub ends_on: Option<NaiveDate>,
+    pub kind: String,
 }
 
-const COLUMNS: &str = "id, club_id, name, card_id, builtin_card, ruleset, games_per_table, visibility, board, min_games, starts_on, ends_on, created_at, revision";
+impl League {
+    /// What the league calls one of its sessions: "Night" for a league, "Round" for a tournament.
+    pub fn session(&self) -> &'static str {
+        if self.kind == "tournament" {
+            "Round"
+        } else {
+            "Night"
+        }
+    }
+
+    /// The same word as it reads inside a sentence ("night", "round").
+    pub fn session_lower(&self) -> &'static str {
+        if self.kind == "tournament" {
+            "round"
+        } else {
+            "night"
+        }
+    }
+
+    /// The plural: "Nights", or "Rounds" in a tournament.
+    pub fn sessions(&self) -> &'static str {
+        if self.kind == "tournament" {
+            "Rounds"
+        } else {
+            "Nights"
+        }
+    }
+
+    /// "tonight", or "this round" in a tournament.
+    pub fn tonight(&self) -> &'static str {
+        if self.kind == "tournament" {
+            "this round"
+        } else {
+            "tonight"
+        }
+    }
+}
+
+const COLUMNS: &str = "id, club_id, name, card_id, builtin_card, ruleset, games_per_table, visibility, board, min_games, starts_on, ends_on, kind, created_at, revision";
 
 /// A league of the club with this name (any case), other than `except`: (id, name as stored).
 /// Read on a transaction holding the club's row, so two saves of one name cannot both pass.
@@ -87,8 +128,8 @@ async fn insert(
     f: &LeagueFields,
 ) -> sqlx::Result<League> {
     sqlx::query_as::<_, League>(sqlx::AssertSqlSafe(format!(
-        "INSERT INTO leagues (club_id, name, card_id, builtin_card, ruleset, games_per_table, visibility, board, min_games, starts_on, ends_on) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING {COLUMNS}"
+        "INSERT INTO leagues (club_id, name, card_id, builtin_card, ruleset, games_per_table, visibility, board, min_games, starts_on, ends_on, kind) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING {COLUMNS}"
     )))
     .bind(club_id)
     .bind(&f.name)
@@ -101,6 +142,7 @@ async fn insert(
     .bind(f.min_games)
     .bind(f.starts_on)
     .bind(f.ends_on)
+    .bind(&f.kind)
     .fetch_one(&mut *tx)
     .await
 }
@@ -113,7 +155,7 @@ pub async fn update(pool: &PgPool, club_id: i64, id: i64, f: &LeagueFields) -> s
     }
     let league = sqlx::query_as::<_, League>(sqlx::AssertSqlSafe(format!(
         "UPDATE leagues SET name = $2, card_id = $3, builtin_card = $4, ruleset = $5, games_per_table = $6, visibility = $7, \
-         board = $8, min_games = $9, starts_on = $10, ends_on = $11, revision = revision + 1 WHERE id = $1 RETURNING {COLUMNS}"
+         board = $8, min_games = $9, starts_on = $10, ends_on = $11, kind = $12, revision = revision + 1 WHERE id = $1 RETURNING {COLUMNS}"
     )))
     .bind(id)
     .bind(&f.name)
@@ -126,6 +168,7 @@ pub async fn update(pool: &PgPool, club_id: i64, id: i64, f: &LeagueFields) -> s
     .bind(f.min_games)
     .bind(f.starts_on)
     .bind(f.ends_on)
+    .bind(&f.kind)
     .fetch_one(&mut *tx)
     .await?;
     tx.commit().await?;
@@ -153,7 +196,7 @@ pub async fn get(pool: &PgPool, id: i64) -> sqlx::Result<Option<League>> {
 /// The columns of `League` read from `leagues l`, and of its club (`Club`) read from `clubs c`
 /// as `club_slug`, `club_name` and `club_time_zone`.
 pub const WITH_CLUB_COLUMNS: &str = "l.id, l.club_id, l.name, l.card_id, l.builtin_card, l.ruleset, l.games_per_table, \
-     l.visibility, l.board, l.min_games, l.starts_on, l.ends_on, l.created_at, l.revision, \
+     l.visibility, l.board, l.min_games, l.starts_on, l.ends_on, l.kind, l.created_at, l.revision, \
      c.slug AS club_slug, c.name AS club_name, c.time_zone AS club_time_zone";
 
 /// A row of `WITH_CLUB_COLUMNS`.
