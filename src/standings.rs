@@ -19,6 +19,10 @@ pub struct Line {
     pub deal_ins: i64,
     pub dead_hands: i64,
     pub wall_games: i64,
+    /// On a board that does not count every game (best per night, dropped nights): the points
+    /// and games that count (`counting`). The board ranks by these when set.
+    #[sqlx(skip)]
+    pub counted: Option<(i64, i64)>,
 }
 
 /// How the board ranks players.
@@ -59,9 +63,139 @@ pub struct Standing {
     /// What placed this player above the next ranked player (the row below). `null` for the
     /// last ranked player, for a rank shared with the next one and for unranked players.
     pub ahead: Option<Ahead>,
+    /// On a board that does not count every game (best per night, dropped nights): the points
+    /// that count, which the board ranks by (on an average board, `counted_average`). `null`
+    /// when every game counts.
+    pub counted_points: Option<i64>,
+    /// The games whose scores count (with `counted_points`).
+    pub counted_games: Option<i64>,
+    /// Points per counted game, to two decimals (with `counted_points`).
+    pub counted_average: Option<f64>,
+    /// Night by night, what counted and what was dropped (with `counted_points`): every night
+    /// of the league with a game, the player's missed ones included.
+    pub nights: Option<Vec<NightCount>>,
+}
+
+/// One night of a player on a board that does not count every game.
+#[derive(Debug, Clone, Serialize, ToSchema, PartialEq)]
+pub struct NightCount {
+    /// The night's number in the league.
+    pub night: i32,
+    /// Games the player played that night (0: missed).
+    pub games: i64,
+    /// Their points that night, every game.
+    pub points: i64,
+    /// The points of that night that count: the best `best_per_night` games' (all of them
+    /// on other boards); 0 when the night is dropped.
+    pub counted: i64,
+    /// Games of that night that count.
+    pub counted_games: i64,
+    /// One of the player's `drop_worst_nights` lowest nights, not counted.
+    pub dropped: bool,
+}
+
+/// What a board counts besides a plain sum: the best `best_per_night` game scores of each of a
+/// player's nights, and `drop_worst_nights` of their lowest nights left out.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Counting {
+    pub best_per_night: Option<usize>,
+    pub drop_worst_nights: usize,
+}
+
+impl Counting {
+    /// True when every game counts (nothing to work out night by night).
+    pub fn is_plain(&self) -> bool {
+        self.best_per_night.is_none() && self.drop_worst_nights == 0
+    }
+}
+
+/// Works out what counts for each player, from the league's nights with a counted game
+/// (`nights`, their numbers) and each player's scores night by night (`scores`: player, night,
+/// the night's game scores in any order). A night's counted points are its best
+/// `best_per_night` scores (every score when the player played that many or fewer); then the
+/// player's `drop_worst_nights` lowest nights, by counted points, are dropped — a night the
+/// player missed counts 0 and is one of the nights that can be dropped (so "drop the worst
+/// night" and "best 11 of 12 nights" agree); among equal nights a missed one goes first, then
+/// the earlier. Answers, per player who played, (counted points, counted games) and the
+/// nights.
+pub fn counting(
+    nights: &[i32],
+    scores: &[(i64, i32, Vec<i64>)],
+    c: Counting,
+) -> HashMap<i64, ((i64, i64), Vec<NightCount>)> {
+    let mut by_player: HashMap<i64, HashMap<i32, &Vec<i64>>> = HashMap::new();
+    for (p, night, s) in scores {
+        by_player.entry(*p).or_default().insert(*night, s);
+    }
+    by_player
+        .into_iter()
+        .map(|(player, played)| {
+            let mut list: Vec<NightCount> = nights
+                .iter()
+                .map(|&night| {
+                    let mut s: Vec<i64> =
+                        played.get(&night).map(|v| v.to_vec()).unwrap_or_default();
+                    s.sort_unstable_by(|a, b| b.cmp(a));
+                    let best = c.best_per_night.unwrap_or(usize::MAX).min(s.len());
+                    NightCount {
+                        night,
+                        games: s.len() as i64,
+                        points: s.iter().sum(),
+                        counted: s[..best].iter().sum(),
+                        counted_games: best as i64,
+                        dropped: false,
+                    }
+                })
+                .collect();
+            let mut order: Vec<usize> = (0..list.len()).collect();
+            order.sort_by_key(|&i| (list[i].counted, list[i].games > 0, list[i].night));
+            for &i in order.iter().take(c.drop_worst_nights) {
+                list[i].dropped = true;
+                list[i].counted = 0;
+                list[i].counted_games = 0;
+            }
+            let points = list.iter().map(|n| n.counted).sum();
+            let games = list.iter().map(|n| n.counted_games).sum();
+            (player, ((points, games), list))
+        })
+        .collect()
 }
 
 impl Standing {
+    /// The figure the board ranks by, as shown: points that count (every game's on a plain
+    /// board), or on an average board the average per counted game to two decimals.
+    pub fn figure_text(&self, average: bool) -> String {
+        if average {
+            format!("{:.2}", self.counted_average.unwrap_or(self.average))
+        } else {
+            self.counted_points.unwrap_or(self.points).to_string()
+        }
+    }
+
+    /// The nights a board dropped for this player, e.g. "2 (-40), 5 (missed)"; "none" when it
+    /// dropped none, empty when the board counts every game.
+    pub fn dropped_text(&self) -> String {
+        let Some(nights) = &self.nights else {
+            return String::new();
+        };
+        let dropped: Vec<String> = nights
+            .iter()
+            .filter(|n| n.dropped)
+            .map(|n| {
+                if n.games == 0 {
+                    format!("{} (missed)", n.night)
+                } else {
+                    format!("{} ({})", n.night, n.points)
+                }
+            })
+            .collect();
+        if dropped.is_empty() {
+            "none".to_string()
+        } else {
+            dropped.join(", ")
+        }
+    }
+
     /// When a tie-break (wins, deal-ins or head-to-head points, not the board's own figure)
     /// placed this player above the next: its words ("ahead of Kim Lee on wins: 12 to 10").
     pub fn tie_break(&self) -> Option<&str> {
@@ -96,8 +230,8 @@ impl Standing {
 /// (the board's figure, wins, deal-ins, head-to-head points), on which they differ.
 #[derive(Debug, Clone, Serialize, ToSchema, PartialEq)]
 pub struct Ahead {
-    /// `points` (or `average` on an average board), `wins`, `deal_ins` (fewer is better) or
-    /// `head_to_head`.
+    /// `points` (`counted_points` on a board that does not count every game, `average` on an
+    /// average board), `wins`, `deal_ins` (fewer is better) or `head_to_head`.
     #[schema(example = "wins")]
     pub by: String,
     /// This player's figure.
@@ -143,9 +277,12 @@ fn groups(lines: Vec<Line>, board: Board) -> (Vec<Vec<Line>>, Vec<Line>) {
         Board::Total => true,
         Board::Average { min_games } => l.games >= min_games,
     };
-    let key = |l: &Line| match board {
-        Board::Total => l.points as f64,
-        Board::Average { .. } => l.points as f64 / l.games.max(1) as f64,
+    let key = |l: &Line| {
+        let (points, games) = l.counted.unwrap_or((l.points, l.games));
+        match board {
+            Board::Total => points as f64,
+            Board::Average { .. } => points as f64 / games.max(1) as f64,
+        }
     };
     let (mut ranked, others): (Vec<Line>, Vec<Line>) = lines.into_iter().partition(|l| eligible(l));
     let primary = |a: &Line, b: &Line| {
@@ -269,8 +406,19 @@ pub fn rank(lines: Vec<Line>, board: Board, head_to_head: &HashMap<i64, i64>) ->
 
 /// The tie-break that puts `a` above `b` (ranked next), or `None` when nothing does.
 fn ahead(a: &Standing, b: &Standing, board: Board) -> Option<Ahead> {
-    let exact = |s: &Standing| s.points as f64 / s.games.max(1) as f64;
+    let counted = |s: &Standing| {
+        (
+            s.counted_points.unwrap_or(s.points),
+            s.counted_games.unwrap_or(s.games),
+        )
+    };
+    let exact = |s: &Standing| {
+        let (p, g) = counted(s);
+        p as f64 / g.max(1) as f64
+    };
+    let by_counted = a.counted_points.is_some();
     let (by, fa, fb) = match board {
+        Board::Total if by_counted => ("counted_points", counted(a).0 as f64, counted(b).0 as f64),
         Board::Total => ("points", a.points as f64, b.points as f64),
         Board::Average { .. } => ("average", exact(a), exact(b)),
     };
@@ -302,6 +450,7 @@ fn ahead(a: &Standing, b: &Standing, board: Board) -> Option<Ahead> {
     };
     let what = match by {
         "points" => "points",
+        "counted_points" => "points that count",
         "average" => "average points per game",
         "wins" => "wins",
         "deal_ins" => "fewer deal-ins",
@@ -349,6 +498,16 @@ fn standing(l: &Line, rank: Option<u32>, shared: bool) -> Standing {
         rating: None,
         head_to_head: None,
         ahead: None,
+        counted_points: l.counted.map(|c| c.0),
+        counted_games: l.counted.map(|c| c.1),
+        counted_average: l.counted.map(|(p, g)| {
+            if g == 0 {
+                0.0
+            } else {
+                (p as f64 / g as f64 * 100.0).round() / 100.0
+            }
+        }),
+        nights: None,
     }
 }
 
@@ -368,6 +527,7 @@ mod tests {
             deal_ins,
             dead_hands: 0,
             wall_games: 0,
+            counted: None,
         }
     }
 
@@ -483,6 +643,144 @@ mod tests {
             serde_json::to_value(&s[0].ahead).unwrap()["figure"],
             serde_json::json!(33.44)
         );
+    }
+
+    /// Nights 1–3; each night's 2 best games count, each player's lowest night is dropped.
+    fn night_scores() -> Vec<(i64, i32, Vec<i64>)> {
+        vec![
+            // Ann: 30 + 20 = 50 (the -10 does not count); both games of night 2 count (-45);
+            // night 3 has one game (10). Night 2 is dropped: 60 from 3 games.
+            (1, 1, vec![30, -10, 20]),
+            (1, 2, vec![-40, -5]),
+            (1, 3, vec![10]),
+            // Bea: 5 + 5 = 10; missed night 2 (0, dropped); 40 + 0 = 40: 50 from 4 games.
+            (2, 1, vec![5, 5, 5, 5]),
+            (2, 3, vec![-20, -20, 40, 0]),
+            // Cy: negative every night: the lowest (-15) is dropped: -15.
+            (3, 1, vec![-5]),
+            (3, 2, vec![-10]),
+            (3, 3, vec![-15]),
+            // Dee: 50 on night 1, 0 on night 2, missed night 3 — a missed night and a night of
+            // 0 are equal: the missed one is dropped. 50, like Bea.
+            (4, 1, vec![50]),
+            (4, 2, vec![0]),
+        ]
+    }
+
+    #[test]
+    fn best_per_night_counts_each_nights_best_games_and_drops_the_lowest_nights() {
+        let c = Counting {
+            best_per_night: Some(2),
+            drop_worst_nights: 1,
+        };
+        let got = counting(&[1, 2, 3], &night_scores(), c);
+        let figure = |p: i64| got[&p].0;
+        assert_eq!(figure(1), (60, 3));
+        assert_eq!(figure(2), (50, 4));
+        assert_eq!(figure(3), (-15, 2));
+        assert_eq!(figure(4), (50, 2));
+        let ann: Vec<(i32, i64, i64, i64, bool)> = got[&1]
+            .1
+            .iter()
+            .map(|n| (n.night, n.games, n.points, n.counted, n.dropped))
+            .collect();
+        assert_eq!(
+            ann,
+            [
+                (1, 3, 40, 50, false),
+                (2, 2, -45, 0, true),
+                (3, 1, 10, 10, false)
+            ]
+        );
+        let dropped = |p: i64| -> Vec<i32> {
+            got[&p]
+                .1
+                .iter()
+                .filter(|n| n.dropped)
+                .map(|n| n.night)
+                .collect()
+        };
+        assert_eq!(dropped(2), [2], "Bea's missed night");
+        assert_eq!(dropped(3), [3], "Cy's most negative night");
+        assert_eq!(
+            dropped(4),
+            [3],
+            "a missed night before an equal night played"
+        );
+
+        // Nothing dropped: every night's best two count.
+        let kept = counting(
+            &[1, 2, 3],
+            &night_scores(),
+            Counting {
+                best_per_night: Some(2),
+                drop_worst_nights: 0,
+            },
+        );
+        assert_eq!(kept[&1].0, (15, 5));
+        assert_eq!(kept[&2].0, (50, 4));
+        assert_eq!(kept[&3].0, (-30, 3));
+        // Dropping more nights than were played leaves nothing: 0 from 0 games.
+        let all = counting(
+            &[1, 2, 3],
+            &night_scores(),
+            Counting {
+                best_per_night: None,
+                drop_worst_nights: 3,
+            },
+        );
+        assert_eq!(all[&1].0, (0, 0));
+        // Every game on a total board with the lowest night dropped: Ann 40 + 10.
+        let total = counting(
+            &[1, 2, 3],
+            &night_scores(),
+            Counting {
+                best_per_night: None,
+                drop_worst_nights: 1,
+            },
+        );
+        assert_eq!(total[&1].0, (50, 4));
+        assert_eq!(total[&2].0, (20, 8));
+    }
+
+    #[test]
+    fn counted_points_rank_and_break_ties_and_say_so() {
+        let c = Counting {
+            best_per_night: Some(2),
+            drop_worst_nights: 1,
+        };
+        let got = counting(&[1, 2, 3], &night_scores(), c);
+        // Games, wins, points of every game; Bea and Dee are equal on what counts, Dee has more
+        // wins.
+        let mut lines = vec![
+            line(1, 5, 2, 0, 6),
+            line(2, 20, 1, 0, 8),
+            line(3, -30, 0, 3, 3),
+            line(4, 50, 2, 0, 2),
+        ];
+        for l in &mut lines {
+            l.counted = Some(got[&l.player_id].0);
+        }
+        let s = rank(lines, Board::Total, &HashMap::new());
+        let order: Vec<(i64, Option<u32>, Option<i64>)> = s
+            .iter()
+            .map(|x| (x.player_id, x.rank, x.counted_points))
+            .collect();
+        assert_eq!(
+            order,
+            [
+                (1, Some(1), Some(60)),
+                (4, Some(2), Some(50)),
+                (2, Some(3), Some(50)),
+                (3, Some(4), Some(-15))
+            ]
+        );
+        assert_eq!(
+            s[0].ahead.as_ref().unwrap().words,
+            "ahead of P4 on points that count: 60 to 50"
+        );
+        assert_eq!(s[1].tie_short(), "more wins (2 to 1)");
+        assert_eq!(s[0].figure_text(false), "60");
     }
 
     #[test]

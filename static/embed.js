@@ -30,7 +30,7 @@
       cell("td", s.games, "num embed-wide");
       cell("td", s.wins, "num embed-wide");
       const strong = document.createElement("strong");
-      strong.textContent = average ? Number(s.average).toFixed(2) : s.points;
+      strong.textContent = average ? Number(s.counted_average ?? s.average).toFixed(2) : (s.counted_points ?? s.points);
       cell("td", "", "num").append(strong);
       rows.append(tr);
     });

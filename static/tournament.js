@@ -301,7 +301,8 @@
         cell("td", s.games, true);
         cell("td", s.wins, true);
         const strong = document.createElement("strong");
-        strong.textContent = average ? Number(s.average).toFixed(2) : s.points;
+        // The board's figure: what counts (every game on a plain board).
+        strong.textContent = average ? Number(s.counted_average ?? s.average).toFixed(2) : (s.counted_points ?? s.points);
         const last = cell("td", "", true);
         last.append(strong);
         cell("td", tieShort(s)).className = "tie";

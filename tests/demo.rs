@@ -50,6 +50,21 @@ async fn the_demo_league_has_standings_and_every_kind_of_game_once() {
         "{standings}"
     );
     assert!(rows[0]["points"].as_i64().unwrap() > 0);
+    // It keeps an American league's board: each night's 3 best games, the lowest night dropped;
+    // the rows are in the order of what counts, and each says which night it dropped.
+    assert_eq!(
+        (&shown["board"], &shown["best_per_night"], &shown["drop_worst_nights"]),
+        (&json!("best_per_night"), &json!(3), &json!(1))
+    );
+    let counted: Vec<i64> = rows
+        .iter()
+        .map(|r| r["counted_points"].as_i64().unwrap())
+        .collect();
+    assert!(counted.windows(2).all(|w| w[0] >= w[1]), "{counted:?}");
+    assert!(rows.iter().all(|r| {
+        let nights = r["nights"].as_array().unwrap();
+        nights.len() == 6 && nights.iter().filter(|n| n["dropped"] == true).count() == 1
+    }));
     let nights: Value = app
         .get(&format!("/api/v1/leagues/{league}/nights"))
         .await

@@ -115,6 +115,11 @@ async fn fill(state: &AppState) -> Result<Option<Created>> {
         LeagueInput {
             games_per_table: Some(GAMES_PER_TABLE),
             visibility: Some("public".into()),
+            // The board American leagues keep: each night's 3 best games, the lowest night
+            // dropped.
+            board: Some("best_per_night".into()),
+            best_per_night: Some(3),
+            drop_worst_nights: Some(1),
             ..Default::default()
         },
     )

@@ -27,10 +27,16 @@ pub struct LeagueView {
     pub games_per_table: i32,
     #[schema(example = "public")]
     pub visibility: String,
-    /// `total` (total points) or `average` (average per game, with `min_games`).
+    /// `total` (total points), `average` (average per game, with `min_games`) or
+    /// `best_per_night` (each night's `best_per_night` best game scores, summed).
     #[schema(example = "total")]
     pub board: String,
     pub min_games: i32,
+    /// On a `best_per_night` board: the game scores of each night that count; `null` on others.
+    pub best_per_night: Option<i32>,
+    /// On any board: how many of each player's lowest nights do not count (a missed night
+    /// counts 0 and may be one of them).
+    pub drop_worst_nights: i32,
     pub starts_on: Option<NaiveDate>,
     pub ends_on: Option<NaiveDate>,
     /// `league` (weekly; its sessions are nights) or `tournament` (its sessions are rounds).
@@ -42,6 +48,8 @@ impl LeagueView {
     pub fn new(l: League, club: &Club) -> LeagueView {
         LeagueView {
             card: card_name(&l),
+            best_per_night: (l.board == "best_per_night").then_some(l.best_per_night),
+            drop_worst_nights: l.drop_worst_nights,
             id: l.id,
             club: club.slug.clone(),
             name: l.name,
@@ -86,10 +94,18 @@ pub struct NewLeague {
     pub games_per_table: Option<i32>,
     #[schema(example = "public", pattern = "^(public|members)$")]
     pub visibility: Option<String>,
-    #[schema(example = "total", pattern = "^(total|average)$")]
+    /// `total`, `average` or `best_per_night`.
+    #[schema(example = "total", pattern = "^(total|average|best_per_night)$")]
     pub board: Option<String>,
     #[schema(minimum = 0, maximum = 10000)]
     pub min_games: Option<i32>,
+    /// On a `best_per_night` board: how many of a player's best game scores count each night
+    /// (default 2).
+    #[schema(example = 2, minimum = 1, maximum = 20)]
+    pub best_per_night: Option<i32>,
+    /// On any board: how many of each player's lowest nights do not count (default 0).
+    #[schema(example = 1, minimum = 0, maximum = 20)]
+    pub drop_worst_nights: Option<i32>,
     pub starts_on: Option<NaiveDate>,
     pub ends_on: Option<NaiveDate>,
     /// `league` (the default: its sessions are nights) or `tournament` (its sessions are
@@ -108,6 +124,8 @@ impl From<NewLeague> for LeagueInput {
             visibility: n.visibility,
             board: n.board,
             min_games: n.min_games,
+            best_per_night: n.best_per_night,
+            drop_worst_nights: n.drop_worst_nights,
             starts_on: n.starts_on,
             ends_on: n.ends_on,
             kind: n.kind,
@@ -137,10 +155,18 @@ pub struct LeagueInput {
     pub games_per_table: Option<i32>,
     #[schema(example = "public", pattern = "^(public|members)$")]
     pub visibility: Option<String>,
-    #[schema(example = "total", pattern = "^(total|average)$")]
+    /// `total`, `average` or `best_per_night`.
+    #[schema(example = "total", pattern = "^(total|average|best_per_night)$")]
     pub board: Option<String>,
     #[schema(minimum = 0, maximum = 10000)]
     pub min_games: Option<i32>,
+    /// On a `best_per_night` board: how many of a player's best game scores count each night
+    /// (default 2).
+    #[schema(example = 2, minimum = 1, maximum = 20)]
+    pub best_per_night: Option<i32>,
+    /// On any board: how many of each player's lowest nights do not count (default 0).
+    #[schema(example = 1, minimum = 0, maximum = 20)]
+    pub drop_worst_nights: Option<i32>,
     pub starts_on: Option<NaiveDate>,
     pub ends_on: Option<NaiveDate>,
     /// `league` (the default: its sessions are nights) or `tournament` (its sessions are
@@ -217,8 +243,11 @@ async fn merge(
         f.visibility = v;
     }
     if let Some(b) = input.board {
-        if b != "total" && b != "average" {
-            return Err(Error::invalid("board", "use total or average"));
+        if !matches!(b.as_str(), "total" | "average" | "best_per_night") {
+            return Err(Error::invalid(
+                "board",
+                "use total, average or best_per_night",
+            ));
         }
         f.board = b;
     }
@@ -227,6 +256,18 @@ async fn merge(
             return Err(Error::invalid("kind", "use league or tournament"));
         }
         f.kind = k;
+    }
+    if let Some(n) = input.best_per_night {
+        if !(1..=20).contains(&n) {
+            return Err(Error::invalid("best_per_night", "use 1 to 20"));
+        }
+        f.best_per_night = n;
+    }
+    if let Some(k) = input.drop_worst_nights {
+        if !(0..=20).contains(&k) {
+            return Err(Error::invalid("drop_worst_nights", "use 0 to 20"));
+        }
+        f.drop_worst_nights = k;
     }
     if let Some(m) = input.min_games {
         if !(0..=10_000).contains(&m) {
@@ -388,6 +429,8 @@ pub async fn create(
         starts_on: None,
         ends_on: None,
         kind: "league".into(),
+        best_per_night: 2,
+        drop_worst_nights: 0,
     };
     let fields = merge(state, club.id, input, blank).await?;
     let league = saved(leagues::create(&state.db, club.id, &fields).await?)?;
@@ -419,6 +462,8 @@ pub async fn update(
         starts_on: league.starts_on,
         ends_on: league.ends_on,
         kind: league.kind.clone(),
+        best_per_night: league.best_per_night,
+        drop_worst_nights: league.drop_worst_nights,
     };
     let fields = merge(state, club.id, input, current).await?;
     // Standings answered from memory check the league again (its visibility, its board).

@@ -21,9 +21,15 @@ use crate::storage::{games, totals};
 #[derive(Serialize, ToSchema)]
 pub struct StandingsView {
     pub league: i64,
-    /// `total` or `average`.
+    /// `total`, `average` or `best_per_night`.
     pub board: String,
     pub min_games: i32,
+    /// On a `best_per_night` board: the game scores of each night that count.
+    pub best_per_night: Option<i32>,
+    /// Each player's lowest nights that do not count.
+    pub drop_worst_nights: i32,
+    /// The board in one sentence, e.g. "Ranked by each night's 2 best game scores, …".
+    pub board_in_words: String,
     /// True while the ratings are being replayed after a correction or a void (the totals are
     /// already up to date; the ratings shown are those from before the change).
     pub ratings_updating: bool,
@@ -243,13 +249,29 @@ async fn compute_held(
         .iter()
         .map(|(l, r)| (l.player_id, standings::shown(*r)))
         .collect();
-    let lines: Vec<standings::Line> = rows.into_iter().map(|(l, _)| l.clone()).collect();
+    let mut lines: Vec<standings::Line> = rows.into_iter().map(|(l, _)| l.clone()).collect();
+    // A board that does not count every game works night by night from the games' scores.
+    let counting = counting_of(&league);
+    let mut nights = HashMap::new();
+    if !counting.is_plain() {
+        let scores = totals::night_scores(&state.db, league_id).await?;
+        let mut numbers: Vec<i32> = scores.iter().map(|(_, n, _)| *n).collect();
+        numbers.sort_unstable();
+        numbers.dedup();
+        nights = standings::counting(&numbers, &scores, counting);
+        for l in &mut lines {
+            l.counted = Some(nights.get(&l.player_id).map(|c| c.0).unwrap_or((0, 0)));
+        }
+    }
     // Head-to-head only for players tied on everything else.
     let tied = standings::tie_groups(&lines, board);
     let h2h = head_to_head(state, league_id, &league_state, &tied).await?;
     let mut ranked = standings::rank(lines, board, &h2h);
     for s in &mut ranked {
         s.rating = ratings.get(&s.player_id).copied();
+        if let Some((_, list)) = nights.remove(&s.player_id) {
+            s.nights = Some(list);
+        }
     }
     Ok(Computed {
         standings: ranked,
@@ -257,6 +279,62 @@ async fn compute_held(
         ratings_updating: updating,
         league,
     })
+}
+
+/// What the league's board counts besides a plain sum.
+pub fn counting_of(league: &League) -> standings::Counting {
+    standings::Counting {
+        best_per_night: (league.board == "best_per_night")
+            .then_some(league.best_per_night.clamp(1, 20) as usize),
+        drop_worst_nights: league.drop_worst_nights.clamp(0, 20) as usize,
+    }
+}
+
+/// The league's board in one sentence, as its page explains it.
+pub fn board_in_words(league: &League) -> String {
+    let night = league.session_lower();
+    let mut text = match league.board.as_str() {
+        "average" => format!(
+            "Ranked by average points per game (at least {} games)",
+            league.min_games
+        ),
+        "best_per_night" => format!(
+            "Ranked by each {night}'s {} best game scores, added up over the {night}s (every game counts when a player played {} or fewer)",
+            league.best_per_night, league.best_per_night
+        ),
+        _ => "Ranked by total points".to_string(),
+    };
+    match league.drop_worst_nights {
+        0 => {}
+        1 => text.push_str(&format!(
+            "; each player's lowest {night} is dropped (a {night} missed counts 0 and may be the one dropped)"
+        )),
+        k => text.push_str(&format!(
+            "; each player's {k} lowest {night}s are dropped (a {night} missed counts 0 and may be one of them)"
+        )),
+    }
+    text.push('.');
+    text
+}
+
+/// The board in a few words, for a small space: "standings by total points", "by each night's
+/// 2 best games, lowest night dropped".
+pub fn board_short(league: &League) -> String {
+    let night = league.session_lower();
+    let mut text = match league.board.as_str() {
+        "average" => "standings by average per game".to_string(),
+        "best_per_night" => format!(
+            "standings by each {night}'s {} best games",
+            league.best_per_night
+        ),
+        _ => "standings by total points".to_string(),
+    };
+    match league.drop_worst_nights {
+        0 => {}
+        1 => text.push_str(&format!(", lowest {night} dropped")),
+        k => text.push_str(&format!(", {k} lowest {night}s dropped")),
+    }
+    text
 }
 
 /// The league's players in standings order (for Swiss seating).
@@ -334,6 +412,10 @@ async fn render(
         league: league_id,
         board: computed.league.board.clone(),
         min_games: computed.league.min_games,
+        best_per_night: (computed.league.board == "best_per_night")
+            .then_some(computed.league.best_per_night),
+        drop_worst_nights: computed.league.drop_worst_nights,
+        board_in_words: board_in_words(&computed.league),
         ratings_updating: computed.ratings_updating,
         standings: computed.standings,
     };
@@ -473,6 +555,17 @@ fn cell(text: String) -> String {
     }
 }
 
+/// The numbers of a player's dropped nights, "2;5" (empty when none are or the board drops none).
+fn dropped_nights(nights: &Option<Vec<standings::NightCount>>) -> String {
+    nights
+        .iter()
+        .flatten()
+        .filter(|n| n.dropped)
+        .map(|n| n.night.to_string())
+        .collect::<Vec<_>>()
+        .join(";")
+}
+
 fn csv_error(e: impl std::fmt::Display) -> Error {
     Error::internal(format!("writing CSV: {e}"))
 }
@@ -500,6 +593,9 @@ pub async fn standings_csv(state: &AppState, caller: &Caller, id: i64) -> Result
         "head_to_head",
         "ahead_by",
         "ahead",
+        "counted_points",
+        "counted_games",
+        "dropped_nights",
     ])
     .map_err(csv_error)?;
     for s in rows {
@@ -521,6 +617,9 @@ pub async fn standings_csv(state: &AppState, caller: &Caller, id: i64) -> Result
             s.head_to_head.map(|h| h.to_string()).unwrap_or_default(),
             s.ahead.as_ref().map(|a| a.by.clone()).unwrap_or_default(),
             s.ahead.map(|a| cell(a.words)).unwrap_or_default(),
+            s.counted_points.map(|p| p.to_string()).unwrap_or_default(),
+            s.counted_games.map(|g| g.to_string()).unwrap_or_default(),
+            dropped_nights(&s.nights),
         ])
         .map_err(csv_error)?;
     }

@@ -60,6 +60,9 @@ struct LeaguePage {
     lf: LeagueFields,
     /// For organizers of a public league: the `<iframe>` that puts its standings on a website.
     embed: Option<String>,
+    /// The board does not count every game (counted figure and dropped nights shown).
+    counted: bool,
+    board_in_words: String,
 }
 
 #[derive(Deserialize)]
@@ -82,6 +85,11 @@ fn sort_rows(rows: &mut [Standing], key: &str, descending: bool) {
             "dead" => a.dead_hands.cmp(&b.dead_hands),
             "wall" => a.wall_games.cmp(&b.wall_games),
             "rating" => a.rating.unwrap_or(0.0).total_cmp(&b.rating.unwrap_or(0.0)),
+            "counted" => a
+                .counted_average
+                .unwrap_or(0.0)
+                .total_cmp(&b.counted_average.unwrap_or(0.0))
+                .then(a.counted_points.cmp(&b.counted_points)),
             // Rank order: unranked players last.
             _ => a.rank.unwrap_or(u32::MAX).cmp(&b.rank.unwrap_or(u32::MAX)),
         };
@@ -102,9 +110,27 @@ async fn show(
     let chart = chart(&o.night_numbers, &o.series);
     let (league, mut rows) = (o.league, o.rows);
 
-    let key = COLUMNS
+    // A board that does not count every game puts what counts right after the player, and
+    // says which nights it dropped at the end.
+    let counted = !standings::counting_of(&league).is_plain();
+    let average = league.board == "average";
+    let mut order: Vec<(&str, &str)> = COLUMNS.to_vec();
+    if average {
+        order.swap(2, 5);
+    }
+    if counted {
+        let heading = if average {
+            "Counted average"
+        } else {
+            "Counted points"
+        };
+        order.insert(2, ("counted", heading));
+        order.push(("dropped", "Dropped nights"));
+    }
+    let key = order
         .iter()
         .map(|c| c.0)
+        .filter(|k| *k != "dropped")
         .find(|k| Some(*k) == q.sort.as_deref())
         .unwrap_or("rank");
     // Names and ranks read best ascending, counts descending.
@@ -115,10 +141,6 @@ async fn show(
         _ => natural_desc,
     };
     sort_rows(&mut rows, key, descending);
-    let mut order = COLUMNS;
-    if league.board == "average" {
-        order.swap(2, 5);
-    }
     let columns = order
         .iter()
         .map(|(k, heading)| {
@@ -154,6 +176,8 @@ async fn show(
     page.render(LeaguePage {
         ctx: page.ctx.clone(),
         embed,
+        counted,
+        board_in_words: standings::board_in_words(&league),
         lf: LeagueFields::of(&league),
         league,
         club: o.club,
@@ -216,6 +240,10 @@ pub(super) struct LeagueForm {
     #[serde(default)]
     min_games: Option<String>,
     #[serde(default)]
+    best_per_night: Option<String>,
+    #[serde(default)]
+    drop_worst_nights: Option<String>,
+    #[serde(default)]
     starts_on: Option<String>,
     #[serde(default)]
     ends_on: Option<String>,
@@ -271,6 +299,16 @@ pub(super) fn league_input(f: LeagueForm, create: bool) -> Result<LeagueInput, E
             "the games at each table",
         )?,
         min_games: number("min_games", f.min_games.as_deref(), "the games needed")?,
+        best_per_night: number(
+            "best_per_night",
+            f.best_per_night.as_deref(),
+            "the games that count each night",
+        )?,
+        drop_worst_nights: number(
+            "drop_worst_nights",
+            f.drop_worst_nights.as_deref(),
+            "the nights dropped",
+        )?,
         starts_on,
         ends_on,
         kind: f.kind.filter(|k| !k.trim().is_empty()),

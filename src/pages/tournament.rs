@@ -457,6 +457,8 @@ struct EmbedPage {
     rows: Vec<Standing>,
     last_event: i64,
     average: bool,
+    /// The board in a few words.
+    board_short: String,
 }
 
 /// A public league's standings, small, for a club's website to frame (`<iframe>`): any site may
@@ -467,6 +469,7 @@ async fn embed(state: web::Data<AppState>, id: web::Path<i64>) -> Result<HttpRes
     let s = rounds::embed(&state, *id).await?;
     let body = EmbedPage {
         average: s.overview.league.board == "average",
+        board_short: crate::domain::standings::board_short(&s.overview.league),
         club_name: s.overview.club.name.clone(),
         league: s.overview.league,
         rows: s.overview.rows,

@@ -280,6 +280,8 @@ pub struct LeagueFields {
     pub starts_on: String,
     pub ends_on: String,
     pub kind: String,
+    pub best_per_night: i32,
+    pub drop_worst_nights: i32,
 }
 
 impl Default for LeagueFields {
@@ -293,6 +295,8 @@ impl Default for LeagueFields {
             starts_on: String::new(),
             ends_on: String::new(),
             kind: "league".into(),
+            best_per_night: 2,
+            drop_worst_nights: 0,
         }
     }
 }
@@ -308,6 +312,8 @@ impl LeagueFields {
             starts_on: l.starts_on.map(|d| d.to_string()).unwrap_or_default(),
             ends_on: l.ends_on.map(|d| d.to_string()).unwrap_or_default(),
             kind: l.kind.clone(),
+            best_per_night: l.best_per_night,
+            drop_worst_nights: l.drop_worst_nights,
         }
     }
 }

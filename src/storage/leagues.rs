@@ -21,6 +21,10 @@ pub struct League {
     pub ends_on: Option<NaiveDate>,
     /// `league` (its sessions are nights) or `tournament` (its sessions are rounds).
     pub kind: String,
+    /// On a `best_per_night` board: how many of a player's best game scores count each night.
+    pub best_per_night: i32,
+    /// On any board: how many of a player's lowest nights do not count.
+    pub drop_worst_nights: i32,
     pub created_at: DateTime<Utc>,
     /// The standings revision when the row was read (bumped by every write that can move them).
     pub revision: i64,
@@ -40,6 +44,8 @@ pub struct LeagueFields {
     pub starts_on: Option<NaiveDate>,
     pub ends_on: Option<NaiveDate>,
     pub kind: String,
+    pub best_per_night: i32,
+    pub drop_worst_nights: i32,
 }
 
 impl League {
@@ -80,7 +86,7 @@ impl League {
     }
 }
 
-const COLUMNS: &str = "id, club_id, name, card_id, builtin_card, ruleset, games_per_table, visibility, board, min_games, starts_on, ends_on, kind, created_at, revision";
+const COLUMNS: &str = "id, club_id, name, card_id, builtin_card, ruleset, games_per_table, visibility, board, min_games, starts_on, ends_on, kind, best_per_night, drop_worst_nights, created_at, revision";
 
 /// A league of the club with this name (any case), other than `except`: (id, name as stored).
 /// Read on a transaction holding the club's row, so two saves of one name cannot both pass.
@@ -128,8 +134,8 @@ async fn insert(
     f: &LeagueFields,
 ) -> sqlx::Result<League> {
     sqlx::query_as::<_, League>(sqlx::AssertSqlSafe(format!(
-        "INSERT INTO leagues (club_id, name, card_id, builtin_card, ruleset, games_per_table, visibility, board, min_games, starts_on, ends_on, kind) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING {COLUMNS}"
+        "INSERT INTO leagues (club_id, name, card_id, builtin_card, ruleset, games_per_table, visibility, board, min_games, starts_on, ends_on, kind, best_per_night, drop_worst_nights) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) RETURNING {COLUMNS}"
     )))
     .bind(club_id)
     .bind(&f.name)
@@ -143,6 +149,8 @@ async fn insert(
     .bind(f.starts_on)
     .bind(f.ends_on)
     .bind(&f.kind)
+    .bind(f.best_per_night)
+    .bind(f.drop_worst_nights)
     .fetch_one(&mut *tx)
     .await
 }
@@ -155,7 +163,7 @@ pub async fn update(pool: &PgPool, club_id: i64, id: i64, f: &LeagueFields) -> s
     }
     let league = sqlx::query_as::<_, League>(sqlx::AssertSqlSafe(format!(
         "UPDATE leagues SET name = $2, card_id = $3, builtin_card = $4, ruleset = $5, games_per_table = $6, visibility = $7, \
-         board = $8, min_games = $9, starts_on = $10, ends_on = $11, kind = $12, revision = revision + 1 WHERE id = $1 RETURNING {COLUMNS}"
+         board = $8, min_games = $9, starts_on = $10, ends_on = $11, kind = $12, best_per_night = $13, drop_worst_nights = $14, revision = revision + 1 WHERE id = $1 RETURNING {COLUMNS}"
     )))
     .bind(id)
     .bind(&f.name)
@@ -169,6 +177,8 @@ pub async fn update(pool: &PgPool, club_id: i64, id: i64, f: &LeagueFields) -> s
     .bind(f.starts_on)
     .bind(f.ends_on)
     .bind(&f.kind)
+    .bind(f.best_per_night)
+    .bind(f.drop_worst_nights)
     .fetch_one(&mut *tx)
     .await?;
     tx.commit().await?;
@@ -196,7 +206,7 @@ pub async fn get(pool: &PgPool, id: i64) -> sqlx::Result<Option<League>> {
 /// The columns of `League` read from `leagues l`, and of its club (`Club`) read from `clubs c`
 /// as `club_slug`, `club_name` and `club_time_zone`.
 pub const WITH_CLUB_COLUMNS: &str = "l.id, l.club_id, l.name, l.card_id, l.builtin_card, l.ruleset, l.games_per_table, \
-     l.visibility, l.board, l.min_games, l.starts_on, l.ends_on, l.kind, l.created_at, l.revision, \
+     l.visibility, l.board, l.min_games, l.starts_on, l.ends_on, l.kind, l.best_per_night, l.drop_worst_nights, l.created_at, l.revision, \
      c.slug AS club_slug, c.name AS club_name, c.time_zone AS club_time_zone";
 
 /// A row of `WITH_CLUB_COLUMNS`.

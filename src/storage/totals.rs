@@ -308,6 +308,7 @@ impl CountedRow {
                     deal_ins: self.deal_ins,
                     dead_hands: self.dead_hands,
                     wall_games: self.wall_games,
+                    counted: None,
                 },
                 skill(self.mu, self.sigma),
             )
@@ -789,6 +790,22 @@ pub async fn head_to_head(
         .fetch_all(pool)
         .await?;
     Ok(rows.into_iter().collect())
+}
+
+/// Every player's scores in the league's counted games, night by night: (player, night number,
+/// the scores), for boards that count some games only. A night missing for a player is a
+/// night they did not play.
+pub async fn night_scores(
+    pool: &PgPool,
+    league_id: i64,
+) -> sqlx::Result<Vec<(i64, i32, Vec<i64>)>> {
+    sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "SELECT s.player_id, n.number, array_agg(s.score) FROM game_scores s JOIN games g ON g.id = s.game_id \
+         {LEAGUE_GAMES} GROUP BY s.player_id, n.number"
+    )))
+    .bind(league_id)
+    .fetch_all(pool)
+    .await
 }
 
 /// (night number, player, points that night) of the given players in the league's counted

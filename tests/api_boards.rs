@@ -1,0 +1,342 @@
+//! Boards that count some games only, over real HTTP against hand-worked examples: each night's
+//! best N game scores, a player's lowest nights dropped (a missed night among them), changing
+//! the board recomputes, and the CSV and the league page say what counted and what was dropped.
+
+mod common;
+
+use common::{TestApp, club_owner, spawn_app};
+use serde_json::{Value, json};
+
+/// Games seeded straight into the database (closed nights, scores as given), so the example's
+/// figures are exact: (night, [(player, score)] in seat order). The winner is the top score.
+async fn seed(app: &TestApp, league: i64, games: &[(i32, Vec<(i64, i64)>)]) {
+    let mut tables: std::collections::HashMap<i32, (i64, i32)> = Default::default();
+    for (night, seats) in games {
+        if !tables.contains_key(night) {
+            let table: i64 = sqlx::query_scalar(
+                "WITH n AS (INSERT INTO nights (league_id, number, night_date, status) \
+                   VALUES ($1, $2, date '2026-01-01' + $2, 'closed') RETURNING id) \
+                 INSERT INTO night_tables (night_id, number) SELECT id, 1 FROM n RETURNING id",
+            )
+            .bind(league)
+            .bind(night)
+            .fetch_one(&app.db)
+            .await
+            .unwrap();
+            for (seat, (p, _)) in seats.iter().enumerate() {
+                sqlx::query(
+                    "INSERT INTO table_seats (table_id, seat, player_id) VALUES ($1, $2, $3)",
+                )
+                .bind(table)
+                .bind(seat as i32)
+                .bind(p)
+                .execute(&app.db)
+                .await
+                .unwrap();
+            }
+            tables.insert(*night, (table, 0));
+        }
+        let entry = tables.get_mut(night).unwrap();
+        entry.1 += 1;
+        let winner = seats.iter().max_by_key(|s| s.1).unwrap().0;
+        let game: i64 = sqlx::query_scalar(
+            "INSERT INTO games (table_id, number, east_player, outcome, submitted, engine, winner, won_by, jokerless) \
+             VALUES ($1, $2, $3, 'mahjong', '{}', '{}', $4, 'self_pick', false) RETURNING id",
+        )
+        .bind(entry.0)
+        .bind(entry.1)
+        .bind(seats[0].0)
+        .bind(winner)
+        .fetch_one(&app.db)
+        .await
+        .unwrap();
+        for (seat, (p, score)) in seats.iter().enumerate() {
+            sqlx::query(
+                "INSERT INTO game_scores (game_id, player_id, seat, score, breakdown) VALUES ($1, $2, $3, $4, '')",
+            )
+            .bind(game)
+            .bind(p)
+            .bind(["E", "S", "W", "N"][seat])
+            .bind(score)
+            .execute(&app.db)
+            .await
+            .unwrap();
+        }
+    }
+    // Written by hand: the totals are rebuilt from the games on the next read.
+    sqlx::query("UPDATE leagues SET standings_stale = true, revision = revision + 1")
+        .execute(&app.db)
+        .await
+        .unwrap();
+}
+
+async fn send(req: reqwest::RequestBuilder) -> (u16, Value) {
+    let res = req.send().await.unwrap();
+    let status = res.status().as_u16();
+    (status, res.json().await.unwrap_or(Value::Null))
+}
+
+/// (player, rank, the figure that counts) in standings order.
+fn order(view: &Value) -> Vec<(String, i64, i64)> {
+    view["standings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["player"].as_str().unwrap().to_string(),
+                s["rank"].as_i64().unwrap(),
+                s["counted_points"]
+                    .as_i64()
+                    .unwrap_or(s["points"].as_i64().unwrap()),
+            )
+        })
+        .collect()
+}
+
+fn row<'a>(view: &'a Value, player: &str) -> &'a Value {
+    view["standings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["player"] == player)
+        .unwrap()
+}
+
+#[tokio::test]
+async fn best_games_of_each_night_count_and_the_lowest_night_is_dropped() {
+    let app = spawn_app().await;
+    let owner = club_owner(&app, "club", "o@example.org").await;
+    let mut id = std::collections::HashMap::new();
+    for name in ["Ann", "Bea", "Cy", "Dee"] {
+        let (_, p) = send(
+            owner
+                .post(app.url("/api/v1/clubs/club/players"))
+                .json(&json!({ "name": name })),
+        )
+        .await;
+        id.insert(name, p["id"].as_i64().unwrap());
+    }
+    let (status, league) = send(
+        owner
+            .post(app.url("/api/v1/clubs/club/leagues"))
+            .json(&json!({
+                "name": "Thursday league", "card": "demo-2026", "ruleset": "nmjl-money",
+                "board": "best_per_night", "best_per_night": 2, "drop_worst_nights": 1
+            })),
+    )
+    .await;
+    assert_eq!(status, 201, "{league}");
+    assert_eq!(
+        (
+            &league["board"],
+            &league["best_per_night"],
+            &league["drop_worst_nights"]
+        ),
+        (&json!("best_per_night"), &json!(2), &json!(1))
+    );
+    let lg = league["id"].as_i64().unwrap();
+    let (a, b, c, d) = (id["Ann"], id["Bea"], id["Cy"], id["Dee"]);
+    // Night 1, three games: Ann 30, -10, 20 (best two 50; all 40); Bea -10, 30, 0 (30; 20);
+    // Cy and Dee -10 each game (-20; -30).
+    // Night 2, Dee missing, two games: Ann -20, -20 (-40); Bea 40, -20 (20); Cy -20, 40 (20).
+    // Night 3, one game: Dee 60, the others -20.
+    seed(
+        &app,
+        lg,
+        &[
+            (1, vec![(a, 30), (b, -10), (c, -10), (d, -10)]),
+            (1, vec![(a, -10), (b, 30), (c, -10), (d, -10)]),
+            (1, vec![(a, 20), (b, 0), (c, -10), (d, -10)]),
+            (2, vec![(a, -20), (b, 40), (c, -20)]),
+            (2, vec![(a, -20), (b, -20), (c, 40)]),
+            (3, vec![(d, 60), (a, -20), (b, -20), (c, -20)]),
+        ],
+    )
+    .await;
+    let standings = app.url(&format!("/api/v1/leagues/{lg}/standings"));
+    let (_, view) = send(owner.get(&standings)).await;
+    // Best two a night, lowest night dropped:
+    // Ann 50, -40, -20: night 2 dropped, 30 from 3 games.
+    // Bea 30, 20, -20: night 3 dropped, 50 from 4 games.
+    // Cy -20, 20, -20: two lowest nights equal, the earlier (1) dropped: 0 from 3 games.
+    // Dee -20, missed, 60: night 1 dropped (below the missed night's 0): 60 from 1 game.
+    assert_eq!(
+        order(&view),
+        [
+            ("Dee".to_string(), 1, 60),
+            ("Bea".to_string(), 2, 50),
+            ("Ann".to_string(), 3, 30),
+            ("Cy".to_string(), 4, 0)
+        ]
+    );
+    assert_eq!(view["board"], "best_per_night");
+    assert_eq!(
+        view["board_in_words"],
+        "Ranked by each night's 2 best game scores, added up over the nights (every game counts when a player played 2 or fewer); each player's lowest night is dropped (a night missed counts 0 and may be the one dropped)."
+    );
+    let ann = row(&view, "Ann");
+    assert_eq!(
+        (
+            &ann["points"],
+            &ann["counted_points"],
+            &ann["counted_games"],
+            &ann["games"]
+        ),
+        (&json!(-20), &json!(30), &json!(3), &json!(6))
+    );
+    assert_eq!(
+        ann["nights"],
+        json!([
+            {"night": 1, "games": 3, "points": 40, "counted": 50, "counted_games": 2, "dropped": false},
+            {"night": 2, "games": 2, "points": -40, "counted": 0, "counted_games": 0, "dropped": true},
+            {"night": 3, "games": 1, "points": -20, "counted": -20, "counted_games": 1, "dropped": false}
+        ])
+    );
+    let dee_nights: Vec<(i64, i64, bool)> = row(&view, "Dee")["nights"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| {
+            (
+                n["night"].as_i64().unwrap(),
+                n["games"].as_i64().unwrap(),
+                n["dropped"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(dee_nights, [(1, 3, true), (2, 0, false), (3, 1, false)]);
+    assert_eq!(
+        row(&view, "Dee")["ahead"]["words"],
+        "ahead of Bea on points that count: 60 to 50"
+    );
+
+    // The CSV says the same; the league page explains the board and shows what counted.
+    let csv = owner
+        .get(app.url(&format!("/api/v1/leagues/{lg}/standings.csv")))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    let cy: Vec<&str> = csv
+        .lines()
+        .find(|l| l.contains(",Cy,"))
+        .unwrap()
+        .split(',')
+        .collect();
+    let col = |name: &str| cy[header.iter().position(|h| *h == name).unwrap()];
+    assert_eq!(
+        (
+            col("counted_points"),
+            col("counted_games"),
+            col("dropped_nights"),
+            col("points")
+        ),
+        ("0", "3", "1", "-30")
+    );
+    let page = owner
+        .get(app.url(&format!("/leagues/{lg}")))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        page.contains("2 best game scores, added up over the nights"),
+        "{page}"
+    );
+    assert!(page.contains("Counted points"));
+    assert!(
+        page.contains(r#"<td class="dropped">2 (-40)</td>"#),
+        "Ann's dropped night"
+    );
+    assert!(
+        !page.contains("(missed)"),
+        "Dee dropped night 1, not the night she missed"
+    );
+    assert!(
+        page.contains(r#"<td class="dropped">1 (-30)</td>"#),
+        "Dee's dropped night 1"
+    );
+
+    // Changing the board recomputes: nothing dropped, then every game counted.
+    let patch = app.url(&format!("/api/v1/leagues/{lg}"));
+    let (status, _) = send(owner.patch(&patch).json(&json!({"drop_worst_nights": 0}))).await;
+    assert_eq!(status, 200);
+    let (_, view) = send(owner.get(&standings)).await;
+    // Ann 50 - 40 - 20 = -10; Bea 30 + 20 - 20 = 30; Cy -20 + 20 - 20 = -20; Dee -20 + 60 = 40.
+    assert_eq!(
+        order(&view),
+        [
+            ("Dee".to_string(), 1, 40),
+            ("Bea".to_string(), 2, 30),
+            ("Ann".to_string(), 3, -10),
+            ("Cy".to_string(), 4, -20)
+        ]
+    );
+    let (status, _) = send(owner.patch(&patch).json(&json!({"board": "total"}))).await;
+    assert_eq!(status, 200);
+    let (_, view) = send(owner.get(&standings)).await;
+    assert_eq!(
+        order(&view),
+        [
+            ("Dee".to_string(), 1, 30),
+            ("Bea".to_string(), 2, 20),
+            ("Ann".to_string(), 3, -20),
+            ("Cy".to_string(), 4, -30)
+        ]
+    );
+    assert!(row(&view, "Ann")["counted_points"].is_null());
+    assert!(row(&view, "Ann")["nights"].is_null());
+    // A total board with the lowest night dropped: Ann 40 - 20 (night 2 dropped) = 20; Bea 20 +
+    // 20 (night 3 dropped) = 40; Cy -30 dropped: 20 - 20 = 0; Dee -30 dropped: 0 + 60 = 60.
+    let (status, _) = send(owner.patch(&patch).json(&json!({"drop_worst_nights": 1}))).await;
+    assert_eq!(status, 200);
+    let (_, view) = send(owner.get(&standings)).await;
+    assert_eq!(
+        order(&view),
+        [
+            ("Dee".to_string(), 1, 60),
+            ("Bea".to_string(), 2, 40),
+            ("Ann".to_string(), 3, 20),
+            ("Cy".to_string(), 4, 0)
+        ]
+    );
+}
+
+#[tokio::test]
+async fn board_settings_out_of_range_are_refused_naming_the_field() {
+    let app = spawn_app().await;
+    let owner = club_owner(&app, "club", "o@example.org").await;
+    let base = json!({"name": "L", "card": "demo-2026", "ruleset": "nmjl-money"});
+    for (field, value, says) in [
+        ("best_per_night", json!(0), "use 1 to 20"),
+        ("best_per_night", json!(21), "use 1 to 20"),
+        ("drop_worst_nights", json!(-1), "use 0 to 20"),
+        ("drop_worst_nights", json!(21), "use 0 to 20"),
+        (
+            "board",
+            json!("best"),
+            "use total, average or best_per_night",
+        ),
+    ] {
+        let mut body = base.clone();
+        body[field] = value.clone();
+        let (status, problem) = send(
+            owner
+                .post(app.url("/api/v1/clubs/club/leagues"))
+                .json(&body),
+        )
+        .await;
+        assert_eq!(status, 422, "{field} = {value}: {problem}");
+        let text = problem.to_string();
+        assert!(text.contains(field) && text.contains(says), "{text}");
+    }
+    // Nothing was made.
+    let (_, leagues) = send(owner.get(app.url("/api/v1/clubs/club/leagues"))).await;
+    assert_eq!(leagues.as_array().unwrap().len(), 0);
+}
