@@ -252,6 +252,17 @@ pub struct Ahead {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Figure(pub f64);
 
+impl std::fmt::Display for Figure {
+    /// `12`, `12.5`: as the JSON writes it.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.0.fract() == 0.0 && self.0.abs() < 9.0e15 {
+            write!(f, "{}", self.0 as i64)
+        } else {
+            write!(f, "{}", self.0)
+        }
+    }
+}
+
 impl Serialize for Figure {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         if self.0.fract() == 0.0 && self.0.abs() < 9.0e15 {

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{TestApp, club_owner, spawn_app};
+use common::{TestApp, club_owner, csrf_of, spawn_app};
 use serde_json::{Value, json};
 
 /// Games seeded straight into the database (closed nights, scores as given), so the example's
@@ -339,4 +339,196 @@ async fn board_settings_out_of_range_are_refused_naming_the_field() {
     // Nothing was made.
     let (_, leagues) = send(owner.get(app.url("/api/v1/clubs/club/leagues"))).await;
     assert_eq!(leagues.as_array().unwrap().len(), 0);
+}
+
+#[tokio::test]
+async fn results_follow_the_standings_with_shared_placements_and_the_events_facts() {
+    let app = spawn_app().await;
+    let owner = club_owner(&app, "club", "o@example.org").await;
+    let mut id = std::collections::HashMap::new();
+    for name in ["Ann", "Bea", "Cy", "Dee"] {
+        let (_, p) = send(
+            owner
+                .post(app.url("/api/v1/clubs/club/players"))
+                .json(&json!({ "name": name })),
+        )
+        .await;
+        id.insert(name, p["id"].as_i64().unwrap());
+    }
+    // Ranking ids: set for two, one set and then cleared; a blank-only one clears too.
+    for (name, rid) in [("Ann", "AMJ-1001"), ("Bea", "AMJ-1002"), ("Cy", "AMJ-9")] {
+        let (status, p) = send(
+            owner
+                .patch(app.url(&format!("/api/v1/clubs/club/players/{}", id[name])))
+                .json(&json!({ "ranking_id": rid })),
+        )
+        .await;
+        assert_eq!((status, &p["ranking_id"]), (200, &json!(rid)));
+    }
+    let (_, cy) = send(
+        owner
+            .patch(app.url(&format!("/api/v1/clubs/club/players/{}", id["Cy"])))
+            .json(&json!({ "ranking_id": "  " })),
+    )
+    .await;
+    assert!(cy["ranking_id"].is_null(), "{cy}");
+    let (status, too_long) = send(
+        owner
+            .patch(app.url(&format!("/api/v1/clubs/club/players/{}", id["Cy"])))
+            .json(&json!({ "ranking_id": "x".repeat(101) })),
+    )
+    .await;
+    assert_eq!(status, 422, "{too_long}");
+    assert!(too_long.to_string().contains("ranking_id"));
+
+    let (status, league) = send(owner.post(app.url("/api/v1/clubs/club/leagues")).json(&json!({
+        "name": "Spring Open", "card": "demo-2026", "ruleset": "tournament", "kind": "tournament",
+        "place": "  Grange Hall, Springfield ", "sanctioning_number": "2026-114"
+    })))
+    .await;
+    assert_eq!(status, 201, "{league}");
+    assert_eq!(league["place"], "Grange Hall, Springfield");
+    let lg = league["id"].as_i64().unwrap();
+    let (a, b, c, d) = (id["Ann"], id["Bea"], id["Cy"], id["Dee"]);
+    // Ann and Bea each win once and end on 20, having played every game together (head-to-head
+    // 20 each): they share first. Cy and Dee end on -20 the same way: they share third.
+    seed(
+        &app,
+        lg,
+        &[
+            (1, vec![(a, 30), (b, -10), (c, -10), (d, -10)]),
+            (2, vec![(b, 30), (a, -10), (c, -10), (d, -10)]),
+        ],
+    )
+    .await;
+    let (status, r) = send(owner.get(app.url(&format!("/api/v1/leagues/{lg}/results")))).await;
+    assert_eq!(status, 200, "{r}");
+    assert_eq!(
+        (
+            &r["event"],
+            &r["kind"],
+            &r["place"],
+            &r["sanctioning_number"]
+        ),
+        (
+            &json!("Spring Open"),
+            &json!("tournament"),
+            &json!("Grange Hall, Springfield"),
+            &json!("2026-114")
+        )
+    );
+    // No dates were set: the first and last round's.
+    assert_eq!(
+        (&r["starts_on"], &r["ends_on"]),
+        (&json!("2026-01-02"), &json!("2026-01-03"))
+    );
+    assert_eq!(r["figure_name"], "points");
+    let rows: Vec<(Value, bool, String, Value, i64)> = r["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| {
+            (
+                x["placement"].clone(),
+                x["shared"].as_bool().unwrap(),
+                x["player"].as_str().unwrap().to_string(),
+                x["ranking_id"].clone(),
+                x["figure"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            (json!(1), true, "Ann".into(), json!("AMJ-1001"), 20),
+            (json!(1), true, "Bea".into(), json!("AMJ-1002"), 20),
+            (json!(3), true, "Cy".into(), Value::Null, -20),
+            (json!(3), true, "Dee".into(), Value::Null, -20),
+        ]
+    );
+    // The same order and placements as the standings.
+    let (_, standings) = send(owner.get(app.url(&format!("/api/v1/leagues/{lg}/standings")))).await;
+    let by_standings: Vec<(Value, Value)> = standings["standings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| (s["player_id"].clone(), s["rank"].clone()))
+        .collect();
+    let by_results: Vec<(Value, Value)> = r["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| (s["player_id"].clone(), s["placement"].clone()))
+        .collect();
+    assert_eq!(by_results, by_standings);
+
+    let csv = owner
+        .get(app.url(&format!("/api/v1/leagues/{lg}/results.csv")))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let mut lines = csv.lines();
+    assert_eq!(
+        lines.next().unwrap(),
+        "placement,shared,player,ranking_id,games,wins,points,figure,figure_name,event,club,starts_on,ends_on,place,sanctioning_number"
+    );
+    assert_eq!(
+        lines.next().unwrap(),
+        "1,true,Ann,AMJ-1001,2,1,20,20,points,Spring Open,club,2026-01-02,2026-01-03,\"Grange Hall, Springfield\",2026-114"
+    );
+    assert_eq!(lines.count(), 3);
+
+    // The printable page says the same; a members-only league's results are not shown to a
+    // stranger.
+    let page = owner
+        .get(app.url(&format!("/leagues/{lg}/results")))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(page.contains("Final results: Spring Open"));
+    assert!(page.contains("Grange Hall, Springfield") && page.contains("2026-114"));
+    assert_eq!(page.matches(r#"<td class="num">T1</td>"#).count(), 2);
+    assert!(page.contains("AMJ-1002"));
+    // An organizer gives Dee her ranking id on her page; the results carry it.
+    let dee_page = owner
+        .get(app.url(&format!("/players/{d}")))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(dee_page.contains("Ranking id (for tournament results"));
+    let res = owner
+        .post(app.url(&format!("/players/{d}/ranking")))
+        .form(&[
+            ("csrf", csrf_of(&dee_page).as_str()),
+            ("ranking_id", " AMJ-2044 "),
+        ])
+        .send()
+        .await
+        .unwrap();
+    let flash = res.text().await.unwrap();
+    assert!(
+        flash.contains("Dee&#39;s ranking id is AMJ-2044."),
+        "{flash}"
+    );
+    let (_, r) = send(owner.get(app.url(&format!("/api/v1/leagues/{lg}/results")))).await;
+    assert_eq!(r["results"][3]["ranking_id"], "AMJ-2044");
+    // Anyone but an organizer sees no such form (here: a stranger, who cannot see Dee at all
+    // while the league is members-only).
+    assert_eq!(app.get(&format!("/players/{d}")).await.status(), 404);
+    for path in [
+        format!("/api/v1/leagues/{lg}/results"),
+        format!("/api/v1/leagues/{lg}/results.csv"),
+        format!("/leagues/{lg}/results"),
+    ] {
+        assert_eq!(app.get(&path).await.status(), 404, "{path}");
+    }
 }

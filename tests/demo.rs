@@ -53,7 +53,11 @@ async fn the_demo_league_has_standings_and_every_kind_of_game_once() {
     // It keeps an American league's board: each night's 3 best games, the lowest night dropped;
     // the rows are in the order of what counts, and each says which night it dropped.
     assert_eq!(
-        (&shown["board"], &shown["best_per_night"], &shown["drop_worst_nights"]),
+        (
+            &shown["board"],
+            &shown["best_per_night"],
+            &shown["drop_worst_nights"]
+        ),
         (&json!("best_per_night"), &json!(3), &json!(1))
     );
     let counted: Vec<i64> = rows

@@ -216,7 +216,9 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(webhooks::resume)
         .service(webhooks::deliveries)
         .service(standings::standings_csv)
-        .service(standings::games_csv);
+        .service(standings::games_csv)
+        .service(standings::results)
+        .service(standings::results_csv);
 }
 
 /// A 200 answer for a page of a list: with a `Link: <…>; rel="next"` header (the request's own

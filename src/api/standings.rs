@@ -3,6 +3,7 @@
 use actix_web::http::header::{CONTENT_DISPOSITION, ETAG, IF_NONE_MATCH};
 use actix_web::{HttpRequest, HttpResponse, get, web};
 
+use crate::domain::results::{self as final_results, ResultsView};
 use crate::domain::standings::{self, Csv, StandingsView};
 use crate::domain::{AppState, Caller};
 use crate::error::AppError;
@@ -71,5 +72,32 @@ pub async fn games_csv(
 ) -> Result<HttpResponse, AppError> {
     Ok(csv_response(
         standings::games_csv(&state, &caller, *id).await?,
+    ))
+}
+
+/// The league's final results for a ranking body: placement (ties shared), player and ranking
+/// id, games, wins, points and the board's figure, with the event's name, dates, place and
+/// sanctioning number; in the standings' order. Same access as the standings.
+#[utoipa::path(tag = "standings", params(("league" = i64, Path, minimum = 1, example = 1)),
+    responses((status = 200, body = ResultsView), (status = 404, body = crate::error::Problem, content_type = "application/problem+json")))]
+#[get("/api/v1/leagues/{league}/results")]
+pub async fn results(
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<i64>,
+) -> Result<HttpResponse, AppError> {
+    Ok(HttpResponse::Ok().json(final_results::results(&state, &caller, *id).await?))
+}
+
+/// The results as CSV (the event's columns repeated on every row).
+#[utoipa::path(tag = "standings", params(("league" = i64, Path, minimum = 1, example = 1)), responses((status = 200, content_type = "text/csv", body = String)))]
+#[get("/api/v1/leagues/{league}/results.csv")]
+pub async fn results_csv(
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<i64>,
+) -> Result<HttpResponse, AppError> {
+    Ok(csv_response(
+        final_results::results_csv(&state, &caller, *id).await?,
     ))
 }

@@ -37,6 +37,10 @@ pub struct LeagueView {
     /// On any board: how many of each player's lowest nights do not count (a missed night
     /// counts 0 and may be one of them).
     pub drop_worst_nights: i32,
+    /// Where the event is held, for its results.
+    pub place: Option<String>,
+    /// The event's sanctioning number at a ranking body, for its results.
+    pub sanctioning_number: Option<String>,
     pub starts_on: Option<NaiveDate>,
     pub ends_on: Option<NaiveDate>,
     /// `league` (weekly; its sessions are nights) or `tournament` (its sessions are rounds).
@@ -50,6 +54,8 @@ impl LeagueView {
             card: card_name(&l),
             best_per_night: (l.board == "best_per_night").then_some(l.best_per_night),
             drop_worst_nights: l.drop_worst_nights,
+            place: l.place.clone(),
+            sanctioning_number: l.sanctioning_number.clone(),
             id: l.id,
             club: club.slug.clone(),
             name: l.name,
@@ -106,6 +112,16 @@ pub struct NewLeague {
     /// On any board: how many of each player's lowest nights do not count (default 0).
     #[schema(example = 1, minimum = 0, maximum = 20)]
     pub drop_worst_nights: Option<i32>,
+    /// Where the event is held, for its results (`""` clears it).
+    #[schema(
+        example = "Community Center, Springfield",
+        max_length = 200,
+        pattern = r"^[^\u0000]*$"
+    )]
+    pub place: Option<String>,
+    /// The event's sanctioning number at a ranking body, for its results (`""` clears it).
+    #[schema(example = "2026-114", max_length = 100, pattern = r"^[^\u0000]*$")]
+    pub sanctioning_number: Option<String>,
     pub starts_on: Option<NaiveDate>,
     pub ends_on: Option<NaiveDate>,
     /// `league` (the default: its sessions are nights) or `tournament` (its sessions are
@@ -126,6 +142,8 @@ impl From<NewLeague> for LeagueInput {
             min_games: n.min_games,
             best_per_night: n.best_per_night,
             drop_worst_nights: n.drop_worst_nights,
+            place: n.place,
+            sanctioning_number: n.sanctioning_number,
             starts_on: n.starts_on,
             ends_on: n.ends_on,
             kind: n.kind,
@@ -167,6 +185,16 @@ pub struct LeagueInput {
     /// On any board: how many of each player's lowest nights do not count (default 0).
     #[schema(example = 1, minimum = 0, maximum = 20)]
     pub drop_worst_nights: Option<i32>,
+    /// Where the event is held, for its results (`""` clears it).
+    #[schema(
+        example = "Community Center, Springfield",
+        max_length = 200,
+        pattern = r"^[^\u0000]*$"
+    )]
+    pub place: Option<String>,
+    /// The event's sanctioning number at a ranking body, for its results (`""` clears it).
+    #[schema(example = "2026-114", max_length = 100, pattern = r"^[^\u0000]*$")]
+    pub sanctioning_number: Option<String>,
     pub starts_on: Option<NaiveDate>,
     pub ends_on: Option<NaiveDate>,
     /// `league` (the default: its sessions are nights) or `tournament` (its sessions are
@@ -268,6 +296,26 @@ async fn merge(
             return Err(Error::invalid("drop_worst_nights", "use 0 to 20"));
         }
         f.drop_worst_nights = k;
+    }
+    for (field, given, max, slot) in [
+        ("place", input.place, 200, &mut f.place),
+        (
+            "sanctioning_number",
+            input.sanctioning_number,
+            100,
+            &mut f.sanctioning_number,
+        ),
+    ] {
+        if let Some(text) = given {
+            let text = text.trim();
+            if text.chars().count() > max || text.contains('\0') {
+                return Err(Error::invalid(
+                    field,
+                    format!("give at most {max} characters (empty clears it)"),
+                ));
+            }
+            *slot = (!text.is_empty()).then(|| text.to_string());
+        }
     }
     if let Some(m) = input.min_games {
         if !(0..=10_000).contains(&m) {
@@ -431,6 +479,8 @@ pub async fn create(
         kind: "league".into(),
         best_per_night: 2,
         drop_worst_nights: 0,
+        place: None,
+        sanctioning_number: None,
     };
     let fields = merge(state, club.id, input, blank).await?;
     let league = saved(leagues::create(&state.db, club.id, &fields).await?)?;
@@ -464,6 +514,8 @@ pub async fn update(
         kind: league.kind.clone(),
         best_per_night: league.best_per_night,
         drop_worst_nights: league.drop_worst_nights,
+        place: league.place.clone(),
+        sanctioning_number: league.sanctioning_number.clone(),
     };
     let fields = merge(state, club.id, input, current).await?;
     // Standings answered from memory check the league again (its visibility, its board).
@@ -475,7 +527,7 @@ pub async fn update(
 /// A league saved, or a 409 naming the club's other league with that name.
 fn saved(s: leagues::Saved) -> Result<League> {
     match s {
-        leagues::Saved::League(l) => Ok(l),
+        leagues::Saved::League(l) => Ok(*l),
         leagues::Saved::NameTaken { id, name } => Err(Error::Conflict(format!(
             "the club already has a league named “{name}” (league {id}); give this one another name"
         ))),

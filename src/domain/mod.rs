@@ -21,6 +21,7 @@ pub mod members;
 pub mod nights;
 pub mod paging;
 pub mod players;
+pub mod results;
 pub mod rounds;
 pub mod schemas;
 pub mod standings;

@@ -28,6 +28,10 @@ pub struct PlayerChange {
     /// false to deactivate (kept in history, no longer offered for check-in).
     #[serde(default)]
     pub active: Option<bool>,
+    /// The player's id at a ranking body, written into tournament results; `""` clears it.
+    #[serde(default)]
+    #[schema(example = "AMJ-10442", max_length = 100, pattern = r"^[^\u0000]*$")]
+    pub ranking_id: Option<String>,
 }
 
 #[cfg(test)]
@@ -173,9 +177,29 @@ pub async fn update(
 ) -> Result<Player> {
     let (club, _) = caller.club(state, slug, Need::Admin).await?;
     let name = change.name.as_deref().map(clean_name).transpose()?;
+    let ranking_id = match change.ranking_id.as_deref().map(str::trim) {
+        None => None,
+        Some("") => Some(None),
+        Some(r) if r.chars().count() > 100 || r.contains('\0') => {
+            return Err(Error::invalid(
+                "ranking_id",
+                "give a ranking id of at most 100 characters",
+            ));
+        }
+        Some(r) => Some(Some(r)),
+    };
     // A new name shows in every league's standings: they are read again.
     let _unheard = state.freshness.unheard();
-    match players::update(&state.db, club.id, id, name.as_deref(), change.active).await? {
+    match players::update(
+        &state.db,
+        club.id,
+        id,
+        name.as_deref(),
+        change.active,
+        ranking_id,
+    )
+    .await?
+    {
         Updated::Done(p) => Ok(p),
         Updated::NotFound => Err(Error::NotFound(format!("this club has no player {id}"))),
         Updated::NameTaken => Err(Error::Conflict(format!(
@@ -273,6 +297,9 @@ pub struct Profile {
     pub best: Vec<WinningHand>,
     /// The latest games, latest first (at most `HISTORY`).
     pub games: Vec<PlayerGame>,
+    /// For the club's organizers: the player's ranking-body id as it stands (`Some("")` when
+    /// none); `None` for everyone else.
+    pub ranking_id: Option<String>,
 }
 
 /// How a logged-in member stands to a player of the club.
@@ -344,7 +371,23 @@ pub async fn profile(state: &AppState, caller: &Caller, id: i64) -> Result<Profi
             },
         })
         .collect();
+    let organizer = member
+        && caller
+            .club_access(state, club.clone(), Need::Admin)
+            .await
+            .is_ok();
+    let ranking_id = if organizer {
+        Some(
+            players::get(&state.db, club.id, id)
+                .await?
+                .and_then(|p| p.ranking_id)
+                .unwrap_or_default(),
+        )
+    } else {
+        None
+    };
     Ok(Profile {
+        ranking_id,
         club,
         link,
         totals,

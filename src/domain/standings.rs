@@ -337,6 +337,11 @@ pub fn board_short(league: &League) -> String {
     text
 }
 
+/// The league's standings, ranked (for results).
+pub(crate) async fn ranked(state: &AppState, league: &League) -> Result<Vec<Standing>> {
+    Ok(compute(state, league).await?.standings)
+}
+
 /// The league's players in standings order (for Swiss seating).
 pub(crate) async fn order(state: &AppState, league: &League) -> Result<Vec<i64>> {
     Ok(compute(state, league)
@@ -548,7 +553,7 @@ pub struct Csv {
 }
 
 /// Text a spreadsheet would run as a formula is kept as text (OWASP's advice: a leading `'`).
-fn cell(text: String) -> String {
+pub(crate) fn cell(text: String) -> String {
     match text.chars().next() {
         Some('=' | '+' | '-' | '@' | '\t' | '\r') => format!("'{text}"),
         _ => text,
@@ -566,7 +571,7 @@ fn dropped_nights(nights: &Option<Vec<standings::NightCount>>) -> String {
         .join(";")
 }
 
-fn csv_error(e: impl std::fmt::Display) -> Error {
+pub(crate) fn csv_error(e: impl std::fmt::Display) -> Error {
     Error::internal(format!("writing CSV: {e}"))
 }
 

@@ -65,6 +65,35 @@ struct LeaguePage {
     board_in_words: String,
 }
 
+#[derive(Template)]
+#[template(path = "pages/results.html")]
+struct ResultsPage {
+    ctx: Ctx,
+    r: crate::domain::results::ResultsView,
+    /// The heading of the board's figure when it is not plain points.
+    figure_heading: &'static str,
+}
+
+/// The final results, printable (who may read the standings may read them).
+#[get("/leagues/{id}/results")]
+async fn results_page(
+    page: Page,
+    state: web::Data<AppState>,
+    id: web::Path<i64>,
+) -> Result<HttpResponse, AppError> {
+    let r = crate::domain::results::results(&state, &page.caller, *id).await?;
+    let figure_heading = match r.figure_name.as_str() {
+        "counted points" => "Counted points",
+        "counted average" => "Counted average",
+        _ => "Average",
+    };
+    page.render(ResultsPage {
+        ctx: page.ctx.clone(),
+        r,
+        figure_heading,
+    })
+}
+
 #[derive(Deserialize)]
 struct SortQuery {
     sort: Option<String>,
@@ -244,6 +273,10 @@ pub(super) struct LeagueForm {
     #[serde(default)]
     drop_worst_nights: Option<String>,
     #[serde(default)]
+    place: Option<String>,
+    #[serde(default)]
+    sanctioning_number: Option<String>,
+    #[serde(default)]
     starts_on: Option<String>,
     #[serde(default)]
     ends_on: Option<String>,
@@ -312,6 +345,8 @@ pub(super) fn league_input(f: LeagueForm, create: bool) -> Result<LeagueInput, E
         starts_on,
         ends_on,
         kind: f.kind.filter(|k| !k.trim().is_empty()),
+        place: f.place,
+        sanctioning_number: f.sanctioning_number,
     })
 }
 
@@ -331,5 +366,8 @@ async fn settings(
 }
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.service(show).service(new_night).service(settings);
+    cfg.service(show)
+        .service(new_night)
+        .service(settings)
+        .service(results_page);
 }

@@ -34,6 +34,8 @@ struct PlayerPage {
     history_limit: i64,
     id: i64,
     link: Link,
+    /// For organizers: the ranking id form's value.
+    ranking_id: Option<String>,
 }
 
 #[get("/players/{id}")]
@@ -75,7 +77,39 @@ async fn show(
         history_limit: players::HISTORY,
         id: *id,
         link: p.link,
+        ranking_id: p.ranking_id,
     })
+}
+
+#[derive(serde::Deserialize)]
+struct RankingForm {
+    ranking_id: String,
+}
+
+/// An organizer sets or clears the player's ranking-body id.
+#[post("/players/{id}/ranking")]
+async fn ranking(
+    state: web::Data<AppState>,
+    id: web::Path<i64>,
+    posted: Posted<RankingForm>,
+) -> Result<HttpResponse, AppError> {
+    let back = format!("/players/{id}");
+    let club = match players::profile(&state, &posted.caller, *id).await {
+        Ok(p) => p.club,
+        Err(e) => return after(&back, Err(e)),
+    };
+    let change = players::PlayerChange {
+        name: None,
+        active: None,
+        ranking_id: Some(posted.form.ranking_id.clone()),
+    };
+    let result = players::update(&state, &posted.caller, &club.slug, *id, change)
+        .await
+        .map(|p| match p.ranking_id {
+            Some(r) => format!("{}'s ranking id is {r}.", p.name),
+            None => format!("{} has no ranking id now.", p.name),
+        });
+    after(&back, result)
 }
 
 /// "This player is me": a member asks to be linked (an organizer confirms).
@@ -107,5 +141,8 @@ async fn me(page: Page, state: web::Data<AppState>) -> Result<HttpResponse, AppE
 }
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.service(show).service(claim).service(me);
+    cfg.service(show)
+        .service(claim)
+        .service(ranking)
+        .service(me);
 }

@@ -282,6 +282,8 @@ pub struct LeagueFields {
     pub kind: String,
     pub best_per_night: i32,
     pub drop_worst_nights: i32,
+    pub place: String,
+    pub sanctioning_number: String,
 }
 
 impl Default for LeagueFields {
@@ -297,6 +299,8 @@ impl Default for LeagueFields {
             kind: "league".into(),
             best_per_night: 2,
             drop_worst_nights: 0,
+            place: String::new(),
+            sanctioning_number: String::new(),
         }
     }
 }
@@ -314,6 +318,8 @@ impl LeagueFields {
             kind: l.kind.clone(),
             best_per_night: l.best_per_night,
             drop_worst_nights: l.drop_worst_nights,
+            place: l.place.clone().unwrap_or_default(),
+            sanctioning_number: l.sanctioning_number.clone().unwrap_or_default(),
         }
     }
 }

@@ -25,6 +25,10 @@ pub struct League {
     pub best_per_night: i32,
     /// On any board: how many of a player's lowest nights do not count.
     pub drop_worst_nights: i32,
+    /// Where the event is held (for results).
+    pub place: Option<String>,
+    /// The event's sanctioning number at a ranking body (for results).
+    pub sanctioning_number: Option<String>,
     pub created_at: DateTime<Utc>,
     /// The standings revision when the row was read (bumped by every write that can move them).
     pub revision: i64,
@@ -46,6 +50,8 @@ pub struct LeagueFields {
     pub kind: String,
     pub best_per_night: i32,
     pub drop_worst_nights: i32,
+    pub place: Option<String>,
+    pub sanctioning_number: Option<String>,
 }
 
 impl League {
@@ -86,7 +92,7 @@ impl League {
     }
 }
 
-const COLUMNS: &str = "id, club_id, name, card_id, builtin_card, ruleset, games_per_table, visibility, board, min_games, starts_on, ends_on, kind, best_per_night, drop_worst_nights, created_at, revision";
+const COLUMNS: &str = "id, club_id, name, card_id, builtin_card, ruleset, games_per_table, visibility, board, min_games, starts_on, ends_on, kind, best_per_night, drop_worst_nights, place, sanctioning_number, created_at, revision";
 
 /// A league of the club with this name (any case), other than `except`: (id, name as stored).
 /// Read on a transaction holding the club's row, so two saves of one name cannot both pass.
@@ -113,7 +119,7 @@ async fn name_taken(
 
 /// A league saved, or the club's other league that already has its name.
 pub enum Saved {
-    League(League),
+    League(Box<League>),
     NameTaken { id: i64, name: String },
 }
 
@@ -125,7 +131,7 @@ pub async fn create(pool: &PgPool, club_id: i64, f: &LeagueFields) -> sqlx::Resu
     }
     let league = insert(&mut tx, club_id, f).await?;
     tx.commit().await?;
-    Ok(Saved::League(league))
+    Ok(Saved::League(Box::new(league)))
 }
 
 async fn insert(
@@ -134,8 +140,8 @@ async fn insert(
     f: &LeagueFields,
 ) -> sqlx::Result<League> {
     sqlx::query_as::<_, League>(sqlx::AssertSqlSafe(format!(
-        "INSERT INTO leagues (club_id, name, card_id, builtin_card, ruleset, games_per_table, visibility, board, min_games, starts_on, ends_on, kind, best_per_night, drop_worst_nights) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) RETURNING {COLUMNS}"
+        "INSERT INTO leagues (club_id, name, card_id, builtin_card, ruleset, games_per_table, visibility, board, min_games, starts_on, ends_on, kind, best_per_night, drop_worst_nights, place, sanctioning_number) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) RETURNING {COLUMNS}"
     )))
     .bind(club_id)
     .bind(&f.name)
@@ -151,6 +157,8 @@ async fn insert(
     .bind(&f.kind)
     .bind(f.best_per_night)
     .bind(f.drop_worst_nights)
+    .bind(&f.place)
+    .bind(&f.sanctioning_number)
     .fetch_one(&mut *tx)
     .await
 }
@@ -163,7 +171,7 @@ pub async fn update(pool: &PgPool, club_id: i64, id: i64, f: &LeagueFields) -> s
     }
     let league = sqlx::query_as::<_, League>(sqlx::AssertSqlSafe(format!(
         "UPDATE leagues SET name = $2, card_id = $3, builtin_card = $4, ruleset = $5, games_per_table = $6, visibility = $7, \
-         board = $8, min_games = $9, starts_on = $10, ends_on = $11, kind = $12, best_per_night = $13, drop_worst_nights = $14, revision = revision + 1 WHERE id = $1 RETURNING {COLUMNS}"
+         board = $8, min_games = $9, starts_on = $10, ends_on = $11, kind = $12, best_per_night = $13, drop_worst_nights = $14, place = $15, sanctioning_number = $16, revision = revision + 1 WHERE id = $1 RETURNING {COLUMNS}"
     )))
     .bind(id)
     .bind(&f.name)
@@ -179,10 +187,12 @@ pub async fn update(pool: &PgPool, club_id: i64, id: i64, f: &LeagueFields) -> s
     .bind(&f.kind)
     .bind(f.best_per_night)
     .bind(f.drop_worst_nights)
+    .bind(&f.place)
+    .bind(&f.sanctioning_number)
     .fetch_one(&mut *tx)
     .await?;
     tx.commit().await?;
-    Ok(Saved::League(league))
+    Ok(Saved::League(Box::new(league)))
 }
 
 pub async fn list(pool: &PgPool, club_id: i64) -> sqlx::Result<Vec<League>> {
@@ -206,7 +216,7 @@ pub async fn get(pool: &PgPool, id: i64) -> sqlx::Result<Option<League>> {
 /// The columns of `League` read from `leagues l`, and of its club (`Club`) read from `clubs c`
 /// as `club_slug`, `club_name` and `club_time_zone`.
 pub const WITH_CLUB_COLUMNS: &str = "l.id, l.club_id, l.name, l.card_id, l.builtin_card, l.ruleset, l.games_per_table, \
-     l.visibility, l.board, l.min_games, l.starts_on, l.ends_on, l.kind, l.best_per_night, l.drop_worst_nights, l.created_at, l.revision, \
+     l.visibility, l.board, l.min_games, l.starts_on, l.ends_on, l.kind, l.best_per_night, l.drop_worst_nights, l.place, l.sanctioning_number, l.created_at, l.revision, \
      c.slug AS club_slug, c.name AS club_name, c.time_zone AS club_time_zone";
 
 /// A row of `WITH_CLUB_COLUMNS`.

@@ -12,9 +12,11 @@ pub struct Player {
     pub name: String,
     pub active: bool,
     pub created_at: DateTime<Utc>,
+    /// The player's id at a ranking body, for tournament results (optional).
+    pub ranking_id: Option<String>,
 }
 
-const COLUMNS: &str = "id, name, active, created_at";
+const COLUMNS: &str = "id, name, active, created_at, ranking_id";
 
 /// Creates a player; `None` when the club already has a player of that name.
 pub async fn create(pool: &PgPool, club_id: i64, name: &str) -> sqlx::Result<Option<Player>> {
@@ -58,16 +60,18 @@ pub enum Updated<T> {
     NameTaken,
 }
 
-/// Renames and/or (de)activates a player.
+/// Renames and/or (de)activates a player, and sets or clears (`Some(None)`) their ranking id.
 pub async fn update(
     pool: &PgPool,
     club_id: i64,
     id: i64,
     name: Option<&str>,
     active: Option<bool>,
+    ranking_id: Option<Option<&str>>,
 ) -> sqlx::Result<Updated<Player>> {
     let r = sqlx::query_as::<_, Player>(sqlx::AssertSqlSafe(format!(
-        "WITH renamed AS (UPDATE players SET name = coalesce($3, name), active = coalesce($4, active) \
+        "WITH renamed AS (UPDATE players SET name = coalesce($3, name), active = coalesce($4, active), \
+           ranking_id = CASE WHEN $5 THEN $6 ELSE ranking_id END \
          WHERE club_id = $1 AND id = $2 RETURNING {COLUMNS}), \
          touched AS (UPDATE leagues SET revision = revision + 1 WHERE club_id = $1 AND EXISTS (SELECT 1 FROM renamed) \
            RETURNING id, revision), \
@@ -79,6 +83,8 @@ pub async fn update(
     .bind(id)
     .bind(name)
     .bind(active)
+    .bind(ranking_id.is_some())
+    .bind(ranking_id.flatten())
     .fetch_optional(pool)
     .await;
     match r {

@@ -1,0 +1,169 @@
+//! A league's final results, as a tournament director sends them to a ranking body: placement
+//! (ties shared), player and their ranking-body id, games, wins, points and the board's figure,
+//! with the event's name, dates, place and sanctioning number. In the standings' order.
+
+use std::collections::HashMap;
+
+use chrono::NaiveDate;
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use crate::domain::standings::{self, Csv, board_in_words, cell, csv_error};
+use crate::domain::{AppState, Caller, Need, Result};
+use crate::standings::Figure;
+use crate::storage::{nights, players};
+
+/// The results of a league or tournament.
+#[derive(Serialize, ToSchema)]
+pub struct ResultsView {
+    pub league: i64,
+    /// The event's name (the league's).
+    #[schema(example = "Spring Open 2026")]
+    pub event: String,
+    /// The club that ran it.
+    pub club: String,
+    /// `league` or `tournament`.
+    pub kind: String,
+    /// The league's first date, else its first night's.
+    pub starts_on: Option<NaiveDate>,
+    /// The league's last date, else its last night's.
+    pub ends_on: Option<NaiveDate>,
+    pub place: Option<String>,
+    pub sanctioning_number: Option<String>,
+    /// The board in one sentence.
+    pub board_in_words: String,
+    /// What `figure` is: `points`, `counted points`, `average` or `counted average`.
+    #[schema(example = "points")]
+    pub figure_name: String,
+    pub results: Vec<ResultRow>,
+}
+
+/// One player's result.
+#[derive(Serialize, ToSchema)]
+pub struct ResultRow {
+    /// 1 for the winner; players the rules cannot tell apart share a placement. `null` for
+    /// players the board leaves unranked (too few games), listed last.
+    pub placement: Option<u32>,
+    /// True when another player has the same placement.
+    pub shared: bool,
+    pub player_id: i64,
+    pub player: String,
+    /// The player's id at the ranking body (a player setting), if given.
+    pub ranking_id: Option<String>,
+    pub games: i64,
+    pub wins: i64,
+    /// Points over every game.
+    pub points: i64,
+    /// The board's figure (see `figure_name`).
+    #[schema(value_type = f64, example = 320)]
+    pub figure: Figure,
+}
+
+/// The league's results (who may read its standings may read them).
+pub async fn results(state: &AppState, caller: &Caller, id: i64) -> Result<ResultsView> {
+    let (league, club) = caller.league(state, id, Need::Read).await?;
+    let rows = standings::ranked(state, &league).await?;
+    let ranking: HashMap<i64, Option<String>> = players::list(&state.db, club.id, true)
+        .await?
+        .into_iter()
+        .map(|p| (p.id, p.ranking_id))
+        .collect();
+    let dates: Vec<NaiveDate> = nights::list(&state.db, league.id)
+        .await?
+        .iter()
+        .map(|n| n.night_date)
+        .collect();
+    let average = league.board == "average";
+    let counted = !standings::counting_of(&league).is_plain();
+    let figure_name = match (average, counted) {
+        (true, true) => "counted average",
+        (true, false) => "average",
+        (false, true) => "counted points",
+        (false, false) => "points",
+    };
+    let results = rows
+        .into_iter()
+        .map(|s| {
+            let figure = if average {
+                Figure(s.counted_average.unwrap_or(s.average))
+            } else {
+                Figure(s.counted_points.unwrap_or(s.points) as f64)
+            };
+            ResultRow {
+                placement: s.rank,
+                shared: s.shared,
+                ranking_id: ranking.get(&s.player_id).cloned().flatten(),
+                player_id: s.player_id,
+                player: s.player,
+                games: s.games,
+                wins: s.wins,
+                points: s.points,
+                figure,
+            }
+        })
+        .collect();
+    Ok(ResultsView {
+        league: league.id,
+        board_in_words: board_in_words(&league),
+        event: league.name,
+        club: club.name,
+        kind: league.kind,
+        starts_on: league.starts_on.or(dates.iter().min().copied()),
+        ends_on: league.ends_on.or(dates.iter().max().copied()),
+        place: league.place,
+        sanctioning_number: league.sanctioning_number,
+        figure_name: figure_name.to_string(),
+        results,
+    })
+}
+
+/// The results as CSV: a row per player, the event's columns repeated on each row so that
+/// each row stands alone in a ranking body's import.
+pub async fn results_csv(state: &AppState, caller: &Caller, id: i64) -> Result<Csv> {
+    let r = results(state, caller, id).await?;
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record([
+        "placement",
+        "shared",
+        "player",
+        "ranking_id",
+        "games",
+        "wins",
+        "points",
+        "figure",
+        "figure_name",
+        "event",
+        "club",
+        "starts_on",
+        "ends_on",
+        "place",
+        "sanctioning_number",
+    ])
+    .map_err(csv_error)?;
+    let text = |o: &Option<String>| cell(o.clone().unwrap_or_default());
+    let date = |d: Option<NaiveDate>| d.map(|d| d.to_string()).unwrap_or_default();
+    for row in &r.results {
+        w.write_record([
+            row.placement.map(|p| p.to_string()).unwrap_or_default(),
+            row.shared.to_string(),
+            cell(row.player.clone()),
+            text(&row.ranking_id),
+            row.games.to_string(),
+            row.wins.to_string(),
+            row.points.to_string(),
+            row.figure.to_string(),
+            r.figure_name.clone(),
+            cell(r.event.clone()),
+            cell(r.club.clone()),
+            date(r.starts_on),
+            date(r.ends_on),
+            text(&r.place),
+            text(&r.sanctioning_number),
+        ])
+        .map_err(csv_error)?;
+    }
+    Ok(Csv {
+        name: format!("league-{}-results.csv", r.league),
+        bytes: w.into_inner().map_err(csv_error)?,
+    })
+}
