@@ -532,3 +532,229 @@ async fn results_follow_the_standings_with_shared_placements_and_the_events_fact
         assert_eq!(app.get(&path).await.status(), 404, "{path}");
     }
 }
+
+#[tokio::test]
+async fn the_next_season_keeps_the_settings_links_both_ways_and_leaves_the_last_alone() {
+    let app = spawn_app().await;
+    let owner = club_owner(&app, "club", "o@example.org").await;
+    let mut id = std::collections::HashMap::new();
+    for name in ["Ann", "Bea", "Cy", "Dee", "Eve"] {
+        let (_, p) = send(
+            owner
+                .post(app.url("/api/v1/clubs/club/players"))
+                .json(&json!({ "name": name })),
+        )
+        .await;
+        id.insert(name, p["id"].as_i64().unwrap());
+    }
+    let (_, spring) = send(
+        owner
+            .post(app.url("/api/v1/clubs/club/leagues"))
+            .json(&json!({
+                "name": "Spring 2026", "card": "demo-2026", "ruleset": "bigcard-points",
+                "games_per_table": 5, "visibility": "public", "board": "best_per_night",
+                "best_per_night": 3, "drop_worst_nights": 1, "place": "Grange Hall",
+                "starts_on": "2026-03-01", "ends_on": "2026-05-31"
+            })),
+    )
+    .await;
+    let sp = spring["id"].as_i64().unwrap();
+    let (a, b, c, d) = (id["Ann"], id["Bea"], id["Cy"], id["Dee"]);
+    seed(
+        &app,
+        sp,
+        &[
+            (1, vec![(a, 30), (b, -10), (c, -10), (d, -10)]),
+            (2, vec![(b, 30), (a, -10), (c, -10), (d, -10)]),
+        ],
+    )
+    .await;
+    // Ann, Bea and Cy were checked in at Spring's last night.
+    let last: i64 = sqlx::query_scalar("SELECT id FROM nights WHERE league_id = $1 AND number = 2")
+        .bind(sp)
+        .fetch_one(&app.db)
+        .await
+        .unwrap();
+    for p in [a, b, c] {
+        sqlx::query("INSERT INTO checkins (night_id, player_id) VALUES ($1, $2)")
+            .bind(last)
+            .bind(p)
+            .execute(&app.db)
+            .await
+            .unwrap();
+    }
+    let spring_url = app.url(&format!("/api/v1/leagues/{sp}/standings"));
+    let (_, before) = send(owner.get(&spring_url)).await;
+
+    // The next season: the same settings and scoring, the name and dates given.
+    let next_url = app.url(&format!("/api/v1/leagues/{sp}/next-season"));
+    let (status, fall) = send(
+        owner
+            .post(&next_url)
+            .json(&json!({"name": "Fall 2026", "starts_on": "2026-09-01"})),
+    )
+    .await;
+    assert_eq!(status, 201, "{fall}");
+    for field in [
+        "card",
+        "ruleset",
+        "games_per_table",
+        "visibility",
+        "board",
+        "best_per_night",
+        "drop_worst_nights",
+        "kind",
+        "place",
+        "club",
+    ] {
+        assert_eq!(fall[field], spring[field], "{field}");
+    }
+    assert_eq!(
+        (&fall["name"], &fall["starts_on"], &fall["ends_on"]),
+        (&json!("Fall 2026"), &json!("2026-09-01"), &Value::Null)
+    );
+    let fa = fall["id"].as_i64().unwrap();
+    assert_eq!(fall["previous_season"], sp);
+    let (_, spring_now) = send(owner.get(app.url(&format!("/api/v1/leagues/{sp}")))).await;
+    assert_eq!(spring_now["next_season"], fa);
+
+    // One next season only; a name the club uses is refused; so is a card it cannot use.
+    let (status, again) = send(owner.post(&next_url).json(&json!({"name": "Fall bis"}))).await;
+    assert_eq!(status, 409);
+    assert!(
+        again["detail"].as_str().unwrap().contains("Fall 2026"),
+        "{again}"
+    );
+    let after_fall = app.url(&format!("/api/v1/leagues/{fa}/next-season"));
+    let (status, taken) = send(
+        owner
+            .post(&after_fall)
+            .json(&json!({"name": "spring 2026"})),
+    )
+    .await;
+    assert_eq!(status, 409, "{taken}");
+    let (status, card) = send(
+        owner
+            .post(&after_fall)
+            .json(&json!({"name": "Winter", "card": "99999"})),
+    )
+    .await;
+    assert_eq!(status, 422, "{card}");
+    assert!(card.to_string().contains("card"));
+    // A stranger cannot start one.
+    let stranger = common::signed_up(&app, "s@example.org").await;
+    let (status, _) = send(stranger.post(&after_fall).json(&json!({"name": "Winter"}))).await;
+    assert!(status == 403 || status == 404, "{status}");
+
+    // The first night of the new season checks in everyone from the last night before.
+    let (_, night) = send(
+        owner
+            .post(app.url(&format!("/api/v1/leagues/{fa}/nights")))
+            .json(&json!({"date": "2026-09-01"})),
+    )
+    .await;
+    let night = night["id"].as_i64().unwrap();
+    let page = owner
+        .get(app.url(&format!("/nights/{night}")))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(page.contains("Check in everyone from the last night"));
+    let flash = owner
+        .post(app.url(&format!("/nights/{night}/checkins/previous")))
+        .form(&[("csrf", csrf_of(&page).as_str())])
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        flash.contains("3 players from the last night checked in"),
+        "{flash}"
+    );
+    let (_, shown) = send(owner.get(app.url(&format!("/api/v1/nights/{night}")))).await;
+    let mut here: Vec<i64> = shown["checkins"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["id"].as_i64().unwrap())
+        .collect();
+    here.sort_unstable();
+    let mut want = vec![a, b, c];
+    want.sort_unstable();
+    assert_eq!(here, want);
+
+    // Games in the new season leave the old one's standings as they were.
+    seed(
+        &app,
+        fa,
+        &[(2, vec![(c, 90), (a, -30), (b, -30), (d, -30)])],
+    )
+    .await;
+    let (_, fall_standings) =
+        send(owner.get(app.url(&format!("/api/v1/leagues/{fa}/standings")))).await;
+    assert_eq!(fall_standings["standings"][0]["player"], "Cy");
+    let (_, after) = send(owner.get(&spring_url)).await;
+    assert_eq!(after["standings"], before["standings"]);
+
+    // The pages link the seasons; a player's page lists both.
+    let spring_page = owner
+        .get(app.url(&format!("/leagues/{sp}")))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(spring_page.contains(&format!(
+        r#"Next season: <a href="/leagues/{fa}">Fall 2026</a>"#
+    )));
+    assert!(
+        !spring_page.contains("Start the next season"),
+        "one next season"
+    );
+    let fall_page = owner
+        .get(app.url(&format!("/leagues/{fa}")))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(fall_page.contains(&format!(
+        r#"Season before: <a href="/leagues/{sp}">Spring 2026</a>"#
+    )));
+    let ann = app
+        .get(&format!("/players/{a}"))
+        .await
+        .text()
+        .await
+        .unwrap();
+    let seasons = ann.split("Leagues and seasons").nth(1).unwrap();
+    let (f, s) = (
+        seasons.find("Fall 2026").unwrap(),
+        seasons.find("Spring 2026").unwrap(),
+    );
+    assert!(f < s, "newest first");
+
+    // The page's form starts a season too, and opens it.
+    let res = owner
+        .post(app.url(&format!("/leagues/{fa}/next-season")))
+        .form(&[
+            ("csrf", csrf_of(&fall_page).as_str()),
+            ("name", "Winter 2027"),
+            ("card", ""),
+            ("starts_on", ""),
+            ("ends_on", ""),
+        ])
+        .send()
+        .await
+        .unwrap();
+    let html = res.text().await.unwrap();
+    assert!(html.contains("<h1>Winter 2027</h1>"), "{html}");
+    assert!(html.contains("Winter 2027 started: the same settings and scoring"));
+}

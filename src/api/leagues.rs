@@ -6,7 +6,7 @@ use serde::Deserialize;
 use utoipa::IntoParams;
 
 use crate::api::json::ValidJson;
-use crate::domain::leagues::{self, LeagueInput, LeaguePage, LeagueView, NewLeague};
+use crate::domain::leagues::{self, LeagueInput, LeaguePage, LeagueView, NewLeague, NextSeason};
 use crate::domain::{AppState, Caller};
 use crate::error::AppError;
 
@@ -60,6 +60,23 @@ pub async fn update(
 ) -> Result<HttpResponse, AppError> {
     let (league, club) = leagues::update(&state, &caller, *id, body.0).await?;
     Ok(HttpResponse::Ok().json(LeagueView::new(league, &club)))
+}
+
+/// Start the league's next season: a new league with its settings and scoring (the name and
+/// dates given; the card given or the same), linked both ways. The old season's standings stay
+/// as they were. A league has one next season: a second is 409, naming it.
+#[utoipa::path(tag = "leagues", params(("league" = i64, Path, minimum = 1, example = 1)), request_body = NextSeason,
+    responses((status = 201, body = LeagueView), (status = 409, body = crate::error::Problem, content_type = "application/problem+json"),
+              (status = 422, body = crate::error::Problem, content_type = "application/problem+json")))]
+#[post("/api/v1/leagues/{league}/next-season")]
+pub async fn next_season(
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<i64>,
+    body: ValidJson<NextSeason>,
+) -> Result<HttpResponse, AppError> {
+    let (league, club) = leagues::next_season(&state, &caller, *id, body.0).await?;
+    Ok(HttpResponse::Created().json(LeagueView::new(league, &club)))
 }
 
 #[derive(Deserialize, IntoParams)]

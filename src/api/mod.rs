@@ -191,6 +191,7 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(leagues::create)
         .service(leagues::show)
         .service(leagues::update)
+        .service(leagues::next_season)
         .service(nights::create)
         .service(nights::list)
         .service(nights::show)

@@ -144,6 +144,23 @@ pub async fn overview(state: &AppState, caller: &Caller, slug: &str) -> Result<O
     } else {
         Vec::new()
     };
+    let cards = cards_for(state, &club, organizer).await?;
+    Ok(Overview {
+        club,
+        role,
+        leagues,
+        players,
+        cards,
+    })
+}
+
+/// Cards a league of the club can use, as a form offers them: (value, label); the club's own
+/// only for its organizers.
+pub async fn cards_for(
+    state: &AppState,
+    club: &Club,
+    organizer: bool,
+) -> Result<Vec<(String, String)>> {
     let mut cards: Vec<(String, String)> = builtin::names()
         .map(|n| (n.to_string(), format!("{n} (built in)")))
         .collect();
@@ -155,13 +172,7 @@ pub async fn overview(state: &AppState, caller: &Caller, slug: &str) -> Result<O
             ));
         }
     }
-    Ok(Overview {
-        club,
-        role,
-        leagues,
-        players,
-        cards,
-    })
+    Ok(cards)
 }
 
 /// The websites from which the club's API tokens may be used in a browser (CORS).

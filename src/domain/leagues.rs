@@ -41,6 +41,9 @@ pub struct LeagueView {
     pub place: Option<String>,
     /// The event's sanctioning number at a ranking body, for its results.
     pub sanctioning_number: Option<String>,
+    /// The season this league follows (`POST …/next-season` made it), and the one after it.
+    pub previous_season: Option<i64>,
+    pub next_season: Option<i64>,
     pub starts_on: Option<NaiveDate>,
     pub ends_on: Option<NaiveDate>,
     /// `league` (weekly; its sessions are nights) or `tournament` (its sessions are rounds).
@@ -56,6 +59,8 @@ impl LeagueView {
             drop_worst_nights: l.drop_worst_nights,
             place: l.place.clone(),
             sanctioning_number: l.sanctioning_number.clone(),
+            previous_season: l.previous_id,
+            next_season: l.next_id,
             id: l.id,
             club: club.slug.clone(),
             name: l.name,
@@ -524,10 +529,91 @@ pub async fn update(
     Ok((updated, club))
 }
 
+/// The next season of a league: its name and dates, and a card when it changes; everything
+/// else (scoring, board, games per table, visibility, kind, place) is the league's.
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NextSeason {
+    /// Not blank, not a name the club's other leagues use.
+    #[schema(
+        example = "Fall league 2026",
+        min_length = 1,
+        max_length = 200,
+        pattern = r"^[^\u0000]*[^\s\u0000][^\u0000]*$"
+    )]
+    pub name: String,
+    /// A built-in card's name or an uploaded card's id; the league's card when not given.
+    #[schema(example = "demo-2026", pattern = "^[ ]*[A-Za-z0-9-]{1,64}[ ]*$")]
+    pub card: Option<String>,
+    pub starts_on: Option<NaiveDate>,
+    pub ends_on: Option<NaiveDate>,
+}
+
+/// Makes the next season of a league: the same settings and scoring, the name, dates and card
+/// given, linked both ways (a league has one next season). Its standings start empty; the old
+/// season's stay as they were.
+pub async fn next_season(
+    state: &AppState,
+    caller: &Caller,
+    id: i64,
+    next: NextSeason,
+) -> Result<(League, Club)> {
+    let (league, club) = caller.league(state, id, Need::Admin).await?;
+    let current = LeagueFields {
+        name: league.name.clone(),
+        card_id: league.card_id,
+        builtin_card: league.builtin_card.clone(),
+        ruleset: league.ruleset.clone(),
+        games_per_table: league.games_per_table,
+        visibility: league.visibility.clone(),
+        board: league.board.clone(),
+        min_games: league.min_games,
+        starts_on: None,
+        ends_on: None,
+        kind: league.kind.clone(),
+        best_per_night: league.best_per_night,
+        drop_worst_nights: league.drop_worst_nights,
+        place: league.place.clone(),
+        sanctioning_number: None,
+    };
+    let input = LeagueInput {
+        name: Some(next.name),
+        card: next.card.filter(|c| !c.trim().is_empty()),
+        starts_on: next.starts_on,
+        ends_on: next.ends_on,
+        ..Default::default()
+    };
+    let fields = merge(state, club.id, input, current).await?;
+    // The old season's answers name its next season: read again.
+    let _unheard = state.freshness.unheard();
+    let made = saved(leagues::create_next(&state.db, club.id, league.id, &fields).await?)?;
+    Ok((made, club))
+}
+
+/// The seasons before and after a league, as (id, name), for its page's links.
+pub async fn seasons_around(
+    state: &AppState,
+    league: &League,
+) -> Result<(Option<(i64, String)>, Option<(i64, String)>)> {
+    let mut out = [None, None];
+    for (slot, id) in out.iter_mut().zip([league.previous_id, league.next_id]) {
+        if let Some(id) = id {
+            *slot = leagues::name_of(&state.db, id)
+                .await?
+                .map(|name| (id, name));
+        }
+    }
+    let [before, after] = out;
+    Ok((before, after))
+}
+
 /// A league saved, or a 409 naming the club's other league with that name.
 fn saved(s: leagues::Saved) -> Result<League> {
     match s {
         leagues::Saved::League(l) => Ok(*l),
+        leagues::Saved::NextTaken { id, name } => Err(Error::Conflict(format!(
+            "this league already has its next season: “{name}” (league {id})"
+        ))),
         leagues::Saved::NameTaken { id, name } => Err(Error::Conflict(format!(
             "the club already has a league named “{name}” (league {id}); give this one another name"
         ))),

@@ -284,7 +284,14 @@ pub async fn check_in_previous(
     id: i64,
 ) -> Result<(usize, &'static str)> {
     let (night, league) = open_night(state, caller, id).await?;
-    let Some(previous) = nights::previous(&state.db, league.id, night.number).await? else {
+    // The first night of a next season copies the last night of the season before.
+    let mut previous = nights::previous(&state.db, league.id, night.number).await?;
+    if previous.is_none()
+        && let Some(before) = league.previous_id
+    {
+        previous = nights::previous(&state.db, before, i32::MAX).await?;
+    }
+    let Some(previous) = previous else {
         return Err(Error::invalid(
             "night",
             format!(

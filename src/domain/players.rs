@@ -7,6 +7,7 @@ use crate::domain::{AppState, Caller, Error, Need, Result};
 pub use crate::standings::Line;
 use crate::storage::clubs::{self, Club};
 use crate::storage::games;
+pub use crate::storage::games::SeasonLine;
 pub use crate::storage::games::{NightLine, PlayerGame};
 pub use crate::storage::players::Player;
 use crate::storage::players::{self, Updated};
@@ -297,6 +298,9 @@ pub struct Profile {
     pub best: Vec<WinningHand>,
     /// The latest games, latest first (at most `HISTORY`).
     pub games: Vec<PlayerGame>,
+    /// Every league (season) the player played in, newest first: (id, name, first and last
+    /// night, games, points).
+    pub seasons: Vec<SeasonLine>,
     /// For the club's organizers: the player's ranking-body id as it stands (`Some("")` when
     /// none); `None` for everyone else.
     pub ranking_id: Option<String>,
@@ -387,6 +391,7 @@ pub async fn profile(state: &AppState, caller: &Caller, id: i64) -> Result<Profi
         None
     };
     Ok(Profile {
+        seasons: games::player_seasons(&state.db, id, public_only).await?,
         ranking_id,
         club,
         link,

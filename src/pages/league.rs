@@ -63,6 +63,56 @@ struct LeaguePage {
     /// The board does not count every game (counted figure and dropped nights shown).
     counted: bool,
     board_in_words: String,
+    /// The seasons before and after this one: (id, name).
+    previous_season: Option<(i64, String)>,
+    next_season: Option<(i64, String)>,
+    /// For organizers while there is no next season: the cards the next season may use.
+    next_cards: Vec<(String, String)>,
+}
+
+#[derive(Deserialize)]
+struct NextSeasonForm {
+    name: String,
+    #[serde(default)]
+    card: Option<String>,
+    #[serde(default)]
+    starts_on: Option<String>,
+    #[serde(default)]
+    ends_on: Option<String>,
+}
+
+/// Starts the league's next season (same settings and scoring) and opens it.
+#[post("/leagues/{id}/next-season")]
+async fn start_next_season(
+    state: web::Data<AppState>,
+    id: web::Path<i64>,
+    posted: Posted<NextSeasonForm>,
+) -> Result<HttpResponse, AppError> {
+    let back = format!("/leagues/{id}#next-season");
+    let f = &posted.form;
+    let dates = date("starts_on", f.starts_on.as_deref(), "the first night")
+        .and_then(|s| Ok((s, date("ends_on", f.ends_on.as_deref(), "the last night")?)));
+    let (starts_on, ends_on) = match dates {
+        Ok(d) => d,
+        Err(e) => return after(&back, Err(e)),
+    };
+    let next = leagues::NextSeason {
+        name: f.name.clone(),
+        card: f.card.clone(),
+        starts_on,
+        ends_on,
+    };
+    match leagues::next_season(&state, &posted.caller, *id, next).await {
+        Ok((made, _)) => after(
+            &format!("/leagues/{}", made.id),
+            Ok(format!(
+                "{} started: the same settings and scoring as the season before; start its first {} below.",
+                made.name,
+                made.session_lower()
+            )),
+        ),
+        Err(e) => after(&back, Err(e)),
+    }
 }
 
 #[derive(Template)]
@@ -202,9 +252,18 @@ async fn show(
             league.name.replace('&', "&amp;").replace('"', "&quot;").replace('<', "&lt;")
         )
     });
+    let (previous_season, next_season) = leagues::seasons_around(&state, &league).await?;
+    let next_cards = if o.organizer && next_season.is_none() {
+        crate::domain::clubs::cards_for(&state, &o.club, true).await?
+    } else {
+        Vec::new()
+    };
     page.render(LeaguePage {
         ctx: page.ctx.clone(),
         embed,
+        previous_season,
+        next_season,
+        next_cards,
         counted,
         board_in_words: standings::board_in_words(&league),
         lf: LeagueFields::of(&league),
@@ -369,5 +428,6 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.service(show)
         .service(new_night)
         .service(settings)
-        .service(results_page);
+        .service(results_page)
+        .service(start_next_season);
 }

@@ -230,7 +230,7 @@ fn night_page(
         ctx,
         swiss,
         closed: d.night.status == "closed",
-        has_previous: d.night.number > 1,
+        has_previous: d.night.number > 1 || d.league.previous_id.is_some(),
         night: d.night,
         league: d.league,
         organizer: d.role.is_some_and(|r| r >= Role::Organizer),

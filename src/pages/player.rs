@@ -36,6 +36,7 @@ struct PlayerPage {
     link: Link,
     /// For organizers: the ranking id form's value.
     ranking_id: Option<String>,
+    seasons: Vec<players::SeasonLine>,
 }
 
 #[get("/players/{id}")]
@@ -78,6 +79,7 @@ async fn show(
         id: *id,
         link: p.link,
         ranking_id: p.ranking_id,
+        seasons: p.seasons,
     })
 }
 

@@ -550,6 +550,28 @@ pub async fn player_nights(
     .await
 }
 
+/// A player's leagues and seasons, newest first: (league id, name, first and last night
+/// played, games, points); public leagues only when `public_only`.
+pub type SeasonLine = (i64, String, chrono::NaiveDate, chrono::NaiveDate, i64, i64);
+
+pub async fn player_seasons(
+    pool: &PgPool,
+    player_id: i64,
+    public_only: bool,
+) -> sqlx::Result<Vec<SeasonLine>> {
+    sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "SELECT l.id, l.name, min(n.night_date), max(n.night_date), count(*), sum(s.score)::BIGINT \
+         FROM game_scores s JOIN games g ON g.id = s.game_id JOIN night_tables t ON t.id = g.table_id \
+         JOIN nights n ON n.id = t.night_id JOIN leagues l ON l.id = n.league_id \
+         WHERE s.player_id = $1 AND g.status = 'recorded' AND g.outcome <> 'redeal' AND {PUBLIC_ONLY} \
+         GROUP BY l.id, l.name ORDER BY min(n.night_date) DESC, l.id DESC"
+    )))
+    .bind(player_id)
+    .bind(public_only)
+    .fetch_all(pool)
+    .await
+}
+
 /// The player's most valuable winning hands: (line, value, the hand as submitted); public
 /// leagues only when `public_only`.
 pub async fn winning_hands(

@@ -29,6 +29,9 @@ pub struct League {
     pub place: Option<String>,
     /// The event's sanctioning number at a ranking body (for results).
     pub sanctioning_number: Option<String>,
+    /// The season this league follows, and the one that follows it.
+    pub previous_id: Option<i64>,
+    pub next_id: Option<i64>,
     pub created_at: DateTime<Utc>,
     /// The standings revision when the row was read (bumped by every write that can move them).
     pub revision: i64,
@@ -92,7 +95,7 @@ impl League {
     }
 }
 
-const COLUMNS: &str = "id, club_id, name, card_id, builtin_card, ruleset, games_per_table, visibility, board, min_games, starts_on, ends_on, kind, best_per_night, drop_worst_nights, place, sanctioning_number, created_at, revision";
+const COLUMNS: &str = "id, club_id, name, card_id, builtin_card, ruleset, games_per_table, visibility, board, min_games, starts_on, ends_on, kind, best_per_night, drop_worst_nights, place, sanctioning_number, previous_id, next_id, created_at, revision";
 
 /// A league of the club with this name (any case), other than `except`: (id, name as stored).
 /// Read on a transaction holding the club's row, so two saves of one name cannot both pass.
@@ -120,7 +123,15 @@ async fn name_taken(
 /// A league saved, or the club's other league that already has its name.
 pub enum Saved {
     League(Box<League>),
-    NameTaken { id: i64, name: String },
+    NameTaken {
+        id: i64,
+        name: String,
+    },
+    /// The league already has a next season (this one).
+    NextTaken {
+        id: i64,
+        name: String,
+    },
 }
 
 /// Creates a league unless the club has one of that name.
@@ -161,6 +172,56 @@ async fn insert(
     .bind(&f.sanctioning_number)
     .fetch_one(&mut *tx)
     .await
+}
+
+/// Makes `fields` the next season of league `previous` (linked both ways), unless the club has
+/// a league of that name or `previous` has a next season already (`NextTaken`, naming it).
+pub async fn create_next(
+    pool: &PgPool,
+    club_id: i64,
+    previous: i64,
+    f: &LeagueFields,
+) -> sqlx::Result<Saved> {
+    let mut tx = pool.begin().await?;
+    if let Some((id, name)) = name_taken(&mut tx, club_id, &f.name, None).await? {
+        return Ok(Saved::NameTaken { id, name });
+    }
+    let taken: Option<(Option<i64>,)> =
+        sqlx::query_as("SELECT next_id FROM leagues WHERE id = $1 FOR UPDATE")
+            .bind(previous)
+            .fetch_optional(&mut *tx)
+            .await?;
+    if let Some((Some(next),)) = taken {
+        let name: String = sqlx::query_scalar("SELECT name FROM leagues WHERE id = $1")
+            .bind(next)
+            .fetch_one(&mut *tx)
+            .await?;
+        return Ok(Saved::NextTaken { id: next, name });
+    }
+    let league = insert(&mut tx, club_id, f).await?;
+    sqlx::query("UPDATE leagues SET previous_id = $2 WHERE id = $1")
+        .bind(league.id)
+        .bind(previous)
+        .execute(&mut *tx)
+        .await?;
+    sqlx::query("UPDATE leagues SET next_id = $2, revision = revision + 1 WHERE id = $1")
+        .bind(previous)
+        .bind(league.id)
+        .execute(&mut *tx)
+        .await?;
+    tx.commit().await?;
+    Ok(Saved::League(Box::new(League {
+        previous_id: Some(previous),
+        ..league
+    })))
+}
+
+/// A league's name, for links between seasons.
+pub async fn name_of(pool: &PgPool, id: i64) -> sqlx::Result<Option<String>> {
+    sqlx::query_scalar("SELECT name FROM leagues WHERE id = $1")
+        .bind(id)
+        .fetch_optional(pool)
+        .await
 }
 
 /// Saves a league's fields unless another league of its club has the name.
@@ -216,7 +277,7 @@ pub async fn get(pool: &PgPool, id: i64) -> sqlx::Result<Option<League>> {
 /// The columns of `League` read from `leagues l`, and of its club (`Club`) read from `clubs c`
 /// as `club_slug`, `club_name` and `club_time_zone`.
 pub const WITH_CLUB_COLUMNS: &str = "l.id, l.club_id, l.name, l.card_id, l.builtin_card, l.ruleset, l.games_per_table, \
-     l.visibility, l.board, l.min_games, l.starts_on, l.ends_on, l.kind, l.best_per_night, l.drop_worst_nights, l.place, l.sanctioning_number, l.created_at, l.revision, \
+     l.visibility, l.board, l.min_games, l.starts_on, l.ends_on, l.kind, l.best_per_night, l.drop_worst_nights, l.place, l.sanctioning_number, l.previous_id, l.next_id, l.created_at, l.revision, \
      c.slug AS club_slug, c.name AS club_name, c.time_zone AS club_time_zone";
 
 /// A row of `WITH_CLUB_COLUMNS`.
