@@ -3,7 +3,8 @@
 # release server on loopback, then (1) standings latency under concurrent reads, (2) game
 # submission throughput over HTTP, (3) both at once. Everything it starts it stops.
 # TIES=1 seeds identical hands instead of varied ones (most players tied: head-to-head's worst
-# case).
+# case). BOARD=best_per_night ranks by each night's 2 best games with each player's lowest night
+# dropped (the standings are then worked out night by night from every game's score).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CONCURRENCY="${CONCURRENCY:-8}"
@@ -17,10 +18,14 @@ source scripts/throwaway-service.sh
 SERVE_FLAGS="--api-rate-limit 0 --token-rate-limit 0" start_throwaway_service "$BIN" bench
 
 J='Content-Type: application/json'
+BOARD_FIELDS=""
+if [ "${BOARD:-total}" = best_per_night ]; then
+  BOARD_FIELDS=',"board":"best_per_night","best_per_night":2,"drop_worst_nights":1'
+fi
 curl -fs -c "$DIR/jar" -H "$J" -d '{"email":"bench@example.org","display_name":"Bench","password":"bench password 1"}' "$BASE/api/v1/users" >/dev/null
 curl -fs -b "$DIR/jar" -H "$J" -d '{"slug":"bench","name":"Bench club"}' "$BASE/api/v1/clubs" >/dev/null
 TOKEN="$(curl -fs -b "$DIR/jar" -H "$J" -d '{"name":"bench","scopes":["admin"]}' "$BASE/api/v1/clubs/bench/tokens" | python3 -c 'import json,sys; print(json.load(sys.stdin)["token"])')"
-LEAGUE="$(curl -fs -b "$DIR/jar" -H "$J" -d '{"name":"Bench league","card":"demo-2026","ruleset":"nmjl-money","visibility":"public"}' "$BASE/api/v1/clubs/bench/leagues" | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')"
+LEAGUE="$(curl -fs -b "$DIR/jar" -H "$J" -d "{\"name\":\"Bench league\",\"card\":\"demo-2026\",\"ruleset\":\"nmjl-money\",\"visibility\":\"public\"$BOARD_FIELDS}" "$BASE/api/v1/clubs/bench/leagues" | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')"
 
 echo "seeding 200 players, 500 nights x 50 tables x 4 games = 100,000 games ..."
 START=$(date +%s)

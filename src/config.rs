@@ -45,7 +45,7 @@ impl fmt::Debug for Secret {
 /// Flags of `serve`; each also reads an environment variable.
 #[derive(Args, Debug, Clone, Default)]
 pub struct ServeArgs {
-    /// Optional TOML file with any of: bind, data_dir, database_url, log_format, session_key, demo, trust_proxy.
+    /// Optional TOML file with any of: bind, data_dir, database_url, log_format, session_key, demo, trust_proxy, webhooks_allow_private, api_rate_limit, token_rate_limit, backup_keep, backup_every_hours, metrics_token.
     #[arg(long, env = "MAHJONG_CONFIG", value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// Address to listen on [default: 127.0.0.1:8080].
@@ -84,6 +84,22 @@ pub struct ServeArgs {
     /// API requests a minute with one API token; 0: no limit.
     #[arg(long, env = "MAHJONG_TOKEN_RATE_LIMIT", value_name = "PER_MINUTE")]
     pub token_rate_limit: Option<u32>,
+    /// With the private PostgreSQL: backups kept in <data-dir>/backups (taken after each night
+    /// closes and once a day), the newest N; 0 turns them off [default: 14].
+    #[arg(long, env = "MAHJONG_BACKUP_KEEP", value_name = "N")]
+    pub backup_keep: Option<u32>,
+    /// Hours between the daily backups [default: 24].
+    #[arg(long, env = "MAHJONG_BACKUP_EVERY_HOURS", value_name = "HOURS")]
+    pub backup_every_hours: Option<u32>,
+    /// Token a Prometheus elsewhere sends (Authorization: Bearer) to read /metrics; without it
+    /// /metrics answers on loopback only.
+    #[arg(
+        long,
+        env = "MAHJONG_METRICS_TOKEN",
+        hide_env_values = true,
+        value_name = "TOKEN"
+    )]
+    pub metrics_token: Option<String>,
 }
 
 #[derive(Deserialize, Default)]
@@ -99,6 +115,9 @@ struct FileConfig {
     webhooks_allow_private: Option<bool>,
     api_rate_limit: Option<u32>,
     token_rate_limit: Option<u32>,
+    backup_keep: Option<u32>,
+    backup_every_hours: Option<u32>,
+    metrics_token: Option<Secret>,
 }
 
 /// The settings the service runs with.
@@ -118,7 +137,16 @@ pub struct Settings {
     pub api_rate_limit: u32,
     /// API requests a minute per API token (0: no limit).
     pub token_rate_limit: u32,
+    /// Backups the private PostgreSQL's service keeps (0: none).
+    pub backup_keep: u32,
+    /// Hours between its daily backups (at least 1).
+    pub backup_every_hours: u32,
+    /// What a scraper elsewhere sends to read `/metrics`.
+    pub metrics_token: Option<Secret>,
 }
+
+/// Default number of backups kept.
+pub const DEFAULT_BACKUP_KEEP: u32 = 14;
 
 /// Default API requests a minute from one address without credentials.
 pub const DEFAULT_API_RATE_LIMIT: u32 = 600;
@@ -170,6 +198,22 @@ impl Settings {
                 .token_rate_limit
                 .or(file.token_rate_limit)
                 .unwrap_or(DEFAULT_TOKEN_RATE_LIMIT),
+            backup_keep: args
+                .backup_keep
+                .or(file.backup_keep)
+                .unwrap_or(DEFAULT_BACKUP_KEEP)
+                .min(10_000),
+            backup_every_hours: args
+                .backup_every_hours
+                .or(file.backup_every_hours)
+                .unwrap_or(24)
+                .clamp(1, 24 * 366),
+            metrics_token: match args.metrics_token.map(Secret::new).or(file.metrics_token) {
+                Some(t) if t.expose().len() < 16 => {
+                    anyhow::bail!("the metrics token must be at least 16 characters long")
+                }
+                t => t,
+            },
         })
     }
 }

@@ -1,7 +1,7 @@
 //! mahjong-league: leagues, tournaments and an exact rules engine for American Mah Jongg clubs.
 //!
 //! Dependencies point one way: `rules` (the pure engine, with `seating` and `standings`) ←
-//! `storage` (SQL) ← `state` ← `domain` (the operations) ← `api` / `pages` (HTTP adapters,
+//! `storage` (SQL) ← `live` (what a process holds in memory) ← `state` ← `domain` (the operations) ← `api` / `pages` (HTTP adapters,
 //! sharing `http` and `error`) ← `startup` (wiring) ← `cli` (entry point). See README
 //! "Architecture".
 
@@ -12,6 +12,8 @@ pub mod config;
 pub mod domain;
 pub mod error;
 pub mod http;
+pub mod live;
+pub mod metrics;
 pub mod pages;
 pub mod rules;
 pub mod seating;

@@ -74,6 +74,32 @@ pub struct Standing {
     /// Night by night, what counted and what was dropped (with `counted_points`): every night
     /// of the league with a game, the player's missed ones included.
     pub nights: Option<Vec<NightCount>>,
+    /// What the player carried into the league from before it was kept here (an opening
+    /// balance), already part of `games`, `wins` and `points` (and counted in full on any
+    /// board). `null` when nothing was carried in.
+    pub carried: Option<Carried>,
+}
+
+/// A player's opening balance: points, games and wins carried into a league.
+#[derive(Debug, Clone, Copy, Serialize, ToSchema, PartialEq)]
+pub struct Carried {
+    pub points: i64,
+    pub games: i64,
+    pub wins: i64,
+}
+
+impl Carried {
+    /// "120 points over 6 games (2 wins) carried in".
+    pub fn text(&self) -> String {
+        let plural =
+            |n: i64, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+        format!(
+            "{} over {} ({}) carried in",
+            plural(self.points, "point", "points"),
+            plural(self.games, "game", "games"),
+            plural(self.wins, "win", "wins")
+        )
+    }
 }
 
 /// One night of a player on a board that does not count every game.
@@ -519,6 +545,7 @@ fn standing(l: &Line, rank: Option<u32>, shared: bool) -> Standing {
             }
         }),
         nights: None,
+        carried: None,
     }
 }
 

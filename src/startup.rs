@@ -23,6 +23,8 @@ pub struct Application {
     server: Server,
     /// Game entry's connections, closed when the server has stopped.
     entry_db: Option<PgPool>,
+    /// Rung when a night closes (a backup is then due).
+    backup_due: std::sync::Arc<tokio::sync::Notify>,
 }
 
 impl Application {
@@ -37,6 +39,7 @@ impl Application {
         state.entry =
             Some(crate::state::EntryLane::new(&state.db).context("starting the game entry lane")?);
         let entry_db = state.entry.as_ref().map(|lane| lane.db.clone());
+        let backup_due = state.backup_due.clone();
         let state = web::Data::new(state);
         // The league events' listener (for this process's streams), the change notices' listener
         // and the webhook worker.
@@ -44,6 +47,9 @@ impl Application {
         tokio::spawn(domain::standings::hear_changes(state.clone().into_inner()));
         tokio::spawn(domain::webhooks::run_worker(state.clone().into_inner()));
         let trust_proxy = settings.trust_proxy;
+        let metrics_token = crate::http::metrics::MetricsToken::new(
+            settings.metrics_token.as_ref().map(|t| t.expose()),
+        );
         let server = HttpServer::new(move || {
             let (app, doc) = App::new()
                 .into_utoipa_app()
@@ -54,9 +60,11 @@ impl Application {
             // Swagger UI serves the document built from the same registrations as the app.
             app.app_data(state.clone())
                 .app_data(crate::http::security::TrustProxy(trust_proxy))
+                .app_data(metrics_token.clone())
                 .app_data(web::PayloadConfig::new(crate::api::json::BODY_LIMIT))
                 .service(SwaggerUi::new("/api/docs/{_:.*}").url("/api/openapi.json", doc))
                 .service(web::redirect("/api/docs", "/api/docs/"))
+                .route("/metrics", web::get().to(crate::http::metrics::metrics))
                 .configure(crate::pages::configure)
                 .default_service(web::to(unrouted))
                 .wrap(from_fn(crate::http::deadline))
@@ -66,6 +74,7 @@ impl Application {
                 .wrap(from_fn(crate::http::cors::cors))
                 .wrap(from_fn(request_id_header))
                 .wrap(TracingLogger::<RequestSpan>::new())
+                .wrap(from_fn(crate::http::metrics::count))
         })
         .listen(listener)?
         .shutdown_timeout(10)
@@ -74,11 +83,17 @@ impl Application {
             port,
             server,
             entry_db,
+            backup_due,
         })
     }
 
     pub fn port(&self) -> u16 {
         self.port
+    }
+
+    /// What a closed night rings.
+    pub fn backup_due(&self) -> std::sync::Arc<tokio::sync::Notify> {
+        self.backup_due.clone()
     }
 
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
@@ -215,6 +230,17 @@ async fn serve(settings: Settings) -> anyhow::Result<()> {
     } else {
         host
     };
+    if let Some(pg) = &embedded
+        && settings.backup_keep > 0
+    {
+        tokio::spawn(keep_backups(
+            pg.url(EMBEDDED_DATABASE),
+            settings.data_dir.join("backups"),
+            settings.backup_keep as usize,
+            std::time::Duration::from_secs(u64::from(settings.backup_every_hours) * 3600),
+            app.backup_due(),
+        ));
+    }
     tracing::info!(port = app.port(), "serving");
     println!(
         "mahjong-league is serving on http://{shown}:{}/",
@@ -226,6 +252,45 @@ async fn serve(settings: Settings) -> anyhow::Result<()> {
         tokio::task::spawn_blocking(move || pg.finish()).await??;
     }
     result.context("running the server")
+}
+
+/// The embedded default's own backups, for as long as the service runs: one after each night
+/// closes, and one every `every` (the first when the newest on disk is that old, or a minute
+/// after the start when there is none), into `dir`, keeping the newest `keep`.
+async fn keep_backups(
+    url: String,
+    dir: std::path::PathBuf,
+    keep: usize,
+    every: std::time::Duration,
+    night_closed: std::sync::Arc<tokio::sync::Notify>,
+) {
+    use crate::storage::backup;
+    let minute = std::time::Duration::from_secs(60);
+    let newest_age = backup::list(&dir)
+        .ok()
+        .and_then(|files| files.first().and_then(|f| f.modified.elapsed().ok()));
+    let mut wait = match newest_age {
+        Some(age) => every.saturating_sub(age).max(minute),
+        None => minute,
+    };
+    loop {
+        let why = tokio::select! {
+            _ = night_closed.notified() => "a night closed",
+            _ = tokio::time::sleep(wait) => "the daily backup",
+        };
+        let (url, dir2) = (url.clone(), dir.clone());
+        match tokio::task::spawn_blocking(move || backup::take(&url, &dir2, keep)).await {
+            Ok(Ok((file, removed))) => tracing::info!(
+                file = %file.path.display(), bytes = file.bytes, removed, kept = keep,
+                "backup taken ({why})"
+            ),
+            Ok(Err(e)) => {
+                tracing::error!(error = %format!("{e:#}"), "the backup failed ({why}); the next is tried as planned")
+            }
+            Err(e) => tracing::error!(error = %e, "the backup task failed"),
+        }
+        wait = every;
+    }
 }
 
 /// `serve`: returns the exit status.

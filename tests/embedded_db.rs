@@ -147,6 +147,51 @@ async fn one_instance_per_data_directory_and_a_restart_after_kill_9() {
     );
 }
 
+/// Issue 30, item 2: after `kill -9` of the service alone (its PostgreSQL still running), the
+/// next start adopts that server, and SIGTERM then stops it: no PostgreSQL is left behind.
+#[tokio::test]
+async fn a_server_left_by_a_crash_is_adopted_and_stopped_with_the_service() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut first = common::serve(dir.path()).expect("the first instance serves");
+    assert_eq!(ready(&first.base).await, 200);
+    let postmaster = common::postmaster_pid(dir.path());
+    first.child.kill().unwrap();
+    first.child.wait().unwrap();
+    assert!(
+        std::path::Path::new(&format!("/proc/{postmaster}")).exists(),
+        "the service's PostgreSQL outlives a kill -9 of the service"
+    );
+    let mut again = common::serve(dir.path()).expect("the next start comes up");
+    assert_eq!(ready(&again.base).await, 200);
+    assert_eq!(
+        common::postmaster_pid(dir.path()),
+        postmaster,
+        "the server left running is used, not a second one"
+    );
+    // SAFETY: sends SIGTERM to the child this test started.
+    unsafe { libc::kill(again.child.id() as i32, libc::SIGTERM) };
+    assert!(again.child.wait().unwrap().success());
+    let mut gone = false;
+    for _ in 0..100 {
+        let stat = std::fs::read_to_string(format!("/proc/{postmaster}/stat")).unwrap_or_default();
+        // Gone, or a zombie waiting for its parent (the postmaster's parent is not this test).
+        if stat.is_empty()
+            || stat
+                .rsplit_once(')')
+                .is_some_and(|(_, r)| r.trim_start().starts_with('Z'))
+        {
+            gone = true;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert!(
+        gone,
+        "postmaster {postmaster} stopped with the service that adopted it"
+    );
+    assert!(!dir.path().join("postgres/data/postmaster.pid").exists());
+}
+
 /// Issue 13, item 3: a database that freezes (every PostgreSQL process stopped) is answered 503
 /// with `Retry-After` within the pool's wait, and the service is back when it thaws.
 #[tokio::test]

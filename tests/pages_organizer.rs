@@ -597,6 +597,7 @@ async fn every_page_fits_a_phone_and_a_tablet_and_passes_axe() {
         format!("/leagues/{league}"),
         format!("/leagues/{league}/embed"),
         format!("/leagues/{league}/results"),
+        format!("/leagues/{league}/import"),
         format!("/nights/{night}"),
         format!("/nights/{}", open["id"]),
         format!("/games/{game}/edit"),

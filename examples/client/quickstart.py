@@ -35,8 +35,11 @@ def main(base: str) -> None:
     # 2. Its standings.
     table = standings.sync(league.id, client=client)
     assert isinstance(table, StandingsView), table
+    print(f"  {table.board_in_words}")
     for row in table.standings[:5]:
-        print(f"  {row.rank or '-':>3}  {row.player:<20} {row.points:>6} points in {row.games} games")
+        # A board that does not count every game ranks by what counts.
+        counted = row.counted_points if isinstance(row.counted_points, int) else row.points
+        print(f"  {row.rank or '-':>3}  {row.player:<20} {counted:>6} points counted ({row.points} in all {row.games} games)")
 
     # 3. Every game, page by page (keep `last_event` to ask later for changes only).
     games, cursor, pages = [], UNSET, 0

@@ -7,6 +7,7 @@ pub mod engine;
 pub mod events;
 pub mod games;
 pub mod health;
+pub mod imports;
 pub mod json;
 pub mod leagues;
 pub mod nights;
@@ -219,7 +220,10 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(standings::standings_csv)
         .service(standings::games_csv)
         .service(standings::results)
-        .service(standings::results_csv);
+        .service(standings::results_csv)
+        .service(imports::import_games)
+        .service(imports::balances)
+        .service(imports::set_balances);
 }
 
 /// A 200 answer for a page of a list: with a `Link: <…>; rel="next"` header (the request's own

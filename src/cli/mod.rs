@@ -71,6 +71,43 @@ enum DbCommand {
         #[arg(long, env = "MAHJONG_DATA_DIR", default_value = crate::config::DEFAULT_DATA_DIR)]
         data_dir: std::path::PathBuf,
     },
+    /// Back up the service's database to a file (one consistent snapshot; the service may go on
+    /// serving): the private PostgreSQL of a data directory, or the one at --database-url.
+    Backup {
+        /// The file to write (PostgreSQL's custom format).
+        #[arg(long, value_name = "FILE")]
+        out: std::path::PathBuf,
+        #[command(flatten)]
+        target: DbTarget,
+    },
+    /// Restore a backup into an empty database (the private one of a data directory, or the one
+    /// at --database-url); a database that holds tables is refused unless --force.
+    Restore {
+        /// The backup file.
+        file: std::path::PathBuf,
+        #[command(flatten)]
+        target: DbTarget,
+        /// Replace what the database holds.
+        #[arg(long)]
+        force: bool,
+    },
+    /// List the backups the service keeps in <data-dir>/backups, newest first.
+    Backups {
+        /// Data directory [default: ./.data].
+        #[arg(long, env = "MAHJONG_DATA_DIR", default_value = crate::config::DEFAULT_DATA_DIR)]
+        data_dir: std::path::PathBuf,
+    },
+}
+
+/// Which database a `db` command works on.
+#[derive(Args)]
+struct DbTarget {
+    /// Data directory whose private PostgreSQL holds the database [default: ./.data].
+    #[arg(long, env = "MAHJONG_DATA_DIR", default_value = crate::config::DEFAULT_DATA_DIR)]
+    data_dir: std::path::PathBuf,
+    /// A PostgreSQL of your own instead (the database the service uses).
+    #[arg(long, env = "DATABASE_URL", hide_env_values = true, value_name = "URL")]
+    database_url: Option<String>,
 }
 
 #[derive(Subcommand)]
@@ -203,6 +240,13 @@ pub fn run() -> u8 {
                 }
             }
         }
+        Command::Db(DbCommand::Backup { out, target }) => report(backup(&out, &target)),
+        Command::Db(DbCommand::Restore {
+            file,
+            target,
+            force,
+        }) => report(restore(&file, &target, force)),
+        Command::Db(DbCommand::Backups { data_dir }) => report(list_backups(&data_dir)),
         Command::Openapi => match crate::api::openapi().to_pretty_json() {
             Ok(json) => {
                 println!("{json}");
@@ -220,4 +264,88 @@ pub fn run() -> u8 {
             args.card.batch,
         ),
     }
+}
+
+/// Prints an error and answers the exit status.
+fn report(result: anyhow::Result<()>) -> u8 {
+    match result {
+        Ok(()) => engine::OK,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            1
+        }
+    }
+}
+
+/// Runs `f` with the URL of the target's database: the one given, or the private server's —
+/// with `share`, one running under a service is used as it runs (a backup); else the command
+/// takes the data directory's lock (refused while a service holds it), starting the server for
+/// the command and stopping it after.
+fn with_database<T>(
+    target: &DbTarget,
+    share: bool,
+    f: impl FnOnce(&str) -> anyhow::Result<T>,
+) -> anyhow::Result<T> {
+    use crate::startup::EMBEDDED_DATABASE;
+    use crate::storage::embedded::{self, EmbeddedPostgres};
+    if let Some(url) = &target.database_url {
+        return f(url);
+    }
+    if share && let Some(url) = embedded::running_url(&target.data_dir, EMBEDDED_DATABASE)? {
+        return f(&url);
+    }
+    let mut pg = EmbeddedPostgres::start(&target.data_dir, Default::default())?;
+    let result = f(&pg.url(EMBEDDED_DATABASE));
+    pg.finish()?;
+    result
+}
+
+fn block_on<T>(future: impl std::future::Future<Output = T>) -> anyhow::Result<T> {
+    Ok(tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?
+        .block_on(future))
+}
+
+fn backup(out: &std::path::Path, target: &DbTarget) -> anyhow::Result<()> {
+    let bytes = with_database(target, true, |url| crate::storage::backup::dump(url, out))?;
+    println!("backup written: {} ({bytes} bytes)", out.display());
+    Ok(())
+}
+
+fn restore(file: &std::path::Path, target: &DbTarget, force: bool) -> anyhow::Result<()> {
+    use crate::storage::backup;
+    if !file.is_file() {
+        anyhow::bail!("no backup file {}", file.display());
+    }
+    with_database(target, false, |url| {
+        block_on(crate::storage::ensure_database(url))??;
+        let tables = block_on(backup::tables_in(url))??;
+        if tables > 0 && !force {
+            anyhow::bail!(
+                "the database already holds {tables} tables: restore into an empty database, or pass --force to replace what it holds"
+            );
+        }
+        backup::restore(url, file, tables > 0)
+    })?;
+    println!("restored {}", file.display());
+    Ok(())
+}
+
+fn list_backups(data_dir: &std::path::Path) -> anyhow::Result<()> {
+    let dir = data_dir.join("backups");
+    let files = crate::storage::backup::list(&dir)?;
+    if files.is_empty() {
+        println!("no backups in {}", dir.display());
+    }
+    for f in files {
+        let at: chrono::DateTime<chrono::Utc> = f.modified.into();
+        println!(
+            "{}\t{} bytes\t{}",
+            f.path.display(),
+            f.bytes,
+            at.format("%Y-%m-%d %H:%M:%S UTC")
+        );
+    }
+    Ok(())
 }

@@ -22,6 +22,7 @@ use crate::storage::events::{self as stored, Event};
 
 pub const GAME_RECORDED: &str = "game.recorded";
 pub const STANDINGS_CHANGED: &str = "standings.changed";
+pub const GAME_VOIDED: &str = "game.voided";
 
 /// An event as streams and webhooks send it.
 #[derive(Debug, Clone, Serialize, ToSchema)]

@@ -442,7 +442,7 @@ async fn prepare(
 
 /// The most points a player may win or lose in one game: a real game scores a few hundred, and
 /// standings keep sums of billions of games within their numbers.
-const MAX_GAME_SCORE: u64 = 1_000_000_000;
+pub const MAX_GAME_SCORE: u64 = 1_000_000_000;
 
 /// A game just stored (or the stored answer to a retry): its version and its view as JSON.
 pub struct Recorded {
@@ -669,6 +669,7 @@ pub async fn record(
         }
         Err(InsertError::Db(e)) => return Err(e.into()),
     }
+    state.metrics.games_recorded.inc();
     state.events.poke();
     Ok(Recorded {
         version: view.version,

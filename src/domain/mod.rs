@@ -16,6 +16,7 @@ pub mod engine;
 pub mod events;
 pub mod game_lists;
 pub mod games;
+pub mod imports;
 pub mod leagues;
 pub mod members;
 pub mod nights;

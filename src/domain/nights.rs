@@ -730,6 +730,7 @@ pub async fn close(state: &AppState, caller: &Caller, id: i64) -> Result<League>
     let (night, league) = night_for(state, caller, id, Need::Admin).await?;
     nights::close(&state.db, night.league_id, night.id).await?;
     state.events.poke();
+    state.backup_due.notify_one();
     Ok(league)
 }
 

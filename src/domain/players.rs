@@ -55,7 +55,7 @@ mod tests {
     }
 }
 
-fn clean_name(name: &str) -> Result<String> {
+pub(crate) fn clean_name(name: &str) -> Result<String> {
     let n = name.split_whitespace().collect::<Vec<_>>().join(" ");
     // The length as sent counts too: the limit is the one the API document states.
     if n.is_empty() || name.chars().count() > 100 {

@@ -16,7 +16,7 @@ use crate::storage::clubs::Club;
 use crate::storage::leagues::League;
 use crate::storage::nights::{self, Night};
 use crate::storage::notices::{self, Notice};
-use crate::storage::{games, totals};
+use crate::storage::{games, imports, totals};
 
 #[derive(Serialize, ToSchema)]
 pub struct StandingsView {
@@ -250,6 +250,24 @@ async fn compute_held(
         .map(|(l, r)| (l.player_id, standings::shown(*r)))
         .collect();
     let mut lines: Vec<standings::Line> = rows.into_iter().map(|(l, _)| l.clone()).collect();
+    // What players carried in is in their totals already; it is read to be shown (and counted
+    // in full below).
+    let carried: HashMap<i64, standings::Carried> = if league.carried_in {
+        imports::balances(&state.db, league_id)
+            .await?
+            .into_iter()
+            .map(|b| {
+                let c = standings::Carried {
+                    points: b.points,
+                    games: b.games,
+                    wins: b.wins,
+                };
+                (b.player_id, c)
+            })
+            .collect()
+    } else {
+        HashMap::new()
+    };
     // A board that does not count every game works night by night from the games' scores.
     let counting = counting_of(&league);
     let mut nights = HashMap::new();
@@ -260,7 +278,12 @@ async fn compute_held(
         numbers.dedup();
         nights = standings::counting(&numbers, &scores, counting);
         for l in &mut lines {
-            l.counted = Some(nights.get(&l.player_id).map(|c| c.0).unwrap_or((0, 0)));
+            let (points, games) = nights.get(&l.player_id).map(|c| c.0).unwrap_or((0, 0));
+            let c = carried.get(&l.player_id);
+            l.counted = Some((
+                points + c.map_or(0, |c| c.points),
+                games + c.map_or(0, |c| c.games),
+            ));
         }
     }
     // Head-to-head only for players tied on everything else.
@@ -272,6 +295,7 @@ async fn compute_held(
         if let Some((_, list)) = nights.remove(&s.player_id) {
             s.nights = Some(list);
         }
+        s.carried = carried.get(&s.player_id).copied();
     }
     Ok(Computed {
         standings: ranked,
@@ -312,6 +336,11 @@ pub fn board_in_words(league: &League) -> String {
         k => text.push_str(&format!(
             "; each player's {k} lowest {night}s are dropped (a {night} missed counts 0 and may be one of them)"
         )),
+    }
+    if league.carried_in {
+        text.push_str(
+            "; points, games and wins carried in from before the league was kept here count in full",
+        );
     }
     text.push('.');
     text
@@ -526,8 +555,10 @@ async fn from_memory(state: &AppState, caller: &Caller, id: i64) -> Result<Optio
 /// The league's standings (cached per league and revision).
 pub async fn show(state: &AppState, caller: &Caller, id: i64) -> Result<Body> {
     if let Some(body) = from_memory(state, caller, id).await? {
+        state.metrics.standings_read(true);
         return Ok(body);
     }
+    state.metrics.standings_read(false);
     // One read: the league and its club (to check access), its revision and the rows changed
     // since the standings this process last computed (none when those are current).
     let since = state.standings.revision(id);
@@ -601,6 +632,9 @@ pub async fn standings_csv(state: &AppState, caller: &Caller, id: i64) -> Result
         "counted_points",
         "counted_games",
         "dropped_nights",
+        "carried_points",
+        "carried_games",
+        "carried_wins",
     ])
     .map_err(csv_error)?;
     for s in rows {
@@ -625,6 +659,9 @@ pub async fn standings_csv(state: &AppState, caller: &Caller, id: i64) -> Result
             s.counted_points.map(|p| p.to_string()).unwrap_or_default(),
             s.counted_games.map(|g| g.to_string()).unwrap_or_default(),
             dropped_nights(&s.nights),
+            s.carried.map(|c| c.points.to_string()).unwrap_or_default(),
+            s.carried.map(|c| c.games.to_string()).unwrap_or_default(),
+            s.carried.map(|c| c.wins.to_string()).unwrap_or_default(),
         ])
         .map_err(csv_error)?;
     }
@@ -635,7 +672,9 @@ pub async fn standings_csv(state: &AppState, caller: &Caller, id: i64) -> Result
 }
 
 /// Every game of the league as CSV: one row per player per game, voided games and redeals
-/// included (see `status`, `outcome`).
+/// included (see `status`, `outcome`); each row says the player's part in the game (`role`:
+/// winner or discarder, `dead`) and the game's `won_by`, `jokerless` and when it was recorded,
+/// so that `POST …/games.csv` can take the file into another league (`domain::imports`).
 pub async fn games_csv(state: &AppState, caller: &Caller, id: i64) -> Result<Csv> {
     let (league, _) = caller.league(state, id, Need::Read).await?;
     let mut w = csv::Writer::from_writer(Vec::new());
@@ -654,6 +693,11 @@ pub async fn games_csv(state: &AppState, caller: &Caller, id: i64) -> Result<Csv
         "seat",
         "score",
         "breakdown",
+        "won_by",
+        "role",
+        "dead",
+        "jokerless",
+        "recorded_at",
     ])
     .map_err(csv_error)?;
     for g in games::league_game_lines(&state.db, league.id).await? {
@@ -672,6 +716,12 @@ pub async fn games_csv(state: &AppState, caller: &Caller, id: i64) -> Result<Csv
             g.seat,
             g.score.to_string(),
             cell(g.breakdown),
+            g.won_by.unwrap_or_default(),
+            g.role,
+            g.dead.to_string(),
+            g.jokerless.to_string(),
+            g.recorded_at
+                .to_rfc3339_opts(chrono::SecondsFormat::Micros, true),
         ])
         .map_err(csv_error)?;
     }

@@ -422,6 +422,11 @@ pub async fn run_worker(state: Arc<AppState>) {
     }
 }
 
+/// Webhook deliveries waiting to be delivered (for the metrics).
+pub async fn outbox_pending(state: &AppState) -> Result<i64> {
+    Ok(crate::storage::webhooks::pending_count(&state.db).await?)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

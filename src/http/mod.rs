@@ -2,6 +2,7 @@
 //! session cookie, and the site-wide security headers (`security`).
 
 pub mod cors;
+pub mod metrics;
 pub mod rate;
 pub mod security;
 

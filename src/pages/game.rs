@@ -109,6 +109,11 @@ fn describe(result: &Value, line: Option<&str>, name: &dyn Fn(i64) -> String) ->
             text.push_str(&format!("; {}'s hand called dead", name(p)));
         }
     }
+    if let Some(line) = result["imported"]["line"].as_u64() {
+        text.push_str(&format!(
+            " (imported from a games.csv, line {line}: no tiles were entered)"
+        ));
+    }
     text
 }
 

@@ -14,6 +14,7 @@ mod club;
 mod codes;
 pub mod csrf;
 mod game;
+mod history;
 mod league;
 mod night;
 mod player;
@@ -320,6 +321,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     club::configure(cfg);
     admin::configure(cfg);
     league::configure(cfg);
+    history::configure(cfg);
     night::configure(cfg);
     tournament::configure(cfg);
     game::configure(cfg);

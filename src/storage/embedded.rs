@@ -34,7 +34,8 @@ enum Listen {
 pub struct EmbeddedPostgres {
     /// This process's hold on the data directory (released when the value is dropped).
     _lock: Option<std::fs::File>,
-    /// Whether this process started the server (it stops only a server it started).
+    /// Whether this process owns the server: it started it, or found it running in the data
+    /// directory it holds locked (left by a crashed run). It stops only a server it owns.
     started_here: bool,
     bin: PathBuf,
     root: PathBuf,
@@ -102,6 +103,40 @@ fn encode(path: &Path) -> String {
         .collect()
 }
 
+/// The URL of database `database` on the private PostgreSQL running in `data_dir` (its
+/// service holds the directory), read from the server's pid file and the password file without
+/// taking the directory's lock; `None` when no server runs there.
+pub fn running_url(data_dir: &Path, database: &str) -> anyhow::Result<Option<String>> {
+    let root = data_dir.join("postgres");
+    let Ok(pid_file) = std::fs::read_to_string(root.join("data/postmaster.pid")) else {
+        return Ok(None);
+    };
+    let lines: Vec<&str> = pid_file.lines().collect();
+    let pid: i32 = lines
+        .first()
+        .and_then(|l| l.trim().parse().ok())
+        .unwrap_or(0);
+    if pid <= 0 || !process_alive(pid) {
+        return Ok(None);
+    }
+    let port: u16 = lines
+        .get(3)
+        .and_then(|l| l.trim().parse().ok())
+        .context("the server's pid file names no port")?;
+    let password = std::fs::read_to_string(root.join("password"))
+        .context("reading the private PostgreSQL's password file")?;
+    let pw = encode(Path::new(password.trim()));
+    Ok(Some(
+        match lines.get(4).map(|l| l.trim()).filter(|l| !l.is_empty()) {
+            Some(dir) => format!(
+                "postgres://postgres:{pw}@localhost:{port}/{database}?host={}",
+                encode(Path::new(dir))
+            ),
+            None => format!("postgres://postgres:{pw}@127.0.0.1:{port}/{database}"),
+        },
+    ))
+}
+
 impl EmbeddedPostgres {
     /// Starts (or reuses) the private server kept under `data_dir`.
     pub fn start(data_dir: &Path, options: StartOptions) -> anyhow::Result<EmbeddedPostgres> {
@@ -151,8 +186,12 @@ impl EmbeddedPostgres {
         if pg.running()? {
             // Reused only if it takes connections: a postmaster killed with the service can
             // leave a pid file (or a zombie) behind that `pg_ctl status` still believes.
+            // The data directory is locked for this process alone, so a server running in it
+            // can only be one an earlier run of ours left (a crash, `kill -9`): it is ours now,
+            // and stopped when this process ends as one it started would be.
             if matches!(pg.listen, Listen::Socket(_)) && pg.postmaster_alive() && pg.accepting(10) {
-                tracing::info!(pgdata = %pg.pgdata.display(), "reusing the private PostgreSQL left running by an earlier run");
+                tracing::info!(pgdata = %pg.pgdata.display(), "adopting the private PostgreSQL an earlier run left running; it stops when this service does");
+                pg.started_here = true;
                 return Ok(pg);
             }
             pg.clear_stale()?;
@@ -463,8 +502,8 @@ impl EmbeddedPostgres {
         Ok(())
     }
 
-    /// Stops the server if this process started it; one it found running (left by a crashed
-    /// run) is left running for the next start to reuse.
+    /// Stops the server if this process owns it (started it, or adopted the one a crashed run
+    /// left in its locked data directory).
     pub fn finish(&mut self) -> anyhow::Result<()> {
         self.stop_on_drop = false;
         if self.started_here {

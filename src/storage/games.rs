@@ -5,6 +5,7 @@ use sqlx::{PgPool, Postgres, Transaction};
 use crate::standings::Line;
 use crate::storage::clubs::Club;
 use crate::storage::leagues::{League, LeagueAndClub, WITH_CLUB_COLUMNS};
+pub use crate::storage::new_game::{InsertError, NewGame};
 use crate::storage::{events, totals};
 
 /// The seat winds as stored in `game_scores.seat`, East first and on round the table.
@@ -132,43 +133,6 @@ pub async fn holder(pool: &PgPool, table_id: i64, number: i32) -> sqlx::Result<O
     .await
 }
 
-/// A game to store.
-#[derive(Debug, Clone)]
-pub struct NewGame {
-    pub table_id: i64,
-    pub number: i32,
-    pub east_player: i64,
-    pub outcome: String,
-    pub submitted: serde_json::Value,
-    pub engine: serde_json::Value,
-    pub line_id: Option<String>,
-    pub line_value: Option<i32>,
-    pub winner: Option<i64>,
-    pub discarder: Option<i64>,
-    pub won_by: Option<String>,
-    pub jokerless: bool,
-    /// (player, seat, score, breakdown, dead)
-    pub scores: Vec<(i64, String, i64, String, bool)>,
-}
-
-/// Why a game could not be stored.
-pub enum InsertError {
-    /// Another recorded game holds the number.
-    Taken,
-    Db(sqlx::Error),
-}
-
-impl From<sqlx::Error> for InsertError {
-    fn from(e: sqlx::Error) -> Self {
-        match &e {
-            sqlx::Error::Database(d) if d.constraint() == Some("games_table_number") => {
-                InsertError::Taken
-            }
-            _ => InsertError::Db(e),
-        }
-    }
-}
-
 /// A game's scores: (player, seat, score, breakdown, dead).
 type Scores = [(i64, String, i64, String, bool)];
 
@@ -267,12 +231,20 @@ pub struct GameLine {
     pub seat: String,
     pub score: i64,
     pub breakdown: String,
+    pub won_by: Option<String>,
+    /// `winner`, `discarder` or empty.
+    pub role: String,
+    pub dead: bool,
+    pub jokerless: bool,
+    pub recorded_at: chrono::DateTime<chrono::Utc>,
 }
 
 pub async fn league_game_lines(pool: &PgPool, league_id: i64) -> sqlx::Result<Vec<GameLine>> {
     sqlx::query_as::<_, GameLine>(
         "SELECT g.id AS game_id, n.number AS night, n.night_date, t.number AS table_number, g.number, g.status, g.outcome, \
-                g.line_id, g.line_value, p.id AS player_id, p.name AS player, s.seat, s.score, s.breakdown \
+                g.line_id, g.line_value, p.id AS player_id, p.name AS player, s.seat, s.score, s.breakdown, \
+                g.won_by, CASE WHEN g.winner = s.player_id THEN 'winner' WHEN g.discarder = s.player_id THEN 'discarder' ELSE '' END AS role, \
+                s.dead, g.jokerless, g.created_at AS recorded_at \
          FROM games g JOIN night_tables t ON t.id = g.table_id JOIN nights n ON n.id = t.night_id \
          JOIN game_scores s ON s.game_id = g.id JOIN players p ON p.id = s.player_id \
          WHERE n.league_id = $1 \

@@ -32,6 +32,8 @@ pub struct League {
     /// The season this league follows, and the one that follows it.
     pub previous_id: Option<i64>,
     pub next_id: Option<i64>,
+    /// Some players carry points in from before the league was kept here (`opening_balances`).
+    pub carried_in: bool,
     pub created_at: DateTime<Utc>,
     /// The standings revision when the row was read (bumped by every write that can move them).
     pub revision: i64,
@@ -95,7 +97,7 @@ impl League {
     }
 }
 
-const COLUMNS: &str = "id, club_id, name, card_id, builtin_card, ruleset, games_per_table, visibility, board, min_games, starts_on, ends_on, kind, best_per_night, drop_worst_nights, place, sanctioning_number, previous_id, next_id, created_at, revision";
+const COLUMNS: &str = "id, club_id, name, card_id, builtin_card, ruleset, games_per_table, visibility, board, min_games, starts_on, ends_on, kind, best_per_night, drop_worst_nights, place, sanctioning_number, previous_id, next_id, carried_in, created_at, revision";
 
 /// A league of the club with this name (any case), other than `except`: (id, name as stored).
 /// Read on a transaction holding the club's row, so two saves of one name cannot both pass.
@@ -277,7 +279,7 @@ pub async fn get(pool: &PgPool, id: i64) -> sqlx::Result<Option<League>> {
 /// The columns of `League` read from `leagues l`, and of its club (`Club`) read from `clubs c`
 /// as `club_slug`, `club_name` and `club_time_zone`.
 pub const WITH_CLUB_COLUMNS: &str = "l.id, l.club_id, l.name, l.card_id, l.builtin_card, l.ruleset, l.games_per_table, \
-     l.visibility, l.board, l.min_games, l.starts_on, l.ends_on, l.kind, l.best_per_night, l.drop_worst_nights, l.place, l.sanctioning_number, l.previous_id, l.next_id, l.created_at, l.revision, \
+     l.visibility, l.board, l.min_games, l.starts_on, l.ends_on, l.kind, l.best_per_night, l.drop_worst_nights, l.place, l.sanctioning_number, l.previous_id, l.next_id, l.carried_in, l.created_at, l.revision, \
      c.slug AS club_slug, c.name AS club_name, c.time_zone AS club_time_zone";
 
 /// A row of `WITH_CLUB_COLUMNS`.

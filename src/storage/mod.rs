@@ -1,5 +1,6 @@
 //! Storage: every SQL statement of the service lives under this module.
 
+pub mod backup;
 pub mod cards;
 pub mod clubs;
 pub mod codes;
@@ -7,7 +8,9 @@ pub mod embedded;
 pub mod events;
 pub mod game_pages;
 pub mod games;
+pub mod imports;
 pub mod leagues;
+pub mod new_game;
 pub mod nights;
 pub mod notices;
 pub mod players;

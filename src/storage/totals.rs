@@ -18,8 +18,8 @@ use std::collections::HashMap;
 use sqlx::{PgPool, Postgres, Transaction};
 
 use super::clubs::Club;
-use super::games::{InsertError, NewGame};
 use super::leagues::{League, LeagueAndClub, WITH_CLUB_COLUMNS};
+use super::new_game::{InsertError, NewGame};
 use crate::standings::{self, Line, Skill};
 
 /// What a game adds to each seat's totals, from the seats `s` (player_id, score, dead) and
@@ -46,6 +46,11 @@ const CONTRIBUTIONS: &str = concat!(
 /// The counted games of league `$1` (recorded, not redeals), for joining after `games g`.
 const LEAGUE_GAMES: &str = "JOIN night_tables t ON t.id = g.table_id JOIN nights n ON n.id = t.night_id \
      WHERE n.league_id = $1 AND g.status = 'recorded' AND g.outcome <> 'redeal'";
+
+/// The opening balances of league `$1` as rows of `CONTRIBUTIONS`, to follow its games: what
+/// players carried in counts in their totals as games do.
+const CARRIED_IN: &str = "UNION ALL SELECT b.player_id, b.games, b.wins, b.points, 0, 0, 0, 0, 0 \
+     FROM opening_balances b WHERE b.league_id = $1";
 
 /// What the league's lock found.
 #[derive(Debug, Clone, Copy)]
@@ -665,9 +670,9 @@ pub async fn rebuild_if_stale(pool: &PgPool, league_id: i64) -> sqlx::Result<()>
     .await?;
     let sql = format!(
         "INSERT INTO league_totals AS t (league_id, player_id, {TOTALS}, changed_at) \
-         SELECT $1, c.player_id, count(*), sum(c.wins), sum(c.points)::BIGINT, sum(c.self_picks), sum(c.jokerless_wins), \
+         SELECT $1, c.player_id, sum(c.games), sum(c.wins), sum(c.points)::BIGINT, sum(c.self_picks), sum(c.jokerless_wins), \
                 sum(c.deal_ins), sum(c.dead_hands), sum(c.wall_games), $2 \
-         FROM ({CONTRIBUTIONS} {LEAGUE_GAMES}) c GROUP BY c.player_id \
+         FROM ({CONTRIBUTIONS} {LEAGUE_GAMES} {CARRIED_IN}) c GROUP BY c.player_id \
          ON CONFLICT (league_id, player_id) DO UPDATE SET {ADD_TOTALS}"
     );
     sqlx::query(sqlx::AssertSqlSafe(sql))

@@ -268,3 +268,10 @@ pub async fn release(pool: &PgPool, ids: &[i64]) -> sqlx::Result<()> {
         .await?;
     Ok(())
 }
+
+/// Deliveries not yet delivered, every webhook's.
+pub async fn pending_count(pool: &PgPool) -> sqlx::Result<i64> {
+    sqlx::query_scalar("SELECT count(*) FROM webhook_deliveries WHERE status = 'pending'")
+        .fetch_one(pool)
+        .await
+}

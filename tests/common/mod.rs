@@ -110,6 +110,9 @@ fn serve_on(db: PgPool, own: PgPool, change: impl FnOnce(&mut Settings)) -> Test
         // Tests send requests as fast as they can; the limits have a test of their own.
         api_rate_limit: 0,
         token_rate_limit: 0,
+        backup_keep: 0,
+        backup_every_hours: 24,
+        metrics_token: None,
     };
     change(&mut settings);
     let app = Application::build(&settings, own).expect("build the app");

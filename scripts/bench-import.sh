@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Measures history in on a release server on a throwaway PostgreSQL: a games.csv of NIGHTS
+# nights × TABLES tables × 4 games × 4 players (default 50 × 50: 10,000 games, 40,000 rows,
+# 200 players) checked (dry run), imported, then the standings' first read and the same file
+# sent again (refused: its nights are there); then `db backup` of that database while the
+# service serves, and `db restore` of it into an empty one. Everything it starts it stops.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+NIGHTS="${NIGHTS:-50}"
+TABLES="${TABLES:-50}"
+scripts/ensure-postgres.sh
+cargo build --release --quiet --bins
+BIN=target/release/mahjong-league
+source scripts/throwaway-service.sh
+SERVE_FLAGS="--api-rate-limit 0 --token-rate-limit 0" start_throwaway_service "$BIN" import
+
+J='Content-Type: application/json'
+curl -fs -c "$DIR/jar" -H "$J" -d '{"email":"bench@example.org","display_name":"Bench","password":"bench password 1"}' "$BASE/api/v1/users" >/dev/null
+curl -fs -b "$DIR/jar" -H "$J" -d '{"slug":"bench","name":"Bench club"}' "$BASE/api/v1/clubs" >/dev/null
+LEAGUE="$(curl -fs -b "$DIR/jar" -H "$J" -d '{"name":"Imported","card":"demo-2026","ruleset":"nmjl-money","board":"best_per_night","best_per_night":2,"drop_worst_nights":1}' "$BASE/api/v1/clubs/bench/leagues" | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')"
+
+python3 - "$NIGHTS" "$TABLES" > "$DIR/games.csv" <<'PY'
+import random, sys
+nights, tables = int(sys.argv[1]), int(sys.argv[2])
+rng = random.Random(7)
+players = [f"Player {i:03d}" for i in range(tables * 4)]
+print("night,date,table,game,status,outcome,line,value,player,seat,score,breakdown,won_by,role,dead,jokerless")
+import datetime
+for n in range(1, nights + 1):
+    day = datetime.date(2026, 1, 6) + datetime.timedelta(days=7 * (n - 1))
+    rng.shuffle(players)
+    for t in range(1, tables + 1):
+        seated = players[4 * (t - 1): 4 * t]
+        for g in range(1, 5):
+            east = (g - 1) % 4
+            winds = {p: "ESWN"[(i - east) % 4] for i, p in enumerate(seated)}
+            winner = rng.choice(seated)
+            value = rng.choice([25, 30, 35, 50])
+            for p in seated:
+                role = "winner" if p == winner else ""
+                score = 3 * value if p == winner else -value
+                print(f"{n},{day},{t},{g},recorded,mahjong,2468#1,{value},{p},{winds[p]},{score},,self_pick,{role},false,false")
+PY
+ROWS=$(($(wc -l < "$DIR/games.csv") - 1))
+echo "file: $ROWS rows, $(du -h "$DIR/games.csv" | cut -f1)"
+time_post() {
+  curl -s -o "$DIR/answer.json" -w '%{http_code} %{time_total}\n' -b "$DIR/jar" -H 'Content-Type: text/csv' \
+    --data-binary @"$DIR/games.csv" "$BASE/api/v1/leagues/$LEAGUE/games.csv$1"
+}
+echo "dry run (status, seconds): $(time_post '?dry_run=true')"
+echo "import  (status, seconds): $(time_post '')"
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print("  stored", r["games"], "games over", len(r["nights"]), "nights,", len(r["players_created"]), "players created")' "$DIR/answer.json"
+echo "first standings read (status, seconds): $(curl -s -o /dev/null -w '%{http_code} %{time_total}' -b "$DIR/jar" "$BASE/api/v1/leagues/$LEAGUE/standings")"
+echo "second read (status, seconds): $(curl -s -o /dev/null -w '%{http_code} %{time_total}' -b "$DIR/jar" "$BASE/api/v1/leagues/$LEAGUE/standings")"
+echo "the same file again (status, seconds): $(time_post '')"
+
+# Backup and restore of the database the import filled (the service still serving).
+START=$(date +%s.%N)
+"$BIN" db backup --out "$DIR/import.dump" --database-url "$DB_URL" >/dev/null
+echo "db backup (seconds, bytes): $(python3 -c "import time; print(round(time.time() - $START, 2))") $(stat -c %s "$DIR/import.dump")"
+START=$(date +%s.%N)
+"$BIN" db restore "$DIR/import.dump" --database-url "${DB_URL/\/import?/\/restored?}" >/dev/null
+echo "db restore into an empty database (seconds): $(python3 -c "import time; print(round(time.time() - $START, 2))")"

@@ -1,0 +1,1233 @@
+//! History in (organizers): a league's games from a CSV in the columns `GET …/games.csv`
+//! writes, and opening balances (points, games and wins a player carries in from before).
+//!
+//! The whole file is checked before anything is stored: every row's cells, then each game
+//! (its rows agree, one winner, seats and players once), each table (at most four players, a
+//! player at one table a night) and each night (one date, not already in the league). A
+//! refusal lists each problem with its line and column, and nothing is stored. Players are
+//! matched by name in the club (any case) and created when missing; the answer says which.
+//! The games are stored in one transaction with their nights (closed), tables, seats,
+//! check-ins, audit entries and events; a dry run does all of it and rolls it back, so it
+//! answers exactly what the import would store. Scores are kept as the file gives them (the
+//! file has no tiles to score again).
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use chrono::{DateTime, NaiveDate, Utc};
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use crate::domain::games::{MAX_GAME_SCORE, SEAT_WINDS};
+use crate::domain::nights::PlayerRef;
+use crate::domain::{AppState, Caller, Error, FieldError, Need, Result, events, sensible_date};
+use crate::storage::imports::{self, Ids, ImportTx, ImportedGame, NewNight, NewTable};
+use crate::storage::leagues::League;
+
+/// The largest file an import takes (a season of a big club is a few megabytes).
+pub const IMPORT_LIMIT: usize = 16 * 1024 * 1024;
+/// The most rows a file may have.
+pub const MAX_ROWS: usize = 200_000;
+/// The most players one import may add to the club.
+pub const MAX_NEW_PLAYERS: usize = 2_000;
+/// The most problems one refusal lists.
+const MAX_ERRORS: usize = 50;
+/// The most points a balance may carry.
+const MAX_BALANCE_POINTS: i64 = 1_000_000_000_000;
+/// The most games a balance may carry.
+const MAX_BALANCE_GAMES: i64 = 1_000_000;
+
+/// What an import stored (or, for a dry run, would store).
+#[derive(Serialize, ToSchema)]
+pub struct ImportReport {
+    /// True when nothing was stored.
+    pub dry_run: bool,
+    /// Rows read (one per player per game).
+    pub rows: usize,
+    /// Games, every status and outcome.
+    pub games: usize,
+    /// Games that count in the standings (recorded, not redeals).
+    pub counted: usize,
+    pub voided: usize,
+    pub redeals: usize,
+    /// The nights made, in order.
+    pub nights: Vec<ImportedNight>,
+    /// Players of the club the file's names were matched to.
+    pub players_matched: Vec<PlayerRef>,
+    /// Players the import added to the club (names the club did not have).
+    pub players_created: Vec<PlayerRef>,
+}
+
+/// A night an import made.
+#[derive(Serialize, ToSchema)]
+pub struct ImportedNight {
+    #[schema(example = 3)]
+    pub number: i32,
+    pub date: NaiveDate,
+    pub tables: usize,
+    pub games: usize,
+}
+
+/// What setting opening balances stored (or would store).
+#[derive(Serialize, ToSchema)]
+pub struct BalancesReport {
+    pub dry_run: bool,
+    /// Every balance of the league now, by player name.
+    pub balances: Vec<Balance>,
+    pub players_matched: Vec<PlayerRef>,
+    pub players_created: Vec<PlayerRef>,
+}
+
+/// A player's opening balance: carried into the league and counted with its games.
+#[derive(Serialize, ToSchema)]
+pub struct Balance {
+    pub player: PlayerRef,
+    pub points: i64,
+    pub games: i64,
+    pub wins: i64,
+}
+
+/// The league, if the caller may import into it (organizers): checked before the file is read.
+pub async fn importer(state: &AppState, caller: &Caller, league_id: i64) -> Result<League> {
+    Ok(caller.league(state, league_id, Need::Admin).await?.0)
+}
+
+/// Problems found so far, each with its line and column.
+#[derive(Default)]
+struct Problems(Vec<FieldError>);
+
+impl Problems {
+    fn add(&mut self, line: usize, column: &str, message: impl Into<String>) {
+        if self.0.len() < MAX_ERRORS {
+            let mut e = FieldError::new(column, message);
+            e.line = Some(line);
+            self.0.push(e);
+        }
+    }
+
+    fn full(&self) -> bool {
+        self.0.len() >= MAX_ERRORS
+    }
+
+    fn into_result(self, what: &str) -> Result<()> {
+        if self.0.is_empty() {
+            return Ok(());
+        }
+        let first = &self.0[0];
+        let more = if self.0.len() > 1 {
+            format!(" (and {} more)", self.0.len() - 1)
+        } else {
+            String::new()
+        };
+        Err(Error::Invalid {
+            detail: format!(
+                "{what}: line {}, column {}: {}{more}; nothing was stored",
+                first.line.unwrap_or(0),
+                first.field,
+                first.message
+            ),
+            errors: self.0,
+        })
+    }
+}
+
+/// The file as text, its byte-order mark dropped.
+fn text_of(bytes: &[u8]) -> Result<&str> {
+    let text = std::str::from_utf8(bytes)
+        .map_err(|e| Error::invalid("file", format!("the file is not UTF-8 text ({e})")))?;
+    Ok(text.strip_prefix('\u{feff}').unwrap_or(text))
+}
+
+/// A cell as the export wrote it, without the quote that keeps a spreadsheet from reading it
+/// as a formula (`'-5` is `-5`).
+fn uncell(text: &str) -> String {
+    let t = text.trim();
+    match t.strip_prefix('\'') {
+        Some(rest) if rest.starts_with(['=', '+', '-', '@', '\t', '\r']) => rest.to_string(),
+        _ => t.to_string(),
+    }
+}
+
+/// A CSV with a header row: the column of each name, the required ones checked.
+struct Table<'a> {
+    columns: HashMap<String, usize>,
+    reader: csv::Reader<&'a [u8]>,
+}
+
+fn open<'a>(text: &'a str, required: &[&str], what: &str) -> Result<Table<'a>> {
+    let mut reader = csv::ReaderBuilder::new()
+        .flexible(true)
+        .from_reader(text.as_bytes());
+    let header = reader
+        .headers()
+        .map_err(|e| Error::invalid("file", format!("the header row cannot be read: {e}")))?;
+    let columns: HashMap<String, usize> = header
+        .iter()
+        .enumerate()
+        .map(|(i, h)| (h.trim().to_lowercase(), i))
+        .collect();
+    let missing: Vec<&str> = required
+        .iter()
+        .filter(|c| !columns.contains_key(**c))
+        .copied()
+        .collect();
+    if !missing.is_empty() {
+        let mut p = Problems::default();
+        for c in &missing {
+            p.add(
+                1,
+                c,
+                format!(
+                    "the header row has no `{c}` column; {what} needs the columns {}",
+                    required.join(", ")
+                ),
+            );
+        }
+        p.into_result(what)?;
+    }
+    Ok(Table { columns, reader })
+}
+
+/// One row of a games file, read.
+struct Row {
+    line: usize,
+    key: String,
+    night: i32,
+    date: NaiveDate,
+    table: i32,
+    game: i32,
+    status: String,
+    outcome: String,
+    line_id: Option<String>,
+    value: Option<i32>,
+    player: String,
+    seat: String,
+    score: i64,
+    breakdown: String,
+    won_by: Option<String>,
+    role: String,
+    dead: bool,
+    jokerless: bool,
+    recorded_at: Option<DateTime<Utc>>,
+}
+
+const GAME_COLUMNS: [&str; 9] = [
+    "night", "date", "table", "game", "outcome", "player", "seat", "score", "role",
+];
+const WON_BY: [&str; 5] = [
+    "self_pick",
+    "discard",
+    "joker_exchange",
+    "heavenly",
+    "earthly",
+];
+
+/// Reads every row, each cell checked; `None` when a cell was wrong (it is in `p`).
+fn read_rows(text: &str, games_per_table: i32, p: &mut Problems) -> Result<Vec<Row>> {
+    let Table {
+        columns,
+        mut reader,
+    } = open(text, &GAME_COLUMNS, "a games file")?;
+    let mut rows = Vec::new();
+    let mut record = csv::StringRecord::new();
+    loop {
+        let line = reader.position().line() as usize;
+        match reader.read_record(&mut record) {
+            Ok(false) => break,
+            Ok(true) => {}
+            Err(e) => {
+                p.add(line, "file", format!("the row cannot be read: {e}"));
+                break;
+            }
+        }
+        let line = record.position().map_or(line, |pos| pos.line() as usize);
+        if record.iter().all(|c| c.trim().is_empty()) {
+            continue;
+        }
+        if rows.len() >= MAX_ROWS {
+            p.add(
+                line,
+                "file",
+                format!("a file may have at most {MAX_ROWS} rows; split it by nights"),
+            );
+            break;
+        }
+        if p.full() {
+            break;
+        }
+        let cell = |name: &str| -> String {
+            columns
+                .get(name)
+                .and_then(|i| record.get(*i))
+                .map(uncell)
+                .unwrap_or_default()
+        };
+        let mut ok = true;
+        let mut number = |name: &str, low: i64, high: i64, what: &str| -> Option<i64> {
+            let text = cell(name);
+            match text.parse::<i64>() {
+                Ok(n) if (low..=high).contains(&n) => Some(n),
+                _ => {
+                    p.add(
+                        line,
+                        name,
+                        format!("`{text}` is not {what} (a whole number from {low} to {high})"),
+                    );
+                    ok = false;
+                    None
+                }
+            }
+        };
+        let night = number("night", 1, 10_000, "a night number");
+        let table = number("table", 1, 1_000, "a table number");
+        let game = number(
+            "game",
+            1,
+            games_per_table as i64,
+            "a game number in this league",
+        );
+        let score = number(
+            "score",
+            -(MAX_GAME_SCORE as i64),
+            MAX_GAME_SCORE as i64,
+            "a score",
+        );
+        let value = match cell("value") {
+            v if v.is_empty() => None,
+            _ => number("value", 0, 100_000, "a hand's value").map(|v| v as i32),
+        };
+        let date = cell("date");
+        let date = match NaiveDate::parse_from_str(&date, "%Y-%m-%d")
+            .map_err(|_| Error::invalid("date", "not a date"))
+            .and_then(|d| sensible_date("date", d))
+        {
+            Ok(d) => Some(d),
+            Err(_) => {
+                p.add(
+                    line,
+                    "date",
+                    format!("`{date}` is not a date as YYYY-MM-DD between 1900 and 2200"),
+                );
+                ok = false;
+                None
+            }
+        };
+        let mut choice = |name: &str, allowed: &[&str], default: &str| -> String {
+            let text = cell(name).to_lowercase();
+            let text = if text.is_empty() {
+                default.to_string()
+            } else {
+                text
+            };
+            match allowed.iter().find(|a| a.to_lowercase() == text) {
+                Some(a) => a.to_string(),
+                None => {
+                    p.add(
+                        line,
+                        name,
+                        format!("`{text}` is not one of {}", allowed.join(", ")),
+                    );
+                    ok = false;
+                    text
+                }
+            }
+        };
+        let status = choice("status", &["recorded", "voided"], "recorded");
+        let outcome = choice("outcome", &["mahjong", "wall", "redeal"], "");
+        let seat = choice("seat", &SEAT_WINDS, "");
+        let role = choice("role", &["winner", "discarder", ""], "");
+        let dead = choice("dead", &["true", "false"], "false") == "true";
+        let jokerless = choice("jokerless", &["true", "false"], "false") == "true";
+        let won_by = Some(cell("won_by").to_lowercase()).filter(|w| !w.is_empty());
+        if let Some(w) = &won_by
+            && !WON_BY.contains(&w.as_str())
+        {
+            p.add(
+                line,
+                "won_by",
+                format!("`{w}` is not one of {}", WON_BY.join(", ")),
+            );
+            ok = false;
+        }
+        let player = cell("player")
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        if player.is_empty() || player.chars().count() > 100 {
+            p.add(
+                line,
+                "player",
+                "give the player's name (1 to 100 characters)",
+            );
+            ok = false;
+        }
+        let line_id = Some(cell("line")).filter(|l| !l.is_empty());
+        if line_id.as_ref().is_some_and(|l| l.chars().count() > 100) {
+            p.add(line, "line", "a line's id has at most 100 characters");
+            ok = false;
+        }
+        let breakdown = cell("breakdown");
+        if breakdown.chars().count() > 2_000 {
+            p.add(
+                line,
+                "breakdown",
+                "a breakdown has at most 2,000 characters",
+            );
+            ok = false;
+        }
+        let recorded_at = match cell("recorded_at") {
+            t if t.is_empty() => None,
+            t => match DateTime::parse_from_rfc3339(&t) {
+                Ok(at) => Some(at.with_timezone(&Utc)),
+                Err(_) => {
+                    p.add(
+                        line,
+                        "recorded_at",
+                        format!("`{t}` is not a time as RFC 3339 (2026-03-04T19:30:00Z)"),
+                    );
+                    ok = false;
+                    None
+                }
+            },
+        };
+        if text_has_nul(&[&player, &breakdown, line_id.as_deref().unwrap_or("")]) {
+            p.add(line, "player", "the row holds a NUL character");
+            ok = false;
+        }
+        let (Some(night), Some(table), Some(game), Some(score), Some(date), true) =
+            (night, table, game, score, date, ok)
+        else {
+            continue;
+        };
+        let key = match cell("game_id") {
+            id if !id.is_empty() => format!("id {id}"),
+            _ => format!("{night}/{table}/{game}/{status}/{outcome}"),
+        };
+        rows.push(Row {
+            line,
+            key,
+            night: night as i32,
+            date,
+            table: table as i32,
+            game: game as i32,
+            status,
+            outcome,
+            line_id,
+            value,
+            player,
+            seat,
+            score,
+            breakdown,
+            won_by,
+            role,
+            dead,
+            jokerless,
+            recorded_at,
+        });
+    }
+    Ok(rows)
+}
+
+fn text_has_nul(texts: &[&str]) -> bool {
+    texts.iter().any(|t| t.contains('\0'))
+}
+
+/// A game of the file: its rows, in file order.
+struct FileGame<'a> {
+    rows: Vec<&'a Row>,
+}
+
+impl FileGame<'_> {
+    fn first(&self) -> &Row {
+        self.rows[0]
+    }
+}
+
+/// Groups rows into games (a game's rows together) and checks each game, table and night.
+fn games_of<'a>(rows: &'a [Row], p: &mut Problems) -> Vec<FileGame<'a>> {
+    let mut games: Vec<FileGame> = Vec::new();
+    let mut seen: HashMap<&str, usize> = HashMap::new();
+    for row in rows {
+        match games.last_mut() {
+            Some(g) if g.first().key == row.key => g.rows.push(row),
+            _ => {
+                if let Some(line) = seen.get(row.key.as_str()) {
+                    p.add(
+                        row.line,
+                        "game",
+                        format!(
+                            "this game's rows must be together: it began on line {line}, and other rows came between"
+                        ),
+                    );
+                    continue;
+                }
+                seen.insert(&row.key, row.line);
+                games.push(FileGame { rows: vec![row] });
+            }
+        }
+    }
+    for g in &games {
+        check_game(g, p);
+    }
+    // Each night one date; each table's players; a player at one table a night; a number once.
+    let mut dates: HashMap<i32, (NaiveDate, usize)> = HashMap::new();
+    let mut sitting: HashMap<(i32, String), (i32, usize)> = HashMap::new();
+    let mut numbers: HashMap<(i32, i32, i32), usize> = HashMap::new();
+    let mut tables: HashMap<(i32, i32), HashSet<String>> = HashMap::new();
+    for g in &games {
+        let f = g.first();
+        match dates.get(&f.night) {
+            Some((d, line)) if *d != f.date => p.add(
+                f.line,
+                "date",
+                format!(
+                    "night {} is on {d} on line {line}, and on {} here",
+                    f.night, f.date
+                ),
+            ),
+            Some(_) => {}
+            None => {
+                dates.insert(f.night, (f.date, f.line));
+            }
+        }
+        if f.status == "recorded" && f.outcome != "redeal" {
+            if let Some(line) = numbers.get(&(f.night, f.table, f.game)) {
+                p.add(
+                    f.line,
+                    "game",
+                    format!(
+                        "game {} at table {} of night {} is already on line {line} (a number holds one recorded game; a redeal or a voided game may share it)",
+                        f.game, f.table, f.night
+                    ),
+                );
+            } else {
+                numbers.insert((f.night, f.table, f.game), f.line);
+            }
+        }
+        let at_table = tables.entry((f.night, f.table)).or_default();
+        for r in &g.rows {
+            at_table.insert(r.player.to_lowercase());
+            let who = (f.night, r.player.to_lowercase());
+            match sitting.get(&who) {
+                Some((t, line)) if *t != f.table => p.add(
+                    r.line,
+                    "table",
+                    format!(
+                        "{} plays at table {t} of night {} on line {line} and at table {} here: a player sits at one table a night",
+                        r.player, f.night, f.table
+                    ),
+                ),
+                Some(_) => {}
+                None => {
+                    sitting.insert(who, (f.table, r.line));
+                }
+            }
+        }
+        if at_table.len() > 4 {
+            p.add(
+                f.line,
+                "player",
+                format!(
+                    "table {} of night {} has more than 4 players across its games",
+                    f.table, f.night
+                ),
+            );
+        }
+    }
+    games
+}
+
+/// One game's rows agree, and say one coherent result.
+fn check_game(g: &FileGame, p: &mut Problems) {
+    let f = g.first();
+    for r in &g.rows[1..] {
+        let differs = |column: &str, p: &mut Problems| {
+            p.add(
+                r.line,
+                column,
+                format!(
+                    "differs from line {} of the same game (a game's rows share it)",
+                    f.line
+                ),
+            )
+        };
+        let agree = [
+            ("night", r.night == f.night),
+            ("date", r.date == f.date),
+            ("table", r.table == f.table),
+            ("game", r.game == f.game),
+            ("status", r.status == f.status),
+            ("outcome", r.outcome == f.outcome),
+            ("line", r.line_id == f.line_id),
+            ("value", r.value == f.value),
+            ("won_by", r.won_by == f.won_by),
+            ("jokerless", r.jokerless == f.jokerless),
+            ("recorded_at", r.recorded_at == f.recorded_at),
+        ];
+        for (column, _) in agree.iter().filter(|(_, same)| !same) {
+            differs(column, p);
+        }
+    }
+    let what = format!("game {} at table {} of night {}", f.game, f.table, f.night);
+    if !(2..=4).contains(&g.rows.len()) {
+        p.add(
+            f.line,
+            "player",
+            format!(
+                "{what} has {} rows: a game has one row per player, 2 to 4",
+                g.rows.len()
+            ),
+        );
+    }
+    for (i, r) in g.rows.iter().enumerate() {
+        if let Some(o) = g.rows[..i].iter().find(|o| o.seat == r.seat) {
+            p.add(
+                r.line,
+                "seat",
+                format!(
+                    "{} sits {} in {what}, as {} does on line {}",
+                    r.player, r.seat, o.player, o.line
+                ),
+            );
+        }
+        if let Some(o) = g.rows[..i]
+            .iter()
+            .find(|o| o.player.to_lowercase() == r.player.to_lowercase())
+        {
+            p.add(
+                r.line,
+                "player",
+                format!("{} is in {what} twice (line {} too)", r.player, o.line),
+            );
+        }
+    }
+    if !g.rows.iter().any(|r| r.seat == "E") {
+        p.add(f.line, "seat", format!("{what} has no East (seat E)"));
+    }
+    let winners: Vec<&&Row> = g.rows.iter().filter(|r| r.role == "winner").collect();
+    let discarders: Vec<&&Row> = g.rows.iter().filter(|r| r.role == "discarder").collect();
+    if f.outcome == "mahjong" {
+        if winners.len() != 1 {
+            p.add(
+                f.line,
+                "role",
+                format!(
+                    "{what} went mahjong: one of its rows has role winner ({} have)",
+                    winners.len()
+                ),
+            );
+        }
+        if discarders.len() > 1 {
+            p.add(
+                discarders[1].line,
+                "role",
+                format!("{what} has more than one discarder"),
+            );
+        }
+        if let Some(d) = discarders.first()
+            && f.won_by.as_deref().is_some_and(|w| w != "discard")
+        {
+            p.add(
+                d.line,
+                "role",
+                format!(
+                    "{what} was won by {}: only a win on a discard has a discarder",
+                    f.won_by.as_deref().unwrap_or_default()
+                ),
+            );
+        }
+    } else {
+        if let Some(r) = winners.first().or(discarders.first()) {
+            p.add(
+                r.line,
+                "role",
+                format!(
+                    "{what} is a {} game: nobody wins it or discards into it",
+                    f.outcome
+                ),
+            );
+        }
+        if f.won_by.is_some() {
+            p.add(
+                f.line,
+                "won_by",
+                format!("{what} is a {} game: it has no won_by", f.outcome),
+            );
+        }
+        if f.jokerless {
+            p.add(
+                f.line,
+                "jokerless",
+                format!("{what} is a {} game: only a win is jokerless", f.outcome),
+            );
+        }
+    }
+}
+
+/// Imports a games file into the league (organizers; `importer` first). Refused whole with
+/// each problem's line and column, or stored whole; a dry run stores nothing and answers what
+/// would be stored.
+pub async fn games(
+    state: &AppState,
+    caller: &Caller,
+    league: &League,
+    bytes: &[u8],
+    dry_run: bool,
+) -> Result<ImportReport> {
+    let text = text_of(bytes)?;
+    let mut p = Problems::default();
+    let rows = read_rows(text, league.games_per_table, &mut p)?;
+    // Games are checked once every cell reads (a row left out would make its game look wrong).
+    let file_games = if p.0.is_empty() {
+        games_of(&rows, &mut p)
+    } else {
+        Vec::new()
+    };
+    if rows.is_empty() && p.0.is_empty() {
+        p.add(2, "file", "the file has no rows after its header");
+    }
+    p.into_result("the games file was refused")?;
+
+    // Names, as first written in the file.
+    let mut names: Vec<String> = Vec::new();
+    let mut known: HashSet<String> = HashSet::new();
+    for r in &rows {
+        if known.insert(r.player.to_lowercase()) {
+            names.push(r.player.clone());
+        }
+    }
+    let nights: BTreeMap<i32, NaiveDate> = file_games
+        .iter()
+        .map(|g| (g.first().night, g.first().date))
+        .collect();
+
+    let _unheard = state.freshness.unheard();
+    let mut tx = ImportTx::begin(&state.db, league.id).await?;
+    let taken = tx
+        .taken_nights(&nights.keys().copied().collect::<Vec<_>>())
+        .await?;
+    if !taken.is_empty() {
+        let mut p = Problems::default();
+        for n in &taken {
+            if let Some(g) = file_games.iter().find(|g| g.first().night == *n) {
+                p.add(
+                    g.first().line,
+                    "night",
+                    format!(
+                        "{} {n} is already in this league: an import adds nights the league does not have yet",
+                        league.session()
+                    ),
+                );
+            }
+        }
+        tx.finish(false).await?;
+        return Err(conflict(p));
+    }
+    let (matched, created) = tx.players(league.club_id, &names).await?;
+    if created.len() > MAX_NEW_PLAYERS {
+        tx.finish(false).await?;
+        return Err(Error::invalid(
+            "player",
+            format!(
+                "the file names {} players the club does not have; one import adds at most {MAX_NEW_PLAYERS}",
+                created.len()
+            ),
+        ));
+    }
+    let ids: HashMap<String, (i64, String)> = matched
+        .iter()
+        .chain(&created)
+        .map(|(id, name)| (name.to_lowercase(), (*id, name.clone())))
+        .collect();
+    let who = |name: &str| ids.get(&name.to_lowercase()).cloned().unwrap_or_default();
+
+    // Nights and tables, with ids taken first so the games' events can be made.
+    let night_ids = tx.ids(Ids::Nights, nights.len()).await?;
+    let new_nights: Vec<NewNight> = nights
+        .iter()
+        .zip(&night_ids)
+        .map(|((number, date), id)| NewNight {
+            id: *id,
+            number: *number,
+            date: *date,
+        })
+        .collect();
+    let night_id: HashMap<i32, i64> = new_nights.iter().map(|n| (n.number, n.id)).collect();
+    let mut table_games: BTreeMap<(i32, i32), Vec<&FileGame>> = BTreeMap::new();
+    for g in &file_games {
+        table_games
+            .entry((g.first().night, g.first().table))
+            .or_default()
+            .push(g);
+    }
+    let table_ids = tx.ids(Ids::Tables, table_games.len()).await?;
+    let mut new_tables = Vec::new();
+    let mut table_id: HashMap<(i32, i32), i64> = HashMap::new();
+    for (((night, table), games), id) in table_games.iter().zip(&table_ids) {
+        new_tables.push(NewTable {
+            id: *id,
+            night_id: night_id[night],
+            number: *table,
+            players: seat_order(games).iter().map(|n| who(n).0).collect(),
+        });
+        table_id.insert((*night, *table), *id);
+    }
+
+    // Games in the order they were recorded (file order for those without a time): ratings
+    // follow that order.
+    let mut order: Vec<usize> = (0..file_games.len()).collect();
+    if file_games.iter().all(|g| g.first().recorded_at.is_some()) {
+        order.sort_by_key(|&i| (file_games[i].first().recorded_at, i));
+    }
+    let game_ids = tx.ids(Ids::Games, file_games.len()).await?;
+    let orders = tx.ids(Ids::StandingsOrder, file_games.len()).await?;
+    let now = Utc::now();
+    let mut stored = Vec::with_capacity(file_games.len());
+    let mut news: Vec<(&str, serde_json::Value)> = Vec::new();
+    for (k, &i) in order.iter().enumerate() {
+        let g = &file_games[i];
+        let f = g.first();
+        let person = |role: &str| {
+            g.rows
+                .iter()
+                .find(|r| r.role == role)
+                .map(|r| who(&r.player).0)
+        };
+        let mut rows = g.rows.clone();
+        rows.sort_by_key(|r| SEAT_WINDS.iter().position(|w| *w == r.seat));
+        let game = ImportedGame {
+            id: game_ids[k],
+            table_id: table_id[&(f.night, f.table)],
+            number: f.game,
+            east_player: rows
+                .iter()
+                .find(|r| r.seat == "E")
+                .map_or(0, |r| who(&r.player).0),
+            outcome: f.outcome.clone(),
+            status: f.status.clone(),
+            submitted: serde_json::json!({
+                "number": f.game,
+                "outcome": f.outcome,
+                "winner": person("winner"),
+                "won_by": f.won_by,
+                "discarder": person("discarder"),
+                "dead": rows.iter().filter(|r| r.dead).map(|r| serde_json::json!({"player": who(&r.player).0})).collect::<Vec<_>>(),
+                "imported": {"line": f.line, "value": f.value, "jokerless": f.jokerless},
+            }),
+            line_id: f.line_id.clone(),
+            line_value: f.value,
+            winner: person("winner"),
+            discarder: person("discarder"),
+            won_by: f.won_by.clone(),
+            jokerless: f.jokerless,
+            standings_order: orders[k],
+            recorded_at: f.recorded_at.unwrap_or(now),
+            scores: rows
+                .iter()
+                .map(|r| {
+                    let breakdown = if r.breakdown.is_empty() {
+                        "imported".to_string()
+                    } else {
+                        r.breakdown.clone()
+                    };
+                    (who(&r.player).0, r.seat.clone(), r.score, breakdown, r.dead)
+                })
+                .collect(),
+        };
+        let view = serde_json::json!({
+            "id": game.id,
+            "table": game.table_id,
+            "number": game.number,
+            "status": "recorded",
+            "version": 1,
+            "outcome": game.outcome,
+            "line": game.line_id,
+            "value": game.line_value,
+            "east": game.east_player,
+            "scores": rows.iter().map(|r| {
+                let (id, name) = who(&r.player);
+                serde_json::json!({"player": {"id": id, "name": name}, "seat": r.seat, "score": r.score, "dead": r.dead})
+            }).collect::<Vec<_>>(),
+            "night": night_id[&f.night],
+            "table_number": f.table,
+        });
+        news.push((events::GAME_RECORDED, view));
+        if game.status == "voided" {
+            news.push((
+                events::GAME_VOIDED,
+                serde_json::json!({
+                    "id": game.id, "table": game.table_id, "number": game.number, "status": "voided",
+                    "night": night_id[&f.night], "table_number": f.table, "version": 2,
+                }),
+            ));
+        }
+        stored.push(game);
+    }
+    let counted = stored
+        .iter()
+        .filter(|g| g.status == "recorded" && g.outcome != "redeal")
+        .count();
+    if counted > 0 {
+        news.push((events::STANDINGS_CHANGED, serde_json::Value::Null));
+    }
+    tx.store(&new_nights, &new_tables, &stored, &caller.actor(), &news)
+        .await?;
+    tx.finish(!dry_run).await?;
+    if !dry_run {
+        state.freshness.changed();
+        state.events.poke();
+        state.metrics.games_recorded.inc_by(stored.len() as u64);
+    }
+    let refs = |list: &[(i64, String)]| {
+        list.iter()
+            .map(|(id, name)| PlayerRef {
+                id: *id,
+                name: name.clone(),
+            })
+            .collect()
+    };
+    let night_of: HashMap<i64, i64> = new_tables.iter().map(|t| (t.id, t.night_id)).collect();
+    let mut tables_of: HashMap<i64, usize> = HashMap::new();
+    for t in &new_tables {
+        *tables_of.entry(t.night_id).or_default() += 1;
+    }
+    let mut games_of_night: HashMap<i64, usize> = HashMap::new();
+    for g in &stored {
+        *games_of_night.entry(night_of[&g.table_id]).or_default() += 1;
+    }
+    Ok(ImportReport {
+        dry_run,
+        rows: rows.len(),
+        games: stored.len(),
+        counted,
+        voided: stored.iter().filter(|g| g.status == "voided").count(),
+        redeals: stored
+            .iter()
+            .filter(|g| g.status == "recorded" && g.outcome == "redeal")
+            .count(),
+        nights: new_nights
+            .iter()
+            .map(|n| ImportedNight {
+                number: n.number,
+                date: n.date,
+                tables: tables_of.get(&n.id).copied().unwrap_or(0),
+                games: games_of_night.get(&n.id).copied().unwrap_or(0),
+            })
+            .collect(),
+        players_matched: refs(&matched),
+        players_created: if dry_run {
+            // Not stored: no ids to give.
+            created
+                .iter()
+                .map(|(_, name)| PlayerRef {
+                    id: 0,
+                    name: name.clone(),
+                })
+                .collect()
+        } else {
+            refs(&created)
+        },
+    })
+}
+
+/// A refusal for what is stored (409), each problem with its line.
+fn conflict(p: Problems) -> Error {
+    let each: Vec<String> =
+        p.0.iter()
+            .map(|e| format!("line {}: {}", e.line.unwrap_or(0), e.message))
+            .collect();
+    Error::Conflict(format!("{}; nothing was stored", each.join("; ")))
+}
+
+/// A table's players in seat order (seat 0 is East at game 1): from its first game, each
+/// player's wind turned back by the game's number (East moves one seat a game); anyone else
+/// who played at the table after them.
+fn seat_order(games: &[&FileGame]) -> Vec<String> {
+    let first = games
+        .iter()
+        .min_by_key(|g| (g.first().status != "recorded", g.first().game))
+        .expect("a table has a game");
+    let n = first.rows.len().max(1);
+    let east = (first.first().game.max(1) as usize - 1) % n;
+    let mut seats: Vec<(usize, String)> = first
+        .rows
+        .iter()
+        .map(|r| {
+            let wind = SEAT_WINDS.iter().position(|w| *w == r.seat).unwrap_or(0);
+            ((wind + east) % n, r.player.clone())
+        })
+        .collect();
+    seats.sort();
+    let mut order: Vec<String> = seats.into_iter().map(|(_, name)| name).collect();
+    for g in games {
+        for r in &g.rows {
+            if !order
+                .iter()
+                .any(|o| o.to_lowercase() == r.player.to_lowercase())
+            {
+                order.push(r.player.clone());
+            }
+        }
+    }
+    order
+}
+
+/// The league's opening balances (same access as its standings).
+pub async fn balances(state: &AppState, caller: &Caller, league_id: i64) -> Result<Vec<Balance>> {
+    let (league, _) = caller.league(state, league_id, Need::Read).await?;
+    Ok(imports::balances(&state.db, league.id)
+        .await?
+        .into_iter()
+        .map(|b| Balance {
+            player: PlayerRef {
+                id: b.player_id,
+                name: b.name,
+            },
+            points: b.points,
+            games: b.games,
+            wins: b.wins,
+        })
+        .collect())
+}
+
+/// Replaces the league's opening balances with a CSV of `player`, `points`, `games` and
+/// optionally `wins` (organizers; `importer` first). A file with its header only clears them.
+pub async fn set_balances(
+    state: &AppState,
+    league: &League,
+    bytes: &[u8],
+    dry_run: bool,
+) -> Result<BalancesReport> {
+    let text = text_of(bytes)?;
+    let Table {
+        columns,
+        mut reader,
+    } = open(
+        text,
+        &["player", "points", "games"],
+        "an opening balances file",
+    )?;
+    let mut p = Problems::default();
+    let mut rows: Vec<(String, i64, i64, i64)> = Vec::new();
+    let mut lines: HashMap<String, usize> = HashMap::new();
+    let mut record = csv::StringRecord::new();
+    loop {
+        let line = reader.position().line() as usize;
+        match reader.read_record(&mut record) {
+            Ok(false) => break,
+            Ok(true) => {}
+            Err(e) => {
+                p.add(line, "file", format!("the row cannot be read: {e}"));
+                break;
+            }
+        }
+        let line = record.position().map_or(line, |pos| pos.line() as usize);
+        if record.iter().all(|c| c.trim().is_empty()) {
+            continue;
+        }
+        if rows.len() >= MAX_NEW_PLAYERS || p.full() {
+            p.add(
+                line,
+                "file",
+                format!("at most {MAX_NEW_PLAYERS} balances at a time"),
+            );
+            break;
+        }
+        let cell = |name: &str| {
+            columns
+                .get(name)
+                .and_then(|i| record.get(*i))
+                .map(uncell)
+                .unwrap_or_default()
+        };
+        let mut number = |name: &str, low: i64, high: i64| -> Option<i64> {
+            let text = cell(name);
+            let text = if text.is_empty() && name == "wins" {
+                "0".to_string()
+            } else {
+                text
+            };
+            match text.parse::<i64>() {
+                Ok(n) if (low..=high).contains(&n) => Some(n),
+                _ => {
+                    p.add(
+                        line,
+                        name,
+                        format!("`{text}` is not a whole number from {low} to {high}"),
+                    );
+                    None
+                }
+            }
+        };
+        let points = number("points", -MAX_BALANCE_POINTS, MAX_BALANCE_POINTS);
+        let games = number("games", 1, MAX_BALANCE_GAMES);
+        let wins = number("wins", 0, MAX_BALANCE_GAMES);
+        let player = cell("player")
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        if player.is_empty() || player.chars().count() > 100 || player.contains('\0') {
+            p.add(
+                line,
+                "player",
+                "give the player's name (1 to 100 characters)",
+            );
+            continue;
+        }
+        if let Some(other) = lines.get(&player.to_lowercase()) {
+            p.add(
+                line,
+                "player",
+                format!("{player} has a balance on line {other} already"),
+            );
+            continue;
+        }
+        lines.insert(player.to_lowercase(), line);
+        let (Some(points), Some(games), Some(wins)) = (points, games, wins) else {
+            continue;
+        };
+        if wins > games {
+            p.add(
+                line,
+                "wins",
+                format!("{player} has {wins} wins in {games} games"),
+            );
+            continue;
+        }
+        rows.push((player, points, games, wins));
+    }
+    p.into_result("the opening balances were refused")?;
+    let names: Vec<String> = rows.iter().map(|r| r.0.clone()).collect();
+    let _unheard = state.freshness.unheard();
+    let mut tx = ImportTx::begin(&state.db, league.id).await?;
+    let (matched, created) = tx.players(league.club_id, &names).await?;
+    let ids: HashMap<String, (i64, String)> = matched
+        .iter()
+        .chain(&created)
+        .map(|(id, name)| (name.to_lowercase(), (*id, name.clone())))
+        .collect();
+    let mut stored: Vec<(i64, i64, i64, i64)> = Vec::new();
+    let mut balances: Vec<Balance> = Vec::new();
+    for (name, points, games, wins) in &rows {
+        let (id, name) = ids.get(&name.to_lowercase()).cloned().unwrap_or_default();
+        stored.push((id, *points, *games, *wins));
+        balances.push(Balance {
+            player: PlayerRef {
+                id: if dry_run && created.iter().any(|c| c.0 == id) {
+                    0
+                } else {
+                    id
+                },
+                name,
+            },
+            points: *points,
+            games: *games,
+            wins: *wins,
+        });
+    }
+    tx.set_balances(&stored).await?;
+    tx.finish(!dry_run).await?;
+    if !dry_run {
+        state.freshness.changed();
+        state.events.poke();
+    }
+    balances.sort_by(|a, b| a.player.name.cmp(&b.player.name));
+    let refs = |list: &[(i64, String)], ids: bool| {
+        list.iter()
+            .map(|(id, name)| PlayerRef {
+                id: if ids { *id } else { 0 },
+                name: name.clone(),
+            })
+            .collect()
+    };
+    Ok(BalancesReport {
+        dry_run,
+        balances,
+        players_matched: refs(&matched, true),
+        players_created: refs(&created, !dry_run),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn problems(text: &str) -> Vec<(usize, String, String)> {
+        let mut p = Problems::default();
+        let rows = read_rows(text, 4, &mut p).unwrap();
+        games_of(&rows, &mut p);
+        p.0.into_iter()
+            .map(|e| (e.line.unwrap(), e.field, e.message))
+            .collect()
+    }
+
+    const HEAD: &str = "night,date,table,game,status,outcome,line,value,player,seat,score,role\n";
+
+    #[test]
+    fn a_good_game_has_no_problems_and_a_bad_cell_is_named_by_line_and_column() {
+        let good = format!(
+            "{HEAD}1,2026-03-03,1,1,recorded,mahjong,2468#1,25,Ann,E,150,winner\n\
+             1,2026-03-03,1,1,recorded,mahjong,2468#1,25,Bea,S,-50,discarder\n\
+             1,2026-03-03,1,1,recorded,mahjong,2468#1,25,Cy,W,-50,\n\
+             1,2026-03-03,1,1,recorded,mahjong,2468#1,25,Dot,N,-50,\n"
+        );
+        assert_eq!(problems(&good), vec![]);
+        let bad = good.replace("Cy,W,-50", "Cy,W,lots");
+        let found = problems(&bad);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!((found[0].0, found[0].1.as_str()), (4, "score"));
+        // A game numbered past the league's games per table.
+        let past = good.replace(",1,1,recorded", ",1,5,recorded");
+        assert!(problems(&past).iter().all(|p| p.1 == "game"));
+    }
+
+    #[test]
+    fn a_game_needs_one_winner_distinct_seats_and_one_date_a_night() {
+        let two_winners = format!(
+            "{HEAD}1,2026-03-03,1,1,recorded,mahjong,,,Ann,E,10,winner\n\
+             1,2026-03-03,1,1,recorded,mahjong,,,Bea,E,10,winner\n"
+        );
+        let found = problems(&two_winners);
+        assert!(found.iter().any(|p| p.1 == "seat" && p.0 == 3), "{found:?}");
+        assert!(found.iter().any(|p| p.1 == "role" && p.0 == 2), "{found:?}");
+        let dates = format!(
+            "{HEAD}1,2026-03-03,1,1,recorded,wall,,,Ann,E,0,\n\
+             1,2026-03-03,1,1,recorded,wall,,,Bea,S,0,\n\
+             1,2026-03-10,2,1,recorded,wall,,,Cy,E,0,\n\
+             1,2026-03-10,2,1,recorded,wall,,,Dot,S,0,\n"
+        );
+        let found = problems(&dates);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!((found[0].0, found[0].1.as_str()), (4, "date"));
+        // A player at two tables of one night.
+        let twice = dates
+            .replace("2026-03-10", "2026-03-03")
+            .replace("Dot", "Ann");
+        let found = problems(&twice);
+        assert!(
+            found.iter().any(|p| p.1 == "table" && p.0 == 5),
+            "{found:?}"
+        );
+    }
+
+    #[test]
+    fn seats_turn_back_from_a_later_game() {
+        let rows = format!(
+            "{HEAD}1,2026-03-03,1,2,recorded,wall,,,Ann,N,0,\n\
+             1,2026-03-03,1,2,recorded,wall,,,Bea,E,0,\n\
+             1,2026-03-03,1,2,recorded,wall,,,Cy,S,0,\n\
+             1,2026-03-03,1,2,recorded,wall,,,Dot,W,0,\n"
+        );
+        let mut p = Problems::default();
+        let rows = read_rows(&rows, 4, &mut p).unwrap();
+        let games = games_of(&rows, &mut p);
+        let refs: Vec<&FileGame> = games.iter().collect();
+        // In game 2 East has moved one seat on: Ann (North in game 2) was East in game 1.
+        assert_eq!(seat_order(&refs), ["Ann", "Bea", "Cy", "Dot"]);
+    }
+
+    #[test]
+    fn a_quoted_formula_guard_is_taken_off() {
+        assert_eq!(uncell("'-50"), "-50");
+        assert_eq!(uncell("'tis"), "'tis");
+    }
+}

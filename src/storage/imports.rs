@@ -1,0 +1,334 @@
+//! History brought into a league: games from another server's `games.csv` and players' opening
+//! balances. Everything an import writes is written in one transaction that holds the league's
+//! row lock, so an import is stored whole or not at all; a dry run does the same writes and
+//! rolls them back.
+
+use chrono::{DateTime, NaiveDate, Utc};
+use sqlx::{PgPool, Postgres, Transaction};
+
+use super::events;
+use super::totals;
+
+/// An import under way: a transaction holding the league's row lock.
+pub struct ImportTx {
+    tx: Transaction<'static, Postgres>,
+    league_id: i64,
+}
+
+/// A sequence an import takes ids from (ids are known before the rows are written, so the
+/// events that report the games can be made first).
+#[derive(Clone, Copy)]
+pub enum Ids {
+    Nights,
+    Tables,
+    Games,
+    /// The order ratings replay games in.
+    StandingsOrder,
+}
+
+/// A night to create (closed: it is history).
+pub struct NewNight {
+    pub id: i64,
+    pub number: i32,
+    pub date: NaiveDate,
+}
+
+/// A table to create, with its players in seat order (seat 0 is East at game 1).
+pub struct NewTable {
+    pub id: i64,
+    pub night_id: i64,
+    pub number: i32,
+    pub players: Vec<i64>,
+}
+
+/// A game to store as the file gives it.
+pub struct ImportedGame {
+    pub id: i64,
+    pub table_id: i64,
+    pub number: i32,
+    pub east_player: i64,
+    pub outcome: String,
+    pub status: String,
+    pub submitted: serde_json::Value,
+    pub line_id: Option<String>,
+    pub line_value: Option<i32>,
+    pub winner: Option<i64>,
+    pub discarder: Option<i64>,
+    pub won_by: Option<String>,
+    pub jokerless: bool,
+    pub standings_order: i64,
+    pub recorded_at: DateTime<Utc>,
+    pub scores: Vec<SeatScore>,
+}
+
+/// A player's line in a game: (player, seat, score, breakdown, dead).
+pub type SeatScore = (i64, String, i64, String, bool);
+
+impl ImportTx {
+    /// Starts an import into the league, locking its row (every write to its games waits).
+    pub async fn begin(pool: &PgPool, league_id: i64) -> sqlx::Result<ImportTx> {
+        let mut tx = pool.begin().await?;
+        totals::lock_league(&mut tx, league_id).await?;
+        Ok(ImportTx { tx, league_id })
+    }
+
+    /// Which of these night numbers the league already has.
+    pub async fn taken_nights(&mut self, numbers: &[i32]) -> sqlx::Result<Vec<i32>> {
+        sqlx::query_scalar(
+            "SELECT number FROM nights WHERE league_id = $1 AND number = ANY($2) ORDER BY number",
+        )
+        .bind(self.league_id)
+        .bind(numbers)
+        .fetch_all(&mut *self.tx)
+        .await
+    }
+
+    /// The club's players with these names (any case), those missing created: (id, name as
+    /// stored) of the ones found, then of the ones created.
+    pub async fn players(
+        &mut self,
+        club_id: i64,
+        names: &[String],
+    ) -> sqlx::Result<(Vec<(i64, String)>, Vec<(i64, String)>)> {
+        let lower: Vec<String> = names.iter().map(|n| n.to_lowercase()).collect();
+        let found: Vec<(i64, String)> = sqlx::query_as(
+            "SELECT id, name FROM players WHERE club_id = $1 AND lower(name) = ANY($2) ORDER BY name",
+        )
+        .bind(club_id)
+        .bind(&lower)
+        .fetch_all(&mut *self.tx)
+        .await?;
+        let missing: Vec<String> = names
+            .iter()
+            .filter(|n| {
+                !found
+                    .iter()
+                    .any(|(_, f)| f.to_lowercase() == n.to_lowercase())
+            })
+            .cloned()
+            .collect();
+        let created: Vec<(i64, String)> = sqlx::query_as(
+            "INSERT INTO players (club_id, name) SELECT $1, n FROM unnest($2::TEXT[]) WITH ORDINALITY AS u(n, i) \
+             ORDER BY u.i RETURNING id, name",
+        )
+        .bind(club_id)
+        .bind(&missing)
+        .fetch_all(&mut *self.tx)
+        .await?;
+        Ok((found, created))
+    }
+
+    /// `n` new ids from a sequence, in increasing order.
+    pub async fn ids(&mut self, of: Ids, n: usize) -> sqlx::Result<Vec<i64>> {
+        let sequence = match of {
+            Ids::Nights => "nights_id_seq",
+            Ids::Tables => "night_tables_id_seq",
+            Ids::Games => "games_id_seq",
+            Ids::StandingsOrder => "game_standings_order",
+        };
+        let mut ids: Vec<i64> =
+            sqlx::query_scalar("SELECT nextval($1::regclass) FROM generate_series(1, $2)")
+                .bind(sequence)
+                .bind(n as i64)
+                .fetch_all(&mut *self.tx)
+                .await?;
+        ids.sort_unstable();
+        Ok(ids)
+    }
+
+    /// Writes the nights (closed), their tables, seats and check-ins (everyone who played), the
+    /// games with their scores and audit entries (by `actor`; a voided game is recorded, then
+    /// voided), and `news` (the league's events). The totals are rebuilt from the games on
+    /// the next read.
+    pub async fn store(
+        &mut self,
+        nights: &[NewNight],
+        tables: &[NewTable],
+        games: &[ImportedGame],
+        actor: &str,
+        news: &[(&str, serde_json::Value)],
+    ) -> sqlx::Result<()> {
+        let tx = &mut self.tx;
+        sqlx::query(
+            "INSERT INTO nights (id, league_id, number, night_date, status) \
+             SELECT u.id, $1, u.number, u.night_date, 'closed' FROM unnest($2::BIGINT[], $3::INT[], $4::DATE[]) AS u(id, number, night_date)",
+        )
+        .bind(self.league_id)
+        .bind(nights.iter().map(|n| n.id).collect::<Vec<_>>())
+        .bind(nights.iter().map(|n| n.number).collect::<Vec<_>>())
+        .bind(nights.iter().map(|n| n.date).collect::<Vec<_>>())
+        .execute(&mut **tx)
+        .await?;
+        sqlx::query(
+            "INSERT INTO night_tables (id, night_id, number) SELECT * FROM unnest($1::BIGINT[], $2::BIGINT[], $3::INT[])",
+        )
+        .bind(tables.iter().map(|t| t.id).collect::<Vec<_>>())
+        .bind(tables.iter().map(|t| t.night_id).collect::<Vec<_>>())
+        .bind(tables.iter().map(|t| t.number).collect::<Vec<_>>())
+        .execute(&mut **tx)
+        .await?;
+        let seats: Vec<(i64, i32, i64, i64)> = tables
+            .iter()
+            .flat_map(|t| {
+                t.players
+                    .iter()
+                    .enumerate()
+                    .map(|(i, p)| (t.id, i as i32, *p, t.night_id))
+            })
+            .collect();
+        sqlx::query(
+            "INSERT INTO table_seats (table_id, seat, player_id) SELECT * FROM unnest($1::BIGINT[], $2::INT[], $3::BIGINT[])",
+        )
+        .bind(seats.iter().map(|s| s.0).collect::<Vec<_>>())
+        .bind(seats.iter().map(|s| s.1).collect::<Vec<_>>())
+        .bind(seats.iter().map(|s| s.2).collect::<Vec<_>>())
+        .execute(&mut **tx)
+        .await?;
+        sqlx::query(
+            "INSERT INTO checkins (night_id, player_id) SELECT DISTINCT * FROM unnest($1::BIGINT[], $2::BIGINT[]) \
+             ON CONFLICT DO NOTHING",
+        )
+        .bind(seats.iter().map(|s| s.3).collect::<Vec<_>>())
+        .bind(seats.iter().map(|s| s.2).collect::<Vec<_>>())
+        .execute(&mut **tx)
+        .await?;
+        sqlx::query(
+            "INSERT INTO games (id, table_id, number, east_player, outcome, status, version, submitted, engine, line_id, line_value, \
+                                winner, discarder, won_by, jokerless, standings_order, created_at, updated_at) \
+             SELECT u.id, u.table_id, u.number, u.east, u.outcome, u.status, CASE WHEN u.status = 'voided' THEN 2 ELSE 1 END, \
+                    u.submitted, '{\"imported\": true}'::JSONB, \
+                    u.line_id, u.line_value, u.winner, u.discarder, u.won_by, u.jokerless, u.standings_order, u.at, u.at \
+             FROM unnest($1::BIGINT[], $2::BIGINT[], $3::INT[], $4::BIGINT[], $5::TEXT[], $6::TEXT[], $7::JSONB[], \
+                         $8::TEXT[], $9::INT[], $10::BIGINT[], $11::BIGINT[], $12::TEXT[], $13::BOOL[], $14::BIGINT[], $15::TIMESTAMPTZ[]) \
+               AS u(id, table_id, number, east, outcome, status, submitted, line_id, line_value, winner, discarder, won_by, \
+                    jokerless, standings_order, at)",
+        )
+        .bind(games.iter().map(|g| g.id).collect::<Vec<_>>())
+        .bind(games.iter().map(|g| g.table_id).collect::<Vec<_>>())
+        .bind(games.iter().map(|g| g.number).collect::<Vec<_>>())
+        .bind(games.iter().map(|g| g.east_player).collect::<Vec<_>>())
+        .bind(games.iter().map(|g| g.outcome.as_str()).collect::<Vec<_>>())
+        .bind(games.iter().map(|g| g.status.as_str()).collect::<Vec<_>>())
+        .bind(games.iter().map(|g| &g.submitted).collect::<Vec<_>>())
+        .bind(games.iter().map(|g| g.line_id.as_deref()).collect::<Vec<_>>())
+        .bind(games.iter().map(|g| g.line_value).collect::<Vec<_>>())
+        .bind(games.iter().map(|g| g.winner).collect::<Vec<_>>())
+        .bind(games.iter().map(|g| g.discarder).collect::<Vec<_>>())
+        .bind(games.iter().map(|g| g.won_by.as_deref()).collect::<Vec<_>>())
+        .bind(games.iter().map(|g| g.jokerless).collect::<Vec<_>>())
+        .bind(games.iter().map(|g| g.standings_order).collect::<Vec<_>>())
+        .bind(games.iter().map(|g| g.recorded_at).collect::<Vec<_>>())
+        .execute(&mut **tx)
+        .await?;
+        let scores: Vec<(i64, &SeatScore)> = games
+            .iter()
+            .flat_map(|g| g.scores.iter().map(move |s| (g.id, s)))
+            .collect();
+        sqlx::query(
+            "INSERT INTO game_scores (game_id, player_id, seat, score, breakdown, dead) \
+             SELECT * FROM unnest($1::BIGINT[], $2::BIGINT[], $3::TEXT[], $4::BIGINT[], $5::TEXT[], $6::BOOL[])",
+        )
+        .bind(scores.iter().map(|s| s.0).collect::<Vec<_>>())
+        .bind(scores.iter().map(|s| s.1.0).collect::<Vec<_>>())
+        .bind(scores.iter().map(|s| s.1.1.as_str()).collect::<Vec<_>>())
+        .bind(scores.iter().map(|s| s.1.2).collect::<Vec<_>>())
+        .bind(scores.iter().map(|s| s.1.3.as_str()).collect::<Vec<_>>())
+        .bind(scores.iter().map(|s| s.1.4).collect::<Vec<_>>())
+        .execute(&mut **tx)
+        .await?;
+        // Recorded (when the file says), then voided for a voided game.
+        let mut audit: Vec<(i64, &str, DateTime<Utc>, Option<&serde_json::Value>)> = Vec::new();
+        for g in games {
+            audit.push((g.id, "recorded", g.recorded_at, Some(&g.submitted)));
+            if g.status == "voided" {
+                audit.push((g.id, "voided", g.recorded_at, None));
+            }
+        }
+        sqlx::query(
+            "INSERT INTO game_audit (game_id, at, actor, action, before, after) \
+             SELECT u.game_id, u.at, $1, u.action, CASE WHEN u.action = 'voided' THEN g.submitted END, u.after \
+             FROM unnest($2::BIGINT[], $3::TEXT[], $4::TIMESTAMPTZ[], $5::JSONB[]) WITH ORDINALITY AS u(game_id, action, at, after, i) \
+             JOIN games g ON g.id = u.game_id ORDER BY u.i",
+        )
+        .bind(actor)
+        .bind(audit.iter().map(|a| a.0).collect::<Vec<_>>())
+        .bind(audit.iter().map(|a| a.1).collect::<Vec<_>>())
+        .bind(audit.iter().map(|a| a.2).collect::<Vec<_>>())
+        .bind(audit.iter().map(|a| a.3).collect::<Vec<_>>())
+        .execute(&mut **tx)
+        .await?;
+        events::emit(tx, self.league_id, news).await?;
+        mark_stale(tx, self.league_id).await
+    }
+
+    /// Replaces the league's opening balances: (player, points, games, wins).
+    pub async fn set_balances(&mut self, rows: &[(i64, i64, i64, i64)]) -> sqlx::Result<()> {
+        let tx = &mut self.tx;
+        sqlx::query("DELETE FROM opening_balances WHERE league_id = $1")
+            .bind(self.league_id)
+            .execute(&mut **tx)
+            .await?;
+        sqlx::query(
+            "INSERT INTO opening_balances (league_id, player_id, points, games, wins) \
+             SELECT $1, * FROM unnest($2::BIGINT[], $3::BIGINT[], $4::BIGINT[], $5::BIGINT[])",
+        )
+        .bind(self.league_id)
+        .bind(rows.iter().map(|r| r.0).collect::<Vec<_>>())
+        .bind(rows.iter().map(|r| r.1).collect::<Vec<_>>())
+        .bind(rows.iter().map(|r| r.2).collect::<Vec<_>>())
+        .bind(rows.iter().map(|r| r.3).collect::<Vec<_>>())
+        .execute(&mut **tx)
+        .await?;
+        sqlx::query("UPDATE leagues SET carried_in = $2 WHERE id = $1")
+            .bind(self.league_id)
+            .bind(!rows.is_empty())
+            .execute(&mut **tx)
+            .await?;
+        events::emit(
+            tx,
+            self.league_id,
+            &[("standings.changed", serde_json::Value::Null)],
+        )
+        .await?;
+        mark_stale(tx, self.league_id).await
+    }
+
+    /// Commits the import, or rolls it back for a dry run.
+    pub async fn finish(self, commit: bool) -> sqlx::Result<()> {
+        if commit {
+            self.tx.commit().await
+        } else {
+            self.tx.rollback().await
+        }
+    }
+}
+
+/// The league's totals and ratings are rebuilt from its games (and balances) on the next read.
+async fn mark_stale(tx: &mut Transaction<'static, Postgres>, league_id: i64) -> sqlx::Result<()> {
+    sqlx::query("UPDATE leagues SET standings_stale = true WHERE id = $1")
+        .bind(league_id)
+        .execute(&mut **tx)
+        .await?;
+    Ok(())
+}
+
+/// A player's opening balance in a league.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct Balance {
+    pub player_id: i64,
+    pub name: String,
+    pub points: i64,
+    pub games: i64,
+    pub wins: i64,
+}
+
+/// The league's opening balances, by player name.
+pub async fn balances(pool: &PgPool, league_id: i64) -> sqlx::Result<Vec<Balance>> {
+    sqlx::query_as(
+        "SELECT b.player_id, p.name, b.points, b.games, b.wins FROM opening_balances b \
+         JOIN players p ON p.id = b.player_id WHERE b.league_id = $1 ORDER BY p.name",
+    )
+    .bind(league_id)
+    .fetch_all(pool)
+    .await
+}

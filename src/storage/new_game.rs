@@ -1,0 +1,39 @@
+//! A game to store and why it could not be stored: what game entry (`totals::record_game`) and
+//! corrections (`games`) share, kept apart so neither module needs the other for it.
+
+/// A game to store.
+#[derive(Debug, Clone)]
+pub struct NewGame {
+    pub table_id: i64,
+    pub number: i32,
+    pub east_player: i64,
+    pub outcome: String,
+    pub submitted: serde_json::Value,
+    pub engine: serde_json::Value,
+    pub line_id: Option<String>,
+    pub line_value: Option<i32>,
+    pub winner: Option<i64>,
+    pub discarder: Option<i64>,
+    pub won_by: Option<String>,
+    pub jokerless: bool,
+    /// (player, seat, score, breakdown, dead)
+    pub scores: Vec<(i64, String, i64, String, bool)>,
+}
+
+/// Why a game could not be stored.
+pub enum InsertError {
+    /// Another recorded game holds the number.
+    Taken,
+    Db(sqlx::Error),
+}
+
+impl From<sqlx::Error> for InsertError {
+    fn from(e: sqlx::Error) -> Self {
+        match &e {
+            sqlx::Error::Database(d) if d.constraint() == Some("games_table_number") => {
+                InsertError::Taken
+            }
+            _ => InsertError::Db(e),
+        }
+    }
+}
