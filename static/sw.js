@@ -1,10 +1,13 @@
 // The service worker of the scoring screen: the pages a scorer opened (scoring screens and
 // nights) and the assets are kept, and served from here when the network is away, so a
-// tablet that lost its Wi-Fi still opens the screen and keeps entering games (score.js queues
-// them). Online, everything comes from the network first; nothing else is kept.
+// tablet that lost its Wi-Fi still opens the screen and keeps entering games (score/queue.js
+// queues them). Online, everything comes from the network first; nothing else is kept.
 "use strict";
 
-const CACHE = "mahjong-league-v2";
+const CACHE = "mahjong-league-v3";
+/** The scoring screen's assets: the page's module and the modules it imports. */
+const ASSETS = ["/static/style.css", "/static/keep.js", "/static/score.js"].concat(
+  ["night", "entry", "bar", "hand", "card", "check", "queue", "store"].map((m) => "/static/score/" + m + ".js"));
 
 function keepable(url) {
   return url.origin === self.location.origin &&
@@ -13,7 +16,7 @@ function keepable(url) {
 }
 
 self.addEventListener("install", (event) => {
-  event.waitUntil(caches.open(CACHE).then((c) => c.addAll(["/static/style.css", "/static/score.js", "/static/keep.js"])).then(() => self.skipWaiting()));
+  event.waitUntil(caches.open(CACHE).then((c) => c.addAll(ASSETS)).then(() => self.skipWaiting()));
 });
 
 self.addEventListener("activate", (event) => {

@@ -13,6 +13,17 @@ use crate::rules::builtin;
 
 const STYLE: &str = include_str!("../../static/style.css");
 const SCORE_JS: &str = include_str!("../../static/score.js");
+/// The scoring screen's modules, by name (`/static/score/{name}.js`), imported by `score.js`.
+const SCORE_MODULES: [(&str, &str); 8] = [
+    ("bar", include_str!("../../static/score/bar.js")),
+    ("card", include_str!("../../static/score/card.js")),
+    ("check", include_str!("../../static/score/check.js")),
+    ("entry", include_str!("../../static/score/entry.js")),
+    ("hand", include_str!("../../static/score/hand.js")),
+    ("night", include_str!("../../static/score/night.js")),
+    ("queue", include_str!("../../static/score/queue.js")),
+    ("store", include_str!("../../static/score/store.js")),
+];
 const UPLOAD_JS: &str = include_str!("../../static/upload.js");
 const KEEP_JS: &str = include_str!("../../static/keep.js");
 const SERVICE_WORKER: &str = include_str!("../../static/sw.js");
@@ -90,6 +101,14 @@ async fn score_js() -> HttpResponse {
     file("text/javascript; charset=utf-8", SCORE_JS)
 }
 
+#[get("/static/score/{name}.js")]
+async fn score_module(name: web::Path<String>) -> HttpResponse {
+    match SCORE_MODULES.iter().find(|(n, _)| *n == name.as_str()) {
+        Some((_, body)) => file("text/javascript; charset=utf-8", body),
+        None => HttpResponse::NotFound().finish(),
+    }
+}
+
 #[get("/static/copy.js")]
 async fn copy_js() -> HttpResponse {
     file("text/javascript; charset=utf-8", COPY_JS)
@@ -130,10 +149,56 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(create)
         .service(stylesheet)
         .service(score_js)
+        .service(score_module)
         .service(upload_js)
         .service(keep_js)
         .service(copy_js)
         .service(tournament_js)
         .service(embed_js)
         .service(service_worker);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every module under static/score/ is served, kept by the service worker and named by the
+    /// page's module, and every import names a served module.
+    #[test]
+    fn every_scoring_module_is_served_and_kept_offline() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/static/score");
+        let mut on_disk: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter_map(|n| n.strip_suffix(".js").map(str::to_string))
+            .collect();
+        on_disk.sort();
+        let served: Vec<String> = SCORE_MODULES.iter().map(|(n, _)| n.to_string()).collect();
+        assert_eq!(on_disk, served, "static/score/ and SCORE_MODULES differ");
+        for (name, _) in SCORE_MODULES {
+            let quoted = format!("\"{name}\"");
+            assert!(
+                SERVICE_WORKER.contains(&quoted),
+                "sw.js does not keep {name}.js"
+            );
+            assert!(
+                SCORE_JS.contains(&quoted),
+                "score.js does not name {name}.js"
+            );
+        }
+        for (name, body) in SCORE_MODULES.iter().chain([&("score", SCORE_JS)]) {
+            for import in body.lines().filter_map(|l| l.split(" from \"").nth(1)) {
+                let target = import.trim_end_matches("\";");
+                let module = target
+                    .strip_prefix("./score/")
+                    .or_else(|| target.strip_prefix("./"))
+                    .and_then(|m| m.strip_suffix(".js"))
+                    .unwrap_or(target);
+                assert!(
+                    served.iter().any(|s| s == module),
+                    "{name}.js imports {target}, which is not served"
+                );
+            }
+        }
+    }
 }
