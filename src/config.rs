@@ -45,7 +45,7 @@ impl fmt::Debug for Secret {
 /// Flags of `serve`; each also reads an environment variable.
 #[derive(Args, Debug, Clone, Default)]
 pub struct ServeArgs {
-    /// Optional TOML file with any of: bind, data_dir, database_url, log_format, session_key, demo, trust_proxy, webhooks_allow_private, api_rate_limit, token_rate_limit, backup_keep, backup_every_hours, metrics_token.
+    /// Optional TOML file with any of: bind, data_dir, database_url, log_format, session_key, demo, trust_proxy, webhooks_allow_private, api_rate_limit, token_rate_limit, backup_keep, backup_every_hours, metrics_token, cache_mb.
     #[arg(long, env = "MAHJONG_CONFIG", value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// Address to listen on [default: 127.0.0.1:8080].
@@ -100,6 +100,10 @@ pub struct ServeArgs {
         value_name = "TOKEN"
     )]
     pub metrics_token: Option<String>,
+    /// Megabytes this process's caches (standings, game logs, compiled cards) may hold together,
+    /// however many leagues are read [default: 256; 16 to 65536].
+    #[arg(long, env = "MAHJONG_CACHE_MB", value_name = "MB")]
+    pub cache_mb: Option<u32>,
 }
 
 #[derive(Deserialize, Default)]
@@ -118,6 +122,7 @@ struct FileConfig {
     backup_keep: Option<u32>,
     backup_every_hours: Option<u32>,
     metrics_token: Option<Secret>,
+    cache_mb: Option<u32>,
 }
 
 /// The settings the service runs with.
@@ -143,6 +148,8 @@ pub struct Settings {
     pub backup_every_hours: u32,
     /// What a scraper elsewhere sends to read `/metrics`.
     pub metrics_token: Option<Secret>,
+    /// Megabytes the caches may hold together.
+    pub cache_mb: u32,
 }
 
 /// Default number of backups kept.
@@ -213,6 +220,11 @@ impl Settings {
                     anyhow::bail!("the metrics token must be at least 16 characters long")
                 }
                 t => t,
+            },
+            cache_mb: match args.cache_mb.or(file.cache_mb) {
+                None => crate::live::CacheBudget::DEFAULT_MB as u32,
+                Some(mb @ 16..=65536) => mb,
+                Some(mb) => anyhow::bail!("--cache-mb must be 16 to 65536 megabytes, not {mb}"),
             },
         })
     }

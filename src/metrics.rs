@@ -23,6 +23,8 @@ pub struct Metrics {
     pub webhook_outbox_pending: IntGauge,
     /// Connections of each pool (`requests`, `game_entry`) by state (`idle`, `in_use`).
     pub db_pool_connections: IntGaugeVec,
+    /// What each cache holds (estimated bytes), within `--cache-mb`.
+    pub cache_bytes: IntGaugeVec,
 }
 
 impl Default for Metrics {
@@ -77,6 +79,14 @@ impl Default for Metrics {
             &["pool", "state"],
         )
         .expect("a valid metric");
+        let cache_bytes = IntGaugeVec::new(
+            Opts::new(
+                "mahjong_cache_bytes",
+                "Memory this instance's caches hold (estimated bytes), by cache",
+            ),
+            &["cache"],
+        )
+        .expect("a valid metric");
         for c in [
             Box::new(http_requests.clone()) as Box<dyn prometheus::core::Collector>,
             Box::new(http_duration.clone()),
@@ -85,6 +95,7 @@ impl Default for Metrics {
             Box::new(event_streams_open.clone()),
             Box::new(webhook_outbox_pending.clone()),
             Box::new(db_pool_connections.clone()),
+            Box::new(cache_bytes.clone()),
         ] {
             registry.register(c).expect("each metric registered once");
         }
@@ -100,6 +111,7 @@ impl Default for Metrics {
             event_streams_open,
             webhook_outbox_pending,
             db_pool_connections,
+            cache_bytes,
         }
     }
 }

@@ -9,8 +9,8 @@ use sqlx::PgPool;
 use crate::auth::Keys;
 use crate::auth::limits::Limits;
 pub use crate::live::{
-    Cached, CardCache, EVENTS_PAGE, EntryLane, Freshness, GameLog, GameLogs, Grants, HeldLines,
-    Hub, MAX_STREAMS, Pushed, StandingsCache, Subscription, Unheard,
+    CacheBudget, Cached, CardCache, EVENTS_PAGE, EntryLane, Freshness, GameLog, GameLogs, Grants,
+    HeldLines, Hub, MAX_STREAMS, Pushed, StandingsCache, Subscription, Unheard,
 };
 
 pub struct AppState {
@@ -59,6 +59,13 @@ impl AppState {
     /// token (0: none).
     pub fn set_api_limits(&mut self, per_address: u32, per_token: u32) {
         self.limits.api = crate::auth::limits::ApiLimits::new(per_address, per_token);
+    }
+
+    /// The caches' memory: at most `budget` together.
+    pub fn set_cache_budget(&mut self, budget: CacheBudget) {
+        self.cards = CardCache::with_budget(budget.cards as usize);
+        self.standings = StandingsCache::with_budget(&budget);
+        self.game_logs = GameLogs::with_budget(&budget);
     }
 
     /// The connections new games are entered on: the lane's when there is one.

@@ -103,6 +103,10 @@ async fn metrics_move_as_the_service_is_used() {
     };
     assert_eq!(reads(&after) - reads(&before), 2.0);
     assert!(sample(&after, "mahjong_standings_cache_total{result=\"miss\"}") >= 1.0);
+    // The standings read is kept, and what it takes is counted within the budget.
+    let kept = sample(&after, "mahjong_cache_bytes{cache=\"standings_bodies\"}");
+    assert!(kept > 0.0 && kept <= 256.0 * 1024.0 * 1024.0, "{after}");
+    assert!(sample(&after, "mahjong_cache_bytes{cache=\"standings_rows\"}") > 0.0);
     // A route nobody has is one series, not one per path.
     app.get("/no/such/page/12345").await;
     let text = scrape(&app).await;

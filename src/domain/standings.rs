@@ -139,7 +139,9 @@ struct Computed {
 async fn compute(state: &AppState, league: &League) -> Result<Computed> {
     let flight = state.standings.flight(league.id);
     let mut held = flight.lock().await;
-    compute_held(state, league.id, &mut held, None).await
+    let computed = compute_held(state, league.id, &mut held, None).await;
+    state.standings.weigh(league.id, &held);
+    computed
 }
 
 /// The league's rows changed after a revision, with the state they were read at: read from the
@@ -442,6 +444,7 @@ async fn render(
     read: Changes,
 ) -> Result<(Arc<Vec<u8>>, String)> {
     let computed = compute_held(state, league_id, held, Some(read)).await?;
+    state.standings.weigh(league_id, held);
     let view = StandingsView {
         league: league_id,
         board: computed.league.board.clone(),

@@ -89,6 +89,17 @@ pub async fn metrics(
                 .set((size - idle).max(0));
         }
     }
+    let (bodies, rows) = state.standings.bytes();
+    for (name, bytes) in [
+        ("standings_bodies", bodies),
+        ("standings_rows", rows),
+        ("game_logs", state.game_logs.usage().1),
+        ("cards", state.cards.usage().1 as u64),
+    ] {
+        m.cache_bytes
+            .with_label_values(&[name])
+            .set(i64::try_from(bytes).unwrap_or(i64::MAX));
+    }
     // The outbox is the database's: a scrape while it is away still answers the rest.
     match crate::domain::webhooks::outbox_pending(&state).await {
         Ok(n) => m.webhook_outbox_pending.set(n),

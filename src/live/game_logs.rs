@@ -5,11 +5,25 @@ use std::sync::{Arc, Mutex};
 
 /// Leagues' counted games as (game, player, score) rows in standings order, kept in memory for
 /// head-to-head among many tied players: read from the database only past the last game seen,
-/// and whole again after a correction. At most `MAX` leagues are kept (about 10 MB each for a
-/// league of 100,000 games); a league not in use is dropped first.
-#[derive(Default)]
+/// and whole again after a correction. At most `MAX` leagues are kept, within the memory the
+/// budget gives them (about 10 MB for a league of 100,000 games); when another is needed the
+/// least lately used that no request holds goes first.
 pub struct GameLogs {
-    logs: Mutex<HashMap<i64, Arc<tokio::sync::Mutex<GameLog>>>>,
+    logs: Mutex<Logs>,
+    max_bytes: u64,
+}
+
+#[derive(Default)]
+struct Logs {
+    /// Each league's log and when it was last asked for (a tick of `clock`).
+    map: HashMap<i64, (Arc<tokio::sync::Mutex<GameLog>>, u64)>,
+    clock: u64,
+}
+
+impl Default for GameLogs {
+    fn default() -> Self {
+        GameLogs::with_budget(&super::CacheBudget::default())
+    }
 }
 
 /// One league's log: the rows as (game, player number, score), the players by number, the last
@@ -63,26 +77,66 @@ impl GameLog {
     }
 }
 
+impl GameLog {
+    /// About what the log takes in memory.
+    pub fn bytes(&self) -> u64 {
+        (self.rows.capacity() * std::mem::size_of::<(i64, u32, i64)>()
+            + self.players.capacity() * 8
+            + self.numbers.capacity() * 24) as u64
+    }
+}
+
 impl GameLogs {
     const MAX: usize = 8;
 
-    pub fn log(&self, league: i64) -> Arc<tokio::sync::Mutex<GameLog>> {
-        match self.logs.lock() {
-            Ok(mut map) => {
-                if !map.contains_key(&league) && map.len() >= Self::MAX {
-                    let idle: Vec<i64> = map
-                        .iter()
-                        .filter(|(_, l)| Arc::strong_count(l) == 1)
-                        .map(|(k, _)| *k)
-                        .collect();
-                    for k in idle.into_iter().take(map.len() + 1 - Self::MAX) {
-                        map.remove(&k);
-                    }
-                }
-                map.entry(league).or_default().clone()
-            }
-            Err(_) => Arc::default(),
+    pub fn with_budget(budget: &super::CacheBudget) -> GameLogs {
+        GameLogs {
+            logs: Mutex::default(),
+            max_bytes: budget.game_logs,
         }
+    }
+
+    pub fn log(&self, league: i64) -> Arc<tokio::sync::Mutex<GameLog>> {
+        let Ok(mut logs) = self.logs.lock() else {
+            return Arc::default();
+        };
+        logs.clock += 1;
+        let now = logs.clock;
+        if let Some((log, used)) = logs.map.get_mut(&league) {
+            *used = now;
+            return log.clone();
+        }
+        // Logs no request holds, least lately used first, with what each takes.
+        let mut idle: Vec<(u64, i64, u64)> = logs
+            .map
+            .iter()
+            .filter(|(_, (l, _))| Arc::strong_count(l) == 1)
+            .filter_map(|(k, (l, used))| l.try_lock().ok().map(|g| (*used, *k, g.bytes())))
+            .collect();
+        idle.sort_unstable();
+        let mut bytes: u64 = idle.iter().map(|(_, _, b)| b).sum();
+        for (_, victim, size) in idle {
+            if logs.map.len() < Self::MAX && bytes <= self.max_bytes {
+                break;
+            }
+            logs.map.remove(&victim);
+            bytes -= size;
+        }
+        let log: Arc<tokio::sync::Mutex<GameLog>> = Arc::default();
+        logs.map.insert(league, (log.clone(), now));
+        log
+    }
+
+    /// The leagues kept and what their logs take (those no request holds now).
+    pub fn usage(&self) -> (usize, u64) {
+        self.logs.lock().map_or((0, 0), |logs| {
+            let bytes = logs
+                .map
+                .values()
+                .filter_map(|(l, _)| l.try_lock().ok().map(|g| g.bytes()))
+                .sum();
+            (logs.map.len(), bytes)
+        })
     }
 }
 
@@ -125,5 +179,36 @@ mod tests {
         assert_eq!(a, b);
         assert_eq!(a.get(&1), Some(&-5));
         assert_eq!(a.get(&2), Some(&9));
+    }
+
+    #[test]
+    fn game_logs_stay_within_their_budget_and_the_least_used_go_first() {
+        // Room for about three logs of 10,000 rows.
+        let one = {
+            let mut log = GameLog::default();
+            log.clear();
+            log.extend((0..10_000).map(|g| (g, g, g % 40, 5)).collect());
+            log.bytes()
+        };
+        let budget = super::super::CacheBudget {
+            game_logs: one * 3 + one / 2,
+            ..Default::default()
+        };
+        let logs = GameLogs::with_budget(&budget);
+        for league in 1..=6 {
+            let log = logs.log(league);
+            let mut log = log.try_lock().unwrap();
+            log.clear();
+            log.extend((0..10_000).map(|g| (g, g, g % 40, 5)).collect());
+            drop(log);
+            // League 1 is read again each time: it is never the least lately used.
+            drop(logs.log(1));
+            let (_, bytes) = logs.usage();
+            assert!(bytes <= budget.game_logs + one, "{bytes} bytes kept");
+        }
+        let (count, _) = logs.usage();
+        assert!(count <= 4, "{count} logs kept");
+        let kept = logs.logs.lock().unwrap().map.contains_key(&1);
+        assert!(kept, "the league read every time stays");
     }
 }

@@ -4,6 +4,7 @@
 //! held per league, the freshness stamps, the event hub, the game logs for head-to-head, the
 //! token grants and compiled cards — and game entry's lane.
 
+pub mod budget;
 pub mod cards;
 pub mod entry;
 pub mod freshness;
@@ -12,6 +13,7 @@ pub mod grants;
 pub mod hub;
 pub mod standings;
 
+pub use budget::CacheBudget;
 pub use cards::CardCache;
 pub use entry::EntryLane;
 pub use freshness::{Freshness, Unheard};

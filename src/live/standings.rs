@@ -3,7 +3,11 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
 
+use quick_cache::Weighter;
+use quick_cache::sync::Cache;
 use tokio::sync::Semaphore;
+
+use super::CacheBudget;
 
 use crate::storage::leagues::League;
 
@@ -12,16 +16,64 @@ use crate::storage::leagues::League;
 /// only if it was computed at the revision the request read, or a later one: safe with several
 /// processes. One computation per league runs at a time in a process; readers arriving
 /// meanwhile wait for it and take its body instead of computing the same standings again.
-#[derive(Default)]
+///
+/// The bodies and the rows held per league are bounded by the memory they take (`CacheBudget`),
+/// however many leagues are read: the least used go first (a league dropped is read from the
+/// database again on its next read).
 pub struct StandingsCache {
-    bodies: Mutex<HashMap<i64, Cached>>,
-    flights: Mutex<HashMap<i64, Arc<tokio::sync::Mutex<HeldLines>>>>,
+    bodies: Cache<i64, Cached, BodyBytes>,
+    flights: Cache<i64, Flight, FlightBytes>,
     entries: Mutex<HashMap<i64, Arc<Semaphore>>>,
     /// The rows this process's new games changed, by league and standings revision, until a
     /// read takes them into the league's held rows.
-    pushed: Mutex<HashMap<i64, BTreeMap<i64, Pushed>>>,
+    pushed: Mutex<PushedRows>,
+    /// The most rows `pushed` keeps in all.
+    pushed_max_rows: usize,
     /// Leagues whose ratings this process is replaying after a correction.
     pub replays: Arc<Mutex<std::collections::HashSet<i64>>>,
+}
+
+#[derive(Default)]
+struct PushedRows {
+    leagues: HashMap<i64, BTreeMap<i64, Pushed>>,
+    rows: usize,
+}
+
+/// A league's held rows and the memory they took when last weighed.
+#[derive(Clone)]
+struct Flight {
+    lines: Arc<tokio::sync::Mutex<HeldLines>>,
+    bytes: u64,
+}
+
+/// The memory a kept body takes: its bytes, its tag and the league it was read with.
+#[derive(Clone)]
+struct BodyBytes;
+
+impl Weighter<i64, Cached> for BodyBytes {
+    fn weight(&self, _: &i64, c: &Cached) -> u64 {
+        (c.body.len() + c.tag.len() + LEAGUE_BYTES) as u64
+    }
+}
+
+#[derive(Clone)]
+struct FlightBytes;
+
+impl Weighter<i64, Flight> for FlightBytes {
+    fn weight(&self, _: &i64, f: &Flight) -> u64 {
+        f.bytes
+    }
+}
+
+/// About what a league's row takes in memory (its name, settings and board).
+const LEAGUE_BYTES: usize = 1024;
+/// About what one held standings row takes (totals, rating, the map's own share).
+const ROW_BYTES: usize = 160;
+
+impl Default for StandingsCache {
+    fn default() -> Self {
+        StandingsCache::with_budget(&CacheBudget::default())
+    }
 }
 
 /// A league's standings rows as this process holds them, brought up to date by reading only the
@@ -49,6 +101,7 @@ pub struct Pushed {
 }
 
 /// One league's standings body as kept.
+#[derive(Clone)]
 pub struct Cached {
     /// The revision it was computed at.
     pub revision: i64,
@@ -70,12 +123,29 @@ impl StandingsCache {
     /// leave the most time to standings reads).
     const ENTRY_SLOTS: usize = 2;
 
+    /// A cache within `budget`'s shares for standings.
+    pub fn with_budget(budget: &CacheBudget) -> StandingsCache {
+        StandingsCache {
+            bodies: Cache::with_weighter(1024, budget.standings_bodies, BodyBytes),
+            flights: Cache::with_weighter(1024, budget.standings_rows, FlightBytes),
+            entries: Mutex::default(),
+            pushed: Mutex::default(),
+            pushed_max_rows: (budget.pushed_rows / ROW_BYTES as u64) as usize,
+            replays: Arc::default(),
+        }
+    }
+
+    /// What the bodies and the held rows take now (estimated bytes): (bodies, rows).
+    pub fn bytes(&self) -> (u64, u64) {
+        (self.bodies.weight(), self.flights.weight())
+    }
+
     /// The body computed at `revision` or later.
     pub fn get(&self, league: i64, revision: i64) -> Option<(Arc<Vec<u8>>, String)> {
-        let map = self.bodies.lock().ok()?;
-        map.get(&league)
+        self.bodies
+            .get(&league)
             .filter(|c| c.revision >= revision)
-            .map(|c| (c.body.clone(), c.tag.clone()))
+            .map(|c| (c.body, c.tag))
     }
 
     /// The body computed at `revision` or later, if the league was read under `stamp` (still
@@ -87,54 +157,57 @@ impl StandingsCache {
         stamp: u64,
         admitted: impl Fn(&League) -> bool,
     ) -> Option<(Arc<Vec<u8>>, String)> {
-        let map = self.bodies.lock().ok()?;
-        map.get(&league)
+        self.bodies
+            .get(&league)
             .filter(|c| c.revision >= revision && c.stamp == Some(stamp) && admitted(&c.league))
-            .map(|c| (c.body.clone(), c.tag.clone()))
+            .map(|c| (c.body, c.tag))
     }
 
     /// The league was read again at `revision` under `stamp`: the body kept for that revision may
     /// be answered from memory under that stamp.
     pub fn restamp(&self, league: i64, revision: i64, stamp: u64, read: &Arc<League>) {
-        if let Ok(mut map) = self.bodies.lock()
-            && let Some(c) = map.get_mut(&league)
+        if let Some(mut c) = self.bodies.peek(&league)
             && c.revision == revision
         {
             c.stamp = Some(stamp);
             c.league = read.clone();
+            self.bodies.insert(league, c);
         }
     }
 
     /// The revision of the league's latest body, if there is one.
     pub fn revision(&self, league: i64) -> Option<i64> {
-        self.bodies.lock().ok()?.get(&league).map(|c| c.revision)
+        self.bodies.peek(&league).map(|c| c.revision)
     }
 
     pub fn put(&self, league: i64, cached: Cached) {
-        if let Ok(mut map) = self.bodies.lock() {
-            if map.len() > Self::MAX {
-                map.clear();
-            }
-            if map
-                .get(&league)
-                .is_none_or(|c| c.revision <= cached.revision)
-            {
-                map.insert(league, cached);
-            }
+        if self
+            .bodies
+            .peek(&league)
+            .is_none_or(|c| c.revision <= cached.revision)
+        {
+            self.bodies.insert(league, cached);
         }
     }
 
-    /// Keeps what a new game of this process changed, counted at `revision`.
+    /// Keeps what a new game of this process changed, counted at `revision`. Past the rows the
+    /// budget allows, every league's are dropped (a read then takes its rows from the database).
     pub fn push(&self, league: i64, revision: i64, pushed: Pushed) {
-        if let Ok(mut map) = self.pushed.lock() {
-            if map.len() > Self::MAX && !map.contains_key(&league) {
-                map.clear();
+        if let Ok(mut held) = self.pushed.lock() {
+            let added = pushed.rows.len().max(1);
+            if held.rows + added > self.pushed_max_rows
+                || (held.leagues.len() > Self::MAX && !held.leagues.contains_key(&league))
+            {
+                *held = PushedRows::default();
             }
-            let queue = map.entry(league).or_default();
+            held.rows += added;
+            let queue = held.leagues.entry(league).or_default();
             queue.insert(revision, pushed);
+            let mut dropped = 0;
             while queue.len() > Self::PUSHED {
-                queue.pop_first();
+                dropped += queue.pop_first().map_or(0, |(_, p)| p.rows.len().max(1));
             }
+            held.rows -= dropped;
         }
     }
 
@@ -146,8 +219,10 @@ impl StandingsCache {
         league: i64,
         from: i64,
     ) -> Option<(i64, bool, Vec<crate::storage::totals::CountedRow>)> {
-        let mut map = self.pushed.lock().ok()?;
-        let queue = map.get_mut(&league)?;
+        let mut held = self.pushed.lock().ok()?;
+        let held = &mut *held;
+        let queue = held.leagues.get_mut(&league)?;
+        let before: usize = queue.values().map(|p| p.rows.len().max(1)).sum();
         *queue = queue.split_off(&(from + 1));
         let mut reached = from;
         let mut updating = false;
@@ -159,6 +234,11 @@ impl StandingsCache {
                 rows.insert(row.player_id, row);
             }
         }
+        let after: usize = queue.values().map(|p| p.rows.len().max(1)).sum();
+        if queue.is_empty() {
+            held.leagues.remove(&league);
+        }
+        held.rows = held.rows.saturating_sub(before - after);
         (reached > from).then(|| (reached, updating, rows.into_values().collect()))
     }
 
@@ -185,17 +265,40 @@ impl StandingsCache {
     }
 
     /// The lock that lets one request at a time compute the league's standings, over the rows
-    /// this process holds for it.
+    /// this process holds for it (weighed by `weigh` once brought up to date).
     pub fn flight(&self, league: i64) -> Arc<tokio::sync::Mutex<HeldLines>> {
-        match self.flights.lock() {
-            Ok(mut map) => {
-                if map.len() > Self::MAX {
-                    map.retain(|_, m| Arc::strong_count(m) > 1);
-                }
-                map.entry(league).or_default().clone()
-            }
-            Err(_) => Arc::default(),
+        if let Some(f) = self.flights.get(&league) {
+            return f.lines;
         }
+        let lines: Arc<tokio::sync::Mutex<HeldLines>> = Arc::default();
+        self.flights.insert(
+            league,
+            Flight {
+                lines: lines.clone(),
+                bytes: LEAGUE_BYTES as u64,
+            },
+        );
+        lines
+    }
+
+    /// The league's held rows were brought up to date: what they take now counts in the budget.
+    pub fn weigh(&self, league: i64, held: &HeldLines) {
+        if let Some(f) = self.flights.peek(&league) {
+            let bytes = Self::held_bytes(held);
+            if bytes != f.bytes {
+                self.flights.insert(
+                    league,
+                    Flight {
+                        lines: f.lines,
+                        bytes,
+                    },
+                );
+            }
+        }
+    }
+
+    fn held_bytes(held: &HeldLines) -> u64 {
+        (LEAGUE_BYTES + held.rows.capacity() * ROW_BYTES) as u64
     }
 }
 
@@ -231,5 +334,109 @@ mod tests {
         assert_eq!(rows, vec![row(1, 2), row(2, 1)], "the later row wins");
         assert!(cache.take_pushed(7, 12).is_none(), "13 is missing");
         assert_eq!(cache.take_pushed(7, 13).map(|t| t.0), Some(14));
+    }
+
+    fn league(id: i64) -> Arc<League> {
+        Arc::new(League {
+            id,
+            club_id: 1,
+            name: format!("League {id}"),
+            card_id: None,
+            builtin_card: Some("demo-2026".into()),
+            ruleset: serde_json::json!("nmjl-money"),
+            games_per_table: 4,
+            visibility: "public".into(),
+            board: "total".into(),
+            min_games: 0,
+            starts_on: None,
+            ends_on: None,
+            kind: "league".into(),
+            best_per_night: 2,
+            drop_worst_nights: 0,
+            place: None,
+            sanctioning_number: None,
+            previous_id: None,
+            next_id: None,
+            carried_in: false,
+            created_at: chrono::Utc::now(),
+            revision: 1,
+        })
+    }
+
+    #[test]
+    fn standings_kept_stay_within_the_budget_however_many_leagues_are_read() {
+        let budget = CacheBudget::of_megabytes(16);
+        let cache = StandingsCache::with_budget(&budget);
+        // 2,000 leagues' bodies of 50 kB each (100 MB) through a 6 MB share.
+        for id in 1..=2000 {
+            cache.put(
+                id,
+                Cached {
+                    revision: 1,
+                    body: Arc::new(vec![b' '; 50_000]),
+                    tag: "\"t\"".into(),
+                    stamp: None,
+                    league: league(id),
+                },
+            );
+            // Held rows of 200 players each.
+            let flight = cache.flight(id);
+            let mut held = flight.try_lock().unwrap();
+            held.rows.reserve(200);
+            cache.weigh(id, &held);
+            let (bodies, rows) = cache.bytes();
+            assert!(
+                bodies <= budget.standings_bodies,
+                "{bodies} bytes of bodies"
+            );
+            assert!(rows <= budget.standings_rows, "{rows} bytes of held rows");
+        }
+        assert!(cache.get(2000, 1).is_some(), "the body just kept is there");
+        let kept = (1..=2000).filter(|id| cache.get(*id, 1).is_some()).count();
+        assert!(kept < 130, "{kept} bodies of 50 kB kept in 6 MB");
+        let (bodies, _) = cache.bytes();
+        assert!(
+            bodies > budget.standings_bodies / 2,
+            "the share is used: {bodies}"
+        );
+    }
+
+    #[test]
+    fn pushed_rows_stay_within_the_budget() {
+        use crate::storage::totals::CountedRow;
+        let budget = CacheBudget::of_megabytes(16);
+        let cache = StandingsCache::with_budget(&budget);
+        let rows = |n: i64| {
+            (0..n)
+                .map(|player_id| CountedRow {
+                    player_id,
+                    games: 1,
+                    wins: 0,
+                    points: 0,
+                    self_picks: 0,
+                    jokerless_wins: 0,
+                    deal_ins: 0,
+                    dead_hands: 0,
+                    wall_games: 0,
+                    mu: None,
+                    sigma: None,
+                })
+                .collect::<Vec<_>>()
+        };
+        for league in 0..5_000 {
+            for revision in 1..=4 {
+                let pushed = Pushed {
+                    updating: false,
+                    rows: rows(4),
+                };
+                cache.push(league, revision, pushed);
+            }
+            let held = cache.pushed.lock().unwrap().rows;
+            assert!(held <= cache.pushed_max_rows, "{held} rows");
+        }
+        // Taking a league's rows gives back their count.
+        let before = cache.pushed.lock().unwrap().rows;
+        assert_eq!(cache.take_pushed(4_999, 0).map(|t| t.0), Some(4));
+        assert_eq!(cache.pushed.lock().unwrap().rows, before - 16);
     }
 }
