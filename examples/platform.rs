@@ -1,0 +1,443 @@
+//! Load client for `scripts/bench-platform.sh`: many clubs' leagues on several instances of the
+//! service sharing one PostgreSQL.
+//!
+//! `--cold`: reads each league of `--leagues` once (as after a restart: nothing in memory),
+//! `--readers` at a time, spread over the instances, and prints the latencies.
+//!
+//! Otherwise a mixed load: `--streams` event streams opened on the leagues that get games
+//! (spread over the instances), `--readers` clients reading the standings of random leagues
+//! of `--leagues` on random instances, and the games of `--games` (lines "table winner league
+//! token", a table's games in order) sent at `--rate` a second to the instances in turn, as
+//! one scorer per table sends them. Without `--games` the readers run for `--seconds`. Prints
+//! reads, submissions (p50, p99, max) and how long after its answer each game reached the
+//! streams of its league.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+#[derive(Default)]
+struct Args {
+    urls: Vec<String>,
+    leagues: String,
+    games: Option<String>,
+    rate: f64,
+    readers: usize,
+    seconds: u64,
+    streams: usize,
+    cold: bool,
+}
+
+fn args() -> Args {
+    let mut a = Args {
+        rate: 100.0,
+        readers: 8,
+        seconds: 30,
+        ..Args::default()
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(flag) = it.next() {
+        if flag == "--cold" {
+            a.cold = true;
+            continue;
+        }
+        let value = it.next().unwrap_or_default();
+        match flag.as_str() {
+            "--urls" => a.urls = value.split(',').map(str::to_string).collect(),
+            "--leagues" => a.leagues = value,
+            "--games" => a.games = Some(value),
+            "--rate" => a.rate = value.parse().expect("--rate: games a second"),
+            "--readers" => a.readers = value.parse().expect("--readers: a count"),
+            "--seconds" => a.seconds = value.parse().expect("--seconds: a count"),
+            "--streams" => a.streams = value.parse().expect("--streams: a count"),
+            other => panic!("unknown flag {other}"),
+        }
+    }
+    assert!(!a.urls.is_empty(), "--urls: the instances, comma-separated");
+    a
+}
+
+/// The value below which a share `p` of the sorted `ms` lie.
+fn at(ms: &[f64], p: f64) -> f64 {
+    ms.get(((ms.len() as f64 * p) as usize).min(ms.len().saturating_sub(1)))
+        .copied()
+        .unwrap_or(0.0)
+}
+
+fn percentiles(what: &str, mut ms: Vec<f64>, errors: usize, elapsed: Duration) {
+    ms.sort_by(f64::total_cmp);
+    println!(
+        "{what}: {} answered, {errors} errors, {:.0}/s, p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms",
+        ms.len(),
+        ms.len() as f64 / elapsed.as_secs_f64(),
+        at(&ms, 0.5),
+        at(&ms, 0.99),
+        ms.last().copied().unwrap_or(0.0)
+    );
+}
+
+/// Small xorshift: which league and instance a reader asks next (no dependency for it).
+struct Pick(u64);
+
+impl Pick {
+    fn below(&mut self, n: usize) -> usize {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 % n as u64) as usize
+    }
+}
+
+struct Game {
+    table: i64,
+    winner: i64,
+    league: i64,
+    token: String,
+    number: i32,
+}
+
+fn read_games(path: &str) -> Vec<Game> {
+    let mut numbers = HashMap::<i64, i32>::new();
+    std::fs::read_to_string(path)
+        .expect("the games file")
+        .lines()
+        .filter_map(|l| {
+            let mut p = l.split_whitespace();
+            let table = p.next()?.parse().ok()?;
+            let winner = p.next()?.parse().ok()?;
+            let league = p.next()?.parse().ok()?;
+            let token = p.next()?.to_string();
+            let number = numbers.entry(table).or_insert(0);
+            *number += 1;
+            Some(Game {
+                table,
+                winner,
+                league,
+                token,
+                number: *number,
+            })
+        })
+        .collect()
+}
+
+/// When each game was answered, by game id.
+type Answered = Arc<Mutex<HashMap<i64, Instant>>>;
+
+/// Opens `n` streams on `leagues` in turn, over the instances in turn; each reads until `stop`
+/// and gives back each game it saw (its id) with when it arrived.
+async fn open_streams(
+    a: &Args,
+    leagues: &[i64],
+    stop: Arc<AtomicBool>,
+) -> Vec<tokio::task::JoinHandle<Vec<(i64, Instant)>>> {
+    let client = reqwest::Client::builder()
+        .pool_max_idle_per_host(0)
+        .build()
+        .unwrap();
+    let mut streams = Vec::new();
+    for n in 0..a.streams {
+        let league = leagues[n % leagues.len()];
+        let url = &a.urls[(n / leagues.len()) % a.urls.len()];
+        let mut res = client
+            .get(format!("{url}/api/v1/leagues/{league}/events"))
+            .send()
+            .await
+            .expect("a stream opens");
+        assert!(res.status().is_success(), "stream {n}: {}", res.status());
+        let stop = stop.clone();
+        streams.push(tokio::spawn(async move {
+            let (mut seen, mut buffer) = (Vec::new(), String::new());
+            while !stop.load(Ordering::Relaxed) {
+                let chunk =
+                    match tokio::time::timeout(Duration::from_millis(500), res.chunk()).await {
+                        Ok(Ok(Some(c))) => c,
+                        Ok(_) => break,
+                        Err(_) => continue,
+                    };
+                let now = Instant::now();
+                buffer.push_str(&String::from_utf8_lossy(&chunk));
+                while let Some(end) = buffer.find("\n\n") {
+                    let block: String = buffer.drain(..end + 2).collect();
+                    if !block.contains("event: game.recorded") {
+                        continue;
+                    }
+                    let id = block
+                        .lines()
+                        .find_map(|l| l.strip_prefix("data: "))
+                        .and_then(|d| serde_json::from_str::<serde_json::Value>(d).ok())
+                        .and_then(|v| v["data"]["id"].as_i64());
+                    seen.push((id.unwrap_or(-1), now));
+                }
+            }
+            seen
+        }));
+    }
+    streams
+}
+
+/// Each league read once, `readers` at a time.
+async fn cold(a: &Args, leagues: Vec<i64>) {
+    let client = reqwest::Client::new();
+    let next = Arc::new(AtomicUsize::new(0));
+    let leagues = Arc::new(leagues);
+    let errors = Arc::new(AtomicUsize::new(0));
+    let start = Instant::now();
+    let mut tasks = Vec::new();
+    for _ in 0..a.readers {
+        let (client, next, leagues, errors, urls) = (
+            client.clone(),
+            next.clone(),
+            leagues.clone(),
+            errors.clone(),
+            a.urls.clone(),
+        );
+        tasks.push(tokio::spawn(async move {
+            let mut ms = Vec::new();
+            loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(league) = leagues.get(i) else { break };
+                let url = format!("{}/api/v1/leagues/{league}/standings", urls[i % urls.len()]);
+                let t = Instant::now();
+                match client.get(&url).send().await {
+                    Ok(r) if r.status().is_success() => {
+                        let _ = r.bytes().await;
+                        ms.push(t.elapsed().as_secs_f64() * 1e3);
+                    }
+                    _ => {
+                        errors.fetch_add(1, Ordering::Relaxed);
+                    }
+                }
+            }
+            ms
+        }));
+    }
+    let mut all = Vec::new();
+    for t in tasks {
+        all.extend(t.await.unwrap());
+    }
+    percentiles(
+        "standings, each league's first read",
+        all,
+        errors.load(Ordering::Relaxed),
+        start.elapsed(),
+    );
+}
+
+#[tokio::main]
+async fn main() {
+    let a = args();
+    let leagues: Vec<i64> = std::fs::read_to_string(&a.leagues)
+        .expect("the leagues file")
+        .lines()
+        .filter_map(|l| l.trim().parse().ok())
+        .collect();
+    assert!(!leagues.is_empty(), "no leagues in {}", a.leagues);
+    if a.cold {
+        return cold(&a, leagues).await;
+    }
+    let games = a.games.as_deref().map(read_games).unwrap_or_default();
+    let mut playing: Vec<i64> = games.iter().map(|g| g.league).collect();
+    playing.sort_unstable();
+    playing.dedup();
+
+    let answered: Answered = Arc::default();
+    let stop_streams = Arc::new(AtomicBool::new(false));
+    let streams = if a.streams > 0 && !playing.is_empty() {
+        open_streams(&a, &playing, stop_streams.clone()).await
+    } else {
+        Vec::new()
+    };
+    if !streams.is_empty() {
+        println!(
+            "{} event streams open on {} leagues over {} instances",
+            streams.len(),
+            playing.len(),
+            a.urls.len()
+        );
+    }
+
+    let client = reqwest::Client::builder()
+        .pool_max_idle_per_host(a.readers.max(64))
+        .build()
+        .unwrap();
+    let start = Instant::now();
+    let writing = Arc::new(AtomicBool::new(!games.is_empty()));
+    let deadline = start + Duration::from_secs(a.seconds);
+    let read_errors = Arc::new(AtomicUsize::new(0));
+    let leagues = Arc::new(leagues);
+    let mut readers = Vec::new();
+    for r in 0..a.readers {
+        let (client, urls, leagues, errors, writing) = (
+            client.clone(),
+            a.urls.clone(),
+            leagues.clone(),
+            read_errors.clone(),
+            writing.clone(),
+        );
+        let mixed = !games.is_empty();
+        readers.push(tokio::spawn(async move {
+            let mut pick = Pick(0x9E37_79B9_7F4A_7C15 ^ (r as u64 + 1) * 0x1000_0001);
+            let mut ms = Vec::new();
+            while if mixed {
+                writing.load(Ordering::Relaxed)
+            } else {
+                Instant::now() < deadline
+            } {
+                let league = leagues[pick.below(leagues.len())];
+                let url = format!(
+                    "{}/api/v1/leagues/{league}/standings",
+                    urls[pick.below(urls.len())]
+                );
+                let t = Instant::now();
+                match client.get(&url).send().await {
+                    Ok(r) if r.status().is_success() => {
+                        let _ = r.bytes().await;
+                        ms.push(t.elapsed().as_secs_f64() * 1e3);
+                    }
+                    _ => {
+                        errors.fetch_add(1, Ordering::Relaxed);
+                    }
+                }
+            }
+            ms
+        }));
+    }
+
+    let mut writers = Vec::new();
+    let post_errors = Arc::new(AtomicUsize::new(0));
+    if !games.is_empty() {
+        let games = Arc::new(games);
+        let next = Arc::new(AtomicUsize::new(0));
+        let last_done = Arc::new(Mutex::new(HashMap::<i64, i32>::new()));
+        // Enough scorers that a game waits for its slot, not for a scorer.
+        let scorers = ((a.rate / 10.0).ceil() as usize).clamp(8, 256);
+        let began = Instant::now();
+        for _ in 0..scorers {
+            let (client, urls, games, next, answered, last_done, errors) = (
+                client.clone(),
+                a.urls.clone(),
+                games.clone(),
+                next.clone(),
+                answered.clone(),
+                last_done.clone(),
+                post_errors.clone(),
+            );
+            let rate = a.rate;
+            writers.push(tokio::spawn(async move {
+                let mut ms = Vec::new();
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(g) = games.get(i) else { break };
+                    if rate > 0.0 {
+                        let at = began + Duration::from_secs_f64(i as f64 / rate);
+                        tokio::time::sleep_until(at.into()).await;
+                    }
+                    let last = || {
+                        last_done
+                            .lock()
+                            .unwrap()
+                            .get(&g.table)
+                            .copied()
+                            .unwrap_or(0)
+                    };
+                    while last() < g.number - 1 {
+                        tokio::time::sleep(Duration::from_millis(1)).await;
+                    }
+                    let body = serde_json::json!({"outcome": "mahjong", "number": g.number,
+                        "winner": g.winner, "won_by": "self_pick",
+                        "hand": "F F 2B 2B J 2B 4C 4C 6C 6C 8B 8B J 8B"});
+                    let url = format!("{}/api/v1/tables/{}/games", urls[i % urls.len()], g.table);
+                    let t = Instant::now();
+                    match client
+                        .post(&url)
+                        .bearer_auth(&g.token)
+                        .json(&body)
+                        .send()
+                        .await
+                    {
+                        Ok(r) if r.status().as_u16() == 201 => {
+                            let done = Instant::now();
+                            let body = r.bytes().await.unwrap_or_default();
+                            ms.push(t.elapsed().as_secs_f64() * 1e3);
+                            if let Some(id) = serde_json::from_slice::<serde_json::Value>(&body)
+                                .ok()
+                                .and_then(|v| v["id"].as_i64())
+                            {
+                                answered.lock().unwrap().insert(id, done);
+                            }
+                        }
+                        Ok(r) => {
+                            if errors.fetch_add(1, Ordering::Relaxed) < 3 {
+                                eprintln!("{}: {}", r.status(), r.text().await.unwrap_or_default());
+                            }
+                        }
+                        Err(e) => {
+                            errors.fetch_add(1, Ordering::Relaxed);
+                            eprintln!("{e}");
+                        }
+                    }
+                    let mut done = last_done.lock().unwrap();
+                    let at = done.entry(g.table).or_insert(0);
+                    *at = (*at).max(g.number);
+                }
+                ms
+            }));
+        }
+    }
+    let mut posts = Vec::new();
+    for w in writers {
+        posts.extend(w.await.unwrap());
+    }
+    let elapsed = start.elapsed();
+    if !posts.is_empty() || post_errors.load(Ordering::Relaxed) > 0 {
+        percentiles(
+            "POST games",
+            posts,
+            post_errors.load(Ordering::Relaxed),
+            elapsed,
+        );
+    }
+    writing.store(false, Ordering::Relaxed);
+    let mut reads = Vec::new();
+    for r in readers {
+        reads.extend(r.await.unwrap());
+    }
+    if a.readers > 0 {
+        percentiles(
+            "standings of random leagues",
+            reads,
+            read_errors.load(Ordering::Relaxed),
+            start.elapsed(),
+        );
+    }
+    if !streams.is_empty() {
+        // Time for the last games to reach every stream.
+        tokio::time::sleep(Duration::from_secs(2)).await;
+        stop_streams.store(true, Ordering::Relaxed);
+        let answered = answered.lock().unwrap().clone();
+        let submitted = answered.len();
+        let (mut seen, mut lags) = (0usize, Vec::new());
+        for s in streams {
+            for (id, arrived) in s.await.unwrap() {
+                seen += 1;
+                // A game may reach a stream before its answer reaches the client: no lag.
+                if let Some(at) = answered.get(&id) {
+                    lags.push(arrived.saturating_duration_since(*at).as_secs_f64() * 1e3);
+                }
+            }
+        }
+        let expected = submitted * a.streams / playing.len().max(1);
+        println!(
+            "streams: {submitted} games answered; {seen} game events reached the streams ({expected} expected)"
+        );
+        lags.sort_by(f64::total_cmp);
+        println!(
+            "from answer to stream: {} events timed, p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms",
+            lags.len(),
+            at(&lags, 0.5),
+            at(&lags, 0.99),
+            lags.last().copied().unwrap_or(0.0)
+        );
+    }
+}
