@@ -277,7 +277,7 @@ async fn main() {
         );
         let mixed = !games.is_empty();
         readers.push(tokio::spawn(async move {
-            let mut pick = Pick(0x9E37_79B9_7F4A_7C15 ^ (r as u64 + 1) * 0x1000_0001);
+            let mut pick = Pick(0x9E37_79B9_7F4A_7C15 ^ ((r as u64 + 1) * 0x1000_0001));
             let mut ms = Vec::new();
             while if mixed {
                 writing.load(Ordering::Relaxed)
