@@ -96,15 +96,25 @@ async fn stylesheet() -> HttpResponse {
     file("text/css; charset=utf-8", STYLE)
 }
 
+/// The scoring screen's modules import one another: each is asked for again on every load
+/// (small; the service worker keeps them for offline), so after an upgrade a tablet never runs a
+/// new module beside an old one kept by its HTTP cache.
+fn module(body: &'static str) -> HttpResponse {
+    HttpResponse::Ok()
+        .content_type("text/javascript; charset=utf-8")
+        .insert_header(("Cache-Control", "no-cache"))
+        .body(body)
+}
+
 #[get("/static/score.js")]
 async fn score_js() -> HttpResponse {
-    file("text/javascript; charset=utf-8", SCORE_JS)
+    module(SCORE_JS)
 }
 
 #[get("/static/score/{name}.js")]
 async fn score_module(name: web::Path<String>) -> HttpResponse {
     match SCORE_MODULES.iter().find(|(n, _)| *n == name.as_str()) {
-        Some((_, body)) => file("text/javascript; charset=utf-8", body),
+        Some((_, body)) => module(body),
         None => HttpResponse::NotFound().finish(),
     }
 }
@@ -200,5 +210,31 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[actix_web::test]
+    async fn scoring_modules_are_served_as_javascript_and_asked_for_again() {
+        use actix_web::{App, test};
+        let app = test::init_service(App::new().service(score_js).service(score_module)).await;
+        for path in ["/static/score.js", "/static/score/queue.js"] {
+            let res =
+                test::call_service(&app, test::TestRequest::get().uri(path).to_request()).await;
+            assert_eq!(res.status(), 200, "{path}");
+            let h = res.headers();
+            assert_eq!(
+                h.get("content-type").unwrap(),
+                "text/javascript; charset=utf-8",
+                "{path}"
+            );
+            assert_eq!(h.get("cache-control").unwrap(), "no-cache", "{path}");
+        }
+        let res = test::call_service(
+            &app,
+            test::TestRequest::get()
+                .uri("/static/score/nope.js")
+                .to_request(),
+        )
+        .await;
+        assert_eq!(res.status(), 404);
     }
 }
