@@ -148,8 +148,8 @@ pub struct Settings {
     pub backup_every_hours: u32,
     /// What a scraper elsewhere sends to read `/metrics`.
     pub metrics_token: Option<Secret>,
-    /// Megabytes the caches may hold together.
-    pub cache_mb: u32,
+    /// Megabytes the caches may hold together (`None`: the caches' own default, 256).
+    pub cache_mb: Option<u32>,
 }
 
 /// Default number of backups kept.
@@ -222,8 +222,8 @@ impl Settings {
                 t => t,
             },
             cache_mb: match args.cache_mb.or(file.cache_mb) {
-                None => crate::live::CacheBudget::DEFAULT_MB as u32,
-                Some(mb @ 16..=65536) => mb,
+                None => None,
+                Some(mb @ 16..=65536) => Some(mb),
                 Some(mb) => anyhow::bail!("--cache-mb must be 16 to 65536 megabytes, not {mb}"),
             },
         })

@@ -15,6 +15,7 @@ use utoipa_swagger_ui::SwaggerUi;
 use crate::config::{ServeArgs, Settings};
 use crate::domain::{self, AppState};
 use crate::error::{self, AppError};
+use crate::state::CacheBudget;
 use crate::storage::{self, embedded::EmbeddedPostgres};
 
 /// A built server, bound to its port.
@@ -36,9 +37,9 @@ impl Application {
         let mut state = AppState::new(db, settings.session_key.expose());
         state.webhooks_allow_private = settings.webhooks_allow_private;
         state.set_api_limits(settings.api_rate_limit, settings.token_rate_limit);
-        state.set_cache_budget(crate::live::CacheBudget::of_megabytes(u64::from(
-            settings.cache_mb,
-        )));
+        state.set_cache_budget(settings.cache_mb.map_or_else(CacheBudget::default, |mb| {
+            CacheBudget::of_megabytes(mb.into())
+        }));
         state.entry =
             Some(crate::state::EntryLane::new(&state.db).context("starting the game entry lane")?);
         let entry_db = state.entry.as_ref().map(|lane| lane.db.clone());

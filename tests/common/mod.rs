@@ -113,7 +113,7 @@ fn serve_on(db: PgPool, own: PgPool, change: impl FnOnce(&mut Settings)) -> Test
         backup_keep: 0,
         backup_every_hours: 24,
         metrics_token: None,
-        cache_mb: 256,
+        cache_mb: None,
     };
     change(&mut settings);
     let app = Application::build(&settings, own).expect("build the app");
