@@ -77,7 +77,7 @@ fn run(mut cmd: Command, what: &str) -> anyhow::Result<()> {
 /// renamed, so a file named `out` is always whole. Answers its size in bytes.
 pub fn dump(url: &str, out: &Path) -> anyhow::Result<u64> {
     let (mut cmd, url) = tool("pg_dump", url)?;
-    let partial = out.with_extension("partial");
+    let partial = partial_of(out);
     cmd.args(["--format=custom", "--no-owner", "--no-privileges", "--file"])
         .arg(&partial)
         .arg("--dbname")
@@ -88,6 +88,15 @@ pub fn dump(url: &str, out: &Path) -> anyhow::Result<u64> {
     }
     std::fs::rename(&partial, out).with_context(|| format!("writing {}", out.display()))?;
     Ok(std::fs::metadata(out)?.len())
+}
+
+/// Where a dump to `out` is written before it is whole: `out` with `.partial` added
+/// (`backup.dump.partial`), so two dumps to different files never share one, and a file named
+/// `out` is only ever a whole dump.
+fn partial_of(out: &Path) -> std::path::PathBuf {
+    let mut name = out.as_os_str().to_owned();
+    name.push(".partial");
+    std::path::PathBuf::from(name)
 }
 
 /// Restores a dump into the database at `url`, in one transaction (all or nothing). With
@@ -190,6 +199,19 @@ pub fn take(url: &str, dir: &Path, keep: usize) -> anyhow::Result<(BackupFile, u
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_dump_is_written_beside_its_file_under_a_name_of_its_own() {
+        assert_eq!(
+            partial_of(Path::new("/b/x.dump")),
+            Path::new("/b/x.dump.partial")
+        );
+        assert_ne!(
+            partial_of(Path::new("x.dump")),
+            partial_of(Path::new("x.sql"))
+        );
+        assert_ne!(partial_of(Path::new("x.partial")), Path::new("x.partial"));
+    }
 
     #[test]
     fn the_password_leaves_the_url() {
