@@ -187,6 +187,36 @@ fn open<'a>(text: &'a str, required: &[&str], what: &str) -> Result<Table<'a>> {
     Ok(Table { columns, reader })
 }
 
+impl Table<'_> {
+    /// Reads the next row that is not blank into `record` and answers its line; `None` at the
+    /// end, or when the file cannot be read further (said in `p`).
+    fn next_row(&mut self, record: &mut csv::StringRecord, p: &mut Problems) -> Option<usize> {
+        loop {
+            let line = self.reader.position().line() as usize;
+            match self.reader.read_record(record) {
+                Ok(false) => return None,
+                Ok(true) => {}
+                Err(e) => {
+                    p.add(line, "file", format!("the row cannot be read: {e}"));
+                    return None;
+                }
+            }
+            if !record.iter().all(|c| c.trim().is_empty()) {
+                return Some(record.position().map_or(line, |pos| pos.line() as usize));
+            }
+        }
+    }
+
+    /// The row's cell in column `name`, unquoted ("" when the row has none).
+    fn cell(&self, record: &csv::StringRecord, name: &str) -> String {
+        self.columns
+            .get(name)
+            .and_then(|i| record.get(*i))
+            .map(uncell)
+            .unwrap_or_default()
+    }
+}
+
 /// One row of a games file, read.
 struct Row {
     line: usize,
@@ -223,26 +253,10 @@ const WON_BY: [&str; 5] = [
 
 /// Reads every row, each cell checked; `None` when a cell was wrong (it is in `p`).
 fn read_rows(text: &str, games_per_table: i32, p: &mut Problems) -> Result<Vec<Row>> {
-    let Table {
-        columns,
-        mut reader,
-    } = open(text, &GAME_COLUMNS, "a games file")?;
+    let mut table = open(text, &GAME_COLUMNS, "a games file")?;
     let mut rows = Vec::new();
     let mut record = csv::StringRecord::new();
-    loop {
-        let line = reader.position().line() as usize;
-        match reader.read_record(&mut record) {
-            Ok(false) => break,
-            Ok(true) => {}
-            Err(e) => {
-                p.add(line, "file", format!("the row cannot be read: {e}"));
-                break;
-            }
-        }
-        let line = record.position().map_or(line, |pos| pos.line() as usize);
-        if record.iter().all(|c| c.trim().is_empty()) {
-            continue;
-        }
+    while let Some(line) = table.next_row(&mut record, p) {
         if rows.len() >= MAX_ROWS {
             p.add(
                 line,
@@ -254,13 +268,7 @@ fn read_rows(text: &str, games_per_table: i32, p: &mut Problems) -> Result<Vec<R
         if p.full() {
             break;
         }
-        let cell = |name: &str| -> String {
-            columns
-                .get(name)
-                .and_then(|i| record.get(*i))
-                .map(uncell)
-                .unwrap_or_default()
-        };
+        let cell = |name: &str| table.cell(&record, name);
         let mut ok = true;
         let mut number = |name: &str, low: i64, high: i64, what: &str| -> Option<i64> {
             let text = cell(name);
@@ -998,10 +1006,7 @@ pub async fn set_balances(
     dry_run: bool,
 ) -> Result<BalancesReport> {
     let text = text_of(bytes)?;
-    let Table {
-        columns,
-        mut reader,
-    } = open(
+    let mut table = open(
         text,
         &["player", "points", "games"],
         "an opening balances file",
@@ -1010,20 +1015,7 @@ pub async fn set_balances(
     let mut rows: Vec<(String, i64, i64, i64)> = Vec::new();
     let mut lines: HashMap<String, usize> = HashMap::new();
     let mut record = csv::StringRecord::new();
-    loop {
-        let line = reader.position().line() as usize;
-        match reader.read_record(&mut record) {
-            Ok(false) => break,
-            Ok(true) => {}
-            Err(e) => {
-                p.add(line, "file", format!("the row cannot be read: {e}"));
-                break;
-            }
-        }
-        let line = record.position().map_or(line, |pos| pos.line() as usize);
-        if record.iter().all(|c| c.trim().is_empty()) {
-            continue;
-        }
+    while let Some(line) = table.next_row(&mut record, &mut p) {
         if rows.len() >= MAX_NEW_PLAYERS || p.full() {
             p.add(
                 line,
@@ -1032,13 +1024,7 @@ pub async fn set_balances(
             );
             break;
         }
-        let cell = |name: &str| {
-            columns
-                .get(name)
-                .and_then(|i| record.get(*i))
-                .map(uncell)
-                .unwrap_or_default()
-        };
+        let cell = |name: &str| table.cell(&record, name);
         let mut number = |name: &str, low: i64, high: i64| -> Option<i64> {
             let text = cell(name);
             let text = if text.is_empty() && name == "wins" {
