@@ -176,6 +176,17 @@ async fn open_streams(
     streams
 }
 
+/// One standings read: how long it took in ms, or `None` when it failed.
+async fn read_standings(client: &reqwest::Client, url: &str) -> Option<f64> {
+    let t = Instant::now();
+    let r = client.get(url).send().await.ok()?;
+    if !r.status().is_success() {
+        return None;
+    }
+    r.bytes().await.ok()?;
+    Some(t.elapsed().as_secs_f64() * 1e3)
+}
+
 /// Each league read once, `readers` at a time.
 async fn cold(a: &Args, leagues: Vec<i64>) {
     let client = reqwest::Client::new();
@@ -198,13 +209,9 @@ async fn cold(a: &Args, leagues: Vec<i64>) {
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some(league) = leagues.get(i) else { break };
                 let url = format!("{}/api/v1/leagues/{league}/standings", urls[i % urls.len()]);
-                let t = Instant::now();
-                match client.get(&url).send().await {
-                    Ok(r) if r.status().is_success() => {
-                        let _ = r.bytes().await;
-                        ms.push(t.elapsed().as_secs_f64() * 1e3);
-                    }
-                    _ => {
+                match read_standings(&client, &url).await {
+                    Some(took) => ms.push(took),
+                    None => {
                         errors.fetch_add(1, Ordering::Relaxed);
                     }
                 }
@@ -289,13 +296,9 @@ async fn main() {
                     "{}/api/v1/leagues/{league}/standings",
                     urls[pick.below(urls.len())]
                 );
-                let t = Instant::now();
-                match client.get(&url).send().await {
-                    Ok(r) if r.status().is_success() => {
-                        let _ = r.bytes().await;
-                        ms.push(t.elapsed().as_secs_f64() * 1e3);
-                    }
-                    _ => {
+                match read_standings(&client, &url).await {
+                    Some(took) => ms.push(took),
+                    None => {
                         errors.fetch_add(1, Ordering::Relaxed);
                     }
                 }

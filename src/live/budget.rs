@@ -33,10 +33,6 @@ impl CacheBudget {
             cards: 4 * sixteenth,
         }
     }
-
-    pub fn total(&self) -> u64 {
-        self.standings_bodies + self.standings_rows + self.pushed_rows + self.game_logs + self.cards
-    }
 }
 
 impl Default for CacheBudget {
@@ -52,7 +48,10 @@ mod tests {
     #[test]
     fn the_shares_add_up_to_the_budget() {
         for mb in [16, 256, 1000] {
-            assert_eq!(CacheBudget::of_megabytes(mb).total(), mb * 1024 * 1024);
+            let b = CacheBudget::of_megabytes(mb);
+            let total =
+                b.standings_bodies + b.standings_rows + b.pushed_rows + b.game_logs + b.cards;
+            assert_eq!(total, mb * 1024 * 1024);
         }
     }
 }

@@ -305,11 +305,11 @@ impl StandingsCache {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::storage::totals::CountedRow;
 
-    #[test]
-    fn pushed_rows_are_taken_only_in_an_unbroken_run() {
-        use crate::storage::totals::CountedRow;
-        let row = |player_id, games| CountedRow {
+    /// A player's row after `games` games, nothing else counted.
+    fn row(player_id: i64, games: i64) -> CountedRow {
+        CountedRow {
             player_id,
             games,
             wins: 0,
@@ -321,7 +321,11 @@ mod tests {
             wall_games: 0,
             mu: None,
             sigma: None,
-        };
+        }
+    }
+
+    #[test]
+    fn pushed_rows_are_taken_only_in_an_unbroken_run() {
         let cache = StandingsCache::default();
         let push = |revision, rows, updating| cache.push(7, revision, Pushed { updating, rows });
         push(11, vec![row(1, 1), row(2, 1)], false);
@@ -403,26 +407,9 @@ mod tests {
 
     #[test]
     fn pushed_rows_stay_within_the_budget() {
-        use crate::storage::totals::CountedRow;
         let budget = CacheBudget::of_megabytes(16);
         let cache = StandingsCache::with_budget(&budget);
-        let rows = |n: i64| {
-            (0..n)
-                .map(|player_id| CountedRow {
-                    player_id,
-                    games: 1,
-                    wins: 0,
-                    points: 0,
-                    self_picks: 0,
-                    jokerless_wins: 0,
-                    deal_ins: 0,
-                    dead_hands: 0,
-                    wall_games: 0,
-                    mu: None,
-                    sigma: None,
-                })
-                .collect::<Vec<_>>()
-        };
+        let rows = |n: i64| (0..n).map(|player| row(player, 1)).collect::<Vec<_>>();
         for league in 0..5_000 {
             for revision in 1..=4 {
                 let pushed = Pushed {
