@@ -256,6 +256,29 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_cache_budget_is_bounded_and_unset_means_the_default() {
+        let dir = std::env::temp_dir().join(format!("ml-config-{}", uuid::Uuid::new_v4()));
+        let load = |cache_mb| {
+            Settings::load(ServeArgs {
+                data_dir: Some(dir.clone()),
+                cache_mb,
+                ..Default::default()
+            })
+        };
+        assert_eq!(load(None).unwrap().cache_mb, None);
+        assert_eq!(load(Some(16)).unwrap().cache_mb, Some(16));
+        assert_eq!(load(Some(65536)).unwrap().cache_mb, Some(65536));
+        for wrong in [0, 15, 65537] {
+            let err = load(Some(wrong)).unwrap_err().to_string();
+            assert!(
+                err.contains("--cache-mb must be 16 to 65536") && err.contains(&wrong.to_string()),
+                "{err}"
+            );
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
     fn flags_win_over_the_file_and_defaults_fill_the_rest() {
         let dir = std::env::temp_dir().join(format!("ml-config-{}", uuid::Uuid::new_v4()));
         std::fs::create_dir_all(&dir).unwrap();
