@@ -144,12 +144,14 @@ impl RootSpanBuilder for RequestSpan {
             .get(actix_web::http::header::USER_AGENT)
             .and_then(|h| h.to_str().ok())
             .unwrap_or("");
-        let info = request.connection_info();
+        let client = crate::http::client::address(request.request())
+            .map(|ip| ip.to_string())
+            .unwrap_or_default();
         tracing::info_span!(
             "HTTP request",
             http.method = %request.method(),
             http.target = %request.uri().path_and_query().map(|p| p.as_str()).unwrap_or(""),
-            http.client_ip = %info.realip_remote_addr().unwrap_or(""),
+            http.client_ip = %client,
             http.user_agent = %user_agent,
             http.status_code = tracing::field::Empty,
             otel.kind = "server",

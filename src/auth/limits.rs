@@ -1,7 +1,7 @@
 //! Rate limits (governor, in memory per process: a limit is protection, not data, so several
 //! processes each enforcing it is acceptable).
 
-use std::net::IpAddr;
+use std::net::{IpAddr, Ipv6Addr};
 use std::num::NonZeroU32;
 
 use governor::clock::{Clock, DefaultClock};
@@ -21,6 +21,22 @@ const ENGINE_PER_ADDRESS: (u32, u32) = (120, 1200);
 /// Wrong table codes from one address: 20 in 10 minutes, then none until the window ends. Only
 /// wrong codes count, so a club's tablets behind one address all enter theirs on a busy night.
 const TABLE_CODE_FAILURES: (u32, std::time::Duration) = (20, std::time::Duration::from_secs(600));
+
+/// The key an address is counted under: an IPv6 client by its /64 (one household or phone
+/// gets a whole /64, so counting single addresses would let it rotate freely), an IPv4 client
+/// (also one written as `::ffff:a.b.c.d`) by its address.
+pub fn limit_key(ip: IpAddr) -> IpAddr {
+    match ip {
+        IpAddr::V4(_) => ip,
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => IpAddr::V4(v4),
+            None => {
+                let s = v6.segments();
+                IpAddr::V6(Ipv6Addr::new(s[0], s[1], s[2], s[3], 0, 0, 0, 0))
+            }
+        },
+    }
+}
 
 pub struct Limits {
     /// Apps' requests to the API.
@@ -106,6 +122,7 @@ impl Default for Limits {
 impl Limits {
     pub fn login(&self, email: &str, address: Option<IpAddr>) -> Result<(), Refused> {
         let now = DefaultClock::default().now();
+        let address = address.map(limit_key);
         if let Some(ip) = address {
             self.login_address
                 .check_key(&ip)
@@ -117,7 +134,9 @@ impl Limits {
     }
 
     pub fn signup(&self, address: Option<IpAddr>) -> Result<(), Refused> {
-        let Some(ip) = address else { return Ok(()) };
+        let Some(ip) = address.map(limit_key) else {
+            return Ok(());
+        };
         let now = DefaultClock::default().now();
         self.signup
             .check_key(&ip)
@@ -126,19 +145,23 @@ impl Limits {
 
     /// Whether an address may still try table codes.
     pub fn table_code(&self, address: Option<IpAddr>) -> Result<(), Refused> {
-        let Some(ip) = address else { return Ok(()) };
+        let Some(ip) = address.map(limit_key) else {
+            return Ok(());
+        };
         self.table_code.check(ip, TABLE_CODE_FAILURES)
     }
 
     /// A wrong table code from an address.
     pub fn table_code_failed(&self, address: Option<IpAddr>) {
-        if let Some(ip) = address {
+        if let Some(ip) = address.map(limit_key) {
             self.table_code.record(ip, TABLE_CODE_FAILURES);
         }
     }
 
     pub fn engine(&self, address: Option<IpAddr>) -> Result<(), Refused> {
-        let Some(ip) = address else { return Ok(()) };
+        let Some(ip) = address.map(limit_key) else {
+            return Ok(());
+        };
         let now = DefaultClock::default().now();
         self.engine
             .check_key(&ip)
@@ -149,6 +172,19 @@ impl Limits {
 #[cfg(test)]
 mod table_code_tests {
     use super::*;
+
+    #[test]
+    fn ipv6_clients_count_by_their_64() {
+        let a = limit_key("2001:db8:1:2:aaaa::1".parse().unwrap());
+        let b = limit_key("2001:db8:1:2:ffff:1:2:3".parse().unwrap());
+        let c = limit_key("2001:db8:1:3::1".parse().unwrap());
+        assert_eq!(a, b);
+        assert_ne!(a, c);
+        assert_eq!(
+            limit_key("::ffff:192.0.2.4".parse().unwrap()),
+            "192.0.2.4".parse::<IpAddr>().unwrap()
+        );
+    }
 
     #[test]
     fn only_wrong_codes_count_and_the_window_ends() {
@@ -218,7 +254,7 @@ impl ApiLimits {
     /// Counts a request from `address` without credentials; `None` when there is no limit.
     pub fn address(&self, address: IpAddr) -> Option<Allowance> {
         let (limit, limiter) = self.per_address.as_ref()?;
-        Some(Self::count(*limit, limiter, address))
+        Some(Self::count(*limit, limiter, limit_key(address)))
     }
 
     /// Counts a request with the API token `token`; `None` when there is no limit.

@@ -105,17 +105,52 @@ pub async fn enter(state: &AppState, code: &str, address: Option<IpAddr>) -> Res
     }
 }
 
+/// What the table cookie holds once a code was entered: the code and a keyed signature of it,
+/// so the service knows the cookie came from a correct entry and needs no guessing limit for it.
+pub fn cookie_value(state: &AppState, code: &str) -> String {
+    let code = normalize(code);
+    let signature = cookie_signature(state, &code);
+    format!("{code}.{signature}")
+}
+
+fn cookie_signature(state: &AppState, code: &str) -> String {
+    state.keys.hash(&format!("table-cookie:{code}"))[..32].to_string()
+}
+
+/// The code in a cookie this service signed, if it did.
+fn signed_code(state: &AppState, value: &str) -> Option<String> {
+    let (code, signature) = value.split_once('.')?;
+    let code = normalize(code);
+    let expected = cookie_signature(state, &code);
+    // Constant time: the signature is a secret's function.
+    let same = expected.len() == signature.len()
+        && expected
+            .bytes()
+            .zip(signature.bytes())
+            .fold(0u8, |acc, (a, b)| acc | (a ^ b))
+            == 0;
+    same.then_some(code)
+}
+
 /// The caller a table-code cookie stands for: the table's scorer until the code is revoked. While
 /// its night is closed the holder sees the table's screen say so and every game is refused
 /// (409, naming the night); when an organizer reopens the night, the code works again, so a
-/// game kept on the tablet is sent by itself. An unknown code counts as a wrong guess;
-/// an address over its limit is not looked up at all (anonymous), so cookies are no way round
-/// the limit.
-pub async fn identify(state: &AppState, code: &str, address: Option<IpAddr>) -> Result<Caller> {
-    if state.limits.table_code(address).is_err() {
-        return Ok(Caller(None));
-    }
-    let code = normalize(code);
+/// game kept on the tablet is sent by itself.
+///
+/// A cookie this service signed (given when the code was entered) is looked up whatever anyone
+/// else has guessed: it cannot be forged, so it is no way to guess. Any other cookie value is
+/// a guess like a typed code: it counts against its client's address when wrong, and an
+/// address over its limit is not looked up at all (anonymous).
+pub async fn identify(state: &AppState, cookie: &str, address: Option<IpAddr>) -> Result<Caller> {
+    let (code, signed) = match signed_code(state, cookie) {
+        Some(code) => (code, true),
+        None => {
+            if state.limits.table_code(address).is_err() {
+                return Ok(Caller(None));
+            }
+            (normalize(cookie), false)
+        }
+    };
     match codes::grant(&state.db, &state.keys.hash(&code)).await? {
         Some(g) if !g.revoked => Ok(Caller(Some(Principal::Table {
             code_id: g.code_id,
@@ -125,7 +160,9 @@ pub async fn identify(state: &AppState, code: &str, address: Option<IpAddr>) -> 
         }))),
         Some(_) => Ok(Caller(None)),
         None => {
-            state.limits.table_code_failed(address);
+            if !signed {
+                state.limits.table_code_failed(address);
+            }
             Ok(Caller(None))
         }
     }

@@ -1,6 +1,7 @@
 //! What the two adapters (`api`, `pages`) share about HTTP: the caller of a request, the
 //! session cookie, and the site-wide security headers (`security`).
 
+pub mod client;
 pub mod cors;
 pub mod metrics;
 pub mod rate;
@@ -47,9 +48,10 @@ pub fn state_of(req: &HttpRequest) -> Result<web::Data<AppState>, AppError> {
         .ok_or_else(|| AppError::internal("application state missing"))
 }
 
-/// The address the request came from (the TCP peer's).
+/// The client the request came from (the proxy's word for it with `--trust-proxy`; see
+/// `client`).
 pub fn peer(req: &HttpRequest) -> Option<IpAddr> {
-    req.peer_addr().map(|a| a.ip())
+    client::address(req)
 }
 
 /// The session token the browser sent, if any.
@@ -57,9 +59,23 @@ pub fn session_token(req: &HttpRequest) -> Option<String> {
     req.cookie(SESSION_COOKIE).map(|c| c.value().to_string())
 }
 
-/// Who sent the request: a bearer token wins over the session cookie.
-async fn caller_of(req: HttpRequest) -> Result<Caller, AppError> {
-    let state = state_of(&req)?;
+/// The caller as already resolved for this request (by the API's rate limit, which must know
+/// whether a cookie stands for someone before counting the request).
+#[derive(Clone)]
+struct Resolved(Caller);
+
+/// Who sent the request: a bearer token wins over the session cookie. Resolved once per request.
+pub async fn caller_of(req: HttpRequest) -> Result<Caller, AppError> {
+    if let Some(Resolved(caller)) = req.extensions().get::<Resolved>() {
+        return Ok(caller.clone());
+    }
+    let caller = resolve(&req).await?;
+    req.extensions_mut().insert(Resolved(caller.clone()));
+    Ok(caller)
+}
+
+async fn resolve(req: &HttpRequest) -> Result<Caller, AppError> {
+    let state = state_of(req)?;
     let cookie = req.cookie(SESSION_COOKIE);
     let credentials = match req.headers().get(AUTHORIZATION) {
         Some(value) => match value.to_str().unwrap_or_default().strip_prefix("Bearer ") {
@@ -79,7 +95,7 @@ async fn caller_of(req: HttpRequest) -> Result<Caller, AppError> {
     let caller = identify(&state, credentials).await?;
     // A token sent from a page of another site: only from a website its club lists.
     if let Some(crate::domain::Principal::Token { club_id, .. }) = &caller.0
-        && let Some(origin) = security::foreign_origin(&req)
+        && let Some(origin) = security::foreign_origin(req)
     {
         if !crate::domain::clubs::lists_origin(&state, *club_id, &origin).await? {
             return Err(Error::Forbidden(format!(
@@ -94,7 +110,7 @@ async fn caller_of(req: HttpRequest) -> Result<Caller, AppError> {
         && req.headers().get(AUTHORIZATION).is_none()
         && let Some(code) = req.cookie(TABLE_COOKIE)
     {
-        return Ok(codes::identify(&state, code.value(), peer(&req)).await?);
+        return Ok(codes::identify(&state, code.value(), peer(req)).await?);
     }
     Ok(caller)
 }
@@ -103,9 +119,9 @@ async fn caller_of(req: HttpRequest) -> Result<Caller, AppError> {
 pub const TABLE_COOKIE: &str = "ml_table";
 
 /// The cookie that holds a table code for the rest of the night (HttpOnly, SameSite=Lax).
-pub fn table_cookie(req: &HttpRequest, code: &str) -> Cookie<'static> {
-    let secure = req.connection_info().scheme() == "https";
-    Cookie::build(TABLE_COOKIE, codes::normalize(code))
+pub fn table_cookie(req: &HttpRequest, state: &AppState, code: &str) -> Cookie<'static> {
+    let secure = client::scheme(req) == "https";
+    Cookie::build(TABLE_COOKIE, codes::cookie_value(state, code))
         .path("/")
         .http_only(true)
         .same_site(SameSite::Lax)
@@ -136,7 +152,7 @@ impl FromRequest for Caller {
 
 /// The cookie that carries a new session: HttpOnly, SameSite=Lax, Secure over https.
 pub fn session_cookie(req: &HttpRequest, session: &accounts::Session) -> Cookie<'static> {
-    let secure = req.connection_info().scheme() == "https";
+    let secure = client::scheme(req) == "https";
     Cookie::build(SESSION_COOKIE, session.token.clone())
         .path("/")
         .http_only(true)

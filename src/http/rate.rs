@@ -13,22 +13,7 @@ use actix_web::middleware::Next;
 use crate::auth::limits::Allowance;
 use crate::domain::Error;
 use crate::error::AppError;
-use crate::http::security::TrustProxy;
 use crate::http::{SESSION_COOKIE, TABLE_COOKIE, state_of};
-
-/// The address a request came from: the proxy's word for it with `--trust-proxy`.
-fn client_address(req: &ServiceRequest) -> Option<std::net::IpAddr> {
-    if let Some(TrustProxy(true)) = req.app_data::<TrustProxy>()
-        && let Some(ip) = req.connection_info().realip_remote_addr().and_then(|a| {
-            a.parse()
-                .ok()
-                .or_else(|| a.parse::<std::net::SocketAddr>().ok().map(|s| s.ip()))
-        })
-    {
-        return Some(ip);
-    }
-    req.peer_addr().map(|a| a.ip())
-}
 
 fn counted(path: &str) -> bool {
     path.starts_with("/api/v1/")
@@ -50,10 +35,21 @@ pub async fn api_rate(
             .map(str::trim);
         match bearer {
             Some(token) => state.limits.api.token(token),
-            None if req.cookie(SESSION_COOKIE).is_none() && req.cookie(TABLE_COOKIE).is_none() => {
-                client_address(&req).and_then(|ip| state.limits.api.address(ip))
+            None => {
+                // A cookie lifts the limit only when it stands for someone: a live session or
+                // table code (resolved here once; the handler reuses it).
+                let someone = (req.cookie(SESSION_COOKIE).is_some()
+                    || req.cookie(TABLE_COOKIE).is_some())
+                    && crate::http::caller_of(req.request().clone())
+                        .await
+                        .is_ok_and(|c| c.0.is_some());
+                if someone {
+                    None
+                } else {
+                    crate::http::client::address(req.request())
+                        .and_then(|ip| state.limits.api.address(ip))
+                }
             }
-            None => None,
         }
     } else {
         None

@@ -38,22 +38,9 @@ pub fn same_origin(source: &str, host: &str) -> bool {
 #[derive(Debug, Clone, Copy)]
 pub struct TrustProxy(pub bool);
 
-/// The host a request was sent to: forwarded headers only when a proxy sets them.
+/// The host a request was sent to (see `client::host`).
 pub fn host_of(req: &actix_web::HttpRequest) -> String {
-    match req.app_data::<TrustProxy>() {
-        Some(TrustProxy(true)) => req.connection_info().host().to_string(),
-        _ => req
-            .headers()
-            .get(header::HOST)
-            .and_then(|h| h.to_str().ok())
-            .map(str::to_string)
-            .unwrap_or_else(|| {
-                req.uri()
-                    .authority()
-                    .map(|a| a.to_string())
-                    .unwrap_or_default()
-            }),
-    }
+    crate::http::client::host(req)
 }
 
 /// The `Origin` of a request sent from a page of another site, if it was (`None` for

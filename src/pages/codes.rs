@@ -60,7 +60,7 @@ async fn enter(
                     ),
                 }),
             );
-            res.add_cookie(&table_cookie(&req, &posted.form.code))
+            res.add_cookie(&table_cookie(&req, &state, &posted.form.code))
                 .map_err(AppError::internal)?;
             Ok(res)
         }
@@ -110,8 +110,7 @@ async fn open(
         Ok(c) => c,
         Err(e) => return after(&format!("/nights/{id}#codes"), Err(e)),
     };
-    let info = req.connection_info();
-    let base = format!("{}://{}", info.scheme(), info.host());
+    let base = crate::http::client::base_url(&req);
     let mut shown = Vec::new();
     for c in opened {
         let link = format!("{base}/t/{}", codes::normalize(&c.code));

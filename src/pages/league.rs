@@ -243,11 +243,9 @@ async fn show(
         })
         .collect();
     let embed = (o.organizer && league.visibility == "public").then(|| {
-        let info = req.connection_info();
         format!(
-            "<iframe src=\"{}://{}/leagues/{}/embed\" title=\"Standings: {}\" width=\"100%\" height=\"480\" style=\"border:0\" loading=\"lazy\"></iframe>",
-            info.scheme(),
-            info.host(),
+            "<iframe src=\"{}/leagues/{}/embed\" title=\"Standings: {}\" width=\"100%\" height=\"480\" style=\"border:0\" loading=\"lazy\"></iframe>",
+            crate::http::client::base_url(&req),
             league.id,
             league.name.replace('&', "&amp;").replace('"', "&quot;").replace('<', "&lt;")
         )

@@ -1,0 +1,269 @@
+//! Issue 36 (trust): who the client is behind a proxy and without one, limits no stranger can
+//! dodge, and what a stranger never sees. Over real HTTP against the real application and
+//! PostgreSQL; each test names the item it covers.
+
+mod common;
+
+use std::time::Duration;
+
+use common::{TestApp, club_owner, one_table, spawn_app, spawn_app_with};
+use serde_json::json;
+
+async fn answered(req: reqwest::RequestBuilder) -> reqwest::Response {
+    tokio::time::timeout(Duration::from_secs(30), req.send())
+        .await
+        .expect("the server answered")
+        .expect("request sent")
+}
+
+fn browser() -> reqwest::Client {
+    reqwest::Client::builder()
+        .cookie_store(true)
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap()
+}
+
+fn csrf_in(html: &str) -> String {
+    html.split("name=\"csrf\" value=\"")
+        .nth(1)
+        .and_then(|r| r.split('"').next())
+        .expect("a form with a CSRF token")
+        .to_string()
+}
+
+/// Opens the night's table codes on its page (as an organizer does), with extra headers on the
+/// request; the page as HTML.
+async fn codes_page(
+    app: &TestApp,
+    owner: &reqwest::Client,
+    night: i64,
+    headers: &[(&str, &str)],
+) -> String {
+    let html = answered(owner.get(app.url(&format!("/nights/{night}"))))
+        .await
+        .text()
+        .await
+        .unwrap();
+    let mut req = owner
+        .post(app.url(&format!("/nights/{night}/codes")))
+        .header("Origin", app.address.as_str())
+        .form(&[("csrf", csrf_in(&html).as_str())]);
+    for (k, v) in headers {
+        req = req.header(*k, *v);
+    }
+    answered(req).await.text().await.unwrap()
+}
+
+fn first_code(page: &str) -> String {
+    page.split("id=\"code-1\">")
+        .nth(1)
+        .and_then(|r| r.split('<').next())
+        .expect("the page shows table 1's code")
+        .to_string()
+}
+
+/// Types a code on the door's `/code` form from a client the proxy names `client`; the page
+/// the form leads to (or the refusal), and the cookie it set.
+async fn enter_code(app: &TestApp, client: &str, code: &str) -> (String, Option<String>) {
+    let b = browser();
+    let html = answered(b.get(app.url("/code")).header("X-Forwarded-For", client))
+        .await
+        .text()
+        .await
+        .unwrap();
+    let res = answered(
+        b.post(app.url("/code"))
+            .header("Origin", app.address.as_str())
+            .header("X-Forwarded-For", format!("10.9.9.9, {client}"))
+            .form(&[("csrf", csrf_in(&html).as_str()), ("code", code)]),
+    )
+    .await;
+    let cookie = res
+        .cookies()
+        .find(|c| c.name() == "ml_table")
+        .map(|c| c.value().to_string());
+    let location = res
+        .headers()
+        .get("location")
+        .and_then(|l| l.to_str().ok())
+        .unwrap_or("")
+        .to_string();
+    let body = if location.is_empty() {
+        res.text().await.unwrap()
+    } else {
+        answered(b.get(app.url(&location)).header("X-Forwarded-For", client))
+            .await
+            .text()
+            .await
+            .unwrap()
+    };
+    (body, cookie)
+}
+
+/// Item 2: behind the proxy the client is the address the proxy appended. A stranger's made-up
+/// code cookies and typed codes count against that address (whatever it puts first), never
+/// against the proxy: other clients' codes, and a cookie from a correct entry, keep working.
+#[tokio::test]
+async fn behind_the_proxy_guesses_count_against_the_guesser_only() {
+    let app = spawn_app_with(|s| s.trust_proxy = true).await;
+    let owner = club_owner(&app, "proxied", "owner@example.org").await;
+    let t = one_table(&app, &owner, "proxied", &["Ann", "Bea", "Cy", "Di"]).await;
+    let code = first_code(&codes_page(&app, &owner, t.night, &[]).await);
+
+    // A tablet enters the code before the stranger starts: its cookie is signed.
+    let (page, cookie) = enter_code(&app, "198.51.100.8", &code).await;
+    assert!(page.contains("table 1"), "{page}");
+    let cookie = cookie.expect("a table cookie");
+
+    // The stranger: 25 made-up cookies and 21 typed codes, each with a new first entry.
+    let stranger = reqwest::Client::new();
+    for i in 0..25 {
+        let res = answered(
+            stranger
+                .get(app.url("/api/v1/session"))
+                .header("Cookie", format!("ml_table=ZZZZZZZ{}", i % 10))
+                .header("X-Forwarded-For", format!("203.0.113.{i}, 198.51.100.66")),
+        )
+        .await;
+        assert_eq!(res.status(), 401);
+    }
+    let (refused, _) = enter_code(&app, "198.51.100.66", &code).await;
+    assert!(
+        refused.contains("too many wrong table codes"),
+        "the stranger's own address is limited: {refused}"
+    );
+
+    // Another tablet behind the same proxy types its code and is let in.
+    let (page, _) = enter_code(&app, "198.51.100.9", &code).await;
+    assert!(
+        page.contains("table 1") && !page.contains("too many"),
+        "{page}"
+    );
+    // The first tablet's cookie works, even sent from the stranger's address.
+    for from in ["198.51.100.8", "198.51.100.66"] {
+        let res = answered(
+            reqwest::Client::new()
+                .post(app.url(&format!("/api/v1/tables/{}/games", t.table)))
+                .header("Cookie", format!("ml_table={cookie}"))
+                .header("Origin", app.address.as_str())
+                .header("X-Forwarded-For", from)
+                .json(&json!({"outcome": "wall"})),
+        )
+        .await;
+        assert_eq!(
+            res.status(),
+            201,
+            "from {from}: {}",
+            res.text().await.unwrap()
+        );
+    }
+    // A forged signature is a guess like any other.
+    let forged = format!(
+        "{}.{}",
+        &cookie[..cookie.find('.').unwrap()],
+        "0".repeat(32)
+    );
+    let res = answered(
+        reqwest::Client::new()
+            .get(app.url("/api/v1/session"))
+            .header("Cookie", format!("ml_table={forged}"))
+            .header("X-Forwarded-For", "198.51.100.66"),
+    )
+    .await;
+    assert_eq!(res.status(), 401);
+}
+
+/// Item 2: an IPv6 client counts by its /64, so rotating within it does not dodge the limit.
+#[tokio::test]
+async fn an_ipv6_client_counts_by_its_64() {
+    let app = spawn_app_with(|s| s.trust_proxy = true).await;
+    for i in 0..20 {
+        let _ = enter_code(&app, &format!("2001:db8:5:6::{i:x}"), "ZZZZ-ZZZ2").await;
+    }
+    let (refused, _) = enter_code(&app, "2001:db8:5:6:ffff::1", "ZZZZ-ZZZ2").await;
+    assert!(refused.contains("too many wrong table codes"), "{refused}");
+    let (other, _) = enter_code(&app, "2001:db8:5:7::1", "ZZZZ-ZZZ2").await;
+    assert!(other.contains("this code is not open"), "{other}");
+}
+
+/// Item 2: without `--trust-proxy` no forwarded header is believed: not for the limits, not
+/// for the host in the table codes' QR links, not for the embed snippet.
+#[tokio::test]
+async fn without_trust_no_forwarded_header_counts() {
+    let app = spawn_app().await;
+    let owner = club_owner(&app, "direct", "owner@example.org").await;
+    let t = one_table(&app, &owner, "direct", &["Ann", "Bea", "Cy", "Di"]).await;
+    let forged = [
+        ("X-Forwarded-Host", "evil.example"),
+        ("X-Forwarded-Proto", "https"),
+        ("Forwarded", "for=192.0.2.1;host=evil.example;proto=https"),
+    ];
+    let page = codes_page(&app, &owner, t.night, &forged).await;
+    let own = format!("{}/t/", app.address);
+    assert!(page.contains(&own), "links use the Host header: {page}");
+    assert!(!page.contains("evil.example"), "{page}");
+
+    let res = answered(
+        owner
+            .patch(app.url(&format!("/api/v1/leagues/{}", t.league)))
+            .json(&json!({"visibility": "public"})),
+    )
+    .await;
+    assert!(res.status().is_success(), "{}", res.status());
+    let mut req = owner.get(app.url(&format!("/leagues/{}", t.league)));
+    for (k, v) in forged {
+        req = req.header(k, v);
+    }
+    let league = answered(req).await.text().await.unwrap();
+    assert!(
+        league.contains(&format!("{}/leagues/{}/embed", app.address, t.league)),
+        "the embed snippet names this host"
+    );
+    assert!(!league.contains("evil.example"));
+
+    // Rotating X-Forwarded-For does not dodge a limit either.
+    let app = spawn_app_with(|s| s.api_rate_limit = 3).await;
+    let mut statuses = Vec::new();
+    for i in 0..4 {
+        let res = answered(
+            reqwest::Client::new()
+                .get(app.url("/api/v1/leagues"))
+                .header("X-Forwarded-For", format!("203.0.113.{i}")),
+        )
+        .await;
+        statuses.push(res.status().as_u16());
+    }
+    assert_eq!(statuses, [200, 200, 200, 429]);
+}
+
+/// Item 3: only a cookie that stands for a live session or code lifts the anonymous API limit.
+#[tokio::test]
+async fn a_made_up_cookie_does_not_lift_the_api_limit() {
+    for cookie in [
+        "ml_session=x",
+        "ml_table=ABCDEFGH",
+        "ml_table=ABCDEFGH.0123",
+    ] {
+        let app = spawn_app_with(|s| s.api_rate_limit = 3).await;
+        let mut statuses = Vec::new();
+        for _ in 0..4 {
+            let res = answered(
+                reqwest::Client::new()
+                    .get(app.url("/api/v1/leagues"))
+                    .header("Cookie", cookie),
+            )
+            .await;
+            statuses.push(res.status().as_u16());
+        }
+        assert_eq!(statuses, [200, 200, 200, 429], "{cookie}");
+    }
+    // A real session is not counted (its sign-up was).
+    let app = spawn_app_with(|s| s.api_rate_limit = 3).await;
+    let owner = club_owner(&app, "limits", "owner@example.org").await;
+    for _ in 0..5 {
+        let res = answered(owner.get(app.url("/api/v1/leagues"))).await;
+        assert_eq!(res.status(), 200);
+        assert!(res.headers().get("ratelimit-limit").is_none());
+    }
+}
