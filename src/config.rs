@@ -45,7 +45,7 @@ impl fmt::Debug for Secret {
 /// Flags of `serve`; each also reads an environment variable.
 #[derive(Args, Debug, Clone, Default)]
 pub struct ServeArgs {
-    /// Optional TOML file with any of: bind, data_dir, database_url, log_format, session_key, demo, trust_proxy, webhooks_allow_private, api_rate_limit, token_rate_limit, backup_keep, backup_every_hours, metrics_token, cache_mb.
+    /// Optional TOML file with any of: bind, data_dir, database_url, log_format, session_key, demo, trust_proxy, webhooks_allow_private, api_rate_limit, token_rate_limit, backup_keep, backup_every_hours, metrics_token, cache_mb, streams_per_address.
     #[arg(long, env = "MAHJONG_CONFIG", value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// Address to listen on [default: 127.0.0.1:8080].
@@ -104,6 +104,10 @@ pub struct ServeArgs {
     /// however many leagues are read [default: 256; 16 to 65536].
     #[arg(long, env = "MAHJONG_CACHE_MB", value_name = "MB")]
     pub cache_mb: Option<u32>,
+    /// Event streams one client address may hold open at once (an IPv6 client per /64)
+    /// [default: 64; 1 to 4096].
+    #[arg(long, env = "MAHJONG_STREAMS_PER_ADDRESS", value_name = "N")]
+    pub streams_per_address: Option<u32>,
 }
 
 #[derive(Deserialize, Default)]
@@ -123,6 +127,7 @@ struct FileConfig {
     backup_every_hours: Option<u32>,
     metrics_token: Option<Secret>,
     cache_mb: Option<u32>,
+    streams_per_address: Option<u32>,
 }
 
 /// The settings the service runs with.
@@ -150,8 +155,12 @@ pub struct Settings {
     pub metrics_token: Option<Secret>,
     /// Megabytes the caches may hold together (`None`: the caches' own default, 256).
     pub cache_mb: Option<u32>,
+    /// Event streams one client address may hold open at once.
+    pub streams_per_address: u32,
 }
 
+/// A club's tablets, projector and players' phones behind one address, with room to spare.
+pub const DEFAULT_STREAMS_PER_ADDRESS: u32 = 64;
 /// Default number of backups kept.
 pub const DEFAULT_BACKUP_KEEP: u32 = 14;
 
@@ -225,6 +234,13 @@ impl Settings {
                 None => None,
                 Some(mb @ 16..=65536) => Some(mb),
                 Some(mb) => anyhow::bail!("--cache-mb must be 16 to 65536 megabytes, not {mb}"),
+            },
+            streams_per_address: match args.streams_per_address.or(file.streams_per_address) {
+                None => DEFAULT_STREAMS_PER_ADDRESS,
+                Some(n @ 1..=4096) => n,
+                Some(n) => {
+                    anyhow::bail!("--streams-per-address must be 1 to 4096, not {n}")
+                }
             },
         })
     }

@@ -26,6 +26,7 @@ pub struct Application {
     entry_db: Option<PgPool>,
     /// Rung when a night closes (a backup is then due).
     backup_due: std::sync::Arc<tokio::sync::Notify>,
+    state: web::Data<AppState>,
 }
 
 impl Application {
@@ -37,6 +38,7 @@ impl Application {
         let mut state = AppState::new(db, settings.session_key.expose());
         state.webhooks_allow_private = settings.webhooks_allow_private;
         state.set_api_limits(settings.api_rate_limit, settings.token_rate_limit);
+        state.events.set_per_address(settings.streams_per_address);
         state.set_cache_budget(settings.cache_mb.map_or_else(CacheBudget::default, |mb| {
             CacheBudget::of_megabytes(mb.into())
         }));
@@ -45,6 +47,7 @@ impl Application {
         let entry_db = state.entry.as_ref().map(|lane| lane.db.clone());
         let backup_due = state.backup_due.clone();
         let state = web::Data::new(state);
+        let kept = state.clone();
         // The league events' listener (for this process's streams), the change notices' listener
         // and the webhook worker.
         tokio::spawn(domain::events::run_hub(state.clone().into_inner()));
@@ -82,12 +85,15 @@ impl Application {
         })
         .listen(listener)?
         .shutdown_timeout(10)
+        // SIGTERM and SIGINT are heard by `stop_on_signals`, which ends the event streams first.
+        .disable_signals()
         .run();
         Ok(Application {
             port,
             server,
             entry_db,
             backup_due,
+            state: kept,
         })
     }
 
@@ -98,6 +104,34 @@ impl Application {
     /// What a closed night rings.
     pub fn backup_due(&self) -> std::sync::Arc<tokio::sync::Notify> {
         self.backup_due.clone()
+    }
+
+    /// On SIGTERM or SIGINT: every open event stream ends at once (a client reconnects to
+    /// another instance, or when this one is back), the listener closes, requests being handled
+    /// finish (up to 10 s), and `run_until_stopped` returns.
+    pub fn stop_on_signals(&self) {
+        let handle = self.server.handle();
+        let state = self.state.clone();
+        tokio::spawn(async move {
+            use tokio::signal::unix::{SignalKind, signal};
+            let (Ok(mut term), Ok(mut int)) = (
+                signal(SignalKind::terminate()),
+                signal(SignalKind::interrupt()),
+            ) else {
+                tracing::error!("the service cannot listen for SIGTERM; stop it with SIGKILL");
+                return;
+            };
+            let which = tokio::select! {
+                _ = term.recv() => "SIGTERM",
+                _ = int.recv() => "SIGINT",
+            };
+            tracing::info!(
+                streams = state.events.open_streams(),
+                "{which}: closing the event streams and finishing the requests in flight"
+            );
+            state.events.close_all();
+            handle.stop(true).await;
+        });
     }
 
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
@@ -252,6 +286,7 @@ async fn serve(settings: Settings) -> anyhow::Result<()> {
         "mahjong-league is serving on http://{shown}:{}/",
         app.port()
     );
+    app.stop_on_signals();
     let result = app.run_until_stopped().await;
     pool.close().await;
     if let Some(mut pg) = embedded {

@@ -267,3 +267,73 @@ async fn a_made_up_cookie_does_not_lift_the_api_limit() {
         assert!(res.headers().get("ratelimit-limit").is_none());
     }
 }
+
+/// Item 3: event streams are capped per client address (behind the proxy, the address it
+/// names): one address cannot take the process's slots, and others still connect.
+#[tokio::test]
+async fn event_streams_are_capped_per_address() {
+    let app = spawn_app_with(|s| {
+        s.trust_proxy = true;
+        s.streams_per_address = 3;
+    })
+    .await;
+    let owner = club_owner(&app, "streams", "owner@example.org").await;
+    let t = one_table(&app, &owner, "streams", &["Ann", "Bea", "Cy", "Di"]).await;
+    let url = app.url(&format!("/api/v1/leagues/{}/events", t.league));
+    let open = |from: &'static str| {
+        let req = owner
+            .get(&url)
+            .header("X-Forwarded-For", format!("10.1.1.1, {from}"));
+        async move { answered(req).await }
+    };
+    let mut held = Vec::new();
+    for _ in 0..3 {
+        let res = open("198.51.100.20").await;
+        assert_eq!(res.status(), 200);
+        held.push(res);
+    }
+    let refused = open("198.51.100.20").await;
+    assert_eq!(refused.status(), 429);
+    assert!(refused.headers().contains_key("retry-after"));
+    let text = refused.text().await.unwrap();
+    assert!(text.contains("3 event streams"), "{text}");
+    let other = open("198.51.100.21").await;
+    assert_eq!(other.status(), 200, "another address connects");
+    drop(held);
+}
+
+/// Item 3: SIGTERM ends open event streams at once; the service exits within 2 s.
+#[tokio::test]
+async fn sigterm_closes_event_streams_at_once() {
+    let app = spawn_app().await;
+    let owner = club_owner(&app, "stop", "owner@example.org").await;
+    let t = one_table(&app, &owner, "stop", &["Ann", "Bea", "Cy", "Di"]).await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut served = common::serve_process_on(&app, dir.path()).expect("a second process serves");
+    let url = format!("{}/api/v1/leagues/{}/events", served.base, t.league);
+    let mut streams = Vec::new();
+    for _ in 0..3 {
+        let res = answered(owner.get(&url)).await;
+        assert_eq!(res.status(), 200);
+        streams.push(res);
+    }
+    let asked = std::time::Instant::now();
+    // SAFETY: sends SIGTERM to the child this test started.
+    unsafe { libc::kill(served.child.id() as i32, libc::SIGTERM) };
+    for mut s in streams {
+        let ended = tokio::time::timeout(Duration::from_secs(3), async {
+            while let Ok(Some(_)) = s.chunk().await {}
+        })
+        .await;
+        assert!(ended.is_ok(), "the stream ended");
+    }
+    let status = tokio::task::spawn_blocking(move || served.child.wait().unwrap())
+        .await
+        .unwrap();
+    let took = asked.elapsed();
+    assert!(status.success(), "{status:?}");
+    assert!(
+        took < Duration::from_secs(2),
+        "exited {took:?} after SIGTERM"
+    );
+}

@@ -59,7 +59,9 @@ pub struct EventsQuery {
 /// gets every event after that id first; without one the stream starts at the next event. A
 /// comment line keeps a quiet stream open every 15 s; the server ends a stream after 5 minutes
 /// and the client reconnects. Public leagues are readable by anyone, others with a session or
-/// a token of the club. 503 with `Retry-After` when the server has too many streams open.
+/// a token of the club. 503 with `Retry-After` when the server has too many streams open or is
+/// stopping (a stream open then ends at once), 429 when the caller's address holds as many as
+/// one address may (`--streams-per-address`).
 #[utoipa::path(tag = "standings",
     params(("league" = i64, Path, minimum = 1, example = 1), EventsQuery,
            ("Last-Event-ID" = Option<String>, Header, pattern = "^[0-9]{0,18}$", description = "The id of the last event received (empty: as if not sent)")),
@@ -87,7 +89,14 @@ pub async fn stream(
         .get("last-event-id")
         .map(|v| v.to_str().unwrap_or("?").to_string());
     let resume = header.or_else(|| query.last_event_id.map(|n| n.to_string()));
-    let opened = events::open(&state, &caller, *id, resume.as_deref()).await?;
+    let opened = events::open(
+        &state,
+        &caller,
+        *id,
+        resume.as_deref(),
+        crate::http::peer(&req),
+    )
+    .await?;
     let ends = tokio::time::Instant::now() + LIFETIME;
     let first = web::Bytes::from(format!("retry: {RETRY_MS}\n: events of league {}\n\n", *id));
     let body = futures_util::stream::unfold(

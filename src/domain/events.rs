@@ -86,6 +86,7 @@ pub async fn open(
     caller: &Caller,
     league: i64,
     last_event_id: Option<&str>,
+    address: Option<std::net::IpAddr>,
 ) -> Result<Opened> {
     let (league, _) = caller.league(state, league, Need::Read).await?;
     let resume = match last_event_id.map(str::trim) {
@@ -97,6 +98,17 @@ pub async fn open(
             )
         })?),
     };
+    if *state.events.closing().borrow() {
+        return Err(Error::Unavailable(
+            "the service is stopping; connect again in a moment".into(),
+        ));
+    }
+    let slot = state.events.hold(address).map_err(|cap| Error::TooManyRequests {
+        detail: format!(
+            "this address already holds {cap} event streams open, the most one address may; close one or try again later"
+        ),
+        retry_after_secs: 30,
+    })?;
     let permit = state
         .events
         .streams
@@ -112,6 +124,8 @@ pub async fn open(
         sent: from,
         sub,
         _permit: permit,
+        _slot: slot,
+        closing: state.events.closing(),
     })
 }
 
@@ -122,6 +136,9 @@ pub struct Opened {
     pub sent: i64,
     pub sub: Subscription,
     _permit: tokio::sync::OwnedSemaphorePermit,
+    _slot: Option<crate::live::hub::AddressSlot>,
+    /// Turns true when the service stops: the stream ends at once.
+    pub closing: tokio::sync::watch::Receiver<bool>,
 }
 
 /// The event as a Server-Sent Events frame (`id:`, `event:`, `data:` and a blank line), made
@@ -146,6 +163,9 @@ impl Opened {
     /// Waits for the next events, at most `idle`. Events already in the table past `sent`
     /// (a resume, or a stream that fell behind) are read from it first.
     pub async fn next(&mut self, state: &AppState, idle: Duration) -> Result<Next> {
+        if *self.closing.borrow() {
+            return Ok(Next::End);
+        }
         if self.sent < self.sub.start {
             let page = stored::after(&state.db, self.league, self.sent, PAGE).await?;
             if let Some(last) = page.last() {
@@ -159,7 +179,12 @@ impl Opened {
                 return Ok(Next::Events(page.into_iter().map(Arc::new).collect()));
             }
         }
-        match tokio::time::timeout(idle, self.sub.rx.recv()).await {
+        let closing = &mut self.closing;
+        let received = tokio::select! {
+            r = tokio::time::timeout(idle, self.sub.rx.recv()) => r,
+            _ = closing.wait_for(|c| *c) => return Ok(Next::End),
+        };
+        match received {
             Err(_) => Ok(Next::KeepAlive),
             Ok(Ok(event)) => {
                 let mut out = Vec::new();

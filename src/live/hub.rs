@@ -3,7 +3,9 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use tokio::sync::{Semaphore, broadcast};
+use std::net::IpAddr;
+
+use tokio::sync::{Semaphore, broadcast, watch};
 
 use sqlx::PgPool;
 
@@ -11,6 +13,8 @@ use crate::storage::events::{self, Event};
 
 /// The most streams one process keeps open; past it a new one is told to come back later.
 pub const MAX_STREAMS: usize = 4096;
+/// Streams one client address may hold open unless set otherwise (`--streams-per-address`).
+const DEFAULT_PER_ADDRESS: u32 = 64;
 /// How many events a slow stream may fall behind before it reads them from the table instead.
 const BUFFER: usize = 256;
 /// How many events one read of the table takes.
@@ -26,6 +30,11 @@ struct Channel {
 pub struct Hub {
     channels: Mutex<HashMap<i64, Channel>>,
     pub streams: Arc<Semaphore>,
+    /// Streams open per client address (its limit key), and the most one may hold.
+    per_address: Arc<Mutex<HashMap<IpAddr, u32>>>,
+    per_address_cap: std::sync::atomic::AtomicU32,
+    /// Set when the service stops: every open stream ends at once.
+    closing: watch::Sender<bool>,
     /// Woken when this process committed events: the hub reads them at once (events other
     /// processes commit are read at the next sweep).
     pub poked: tokio::sync::Notify,
@@ -38,6 +47,9 @@ impl Default for Hub {
         Hub {
             channels: Mutex::new(HashMap::new()),
             streams: Arc::new(Semaphore::new(MAX_STREAMS)),
+            per_address: Arc::default(),
+            per_address_cap: std::sync::atomic::AtomicU32::new(DEFAULT_PER_ADDRESS),
+            closing: watch::channel(false).0,
             poked: tokio::sync::Notify::new(),
             outbox: tokio::sync::Notify::new(),
         }
@@ -51,7 +63,61 @@ pub struct Subscription {
     pub start: i64,
 }
 
+/// One client address's hold on a stream: given back when the stream ends.
+pub struct AddressSlot {
+    held: Arc<Mutex<HashMap<IpAddr, u32>>>,
+    key: IpAddr,
+}
+
+impl Drop for AddressSlot {
+    fn drop(&mut self) {
+        let mut held = self.held.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(n) = held.get_mut(&self.key) {
+            *n -= 1;
+            if *n == 0 {
+                held.remove(&self.key);
+            }
+        }
+    }
+}
+
 impl Hub {
+    /// Sets how many streams one client address may hold open.
+    pub fn set_per_address(&self, cap: u32) {
+        self.per_address_cap
+            .store(cap.max(1), std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// Takes one of `address`'s stream slots; `None` when it holds all it may. Streams with no
+    /// known address (a unix socket) are bounded by the process's limit alone.
+    pub fn hold(&self, address: Option<IpAddr>) -> Result<Option<AddressSlot>, u32> {
+        let Some(ip) = address else { return Ok(None) };
+        let key = crate::auth::limits::limit_key(ip);
+        let cap = self
+            .per_address_cap
+            .load(std::sync::atomic::Ordering::Relaxed);
+        let mut held = self.per_address.lock().unwrap_or_else(|e| e.into_inner());
+        let n = held.entry(key).or_insert(0);
+        if *n >= cap {
+            return Err(cap);
+        }
+        *n += 1;
+        Ok(Some(AddressSlot {
+            held: self.per_address.clone(),
+            key,
+        }))
+    }
+
+    /// Ends every open stream now and refuses new ones (the service is stopping).
+    pub fn close_all(&self) {
+        self.closing.send_replace(true);
+    }
+
+    /// What a stream watches to end when the service stops.
+    pub fn closing(&self) -> watch::Receiver<bool> {
+        self.closing.subscribe()
+    }
+
     /// Event streams open in this process.
     pub fn open_streams(&self) -> usize {
         MAX_STREAMS - self.streams.available_permits()
@@ -128,5 +194,28 @@ impl Hub {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_address_holds_at_most_its_cap_and_an_ended_stream_gives_its_slot_back() {
+        let hub = Hub::default();
+        hub.set_per_address(2);
+        let a: IpAddr = "2001:db8:1:2::1".parse().unwrap();
+        let same_64: IpAddr = "2001:db8:1:2::99".parse().unwrap();
+        let first = hub.hold(Some(a)).unwrap();
+        let _second = hub.hold(Some(same_64)).unwrap();
+        assert_eq!(hub.hold(Some(a)).err(), Some(2), "one /64 is one client");
+        assert!(hub.hold(Some("192.0.2.1".parse().unwrap())).is_ok());
+        assert!(
+            hub.hold(None).unwrap().is_none(),
+            "no address: the process cap only"
+        );
+        drop(first);
+        assert!(hub.hold(Some(a)).is_ok(), "the slot came back");
     }
 }

@@ -114,6 +114,7 @@ fn serve_on(db: PgPool, own: PgPool, change: impl FnOnce(&mut Settings)) -> Test
         backup_every_hours: 24,
         metrics_token: None,
         cache_mb: None,
+        streams_per_address: 64,
     };
     change(&mut settings);
     let app = Application::build(&settings, own).expect("build the app");
