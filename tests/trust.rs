@@ -337,3 +337,31 @@ async fn sigterm_closes_event_streams_at_once() {
         "exited {took:?} after SIGTERM"
     );
 }
+
+/// Item 5: two instances starting at once on a database that does not exist yet both serve.
+#[tokio::test]
+async fn two_instances_starting_at_once_on_a_new_database_both_serve() {
+    for attempt in 0..3 {
+        let mut url = url::Url::parse(&std::env::var("TEST_DATABASE_URL").unwrap()).unwrap();
+        url.set_path(&format!("/new_{}", uuid::Uuid::new_v4().simple()));
+        let url = url.to_string();
+        let starts: Vec<_> = (0..2)
+            .map(|_| {
+                let url = url.clone();
+                std::thread::spawn(move || {
+                    let dir = tempfile::tempdir().unwrap();
+                    let served = common::serve_with(dir.path(), &["--database-url", &url]);
+                    (served, dir)
+                })
+            })
+            .collect();
+        for start in starts {
+            let (served, _dir) = start.join().unwrap();
+            let mut served = served.unwrap_or_else(|e| panic!("attempt {attempt}: {e}"));
+            let res = answered(reqwest::Client::new().get(format!("{}/readyz", served.base))).await;
+            assert_eq!(res.status(), 200, "attempt {attempt}");
+            served.child.kill().unwrap();
+            served.child.wait().unwrap();
+        }
+    }
+}

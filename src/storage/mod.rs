@@ -91,9 +91,20 @@ pub async fn ensure_database(url: &str) -> anyhow::Result<()> {
     if !exists {
         // Identifiers cannot be bound; quote it.
         let quoted = format!("\"{}\"", name.replace('"', "\"\""));
-        sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {quoted}")))
+        let created = sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {quoted}")))
             .execute(&mut conn)
-            .await?;
+            .await;
+        match created {
+            Ok(_) => {}
+            // Another instance starting at the same moment made it first: 42P04 when its
+            // CREATE had committed, 23505 (the catalogue's unique index) when both ran at once.
+            Err(sqlx::Error::Database(e))
+                if matches!(e.code().as_deref(), Some("42P04") | Some("23505")) =>
+            {
+                tracing::info!(database = %name, "another instance created the database first");
+            }
+            Err(e) => return Err(e).context(format!("creating the database {name}")),
+        }
     }
     conn.close().await?;
     Ok(())

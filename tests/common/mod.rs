@@ -252,7 +252,7 @@ pub fn serve_process_on_database(
     serve_with(dir, &args)
 }
 
-fn serve_with(dir: &std::path::Path, extra: &[&str]) -> Result<Served, String> {
+pub fn serve_with(dir: &std::path::Path, extra: &[&str]) -> Result<Served, String> {
     use std::io::{BufRead, BufReader};
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_mahjong-league"))
         .args(["serve", "--bind", "127.0.0.1:0", "--data-dir"])
