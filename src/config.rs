@@ -45,7 +45,7 @@ impl fmt::Debug for Secret {
 /// Flags of `serve`; each also reads an environment variable.
 #[derive(Args, Debug, Clone, Default)]
 pub struct ServeArgs {
-    /// Optional TOML file with any of: bind, data_dir, database_url, log_format, session_key, demo, trust_proxy, webhooks_allow_private, api_rate_limit, token_rate_limit, backup_keep, backup_every_hours, metrics_token, cache_mb, streams_per_address.
+    /// Optional TOML file with any of: bind, data_dir, database_url, log_format, session_key, demo, trust_proxy, webhooks_allow_private, api_rate_limit, token_rate_limit, backup_keep, backup_every_hours, backup_gap_minutes, metrics_token, cache_mb, streams_per_address.
     #[arg(long, env = "MAHJONG_CONFIG", value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// Address to listen on [default: 127.0.0.1:8080].
@@ -91,6 +91,10 @@ pub struct ServeArgs {
     /// Hours between the daily backups [default: 24].
     #[arg(long, env = "MAHJONG_BACKUP_EVERY_HOURS", value_name = "HOURS")]
     pub backup_every_hours: Option<u32>,
+    /// Least minutes between two backups that closed nights take: nights closed meanwhile are
+    /// in the one taken when the gap ends [default: 10; 0 to 1440].
+    #[arg(long, env = "MAHJONG_BACKUP_GAP_MINUTES", value_name = "MINUTES")]
+    pub backup_gap_minutes: Option<u32>,
     /// Token a Prometheus elsewhere sends (Authorization: Bearer) to read /metrics; without it
     /// /metrics answers on loopback only.
     #[arg(
@@ -125,6 +129,7 @@ struct FileConfig {
     token_rate_limit: Option<u32>,
     backup_keep: Option<u32>,
     backup_every_hours: Option<u32>,
+    backup_gap_minutes: Option<u32>,
     metrics_token: Option<Secret>,
     cache_mb: Option<u32>,
     streams_per_address: Option<u32>,
@@ -151,6 +156,8 @@ pub struct Settings {
     pub backup_keep: u32,
     /// Hours between its daily backups (at least 1).
     pub backup_every_hours: u32,
+    /// Least minutes between two backups that closed nights take.
+    pub backup_gap_minutes: u32,
     /// What a scraper elsewhere sends to read `/metrics`.
     pub metrics_token: Option<Secret>,
     /// Megabytes the caches may hold together (`None`: the caches' own default, 256).
@@ -224,6 +231,11 @@ impl Settings {
                 .or(file.backup_every_hours)
                 .unwrap_or(24)
                 .clamp(1, 24 * 366),
+            backup_gap_minutes: match args.backup_gap_minutes.or(file.backup_gap_minutes) {
+                None => 10,
+                Some(m @ 0..=1440) => m,
+                Some(m) => anyhow::bail!("--backup-gap-minutes must be 0 to 1440, not {m}"),
+            },
             metrics_token: match args.metrics_token.map(Secret::new).or(file.metrics_token) {
                 Some(t) if t.expose().len() < 16 => {
                     anyhow::bail!("the metrics token must be at least 16 characters long")

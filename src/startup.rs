@@ -278,6 +278,7 @@ async fn serve(settings: Settings) -> anyhow::Result<()> {
             settings.data_dir.join("backups"),
             settings.backup_keep as usize,
             std::time::Duration::from_secs(u64::from(settings.backup_every_hours) * 3600),
+            std::time::Duration::from_secs(u64::from(settings.backup_gap_minutes) * 60),
             app.backup_due(),
         ));
     }
@@ -295,32 +296,58 @@ async fn serve(settings: Settings) -> anyhow::Result<()> {
     result.context("running the server")
 }
 
-/// The embedded default's own backups, for as long as the service runs: one after each night
-/// closes, and one every `every` (the first when the newest on disk is that old, or a minute
-/// after the start when there is none), into `dir`, keeping the newest `keep`.
+/// The embedded default's own backups, for as long as the service runs, into `dir`: daily ones
+/// every `every` (the first when the newest on disk is that old, or a minute after the start
+/// when there is none), and one after a night closes — at most one per `gap`: nights closed
+/// within the gap after such a backup are in the one taken when the gap ends. Each kind keeps
+/// its newest `keep`, so closing nights again and again never pushes out a daily backup.
 async fn keep_backups(
     url: String,
     dir: std::path::PathBuf,
     keep: usize,
     every: std::time::Duration,
+    gap: std::time::Duration,
     night_closed: std::sync::Arc<tokio::sync::Notify>,
 ) {
-    use crate::storage::backup;
+    use crate::storage::backup::{self, Kind};
+    use tokio::time::{Instant, sleep_until};
     let minute = std::time::Duration::from_secs(60);
-    let newest_age = backup::list(&dir)
-        .ok()
-        .and_then(|files| files.first().and_then(|f| f.modified.elapsed().ok()));
-    let mut wait = match newest_age {
-        Some(age) => every.saturating_sub(age).max(minute),
-        None => minute,
-    };
+    let newest_daily_age = backup::list(&dir).ok().and_then(|files| {
+        files
+            .iter()
+            .find(|f| f.kind == Kind::Daily)
+            .and_then(|f| f.modified.elapsed().ok())
+    });
+    let mut next_daily = Instant::now()
+        + match newest_daily_age {
+            Some(age) => every.saturating_sub(age).max(minute),
+            None => minute,
+        };
+    // When the backup for closed nights is due, and when the last one was taken.
+    let mut night_due: Option<Instant> = None;
+    let mut last_night: Option<Instant> = None;
     loop {
-        let why = tokio::select! {
-            _ = night_closed.notified() => "a night closed",
-            _ = tokio::time::sleep(wait) => "the daily backup",
+        let far = Instant::now() + every;
+        let (kind, why) = tokio::select! {
+            _ = night_closed.notified() => {
+                if night_due.is_none() {
+                    let now = Instant::now();
+                    night_due = Some(last_night.map_or(now, |at| (at + gap).max(now)));
+                }
+                continue;
+            }
+            _ = sleep_until(night_due.unwrap_or(far)), if night_due.is_some() => {
+                night_due = None;
+                last_night = Some(Instant::now());
+                (Kind::NightClosed, "a night closed")
+            }
+            _ = sleep_until(next_daily) => {
+                next_daily = Instant::now() + every;
+                (Kind::Daily, "the daily backup")
+            }
         };
         let (url, dir2) = (url.clone(), dir.clone());
-        match tokio::task::spawn_blocking(move || backup::take(&url, &dir2, keep)).await {
+        match tokio::task::spawn_blocking(move || backup::take(&url, &dir2, keep, kind)).await {
             Ok(Ok((file, removed))) => tracing::info!(
                 file = %file.path.display(), bytes = file.bytes, removed, kept = keep,
                 "backup taken ({why})"
@@ -330,7 +357,6 @@ async fn keep_backups(
             }
             Err(e) => tracing::error!(error = %e, "the backup task failed"),
         }
-        wait = every;
     }
 }
 

@@ -270,6 +270,9 @@ async fn the_embedded_default_keeps_its_own_backups_and_restores_into_a_new_data
                 "127.0.0.1:0",
                 "--backup-keep",
                 "2",
+                // Every closed night its own backup here (the gap has a test of its own).
+                "--backup-gap-minutes",
+                "0",
                 "--data-dir",
             ])
             .arg(&data)
@@ -435,4 +438,117 @@ async fn the_embedded_default_keeps_its_own_backups_and_restores_into_a_new_data
     // SAFETY: sends SIGTERM to the child this test started.
     unsafe { libc::kill(again.child.id() as i32, libc::SIGTERM) };
     assert!(again.child.wait().unwrap().success());
+}
+
+/// Issue 36, item 9: backups are private (files 0600 in a 0700 folder, also one made by an
+/// earlier version), nights closed again and again take one backup per gap, and they never
+/// push out a daily backup: each kind keeps its own newest N.
+#[tokio::test]
+async fn closing_nights_again_and_again_pushes_out_no_daily_backup_and_backups_are_private() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let backups = data.join("backups");
+    std::fs::create_dir_all(&backups).unwrap();
+    std::fs::set_permissions(&backups, std::fs::Permissions::from_mode(0o755)).unwrap();
+    // A daily backup from yesterday's run, readable by all as earlier versions left them.
+    let daily = backups.join("mahjong-league-20261124-030000-000-daily.dump");
+    std::fs::write(&daily, "a daily backup").unwrap();
+    std::fs::set_permissions(&daily, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let mut served = common::serve_with(&data, &["--backup-keep", "1"]).expect("serves");
+    let c = reqwest::Client::builder()
+        .cookie_store(true)
+        .build()
+        .unwrap();
+    let api = |p: &str| format!("{}{p}", served.base);
+    let ok = |res: reqwest::Response| {
+        assert!(res.status().is_success(), "{}", res.status());
+        res
+    };
+    ok(c.post(api("/api/v1/users"))
+        .json(&json!({"email": "closer@example.org", "display_name": "C", "password": PASSWORD}))
+        .send()
+        .await
+        .unwrap());
+    ok(c.post(api("/api/v1/clubs"))
+        .json(&json!({"slug": "close", "name": "Close"}))
+        .send()
+        .await
+        .unwrap());
+    let league: Value = ok(c
+        .post(api("/api/v1/clubs/close/leagues"))
+        .json(&json!({"name": "L", "card": "demo-2026", "ruleset": "nmjl-money"}))
+        .send()
+        .await
+        .unwrap())
+    .json()
+    .await
+    .unwrap();
+    let night: Value = ok(c
+        .post(api(&format!("/api/v1/leagues/{}/nights", league["id"])))
+        .json(&json!({"date": "2026-03-01"}))
+        .send()
+        .await
+        .unwrap())
+    .json()
+    .await
+    .unwrap();
+    // One night closed and reopened 15 times.
+    for _ in 0..15 {
+        for action in ["close", "reopen"] {
+            ok(
+                c.post(api(&format!("/api/v1/nights/{}/{action}", night["id"])))
+                    .send()
+                    .await
+                    .unwrap(),
+            );
+        }
+    }
+    let names = || {
+        let mut v: Vec<String> = std::fs::read_dir(&backups)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().to_string())
+            .filter(|n| n.ends_with(".dump"))
+            .collect();
+        v.sort();
+        v
+    };
+    let mut night_backups = Vec::new();
+    for _ in 0..100 {
+        night_backups = names()
+            .into_iter()
+            .filter(|n| n.ends_with("-night.dump"))
+            .collect();
+        if !night_backups.is_empty() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    // Room for a second one, were there no gap.
+    tokio::time::sleep(std::time::Duration::from_secs(2)).await;
+    let all = names();
+    assert_eq!(
+        all.iter().filter(|n| n.ends_with("-night.dump")).count(),
+        1,
+        "one backup for 15 closes within the gap: {all:?}"
+    );
+    assert!(daily.exists(), "the daily backup stays: {all:?}");
+    let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&backups), 0o700);
+    for name in &all {
+        assert_eq!(mode(&backups.join(name)), 0o600, "{name}");
+    }
+    // A backup by hand is private too.
+    let file = dir.path().join("by-hand.dump");
+    let (done, said) = run(bin()
+        .args(["db", "backup", "--out"])
+        .arg(&file)
+        .args(["--data-dir"])
+        .arg(&data));
+    assert!(done, "{said}");
+    assert_eq!(mode(&file), 0o600);
+    // SAFETY: sends SIGTERM to the child this test started.
+    unsafe { libc::kill(served.child.id() as i32, libc::SIGTERM) };
+    assert!(served.child.wait().unwrap().success());
 }

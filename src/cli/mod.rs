@@ -341,10 +341,14 @@ fn list_backups(data_dir: &std::path::Path) -> anyhow::Result<()> {
     for f in files {
         let at: chrono::DateTime<chrono::Utc> = f.modified.into();
         println!(
-            "{}\t{} bytes\t{}",
+            "{}\t{} bytes\t{}\t{}",
             f.path.display(),
             f.bytes,
-            at.format("%Y-%m-%d %H:%M:%S UTC")
+            at.format("%Y-%m-%d %H:%M:%S UTC"),
+            match f.kind {
+                crate::storage::backup::Kind::Daily => "daily",
+                crate::storage::backup::Kind::NightClosed => "a night closed",
+            }
         );
     }
     Ok(())

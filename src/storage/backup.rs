@@ -78,6 +78,9 @@ fn run(mut cmd: Command, what: &str) -> anyhow::Result<()> {
 pub fn dump(url: &str, out: &Path) -> anyhow::Result<u64> {
     let (mut cmd, url) = tool("pg_dump", url)?;
     let partial = partial_of(out);
+    // The file holds password hashes, emails and webhook secrets: readable by its owner only,
+    // from its first byte (pg_dump writes into the file made here, keeping its mode).
+    private_file(&partial)?;
     cmd.args(["--format=custom", "--no-owner", "--no-privileges", "--file"])
         .arg(&partial)
         .arg("--dbname")
@@ -88,6 +91,39 @@ pub fn dump(url: &str, out: &Path) -> anyhow::Result<u64> {
     }
     std::fs::rename(&partial, out).with_context(|| format!("writing {}", out.display()))?;
     Ok(std::fs::metadata(out)?.len())
+}
+
+/// Makes (or empties) `path` as a file only its owner may read or write (0600).
+fn private_file(path: &Path) -> anyhow::Result<()> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+        options.mode(0o600);
+        options
+            .open(path)
+            .with_context(|| format!("creating {}", path.display()))?;
+        // An existing file keeps its old mode through open(): set it.
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))?;
+    }
+    #[cfg(not(unix))]
+    options
+        .open(path)
+        .with_context(|| format!("creating {}", path.display()))?;
+    Ok(())
+}
+
+/// Makes `dir` (and its parents) and gives it to its owner alone (0700).
+fn private_dir(dir: &Path) -> anyhow::Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
+            .with_context(|| format!("making {} private", dir.display()))?;
+    }
+    Ok(())
 }
 
 /// Where a dump to `out` is written before it is whole: `out` with `.partial` added
@@ -133,12 +169,41 @@ pub async fn tables_in(url: &str) -> anyhow::Result<i64> {
     Ok(n)
 }
 
+/// Why the service took a backup. Each kind keeps its own newest N, so closing nights again
+/// and again never pushes out a daily backup.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// The backup taken once a day (and files named before kinds existed).
+    Daily,
+    /// A backup taken because a night closed.
+    NightClosed,
+}
+
+impl Kind {
+    fn tag(self) -> &'static str {
+        match self {
+            Kind::Daily => "daily",
+            Kind::NightClosed => "night",
+        }
+    }
+
+    /// The kind a file's name says.
+    fn of(name: &str) -> Kind {
+        if name.ends_with(&format!("-night{SUFFIX}")) {
+            Kind::NightClosed
+        } else {
+            Kind::Daily
+        }
+    }
+}
+
 /// A backup file in a directory.
 #[derive(Debug, Clone)]
 pub struct BackupFile {
     pub path: PathBuf,
     pub bytes: u64,
     pub modified: SystemTime,
+    pub kind: Kind,
 }
 
 /// The service's backups in `dir`, newest first.
@@ -157,6 +222,7 @@ pub fn list(dir: &Path) -> anyhow::Result<Vec<BackupFile>> {
                     path: e.path(),
                     bytes: meta.len(),
                     modified: meta.modified().ok()?,
+                    kind: Kind::of(&e.file_name().to_string_lossy()),
                 })
             })
             .collect(),
@@ -168,22 +234,31 @@ pub fn list(dir: &Path) -> anyhow::Result<Vec<BackupFile>> {
     Ok(files)
 }
 
-/// Takes a backup into `dir` named for the time, then removes all but the newest `keep`.
-/// Answers the new file and how many old ones were removed.
-pub fn take(url: &str, dir: &Path, keep: usize) -> anyhow::Result<(BackupFile, usize)> {
-    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+/// Takes a backup of `kind` into `dir` (0700; the file 0600) named for the time and its kind,
+/// then removes all but the newest `keep` of that kind. Answers the new file and how many old
+/// ones were removed.
+pub fn take(url: &str, dir: &Path, keep: usize, kind: Kind) -> anyhow::Result<(BackupFile, usize)> {
+    private_dir(dir)?;
     // The name holds the time (UTC, to the millisecond), so names sort as times do.
     let name = format!(
-        "{PREFIX}{}{SUFFIX}",
-        chrono::Utc::now().format("%Y%m%d-%H%M%S-%3f")
+        "{PREFIX}{}-{}{SUFFIX}",
+        chrono::Utc::now().format("%Y%m%d-%H%M%S-%3f"),
+        kind.tag()
     );
     let path = dir.join(&name);
     let bytes = dump(url, &path)?;
     let mut removed = 0;
-    for old in list(dir)?.into_iter().skip(keep.max(1)) {
+    let files = list(dir)?;
+    for old in files.iter().filter(|f| f.kind == kind).skip(keep.max(1)) {
         std::fs::remove_file(&old.path)
             .with_context(|| format!("removing {}", old.path.display()))?;
         removed += 1;
+    }
+    // Files an earlier version left readable by others are made private too.
+    #[cfg(unix)]
+    for f in &files {
+        use std::os::unix::fs::PermissionsExt;
+        let _ = std::fs::set_permissions(&f.path, std::fs::Permissions::from_mode(0o600));
     }
     let modified = std::fs::metadata(&path)?.modified()?;
     Ok((
@@ -191,6 +266,7 @@ pub fn take(url: &str, dir: &Path, keep: usize) -> anyhow::Result<(BackupFile, u
             path,
             bytes,
             modified,
+            kind,
         },
         removed,
     ))
@@ -211,6 +287,34 @@ mod tests {
             partial_of(Path::new("x.sql"))
         );
         assert_ne!(partial_of(Path::new("x.partial")), Path::new("x.partial"));
+    }
+
+    #[test]
+    fn a_backup_is_private_and_its_kind_is_in_its_name() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let backups = dir.path().join("backups");
+        private_dir(&backups).unwrap();
+        let file = backups.join("x.dump.partial");
+        std::fs::write(&file, "old").unwrap();
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).unwrap();
+        private_file(&file).unwrap();
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&backups), 0o700);
+        assert_eq!(mode(&file), 0o600);
+        assert_eq!(std::fs::read(&file).unwrap(), b"", "emptied");
+        assert_eq!(
+            Kind::of("mahjong-league-20261125-071500-042-night.dump"),
+            Kind::NightClosed
+        );
+        assert_eq!(
+            Kind::of("mahjong-league-20261125-071500-042-daily.dump"),
+            Kind::Daily
+        );
+        assert_eq!(
+            Kind::of("mahjong-league-20261125-071500-042.dump"),
+            Kind::Daily
+        );
     }
 
     #[test]

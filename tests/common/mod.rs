@@ -112,6 +112,7 @@ fn serve_on(db: PgPool, own: PgPool, change: impl FnOnce(&mut Settings)) -> Test
         token_rate_limit: 0,
         backup_keep: 0,
         backup_every_hours: 24,
+        backup_gap_minutes: 10,
         metrics_token: None,
         cache_mb: None,
         streams_per_address: 64,
