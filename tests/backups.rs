@@ -514,13 +514,8 @@ async fn closing_nights_again_and_again_pushes_out_no_daily_backup_and_backups_a
         v.sort();
         v
     };
-    let mut night_backups = Vec::new();
     for _ in 0..100 {
-        night_backups = names()
-            .into_iter()
-            .filter(|n| n.ends_with("-night.dump"))
-            .collect();
-        if !night_backups.is_empty() {
+        if names().iter().any(|n| n.ends_with("-night.dump")) {
             break;
         }
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
