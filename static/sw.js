@@ -2,6 +2,8 @@
 // nights) and the assets are kept, and served from here when the network is away, so a
 // tablet that lost its Wi-Fi still opens the screen and keeps entering games (score/queue.js
 // queues them). Online, everything comes from the network first; nothing else is kept.
+// Logging out (the page's form or the API) forgets every kept page at once, so the next person
+// at a shared tablet sees no members-only page, online or not; only the assets stay.
 "use strict";
 
 const CACHE = "mahjong-league-v3";
@@ -43,10 +45,28 @@ function offline() {
     { status: 503, headers: { "Content-Type": "text/html; charset=utf-8", "Retry-After": "5" } });
 }
 
+/** Drops every kept page and card, keeping the assets. */
+function forgetPages() {
+  return caches.open(CACHE).then((c) => c.keys().then((reqs) => Promise.all(reqs
+    .filter((r) => !new URL(r.url).pathname.startsWith("/static/"))
+    .map((r) => c.delete(r)))));
+}
+
+function loggingOut(req, url) {
+  return url.origin === self.location.origin &&
+    ((req.method === "POST" && url.pathname === "/logout") ||
+     (req.method === "DELETE" && url.pathname === "/api/v1/session"));
+}
+
 self.addEventListener("fetch", (event) => {
   const req = event.request;
-  if (req.method !== "GET") return;
   const url = new URL(req.url);
+  if (loggingOut(req, url)) {
+    // Forgotten whether or not the network is there; the request itself goes on as usual.
+    event.waitUntil(forgetPages());
+    return;
+  }
+  if (req.method !== "GET") return;
   if (url.origin !== self.location.origin) return;
   if (!keepable(url)) {
     if (req.mode === "navigate") event.respondWith(fetch(req).catch(offline));

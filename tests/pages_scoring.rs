@@ -973,3 +973,92 @@ async fn a_hand_from_the_card_asks_about_jokers_and_none_is_an_answer() {
     assert_eq!(found, json!([]));
     c.close().await.unwrap();
 }
+
+/// Issue 36, item 8: a shared tablet. Logging out answers `Clear-Site-Data`, and the service
+/// worker forgets the pages it kept: offline, the next person sees no members-only page.
+#[tokio::test]
+async fn after_log_out_a_shared_tablet_keeps_no_members_only_page() {
+    let app = spawn_app().await;
+    let (_owner, t) = seat_ids(&app, "shared").await;
+    let gate = Gate::to(&app.address).await;
+    let (_driver, c) = browser().await;
+    viewport(&c, TABLET).await;
+    log_in(&c, &gate.address, "scorer@example.org", PASSWORD, "/").await;
+    let night = gate.url(&format!("/nights/{}", t.night));
+    c.goto(&night).await.unwrap();
+    let score = gate.url(&format!("/tables/{}/score", t.table));
+    open(&c, &score, 1).await;
+    let kept = |path: String| {
+        let c = c.clone();
+        async move {
+            c.execute_async(
+                "const done = arguments[arguments.length - 1];
+                 caches.match(arguments[0]).then(r => done(!!r)).catch(() => done(false));",
+                vec![json!(path)],
+            )
+            .await
+            .unwrap()
+                == json!(true)
+        }
+    };
+    let night_path = format!("/nights/{}", t.night);
+    let score_path = format!("/tables/{}/score", t.table);
+    until("the service worker serves the screen", async || {
+        c.execute("return !!navigator.serviceWorker.controller;", vec![])
+            .await
+            .unwrap()
+            == json!(true)
+    })
+    .await;
+    c.goto(&night).await.unwrap();
+    until("the night page is kept", async || {
+        kept(night_path.clone()).await
+    })
+    .await;
+    until("the scoring screen is kept", async || {
+        kept(score_path.clone()).await
+    })
+    .await;
+
+    click(&c, "form[action='/logout'] button").await;
+    wait_text(&c, ".flash.ok", "logged out").await;
+    until("the kept pages are forgotten", async || {
+        !kept(night_path.clone()).await && !kept(score_path.clone()).await
+    })
+    .await;
+    gate.set_open(false);
+    c.goto(&night).await.unwrap();
+    let shown = text_of(&c, "h1").await;
+    assert_eq!(shown, "No network", "offline, the night page is not shown");
+    gate.set_open(true);
+    c.close().await.unwrap();
+
+    // The answers themselves, from the page's form and from the API.
+    let api = common::signed_up(&app, "api@example.org").await;
+    let res = api.delete(app.url("/api/v1/session")).send().await.unwrap();
+    assert_eq!(res.status(), 204);
+    assert_eq!(res.headers()["clear-site-data"], "\"cache\"");
+    let door = reqwest::Client::new()
+        .get(app.url(&format!("/nights/{}/door", t.night)))
+        .send()
+        .await
+        .unwrap();
+    assert!(
+        door.headers()["permissions-policy"]
+            .to_str()
+            .unwrap()
+            .contains("camera=(self)"),
+        "the door may use the camera"
+    );
+    let other = reqwest::Client::new()
+        .get(app.url("/"))
+        .send()
+        .await
+        .unwrap();
+    assert!(
+        other.headers()["permissions-policy"]
+            .to_str()
+            .unwrap()
+            .contains("camera=()")
+    );
+}

@@ -57,5 +57,8 @@ pub async fn log_out(
     req: HttpRequest,
 ) -> Result<HttpResponse, AppError> {
     accounts::end_session(&state, session_token(&req).as_deref()).await?;
-    Ok(HttpResponse::NoContent().cookie(session_removal()).finish())
+    Ok(HttpResponse::NoContent()
+        .cookie(session_removal())
+        .insert_header(crate::http::CLEAR_SITE_DATA)
+        .finish())
 }

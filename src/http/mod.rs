@@ -162,6 +162,11 @@ pub fn session_cookie(req: &HttpRequest, session: &accounts::Session) -> Cookie<
         .finish()
 }
 
+/// What a log-out answer tells the browser to drop: its HTTP cache of this site (pages a member
+/// saw must not be shown to the next person at a shared tablet). Storage is left alone: it
+/// holds games a tablet has not sent yet. The service worker forgets its kept pages itself.
+pub const CLEAR_SITE_DATA: (&str, &str) = ("clear-site-data", "\"cache\"");
+
 /// The cookie that clears the session cookie.
 pub fn session_removal() -> Cookie<'static> {
     let mut gone = Cookie::build(SESSION_COOKIE, "")

@@ -73,6 +73,8 @@ pub async fn headers(
         }
     }
     let docs = req.path().starts_with("/api/docs");
+    // The door's check-in page scans badges with the device's camera; no other page may.
+    let door = req.path().starts_with("/nights/") && req.path().ends_with("/door");
     let mut res = match refused {
         Some(e) => req.error_response(e),
         None => next.call(req).await?.map_into_boxed_body(),
@@ -89,7 +91,11 @@ pub async fn headers(
     }
     set(
         HeaderName::from_static("permissions-policy"),
-        "camera=(), microphone=(), geolocation=()",
+        if door {
+            "camera=(self), microphone=(), geolocation=()"
+        } else {
+            "camera=(), microphone=(), geolocation=()"
+        },
     );
     set(
         HeaderName::from_static("cross-origin-opener-policy"),

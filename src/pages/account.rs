@@ -165,6 +165,10 @@ async fn logout(
         .map_err(AppError::internal)?;
     res.add_cookie(&crate::http::table_removal())
         .map_err(AppError::internal)?;
+    res.headers_mut().insert(
+        actix_web::http::header::HeaderName::from_static(crate::http::CLEAR_SITE_DATA.0),
+        actix_web::http::header::HeaderValue::from_static(crate::http::CLEAR_SITE_DATA.1),
+    );
     Ok(res)
 }
 
