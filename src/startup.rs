@@ -101,6 +101,11 @@ impl Application {
         self.port
     }
 
+    /// The state every request shares.
+    pub fn state(&self) -> web::Data<AppState> {
+        self.state.clone()
+    }
+
     /// What a closed night rings.
     pub fn backup_due(&self) -> std::sync::Arc<tokio::sync::Notify> {
         self.backup_due.clone()
@@ -282,6 +287,10 @@ async fn serve(settings: Settings) -> anyhow::Result<()> {
             app.backup_due(),
         ));
     }
+    let embedded = embedded.map(|pg| std::sync::Arc::new(std::sync::Mutex::new(pg)));
+    let supervisor = embedded
+        .clone()
+        .map(|pg| tokio::spawn(supervise(pg, app.state())));
     tracing::info!(port = app.port(), "serving");
     println!(
         "mahjong-league is serving on http://{shown}:{}/",
@@ -289,11 +298,86 @@ async fn serve(settings: Settings) -> anyhow::Result<()> {
     );
     app.stop_on_signals();
     let result = app.run_until_stopped().await;
+    if let Some(task) = supervisor {
+        task.abort();
+        let _ = task.await;
+    }
     pool.close().await;
-    if let Some(mut pg) = embedded {
-        tokio::task::spawn_blocking(move || pg.finish()).await??;
+    if let Some(pg) = embedded {
+        tokio::task::spawn_blocking(move || pg.lock().unwrap_or_else(|e| e.into_inner()).finish())
+            .await??;
     }
     result.context("running the server")
+}
+
+/// How often the supervisor looks at the private PostgreSQL.
+const SUPERVISION_PERIOD: std::time::Duration = std::time::Duration::from_secs(1);
+/// The longest wait between two tries to start it again.
+const RESTART_BACKOFF_MAX: std::time::Duration = std::time::Duration::from_secs(4);
+
+/// Keeps the private PostgreSQL running for as long as the service runs. Each second it looks
+/// whether the server's postmaster is alive; when it is gone (killed, the OOM killer, stopped
+/// by itself after a PANIC such as a full disk), the supervisor logs it, marks the database
+/// down (`/healthz` answers 503; requests meanwhile get 503 with `Retry-After` as for any
+/// outage), and starts it again, waiting 0.5 s, then twice as long after each failure up to 4
+/// s, until it runs. The pools reconnect by themselves. Committed data survives: PostgreSQL
+/// replays its write-ahead log at the start.
+async fn supervise(
+    pg: std::sync::Arc<std::sync::Mutex<EmbeddedPostgres>>,
+    state: web::Data<AppState>,
+) {
+    loop {
+        tokio::time::sleep(SUPERVISION_PERIOD).await;
+        let p = pg.clone();
+        let alive = tokio::task::spawn_blocking(move || {
+            p.lock().unwrap_or_else(|e| e.into_inner()).alive()
+        })
+        .await
+        .unwrap_or(true);
+        if alive {
+            continue;
+        }
+        let since = std::time::Instant::now();
+        *state
+            .private_database_down
+            .lock()
+            .unwrap_or_else(|e| e.into_inner()) = Some(since);
+        tracing::error!(
+            "the private PostgreSQL stopped (its postmaster is gone); starting it again"
+        );
+        let mut wait = std::time::Duration::from_millis(500);
+        let mut tries = 0u32;
+        loop {
+            tokio::time::sleep(wait).await;
+            tries += 1;
+            let p = pg.clone();
+            let started = tokio::task::spawn_blocking(move || {
+                p.lock().unwrap_or_else(|e| e.into_inner()).restart()
+            })
+            .await;
+            match started {
+                Ok(Ok(())) => {
+                    tracing::info!(
+                        tries,
+                        down_ms = since.elapsed().as_millis() as u64,
+                        "the private PostgreSQL runs again"
+                    );
+                    break;
+                }
+                Ok(Err(e)) => tracing::warn!(
+                    tries, error = %format!("{e:#}"),
+                    "the private PostgreSQL did not start again yet; trying again in {} ms",
+                    (wait * 2).min(RESTART_BACKOFF_MAX).as_millis()
+                ),
+                Err(e) => tracing::error!(error = %e, "the restart task failed"),
+            }
+            wait = (wait * 2).min(RESTART_BACKOFF_MAX);
+        }
+        *state
+            .private_database_down
+            .lock()
+            .unwrap_or_else(|e| e.into_inner()) = None;
+    }
 }
 
 /// The embedded default's own backups, for as long as the service runs, into `dir`: daily ones

@@ -34,6 +34,9 @@ pub struct AppState {
     pub backup_due: Arc<tokio::sync::Notify>,
     /// What `/metrics` reports.
     pub metrics: Arc<crate::metrics::Metrics>,
+    /// Since when the private PostgreSQL this process runs has been found down (its supervisor
+    /// restarting it); `None` while it runs, and always with an external database.
+    pub private_database_down: std::sync::Mutex<Option<std::time::Instant>>,
 }
 
 impl AppState {
@@ -52,6 +55,7 @@ impl AppState {
             entry: None,
             backup_due: Arc::default(),
             metrics: Arc::default(),
+            private_database_down: std::sync::Mutex::new(None),
         }
     }
 

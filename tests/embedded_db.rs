@@ -247,3 +247,112 @@ async fn a_frozen_database_is_a_quick_503() {
     unsafe { libc::kill(served.child.id() as i32, libc::SIGTERM) };
     served.child.wait().unwrap();
 }
+
+/// Issue 36, item 1: the embedded PostgreSQL's postmaster killed under a running service. The
+/// service notices, answers 503 with `Retry-After` meanwhile (never 500), `/healthz` says the
+/// database is down, and writes come back by themselves within 15 s with nothing acknowledged
+/// lost.
+#[tokio::test]
+async fn a_killed_postgres_is_restarted_under_the_running_service() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut served = common::serve(dir.path()).expect("serves");
+    let client = reqwest::Client::builder()
+        .cookie_store(true)
+        .build()
+        .unwrap();
+    let url = |p: &str| format!("{}{p}", served.base);
+    let res = client
+        .post(url("/api/v1/users"))
+        .json(&serde_json::json!({"email": "kept@example.org", "display_name": "Kept", "password": "correct horse battery"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 201);
+    let res = client
+        .post(url("/api/v1/clubs"))
+        .json(&serde_json::json!({"slug": "kept", "name": "Kept"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 201);
+
+    let mut stored = 0;
+    for round in 0..2 {
+        let postmaster = common::postmaster_pid(dir.path());
+        // SAFETY: sends SIGKILL to the postmaster this test's service started.
+        unsafe { libc::kill(postmaster, libc::SIGKILL) };
+        let killed = std::time::Instant::now();
+        let mut statuses = std::collections::BTreeMap::<u16, u32>::new();
+        // /healthz watched meanwhile, every 50 ms.
+        let health_url = url("/healthz");
+        let watcher = tokio::spawn(async move {
+            let mut seen = std::collections::BTreeSet::new();
+            for _ in 0..60 {
+                if let Ok(r) = reqwest::get(&health_url).await {
+                    seen.insert(r.status().as_u16());
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            }
+            seen
+        });
+        let mut back = None;
+        let mut n = 0;
+        while killed.elapsed() < std::time::Duration::from_secs(20) {
+            n += 1;
+            let res = client
+                .post(url("/api/v1/clubs/kept/players"))
+                .json(&serde_json::json!({"name": format!("Player {round}-{n}")}))
+                .send()
+                .await
+                .unwrap();
+            let status = res.status().as_u16();
+            *statuses.entry(status).or_default() += 1;
+            match status {
+                201 => stored += 1,
+                503 => assert!(res.headers().contains_key("retry-after")),
+                _ => panic!("round {round}: {status}: {}", res.text().await.unwrap()),
+            }
+            let restarted =
+                std::fs::read_to_string(dir.path().join("postgres/data/postmaster.pid"))
+                    .ok()
+                    .and_then(|t| t.lines().next().and_then(|l| l.trim().parse::<i32>().ok()))
+                    .is_some_and(|pid| pid != postmaster);
+            if status == 201 && restarted {
+                back = Some(killed.elapsed());
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+        let back = back.unwrap_or_else(|| {
+            panic!("round {round}: writes to a new postmaster never came: {statuses:?}")
+        });
+        let healthz = watcher.await.unwrap();
+        eprintln!(
+            "round {round}: a write stored by the new postmaster {back:?} after kill -9; answers {statuses:?}; /healthz {healthz:?}"
+        );
+        assert!(
+            healthz.contains(&503),
+            "/healthz said the database was down: {healthz:?}"
+        );
+        assert!(back < std::time::Duration::from_secs(15), "{back:?}");
+        let h = reqwest::get(url("/healthz")).await.unwrap();
+        assert_eq!(h.status(), 200);
+    }
+    // Everything acknowledged is there.
+    let players: serde_json::Value = client
+        .get(url("/api/v1/clubs/kept/players"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(
+        players.as_array().unwrap().len(),
+        stored,
+        "every acknowledged player is there: {players}"
+    );
+    // SAFETY: sends SIGTERM to the child this test started.
+    unsafe { libc::kill(served.child.id() as i32, libc::SIGTERM) };
+    assert!(served.child.wait().unwrap().success());
+}

@@ -119,6 +119,12 @@ impl From<sqlx::Error> for Error {
     /// The database away (no connection within the pool's wait, a connection lost, the server
     /// shutting down or refusing connections) is `Unavailable`: the client may try again.
     fn from(e: sqlx::Error) -> Self {
+        if crate::storage::is_disk_full(&e) {
+            tracing::error!(error = %e, "the database's disk is full");
+            return Error::Unavailable(
+                "the database's disk is full, so nothing was stored: the service's administrator must free space; then send this again".into(),
+            );
+        }
         if crate::storage::is_unavailable(&e) {
             return Error::Unavailable(
                 "the database does not answer; try again in a moment".into(),

@@ -45,6 +45,8 @@ pub struct EmbeddedPostgres {
     /// The `postgres` role's password, kept in `<root>/password` (0600).
     password: String,
     stop_on_drop: bool,
+    /// How it was started (a restart starts it the same way).
+    options: StartOptions,
 }
 
 /// Options for starting the server.
@@ -180,6 +182,7 @@ impl EmbeddedPostgres {
             listen,
             run_as,
             stop_on_drop: true,
+            options,
         };
         pg.init()?;
         pg.secure()?;
@@ -256,6 +259,22 @@ impl EmbeddedPostgres {
                 std::fs::remove_file(&pid_file)?;
             }
         }
+        Ok(())
+    }
+
+    /// Whether the server this value stands for still runs (its postmaster alive).
+    pub fn alive(&self) -> bool {
+        self.postmaster_alive()
+    }
+
+    /// Starts the server again after its postmaster died (killed, or stopped itself after a
+    /// PANIC): what the dead one left is cleared and a new one started as the first was.
+    /// Fails while it cannot start (its old backends still exiting, a full disk); the caller
+    /// tries again.
+    pub fn restart(&mut self) -> anyhow::Result<()> {
+        self.clear_stale()?;
+        self.launch(self.options)?;
+        self.started_here = true;
         Ok(())
     }
 
@@ -545,6 +564,7 @@ impl EmbeddedPostgres {
             run_as: is_root().then(|| "postgres".to_string()),
             root,
             stop_on_drop: false,
+            options: StartOptions::default(),
         };
         let mut pg = pg;
         if pg.running()? {

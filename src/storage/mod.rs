@@ -38,6 +38,17 @@ pub const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// Whether an error says the database is away rather than that a statement went wrong: no
 /// connection in time, a connection lost, or the server shutting down or not taking connections.
+/// Whether the database refused a write because its disk is full (53100, or the file system's
+/// own words in an error PostgreSQL passed on).
+pub fn is_disk_full(e: &sqlx::Error) -> bool {
+    match e {
+        sqlx::Error::Database(d) => {
+            d.code().as_deref() == Some("53100") || d.message().contains("No space left on device")
+        }
+        _ => false,
+    }
+}
+
 pub fn is_unavailable(e: &sqlx::Error) -> bool {
     match e {
         sqlx::Error::PoolTimedOut
