@@ -34,6 +34,10 @@ struct Receiver {
     fail_first: Arc<AtomicUsize>,
     failing: Arc<std::sync::atomic::AtomicBool>,
     ok: Arc<AtomicUsize>,
+    /// Milliseconds each request takes before it is answered (a receiver doing work).
+    delay_ms: Arc<std::sync::atomic::AtomicU64>,
+    /// Requests left that hang without an answer (a receiver stuck).
+    hang_first: Arc<AtomicUsize>,
 }
 
 async fn hook(req: HttpRequest, body: web::Bytes, r: web::Data<Receiver>) -> HttpResponse {
@@ -49,6 +53,16 @@ async fn hook(req: HttpRequest, body: web::Bytes, r: web::Data<Receiver>) -> Htt
         signature: header("mahjong-signature"),
         body: body.to_vec(),
     });
+    if r.hang_first
+        .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
+        .is_ok()
+    {
+        tokio::time::sleep(Duration::from_secs(120)).await;
+    }
+    let delay = r.delay_ms.load(Ordering::SeqCst);
+    if delay > 0 {
+        tokio::time::sleep(Duration::from_millis(delay)).await;
+    }
     let refuse = r.failing.load(Ordering::SeqCst)
         || r.fail_first
             .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
@@ -68,7 +82,7 @@ async fn receiver() -> (Receiver, String) {
             .app_data(data.clone())
             .route("/hook", web::post().to(hook))
     })
-    .workers(1)
+    .workers(2)
     .bind(("127.0.0.1", 0))
     .unwrap();
     let port = server.addrs()[0].port();
@@ -171,14 +185,13 @@ async fn a_receiver_gets_every_event_signed_across_a_service_restart() {
         )
         .await;
     }
-    // Killed while deliveries wait on the back-off: none leased (a worker killed holding a lease
-    // leaves those deliveries to the lease's end, two minutes), the next try a second away at
-    // least.
+    // Killed while deliveries wait on the back-off: the webhook not held (a worker killed holding
+    // it leaves it to its lease's end, 20 s), the next try a second away at least.
     let mut waited = 0;
     loop {
         let backing_off: bool = sqlx::query_scalar(
             "SELECT EXISTS (SELECT 1 FROM webhook_deliveries WHERE status = 'pending') \
-               AND NOT EXISTS (SELECT 1 FROM webhook_deliveries WHERE leased_until > now()) \
+               AND NOT EXISTS (SELECT 1 FROM webhooks WHERE leased_until > now()) \
                AND (SELECT retry_at FROM webhooks) > now() + interval '1 second'",
         )
         .fetch_one(&db)
@@ -454,4 +467,146 @@ async fn registrations_at_once_stop_at_the_limit() {
         .await
         .unwrap();
     assert_eq!(stored, limit);
+}
+
+/// The event ids a receiver got, in the order the requests arrived.
+fn arrivals(r: &Receiver) -> Vec<i64> {
+    r.got
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|x| x.event_id.parse().unwrap())
+        .collect()
+}
+
+/// Issue 36, item 4: three workers (two `serve` processes and the test's) on one database
+/// deliver one webhook's events in id order, live and from a backlog: one delivery in flight
+/// per webhook across all instances.
+#[tokio::test]
+async fn several_instances_deliver_one_webhook_in_id_order() {
+    let app = spawn_app().await;
+    let dir = tempfile::tempdir().unwrap();
+    let flags = ["--webhooks-allow-private"];
+    let mut others: Vec<_> = (0..2)
+        .map(|_| serve_process_on_database(&app.db, dir.path(), &flags).unwrap())
+        .collect();
+    let owner = club_owner(&app, "order", "o@example.org").await;
+    let t = one_table(&app, &owner, "order", &["Ann", "Bea", "Cy", "Dot"]).await;
+    let (receiver, url) = receiver().await;
+    receiver.delay_ms.store(20, Ordering::SeqCst);
+    ok_json(
+        owner
+            .post(app.url("/api/v1/clubs/order/webhooks"))
+            .json(&json!({ "url": url })),
+    )
+    .await;
+    // Three nights, each closed and reopened through its own instance at once: every instance
+    // commits events and wakes its own worker while the others deliver.
+    let mut nights = vec![t.night];
+    for date in ["2026-03-10", "2026-03-17"] {
+        let n = ok_json(
+            owner
+                .post(app.url(&format!("/api/v1/leagues/{}/nights", t.league)))
+                .json(&json!({ "date": date })),
+        )
+        .await;
+        nights.push(n["id"].as_i64().unwrap());
+    }
+    let bases: Vec<String> = std::iter::once(app.address.clone())
+        .chain(others.iter().map(|o| o.base.clone()))
+        .collect();
+    let close_and_reopen = |rounds: usize| {
+        let runs = nights.iter().zip(&bases).map(|(night, base)| {
+            let owner = owner.clone();
+            let close = format!("{base}/api/v1/nights/{night}/close");
+            let reopen = format!("{base}/api/v1/nights/{night}/reopen");
+            async move {
+                for _ in 0..rounds {
+                    ok_json(owner.post(&close)).await;
+                    ok_json(owner.post(&reopen)).await;
+                    tokio::time::sleep(Duration::from_millis(15)).await;
+                }
+            }
+        });
+        futures_util::future::join_all(runs)
+    };
+    // Live: events as they happen.
+    close_and_reopen(30).await;
+    let ids = all_taken(&receiver, &app.db, Duration::from_secs(60)).await;
+    assert!(ids.len() >= 90, "{}", ids.len());
+    assert_eq!(arrivals(&receiver), ids, "live deliveries in id order");
+
+    // A backlog: the webhook paused while events pile up, then resumed.
+    sqlx::query("UPDATE webhooks SET paused_at = now()")
+        .execute(&app.db)
+        .await
+        .unwrap();
+    close_and_reopen(40).await;
+    let hook: i64 = sqlx::query_scalar("SELECT id FROM webhooks")
+        .fetch_one(&app.db)
+        .await
+        .unwrap();
+    ok_json(owner.post(app.url(&format!("/api/v1/clubs/order/webhooks/{hook}/resume")))).await;
+    let ids = all_taken(&receiver, &app.db, Duration::from_secs(60)).await;
+    assert!(ids.len() >= 210, "{}", ids.len());
+    assert_eq!(arrivals(&receiver), ids, "the backlog in id order");
+    for o in &mut others {
+        o.child.kill().unwrap();
+        o.child.wait().unwrap();
+    }
+}
+
+/// Issue 36, item 4: an instance killed in the middle of a delivery: another instance goes on
+/// within 30 s, sending again only the delivery that was in flight.
+#[tokio::test]
+async fn after_an_instance_is_killed_another_resumes_the_backlog_within_30_s() {
+    let db = fresh_database().await;
+    let dir = tempfile::tempdir().unwrap();
+    let flags = ["--webhooks-allow-private"];
+    let mut first = serve_process_on_database(&db, dir.path(), &flags).unwrap();
+    let app = TestApp {
+        address: first.base.clone(),
+        client: reqwest::Client::new(),
+        db: db.clone(),
+    };
+    let owner = club_owner(&app, "kill", "o@example.org").await;
+    let t = one_table(&app, &owner, "kill", &["Ann", "Bea", "Cy", "Dot"]).await;
+    let (receiver, url) = receiver().await;
+    receiver.hang_first.store(1, Ordering::SeqCst);
+    ok_json(
+        owner
+            .post(app.url("/api/v1/clubs/kill/webhooks"))
+            .json(&json!({ "url": url })),
+    )
+    .await;
+    for _ in 0..5 {
+        ok_json(owner.post(app.url(&format!("/api/v1/nights/{}/close", t.night)))).await;
+        ok_json(owner.post(app.url(&format!("/api/v1/nights/{}/reopen", t.night)))).await;
+    }
+    // The first delivery is in flight (the receiver holds it): the instance dies.
+    let until = Instant::now() + Duration::from_secs(20);
+    while arrivals(&receiver).is_empty() {
+        assert!(Instant::now() < until, "the first delivery never came");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    first.child.kill().unwrap();
+    first.child.wait().unwrap();
+    let killed = Instant::now();
+    let mut second = serve_process_on_database(&db, dir.path(), &flags).unwrap();
+    while arrivals(&receiver).len() < 2 {
+        assert!(
+            killed.elapsed() < Duration::from_secs(30),
+            "no delivery within 30 s of the kill"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let resumed = killed.elapsed();
+    eprintln!("deliveries resumed {resumed:?} after the kill");
+    let ids = all_taken(&receiver, &db, Duration::from_secs(30)).await;
+    let got = arrivals(&receiver);
+    // The one in flight went twice; every other once, in order.
+    assert_eq!(got[0], ids[0]);
+    assert_eq!(&got[1..], &ids[..], "{got:?}");
+    second.child.kill().unwrap();
+    second.child.wait().unwrap();
 }

@@ -10,6 +10,12 @@
 //! Retries: a failed attempt (no answer within 10 s, or not 2xx) backs the webhook off, 2 s
 //! doubling up to an hour, one delivery at a time in event order; a URL that has failed for a
 //! day is paused until an organizer resumes it, its events kept meanwhile.
+//!
+//! Order with several instances: a worker holds a webhook (a lease on its row, renewed before
+//! each attempt) while it sends that webhook's deliveries one at a time, so one delivery per
+//! webhook is in flight across all instances. When an instance dies, its lease runs out within
+//! 20 s and another instance goes on from the first delivery not acknowledged: only the one
+//! that was in flight is sent again.
 
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
@@ -42,10 +48,15 @@ const BACKOFF: Backoff = Backoff {
 };
 /// How long one attempt may take.
 const ATTEMPT_TIMEOUT: Duration = Duration::from_secs(10);
-/// How long a worker holds the deliveries it took (longer than a batch takes).
-const LEASE_SECS: f64 = 120.0;
-/// Deliveries one pass takes.
+/// How long a worker holds a webhook without renewing it: renewed before every attempt (which
+/// takes at most `ATTEMPT_TIMEOUT`), so it runs out only when its instance died, and another
+/// instance resumes the backlog within this time.
+const LEASE_SECS: f64 = 20.0;
+/// Webhooks one pass takes.
 const BATCH: i64 = 100;
+/// Deliveries of one webhook one pass sends at most (then the webhook is given back, so a long
+/// backlog takes turns with other work).
+const PER_WEBHOOK: usize = 500;
 
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -68,35 +79,21 @@ pub struct CreatedWebhook {
     pub secret: String,
 }
 
-/// Whether an address is on the public internet (not private, loopback, link-local, shared,
-/// documentation, multicast or unspecified).
+/// Whether an address is on the public internet: in none of IANA's special-purpose ranges
+/// (the IPv4 and IPv6 Special-Purpose Address Registries, as the `iprfc` crate keeps them:
+/// private, loopback, link-local, shared, documentation, benchmarking, protocol assignments,
+/// 6to4 relays, NAT64, Teredo, …), not in RFC 4291's deprecated IPv4-compatible (`::/96`) and
+/// site-local (`fec0::/10`) ranges, not multicast or broadcast. An IPv4 address written as IPv6
+/// (`::ffff:a.b.c.d`) is judged as the IPv4 address it is.
 pub fn is_public(ip: IpAddr) -> bool {
+    use iprfc::{RFC4291, RFC6890};
     match ip {
-        IpAddr::V4(v4) => {
-            let [a, b, ..] = v4.octets();
-            !(v4.is_private()
-                || v4.is_loopback()
-                || v4.is_link_local()
-                || v4.is_broadcast()
-                || v4.is_documentation()
-                || v4.is_unspecified()
-                || v4.is_multicast()
-                || a == 0
-                || (a == 100 && (64..128).contains(&b))
-                || (a == 198 && (b == 18 || b == 19))
-                || a >= 240)
-        }
+        IpAddr::V4(v4) => !(RFC6890.contains(&ip) || v4.is_multicast() || v4.is_broadcast()),
         IpAddr::V6(v6) => {
             if let Some(v4) = v6.to_ipv4_mapped() {
                 return is_public(IpAddr::V4(v4));
             }
-            let first = v6.segments()[0];
-            !(v6.is_loopback()
-                || v6.is_unspecified()
-                || v6.is_multicast()
-                || (first & 0xfe00) == 0xfc00
-                || (first & 0xffc0) == 0xfe80
-                || first == 0x2001 && v6.segments()[1] == 0x0db8)
+            !(RFC6890.contains(&ip) || RFC4291.contains(&ip) || v6.is_multicast())
         }
     }
 }
@@ -133,6 +130,14 @@ pub fn check_url(text: &str, allow_private: bool) -> Result<String> {
         Some(h) => h,
         None => return Err(bad("the URL has no host")),
     };
+    if url.port() == Some(0) {
+        return Err(bad(
+            "port 0 is no port to send to; leave the port out or give a real one",
+        ));
+    }
+    if matches!(&host, url::Host::Domain(d) if d.ends_with('.')) {
+        return Err(bad("write the host name without a dot at its end"));
+    }
     if !allow_private {
         let ip = match host {
             url::Host::Ipv4(ip) => Some(IpAddr::V4(ip)),
@@ -302,14 +307,10 @@ async fn attempt(
     allow_private: bool,
     d: &Due,
 ) -> std::result::Result<i32, (Option<i32>, String)> {
-    // An address written in the URL is not resolved, so it is checked here.
-    if !allow_private
-        && let Ok(url) = reqwest::Url::parse(&d.url)
-        && let Some(host) = url.host_str()
-        && let Ok(ip) = host.trim_matches(['[', ']']).parse::<IpAddr>()
-        && !is_public(ip)
-    {
-        return Err((None, "the URL names a private address".into()));
+    // Checked again as at registration (a rule made stricter since, an address written in the
+    // URL, which is never resolved); names are checked as they resolve (`PublicOnly`).
+    if let Err(e) = check_url(&d.url, allow_private) {
+        return Err((None, e.message()));
     }
     let body = body_of(d);
     let t = chrono::Utc::now().timestamp();
@@ -349,15 +350,18 @@ fn root(e: &(dyn std::error::Error + 'static)) -> String {
     cause.to_string()
 }
 
-/// Delivers one webhook's leased deliveries in event order, stopping at the first failure (the
-/// rest wait for the webhook's retry).
+/// Delivers one held webhook's due deliveries one at a time in event order, stopping at the
+/// first failure (the rest wait for the webhook's retry), then gives the webhook back.
 async fn deliver_in_order(
     state: &AppState,
     client: &reqwest::Client,
-    batch: Vec<Due>,
+    webhook_id: i64,
+    token: uuid::Uuid,
 ) -> sqlx::Result<()> {
-    let mut rest = batch.into_iter();
-    while let Some(d) = rest.next() {
+    for _ in 0..PER_WEBHOOK {
+        let Some(d) = stored::next_due(&state.db, webhook_id, token, LEASE_SECS).await? else {
+            break;
+        };
         match attempt(client, state.webhooks_allow_private, &d).await {
             Ok(status) => stored::delivered(&state.db, &d, status).await?,
             Err((status, why)) => {
@@ -365,30 +369,22 @@ async fn deliver_in_order(
                 if paused {
                     tracing::warn!(webhook = d.webhook_id, url = %d.url, "a webhook failing for a day is paused");
                 }
-                let left: Vec<i64> = rest.map(|d| d.id).collect();
-                stored::release(&state.db, &left).await?;
-                return Ok(());
+                break;
             }
         }
     }
-    Ok(())
+    stored::release_webhook(&state.db, webhook_id, token).await
 }
 
-/// One pass: leases due deliveries and sends them, webhooks side by side. Answers how many it
-/// took.
+/// One pass: holds the webhooks with deliveries due and sends each one's in order, webhooks
+/// side by side. Answers how many webhooks it took.
 async fn pass(state: &AppState, client: &reqwest::Client) -> sqlx::Result<usize> {
-    let due = stored::lease(&state.db, BATCH, LEASE_SECS).await?;
-    let taken = due.len();
-    let mut by_hook: Vec<Vec<Due>> = Vec::new();
-    for d in due {
-        match by_hook.iter_mut().find(|b| b[0].webhook_id == d.webhook_id) {
-            Some(b) => b.push(d),
-            None => by_hook.push(vec![d]),
-        }
-    }
-    let runs = by_hook
+    let token = uuid::Uuid::new_v4();
+    let held = stored::lease_webhooks(&state.db, BATCH, LEASE_SECS, token).await?;
+    let taken = held.len();
+    let runs = held
         .into_iter()
-        .map(|batch| deliver_in_order(state, client, batch));
+        .map(|id| deliver_in_order(state, client, id, token));
     for r in futures_util::future::join_all(runs).await {
         r?;
     }
@@ -446,6 +442,19 @@ mod tests {
             "fe80::1",
             "::ffff:127.0.0.1",
             "224.0.0.1",
+            // Issue 36: special-purpose ranges a hand-written list had missed.
+            "64:ff9b::7f00:1",
+            "2002:7f00:1::1",
+            "::127.0.0.1",
+            "2001::1",
+            "2001:0:4136:e378::1",
+            "fec0::1",
+            "192.0.0.1",
+            "192.0.0.170",
+            "192.88.99.1",
+            "198.18.0.1",
+            "240.0.0.1",
+            "255.255.255.255",
         ] {
             assert!(!is_public(ip.parse().unwrap()), "{ip}");
         }
@@ -465,6 +474,16 @@ mod tests {
             "https://localhost:8443/",
             "https://user:pw@example.org/",
             "ftp://example.org/",
+            "https://localhost./hook",
+            "https://scores.example.org./hook",
+            "https://scores.example.org:0/hook",
+            "https://[64:ff9b::a00:1]/hook",
+            "https://[2002:c000:201::1]/hook",
+            "https://[::a00:1]/hook",
+            "https://[2001::1]/hook",
+            "https://[fec0::1]/hook",
+            "https://192.0.0.1/hook",
+            "https://192.88.99.1/hook",
             "not a url",
             "",
         ] {

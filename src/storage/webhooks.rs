@@ -160,12 +160,13 @@ pub async fn deliveries(pool: &PgPool, webhook_id: i64, limit: i64) -> sqlx::Res
     .await
 }
 
-/// Whether any delivery is due now (of a webhook neither paused nor backing off, not leased).
+/// Whether any delivery is due now (of a webhook neither paused, backing off nor held by a
+/// worker).
 pub async fn any_due(pool: &PgPool) -> sqlx::Result<bool> {
     sqlx::query_scalar(
         "SELECT EXISTS (SELECT 1 FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id \
            WHERE d.status = 'pending' AND w.paused_at IS NULL AND w.retry_at <= now() \
-             AND (d.leased_until IS NULL OR d.leased_until < now()))",
+             AND (w.leased_until IS NULL OR w.leased_until < now()))",
     )
     .fetch_one(pool)
     .await
@@ -185,25 +186,71 @@ pub struct Due {
     pub created_at: DateTime<Utc>,
 }
 
-/// Leases up to `limit` due deliveries for `lease_secs` (of webhooks neither paused nor backing
-/// off), oldest first. Another worker skips them until the lease runs out, so a worker that
-/// dies mid-way only delays them.
-pub async fn lease(pool: &PgPool, limit: i64, lease_secs: f64) -> sqlx::Result<Vec<Due>> {
-    sqlx::query_as(
-        "WITH due AS (SELECT d.id FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id \
-           WHERE d.status = 'pending' AND w.paused_at IS NULL AND w.retry_at <= now() \
-             AND (d.leased_until IS NULL OR d.leased_until < now()) \
-           ORDER BY d.id LIMIT $1 FOR UPDATE OF d SKIP LOCKED), \
-         leased AS (UPDATE webhook_deliveries d SET leased_until = now() + make_interval(secs => $2) \
-           FROM due WHERE d.id = due.id RETURNING d.id, d.webhook_id, d.event_id) \
-         SELECT leased.id, leased.webhook_id, w.url, w.secret, e.id AS event_id, e.league_id, e.kind, e.data, e.created_at \
-         FROM leased JOIN webhooks w ON w.id = leased.webhook_id JOIN league_events e ON e.id = leased.event_id \
-         ORDER BY leased.id",
+/// Takes up to `limit` webhooks with deliveries due (neither paused, backing off, nor held by
+/// another worker whose lease still runs) for `lease_secs`, under `token`. While a worker holds
+/// a webhook no other takes it, so its deliveries go out one at a time, in order.
+pub async fn lease_webhooks(
+    pool: &PgPool,
+    limit: i64,
+    lease_secs: f64,
+    token: uuid::Uuid,
+) -> sqlx::Result<Vec<i64>> {
+    sqlx::query_scalar(
+        "WITH due AS (SELECT w.id FROM webhooks w \
+           WHERE w.paused_at IS NULL AND w.retry_at <= now() \
+             AND (w.leased_until IS NULL OR w.leased_until < now()) \
+             AND EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.webhook_id = w.id AND d.status = 'pending') \
+           ORDER BY w.id LIMIT $1 FOR UPDATE SKIP LOCKED) \
+         UPDATE webhooks w SET leased_until = now() + make_interval(secs => $2), lease_token = $3 \
+         FROM due WHERE w.id = due.id RETURNING w.id",
     )
     .bind(limit)
     .bind(lease_secs)
+    .bind(token)
     .fetch_all(pool)
     .await
+}
+
+/// The held webhook's next delivery in id order, its lease renewed for `lease_secs` first;
+/// `None` when nothing is due, the webhook is backing off or paused, or the lease is no longer
+/// this worker's (it ran out and another worker took the webhook).
+pub async fn next_due(
+    pool: &PgPool,
+    webhook_id: i64,
+    token: uuid::Uuid,
+    lease_secs: f64,
+) -> sqlx::Result<Option<Due>> {
+    sqlx::query_as(
+        "WITH held AS (UPDATE webhooks SET leased_until = now() + make_interval(secs => $3) \
+           WHERE id = $1 AND lease_token = $2 AND leased_until >= now() \
+             AND paused_at IS NULL AND retry_at <= now() \
+           RETURNING id, url, secret) \
+         SELECT d.id, d.webhook_id, held.url, held.secret, e.id AS event_id, e.league_id, e.kind, e.data, e.created_at \
+         FROM held JOIN webhook_deliveries d ON d.webhook_id = held.id AND d.status = 'pending' \
+         JOIN league_events e ON e.id = d.event_id \
+         ORDER BY d.id LIMIT 1",
+    )
+    .bind(webhook_id)
+    .bind(token)
+    .bind(lease_secs)
+    .fetch_optional(pool)
+    .await
+}
+
+/// Gives a held webhook back (nothing more due, or it backs off).
+pub async fn release_webhook(
+    pool: &PgPool,
+    webhook_id: i64,
+    token: uuid::Uuid,
+) -> sqlx::Result<()> {
+    sqlx::query(
+        "UPDATE webhooks SET leased_until = NULL, lease_token = NULL WHERE id = $1 AND lease_token = $2",
+    )
+    .bind(webhook_id)
+    .bind(token)
+    .execute(pool)
+    .await?;
+    Ok(())
 }
 
 /// The receiver took the delivery: it is done, and the webhook's failures are over.
@@ -258,15 +305,6 @@ pub async fn failed(
     .bind(backoff.pause)
     .fetch_one(pool)
     .await
-}
-
-/// Gives back leases not used (the rest of a batch after a failure waits for the retry).
-pub async fn release(pool: &PgPool, ids: &[i64]) -> sqlx::Result<()> {
-    sqlx::query("UPDATE webhook_deliveries SET leased_until = NULL WHERE id = ANY($1)")
-        .bind(ids)
-        .execute(pool)
-        .await?;
-    Ok(())
 }
 
 /// Deliveries not yet delivered, every webhook's.
