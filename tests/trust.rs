@@ -365,3 +365,129 @@ async fn two_instances_starting_at_once_on_a_new_database_both_serve() {
         }
     }
 }
+
+/// Item 7: a table code's holder sees display names in a game's history, never an email; a
+/// signed-in stranger's 404 on a members-only league does not name its club (API and page); a
+/// public league does not name or link its members-only next season.
+#[tokio::test]
+async fn strangers_and_code_holders_learn_no_email_club_or_hidden_season() {
+    let app = spawn_app().await;
+    // An owner whose display name is not their email.
+    let owner = browser();
+    for (path, body) in [
+        (
+            "/api/v1/users",
+            json!({"email": "owner@example.org", "display_name": "Olive Owner", "password": common::PASSWORD}),
+        ),
+        (
+            "/api/v1/clubs",
+            json!({"slug": "hidden-club", "name": "Hidden"}),
+        ),
+    ] {
+        let res = answered(owner.post(app.url(path)).json(&body)).await;
+        assert_eq!(res.status(), 201, "{path}");
+    }
+    let t = one_table(&app, &owner, "hidden-club", &["Ann", "Bea", "Cy", "Di"]).await;
+    let res = answered(
+        owner
+            .post(app.url(&format!("/api/v1/tables/{}/games", t.table)))
+            .json(&json!({"outcome": "wall"})),
+    )
+    .await;
+    assert_eq!(res.status(), 201);
+    let game = res.json::<serde_json::Value>().await.unwrap()["id"]
+        .as_i64()
+        .unwrap();
+    // The owner sees the account; the table's tablet sees the name only.
+    let page = answered(owner.get(app.url(&format!("/games/{game}/edit"))))
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(page.contains("owner@example.org"), "members see accounts");
+    let code = first_code(&codes_page(&app, &owner, t.night, &[]).await);
+    let (_, cookie) = enter_code(&app, "127.0.0.1", &code).await;
+    let tablet = answered(
+        reqwest::Client::new()
+            .get(app.url(&format!("/games/{game}/edit")))
+            .header("Cookie", format!("ml_table={}", cookie.unwrap())),
+    )
+    .await;
+    assert_eq!(tablet.status(), 200);
+    let page = tablet.text().await.unwrap();
+    assert!(!page.contains("owner@example.org"), "{page}");
+    assert!(
+        page.contains("Olive Owner recorded"),
+        "the history names who: {page}"
+    );
+
+    // A signed-in stranger and a members-only league.
+    let stranger = common::signed_up(&app, "stranger@example.org").await;
+    for path in [
+        format!("/api/v1/leagues/{}", t.league),
+        format!("/api/v1/leagues/{}/standings", t.league),
+        format!("/leagues/{}", t.league),
+        format!("/nights/{}", t.night),
+    ] {
+        let res = answered(stranger.get(app.url(&path))).await;
+        assert_eq!(res.status(), 404, "{path}");
+        let body = res.text().await.unwrap();
+        assert!(!body.contains("hidden-club"), "{path}: {body}");
+    }
+
+    // The league made public, its next season members-only.
+    let res = answered(
+        owner
+            .patch(app.url(&format!("/api/v1/leagues/{}", t.league)))
+            .json(&json!({"visibility": "public"})),
+    )
+    .await;
+    assert!(res.status().is_success());
+    let res = answered(
+        owner
+            .post(app.url(&format!("/api/v1/leagues/{}/next-season", t.league)))
+            .json(&json!({"name": "Secret autumn season"})),
+    )
+    .await;
+    assert_eq!(res.status(), 201);
+    let next: serde_json::Value = res.json().await.unwrap();
+    let res = answered(
+        owner
+            .patch(app.url(&format!("/api/v1/leagues/{}", next["id"])))
+            .json(&json!({"visibility": "members"})),
+    )
+    .await;
+    assert!(res.status().is_success(), "{}", res.text().await.unwrap());
+    let seen: serde_json::Value =
+        answered(stranger.get(app.url(&format!("/api/v1/leagues/{}", t.league))))
+            .await
+            .json()
+            .await
+            .unwrap();
+    assert_eq!(seen["next_season"], serde_json::Value::Null, "{seen}");
+    let listed = answered(stranger.get(app.url("/api/v1/clubs/hidden-club/leagues")))
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        !listed.contains(&format!("\"next_season\":{}", next["id"])),
+        "{listed}"
+    );
+    let page = answered(stranger.get(app.url(&format!("/leagues/{}", t.league))))
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        !page.contains("Secret autumn season"),
+        "the page names no hidden season"
+    );
+    let own: serde_json::Value =
+        answered(owner.get(app.url(&format!("/api/v1/leagues/{}", t.league))))
+            .await
+            .json()
+            .await
+            .unwrap();
+    assert_eq!(own["next_season"], next["id"], "members see it");
+}

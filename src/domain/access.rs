@@ -306,6 +306,9 @@ impl Caller {
             .await
             .map_err(|e| match e {
                 Error::Unauthorized(_) if league.visibility != "public" => not_found(),
+                // Reached through the league: its 404 names the league asked for, never the
+                // club behind it (a stranger learns nothing of a members-only league's club).
+                Error::NotFound(_) => not_found(),
                 other => other,
             })?;
         Ok((league, club))

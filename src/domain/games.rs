@@ -765,24 +765,7 @@ pub async fn editing(state: &AppState, caller: &Caller, id: i64) -> Result<Editi
     let n = players.len().max(1);
     let east = (g.number.max(1) as usize - 1) % n;
     let game = view(&mut *state.db.acquire().await?, g.id).await?;
-    // Members see who by name and account: "Rose Adler (rose@example.org)".
-    let mut audit = games::audit(&state.db, g.id).await?;
-    let ids: Vec<i64> = audit.iter().filter_map(|e| audit_user(&e.actor)).collect();
-    let names = users::display_names(&state.db, &ids).await?;
-    for e in &mut audit {
-        if let Some(user) = audit_user(&e.actor)
-            && let Some((_, name)) = names.iter().find(|(id, _)| *id == user)
-        {
-            let account = e
-                .actor
-                .split_once(" (")
-                .map(|(_, rest)| rest.trim_end_matches(')'));
-            e.actor = match account {
-                Some(a) => format!("{name} ({a})"),
-                None => name.clone(),
-            };
-        }
-    }
+    let audit = audit_as_seen(state, caller, league.club_id, g.id).await?;
     let time_zone = clubs::by_id(&state.db, league.club_id)
         .await?
         .map(|c| c.time_zone)
@@ -916,26 +899,46 @@ pub async fn void(
 /// (`user 12 (rose@example.org)`); anyone else reading a public league sees display names only.
 pub async fn audit(state: &AppState, caller: &Caller, id: i64) -> Result<Vec<AuditEntry>> {
     let (g, _, league) = game_access(state, caller, id, Need::Read).await?;
-    let mut entries = games::audit(&state.db, g.id).await?;
-    let member = match clubs::by_id(&state.db, league.club_id).await? {
-        Some(club) => caller.club_access(state, club, Need::Read).await.is_ok(),
-        None => false,
-    };
-    if !member {
-        let ids: Vec<i64> = entries
+    audit_as_seen(state, caller, league.club_id, g.id).await
+}
+
+/// A game's audit log as `caller` may read it: a signed-in member of the club sees each account
+/// by name and email ("Rose Adler (rose@example.org)"); anyone else — a table code's holder, an
+/// app's token, a stranger reading a public league — sees display names only, never an email.
+async fn audit_as_seen(
+    state: &AppState,
+    caller: &Caller,
+    club_id: i64,
+    game_id: i64,
+) -> Result<Vec<AuditEntry>> {
+    let mut entries = games::audit(&state.db, game_id).await?;
+    let member = matches!(caller.0, Some(crate::domain::Principal::User(_)))
+        && match clubs::by_id(&state.db, club_id).await? {
+            Some(club) => caller.club_access(state, club, Need::Read).await.is_ok(),
+            None => false,
+        };
+    let ids: Vec<i64> = entries
+        .iter()
+        .filter_map(|e| audit_user(&e.actor))
+        .collect();
+    let names = users::display_names(&state.db, &ids).await?;
+    for e in &mut entries {
+        let Some(user) = audit_user(&e.actor) else {
+            continue;
+        };
+        let name = names
             .iter()
-            .filter_map(|e| audit_user(&e.actor))
-            .collect();
-        let names = users::display_names(&state.db, &ids).await?;
-        for e in &mut entries {
-            if let Some(user) = audit_user(&e.actor) {
-                e.actor = names
-                    .iter()
-                    .find(|(id, _)| *id == user)
-                    .map(|(_, name)| name.clone())
-                    .unwrap_or_else(|| "a former account".into());
-            }
-        }
+            .find(|(id, _)| *id == user)
+            .map(|(_, name)| name.clone());
+        let account = e
+            .actor
+            .split_once(" (")
+            .map(|(_, rest)| rest.trim_end_matches(')').to_string());
+        e.actor = match (name, member, account) {
+            (Some(name), true, Some(account)) => format!("{name} ({account})"),
+            (Some(name), _, _) => name,
+            (None, _, _) => "a former account".into(),
+        };
     }
     Ok(entries)
 }

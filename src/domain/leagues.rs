@@ -364,9 +364,12 @@ pub async fn list(state: &AppState, caller: &Caller, slug: &str) -> Result<Vec<L
     };
     let not_found = || Error::NotFound(format!("no club `{slug}`"));
     let club = club.ok_or_else(not_found)?;
-    let public = leagues::list_public(&state.db, club.id).await?;
+    let mut public = leagues::list_public(&state.db, club.id).await?;
     if public.is_empty() {
         return Err(not_found());
+    }
+    for l in &mut public {
+        hide_unseen_seasons(state, caller, l).await?;
     }
     Ok(public
         .into_iter()
@@ -494,7 +497,31 @@ pub async fn create(
 
 /// One league (public leagues need no login).
 pub async fn show(state: &AppState, caller: &Caller, id: i64) -> Result<(League, Club)> {
-    caller.league(state, id, Need::Read).await
+    let (mut league, club) = caller.league(state, id, Need::Read).await?;
+    hide_unseen_seasons(state, caller, &mut league).await?;
+    Ok((league, club))
+}
+
+/// A linked season's id if the caller may read that league, else `None`: a public league never
+/// names (or links to) a members-only season before or after it.
+async fn seen_season(state: &AppState, caller: &Caller, id: Option<i64>) -> Result<Option<i64>> {
+    let Some(id) = id else { return Ok(None) };
+    match caller.league(state, id, Need::Read).await {
+        Ok(_) => Ok(Some(id)),
+        Err(e @ (Error::Internal(_) | Error::Unavailable(_))) => Err(e),
+        Err(_) => Ok(None),
+    }
+}
+
+/// Forgets the league's links to seasons the caller may not read.
+pub async fn hide_unseen_seasons(
+    state: &AppState,
+    caller: &Caller,
+    league: &mut League,
+) -> Result<()> {
+    league.previous_id = seen_season(state, caller, league.previous_id).await?;
+    league.next_id = seen_season(state, caller, league.next_id).await?;
+    Ok(())
 }
 
 /// Edits any of a league's fields.
@@ -593,10 +620,15 @@ pub async fn next_season(
 /// The seasons before and after a league, as (id, name), for its page's links.
 pub async fn seasons_around(
     state: &AppState,
+    caller: &Caller,
     league: &League,
 ) -> Result<(Option<(i64, String)>, Option<(i64, String)>)> {
     let mut out = [None, None];
-    for (slot, id) in out.iter_mut().zip([league.previous_id, league.next_id]) {
+    let linked = [
+        seen_season(state, caller, league.previous_id).await?,
+        seen_season(state, caller, league.next_id).await?,
+    ];
+    for (slot, id) in out.iter_mut().zip(linked) {
         if let Some(id) = id {
             *slot = leagues::name_of(&state.db, id)
                 .await?

@@ -250,7 +250,8 @@ async fn show(
             league.name.replace('&', "&amp;").replace('"', "&quot;").replace('<', "&lt;")
         )
     });
-    let (previous_season, next_season) = leagues::seasons_around(&state, &league).await?;
+    let (previous_season, next_season) =
+        leagues::seasons_around(&state, &page.caller, &league).await?;
     let next_cards = if o.organizer && next_season.is_none() {
         crate::domain::clubs::cards_for(&state, &o.club, true).await?
     } else {
