@@ -114,18 +114,15 @@ impl Application {
     /// On SIGTERM or SIGINT: every open event stream ends at once (a client reconnects to
     /// another instance, or when this one is back), the listener closes, requests being handled
     /// finish (up to 10 s), and `run_until_stopped` returns.
-    pub fn stop_on_signals(&self) {
+    pub fn stop_on_signals(&self) -> std::io::Result<()> {
+        use tokio::signal::unix::{SignalKind, signal};
+        // Listened for before this returns, so a signal sent once the service says it serves is
+        // never met by the default disposition (killed, not stopped).
+        let mut term = signal(SignalKind::terminate())?;
+        let mut int = signal(SignalKind::interrupt())?;
         let handle = self.server.handle();
         let state = self.state.clone();
         tokio::spawn(async move {
-            use tokio::signal::unix::{SignalKind, signal};
-            let (Ok(mut term), Ok(mut int)) = (
-                signal(SignalKind::terminate()),
-                signal(SignalKind::interrupt()),
-            ) else {
-                tracing::error!("the service cannot listen for SIGTERM; stop it with SIGKILL");
-                return;
-            };
             let which = tokio::select! {
                 _ = term.recv() => "SIGTERM",
                 _ = int.recv() => "SIGINT",
@@ -137,6 +134,7 @@ impl Application {
             state.events.close_all();
             handle.stop(true).await;
         });
+        Ok(())
     }
 
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
@@ -291,12 +289,13 @@ async fn serve(settings: Settings) -> anyhow::Result<()> {
     let supervisor = embedded
         .clone()
         .map(|pg| tokio::spawn(supervise(pg, app.state())));
+    app.stop_on_signals()
+        .context("listening for SIGTERM and SIGINT")?;
     tracing::info!(port = app.port(), "serving");
     println!(
         "mahjong-league is serving on http://{shown}:{}/",
         app.port()
     );
-    app.stop_on_signals();
     let result = app.run_until_stopped().await;
     if let Some(task) = supervisor {
         task.abort();

@@ -9,8 +9,8 @@ use sqlx::PgPool;
 use crate::auth::Keys;
 use crate::auth::limits::Limits;
 pub use crate::live::{
-    CacheBudget, Cached, CardCache, EVENTS_PAGE, EntryLane, Freshness, GameLog, GameLogs, Grants,
-    HeldLines, Hub, MAX_STREAMS, Pushed, StandingsCache, Subscription, Unheard,
+    AddressSlot, CacheBudget, Cached, CardCache, EVENTS_PAGE, EntryLane, Freshness, GameLog,
+    GameLogs, Grants, HeldLines, Hub, MAX_STREAMS, Pushed, StandingsCache, Subscription, Unheard,
 };
 
 pub struct AppState {

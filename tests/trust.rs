@@ -491,3 +491,116 @@ async fn strangers_and_code_holders_learn_no_email_club_or_hidden_season() {
             .unwrap();
     assert_eq!(own["next_season"], next["id"], "members see it");
 }
+
+/// Item 6: one person, one name. Names are stored NFC; invisible characters are refused; the
+/// same name in another case or with look-alike letters is the existing player, named in the
+/// 409; a file naming the club's "Émile Zoë" in another case or form imports onto that player.
+#[tokio::test]
+async fn one_person_one_name_in_forms_files_and_balances() {
+    let app = spawn_app().await;
+    let owner = club_owner(&app, "names", "owner@example.org").await;
+    let players = app.url("/api/v1/clubs/names/players");
+    let add = |name: &str| {
+        let req = owner.post(&players).json(&json!({ "name": name }));
+        async move {
+            let res = answered(req).await;
+            let status = res.status().as_u16();
+            (status, res.json::<serde_json::Value>().await.unwrap())
+        }
+    };
+    // Decomposed as typed on some keyboards: stored composed.
+    let (status, emile) = add("E\u{301}mile Zoe\u{308}").await;
+    assert_eq!(status, 201, "{emile}");
+    assert_eq!(emile["name"], "Émile Zoë");
+    for same in [
+        "ÉMILE ZOË",
+        "émile zoë",
+        "\u{415}\u{301}mile Zo\u{451}", // Cyrillic Е with an acute, and ё
+        "Émile  Zoë",
+    ] {
+        let (status, body) = add(same).await;
+        assert_eq!(status, 409, "{same:?}: {body}");
+        assert!(
+            body["detail"].as_str().unwrap().contains("Émile Zoë"),
+            "names the existing player: {body}"
+        );
+    }
+    for invisible in ["Émile\u{200B}Zoë", "Émile Zoë\u{200D}", "\u{202E}ëoZ elimÉ"] {
+        let (status, body) = add(invisible).await;
+        assert_eq!(status, 422, "{invisible:?}: {body}");
+        assert_eq!(body["errors"][0]["field"], "name");
+    }
+    // Renaming another player to a look-alike is refused too.
+    let (_, ann) = add("Ann Lee").await;
+    let res = answered(
+        owner
+            .patch(app.url(&format!("/api/v1/clubs/names/players/{}", ann["id"])))
+            .json(&json!({"name": "ÉMILE ZOË"})),
+    )
+    .await;
+    assert_eq!(res.status(), 409);
+    let listed: serde_json::Value = answered(owner.get(&players)).await.json().await.unwrap();
+    assert_eq!(listed.as_array().unwrap().len(), 2, "{listed}");
+
+    // A games file and a balance sheet name her as other files do.
+    let league: serde_json::Value = answered(
+        owner
+            .post(app.url("/api/v1/clubs/names/leagues"))
+            .json(&json!({"name": "L", "card": "demo-2026", "ruleset": "nmjl-money"})),
+    )
+    .await
+    .json()
+    .await
+    .unwrap();
+    let lg = league["id"].as_i64().unwrap();
+    let games = "night,date,table,game,status,outcome,line,value,player,seat,score,role,won_by\n\
+        1,2026-02-03,1,1,recorded,mahjong,2468#1,25,ÉMILE ZOË,E,60,winner,self_pick\n\
+        1,2026-02-03,1,1,recorded,mahjong,2468#1,25,Bea,S,-20,,self_pick\n\
+        1,2026-02-03,1,1,recorded,mahjong,2468#1,25,Cy,W,-20,,self_pick\n\
+        1,2026-02-03,1,1,recorded,mahjong,2468#1,25,Dee,N,-20,,self_pick\n";
+    let res = answered(
+        owner
+            .post(app.url(&format!("/api/v1/leagues/{lg}/games.csv")))
+            .header("Content-Type", "text/csv")
+            .body(games),
+    )
+    .await;
+    let status = res.status().as_u16();
+    let report: serde_json::Value = res.json().await.unwrap();
+    assert_eq!(status, 201, "{report}");
+    let created: Vec<&str> = report["players_created"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(created, ["Bea", "Cy", "Dee"], "Émile is the club's own");
+    let sheet = "player,points,games,wins\nE\u{301}MILE ZOE\u{308},100,5,2\n";
+    let res = answered(
+        owner
+            .put(app.url(&format!("/api/v1/leagues/{lg}/opening-balances")))
+            .header("Content-Type", "text/csv")
+            .body(sheet),
+    )
+    .await;
+    let status = res.status().as_u16();
+    let set: serde_json::Value = res.json().await.unwrap();
+    assert_eq!(status, 200, "{set}");
+    assert_eq!(set["players_created"].as_array().unwrap().len(), 0, "{set}");
+    let sheet = "player,points,games,wins\nBea\u{200B},10,1,0\n";
+    let res = answered(
+        owner
+            .put(app.url(&format!("/api/v1/leagues/{lg}/opening-balances")))
+            .header("Content-Type", "text/csv")
+            .body(sheet),
+    )
+    .await;
+    assert_eq!(res.status(), 422);
+    let text = res.text().await.unwrap();
+    assert!(text.contains("U+200B"), "{text}");
+    let count: i64 = sqlx::query_scalar("SELECT count(*) FROM players")
+        .fetch_one(&app.db)
+        .await
+        .unwrap();
+    assert_eq!(count, 5, "Émile, Ann, Bea, Cy, Dee");
+}

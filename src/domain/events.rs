@@ -136,7 +136,7 @@ pub struct Opened {
     pub sent: i64,
     pub sub: Subscription,
     _permit: tokio::sync::OwnedSemaphorePermit,
-    _slot: Option<crate::live::hub::AddressSlot>,
+    _slot: Option<crate::state::AddressSlot>,
     /// Turns true when the service stops: the stream ends at once.
     pub closing: tokio::sync::watch::Receiver<bool>,
 }

@@ -11,6 +11,7 @@
 //! answers exactly what the import would store. Scores are kept as the file gives them (the
 //! file has no tiles to score again).
 
+use crate::storage::names;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use chrono::{DateTime, NaiveDate, Utc};
@@ -356,16 +357,16 @@ fn read_rows(text: &str, games_per_table: i32, p: &mut Problems) -> Result<Vec<R
             );
             ok = false;
         }
-        let player = cell("player")
-            .split_whitespace()
-            .collect::<Vec<_>>()
-            .join(" ");
+        let player = names::normalize(&cell("player"));
         if player.is_empty() || player.chars().count() > 100 {
             p.add(
                 line,
                 "player",
                 "give the player's name (1 to 100 characters)",
             );
+            ok = false;
+        } else if let Some(c) = names::forbidden(&player) {
+            p.add(line, "player", invisible(&player, c));
             ok = false;
         }
         let line_id = Some(cell("line")).filter(|l| !l.is_empty());
@@ -513,8 +514,8 @@ fn games_of<'a>(rows: &'a [Row], p: &mut Problems) -> Vec<FileGame<'a>> {
         }
         let at_table = tables.entry((f.night, f.table)).or_default();
         for r in &g.rows {
-            at_table.insert(r.player.to_lowercase());
-            let who = (f.night, r.player.to_lowercase());
+            at_table.insert(names::key(&r.player));
+            let who = (f.night, names::key(&r.player));
             match sitting.get(&who) {
                 Some((t, line)) if *t != f.table => p.add(
                     r.line,
@@ -599,7 +600,7 @@ fn check_game(g: &FileGame, p: &mut Problems) {
         }
         if let Some(o) = g.rows[..i]
             .iter()
-            .find(|o| o.player.to_lowercase() == r.player.to_lowercase())
+            .find(|o| names::key(&o.player) == names::key(&r.player))
         {
             p.add(
                 r.line,
@@ -699,7 +700,7 @@ pub async fn games(
     let mut names: Vec<String> = Vec::new();
     let mut known: HashSet<String> = HashSet::new();
     for r in &rows {
-        if known.insert(r.player.to_lowercase()) {
+        if known.insert(names::key(&r.player)) {
             names.push(r.player.clone());
         }
     }
@@ -744,9 +745,9 @@ pub async fn games(
     let ids: HashMap<String, (i64, String)> = matched
         .iter()
         .chain(&created)
-        .map(|(id, name)| (name.to_lowercase(), (*id, name.clone())))
+        .map(|(id, name)| (names::key(name), (*id, name.clone())))
         .collect();
-    let who = |name: &str| ids.get(&name.to_lowercase()).cloned().unwrap_or_default();
+    let who = |name: &str| ids.get(&names::key(name)).cloned().unwrap_or_default();
 
     // Nights and tables, with ids taken first so the games' events can be made.
     let night_ids = tx.ids(Ids::Nights, nights.len()).await?;
@@ -968,10 +969,7 @@ fn seat_order(games: &[&FileGame]) -> Vec<String> {
     let mut order: Vec<String> = seats.into_iter().map(|(_, name)| name).collect();
     for g in games {
         for r in &g.rows {
-            if !order
-                .iter()
-                .any(|o| o.to_lowercase() == r.player.to_lowercase())
-            {
+            if !order.iter().any(|o| names::key(o) == names::key(&r.player)) {
                 order.push(r.player.clone());
             }
         }
@@ -1047,10 +1045,7 @@ pub async fn set_balances(
         let points = number("points", -MAX_BALANCE_POINTS, MAX_BALANCE_POINTS);
         let games = number("games", 1, MAX_BALANCE_GAMES);
         let wins = number("wins", 0, MAX_BALANCE_GAMES);
-        let player = cell("player")
-            .split_whitespace()
-            .collect::<Vec<_>>()
-            .join(" ");
+        let player = names::normalize(&cell("player"));
         if player.is_empty() || player.chars().count() > 100 || player.contains('\0') {
             p.add(
                 line,
@@ -1059,7 +1054,11 @@ pub async fn set_balances(
             );
             continue;
         }
-        if let Some(other) = lines.get(&player.to_lowercase()) {
+        if let Some(c) = names::forbidden(&player) {
+            p.add(line, "player", invisible(&player, c));
+            continue;
+        }
+        if let Some(other) = lines.get(&names::key(&player)) {
             p.add(
                 line,
                 "player",
@@ -1067,7 +1066,7 @@ pub async fn set_balances(
             );
             continue;
         }
-        lines.insert(player.to_lowercase(), line);
+        lines.insert(names::key(&player), line);
         let (Some(points), Some(games), Some(wins)) = (points, games, wins) else {
             continue;
         };
@@ -1089,12 +1088,12 @@ pub async fn set_balances(
     let ids: HashMap<String, (i64, String)> = matched
         .iter()
         .chain(&created)
-        .map(|(id, name)| (name.to_lowercase(), (*id, name.clone())))
+        .map(|(id, name)| (names::key(name), (*id, name.clone())))
         .collect();
     let mut stored: Vec<(i64, i64, i64, i64)> = Vec::new();
     let mut balances: Vec<Balance> = Vec::new();
     for (name, points, games, wins) in &rows {
-        let (id, name) = ids.get(&name.to_lowercase()).cloned().unwrap_or_default();
+        let (id, name) = ids.get(&names::key(name)).cloned().unwrap_or_default();
         stored.push((id, *points, *games, *wins));
         balances.push(Balance {
             player: PlayerRef {
@@ -1131,6 +1130,15 @@ pub async fn set_balances(
         players_matched: refs(&matched, true),
         players_created: refs(&created, !dry_run),
     })
+}
+
+/// A file's name that holds an invisible or control character, said on its line.
+fn invisible(name: &str, c: char) -> String {
+    format!(
+        "`{}` holds {}, a character that shows nothing (a zero-width or direction mark) or a control character; write the name without it",
+        name.replace(c, ""),
+        names::code_point(c)
+    )
 }
 
 #[cfg(test)]

@@ -55,13 +55,37 @@ mod tests {
     }
 }
 
+/// A name as stored (NFC, white space collapsed), or why it cannot be one: empty, too long, or
+/// holding a character that shows nothing or a control character (`storage::names`).
 pub(crate) fn clean_name(name: &str) -> Result<String> {
-    let n = name.split_whitespace().collect::<Vec<_>>().join(" ");
+    let n = crate::storage::names::normalize(name);
     // The length as sent counts too: the limit is the one the API document states.
     if n.is_empty() || name.chars().count() > 100 {
         return Err(Error::invalid("name", "give a name of 1 to 100 characters"));
     }
+    if let Some(c) = crate::storage::names::forbidden(&n) {
+        return Err(Error::invalid(
+            "name",
+            format!(
+                "`{}` holds {}, a character that shows nothing (a zero-width or direction mark) or a control character; type the name without it",
+                n.replace(c, ""),
+                crate::storage::names::code_point(c)
+            ),
+        ));
+    }
     Ok(n)
+}
+
+/// The 409 for a name the club already has (the same in another case, or a look-alike).
+fn name_taken(name: &str, existing: &Player) -> Error {
+    if existing.name == name {
+        Error::Conflict(format!("the club already has a player named `{name}`"))
+    } else {
+        Error::Conflict(format!(
+            "`{name}` is the club's player `{}` (player {}) written another way (another case, or letters that look the same); use that player, or give a name that differs",
+            existing.name, existing.id
+        ))
+    }
 }
 
 /// The club's players, active ones unless `all`.
@@ -76,7 +100,7 @@ pub async fn add(state: &AppState, caller: &Caller, slug: &str, p: NewPlayer) ->
     let name = clean_name(&p.name)?;
     players::create(&state.db, club.id, &name)
         .await?
-        .ok_or_else(|| Error::Conflict(format!("the club already has a player named `{name}`")))
+        .map_err(|existing| name_taken(&name, &existing))
 }
 
 /// The most names one paste may add.
@@ -159,10 +183,17 @@ pub async fn add_many(state: &AppState, caller: &Caller, slug: &str, text: &str)
             }
         };
         match players::create(&state.db, club.id, &name).await? {
-            Some(p) => out.added.push(p.name),
-            None => out
+            Ok(p) => out.added.push(p.name),
+            Err(existing) if existing.name == name => out
                 .skipped
                 .push((name, "already a player of the club".into())),
+            Err(existing) => out.skipped.push((
+                name,
+                format!(
+                    "the club's player `{}` written another way (another case, or letters that look the same)",
+                    existing.name
+                ),
+            )),
         }
     }
     Ok(out)
@@ -203,10 +234,15 @@ pub async fn update(
     {
         Updated::Done(p) => Ok(p),
         Updated::NotFound => Err(Error::NotFound(format!("this club has no player {id}"))),
-        Updated::NameTaken => Err(Error::Conflict(format!(
-            "the club already has a player named `{}`",
-            name.unwrap_or_default()
-        ))),
+        Updated::NameTaken => {
+            let name = name.unwrap_or_default();
+            match players::same_name(&state.db, club.id, &name).await? {
+                Some(existing) => Err(name_taken(&name, &existing)),
+                None => Err(Error::Conflict(format!(
+                    "the club already has a player named `{name}`"
+                ))),
+            }
+        }
     }
 }
 

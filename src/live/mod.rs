@@ -19,5 +19,5 @@ pub use entry::EntryLane;
 pub use freshness::{Freshness, Unheard};
 pub use game_logs::{GameLog, GameLogs};
 pub use grants::Grants;
-pub use hub::{EVENTS_PAGE, Hub, MAX_STREAMS, Subscription};
+pub use hub::{AddressSlot, EVENTS_PAGE, Hub, MAX_STREAMS, Subscription};
 pub use standings::{Cached, HeldLines, Pushed, StandingsCache};

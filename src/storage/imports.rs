@@ -83,39 +83,43 @@ impl ImportTx {
         .await
     }
 
-    /// The club's players with these names (any case), those missing created: (id, name as
-    /// stored) of the ones found, then of the ones created.
+    /// The club's players with these names (the same name in another case, or a look-alike, is
+    /// the same player: `names::key`), those missing created: (id, name as stored) of the ones
+    /// found, then of the ones created. `names` are distinct by key.
     pub async fn players(
         &mut self,
         club_id: i64,
         names: &[String],
     ) -> sqlx::Result<(Vec<(i64, String)>, Vec<(i64, String)>)> {
-        let lower: Vec<String> = names.iter().map(|n| n.to_lowercase()).collect();
-        let found: Vec<(i64, String)> = sqlx::query_as(
-            "SELECT id, name FROM players WHERE club_id = $1 AND lower(name) = ANY($2) ORDER BY name",
+        super::players::fill_keys(&mut self.tx, Some(club_id)).await?;
+        let keys: Vec<String> = names.iter().map(|n| super::names::key(n)).collect();
+        let found: Vec<(i64, String, String)> = sqlx::query_as(
+            "SELECT id, name, name_key FROM players WHERE club_id = $1 AND name_key = ANY($2) ORDER BY name",
         )
         .bind(club_id)
-        .bind(&lower)
+        .bind(&keys)
         .fetch_all(&mut *self.tx)
         .await?;
-        let missing: Vec<String> = names
+        let (missing, missing_keys): (Vec<String>, Vec<String>) = names
             .iter()
-            .filter(|n| {
-                !found
-                    .iter()
-                    .any(|(_, f)| f.to_lowercase() == n.to_lowercase())
-            })
-            .cloned()
-            .collect();
+            .zip(&keys)
+            .filter(|(_, k)| !found.iter().any(|(_, _, f)| f == *k))
+            .map(|(n, k)| (n.clone(), k.clone()))
+            .unzip();
         let created: Vec<(i64, String)> = sqlx::query_as(
-            "INSERT INTO players (club_id, name) SELECT $1, n FROM unnest($2::TEXT[]) WITH ORDINALITY AS u(n, i) \
+            "INSERT INTO players (club_id, name, name_key) \
+             SELECT $1, n, k FROM unnest($2::TEXT[], $3::TEXT[]) WITH ORDINALITY AS u(n, k, i) \
              ORDER BY u.i RETURNING id, name",
         )
         .bind(club_id)
         .bind(&missing)
+        .bind(&missing_keys)
         .fetch_all(&mut *self.tx)
         .await?;
-        Ok((found, created))
+        Ok((
+            found.into_iter().map(|(id, name, _)| (id, name)).collect(),
+            created,
+        ))
     }
 
     /// `n` new ids from a sequence, in increasing order.

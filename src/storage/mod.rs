@@ -10,6 +10,7 @@ pub mod game_pages;
 pub mod games;
 pub mod imports;
 pub mod leagues;
+pub mod names;
 pub mod new_game;
 pub mod nights;
 pub mod notices;
@@ -126,7 +127,11 @@ pub async fn migrate(pool: &PgPool) -> anyhow::Result<()> {
     sqlx::migrate!("./migrations")
         .run(pool)
         .await
-        .context("running migrations")
+        .context("running migrations")?;
+    // What SQL alone cannot do: players' name keys are computed here (`names::key`).
+    players::ensure_keys(pool)
+        .await
+        .context("filling players' name keys")
 }
 
 /// Whether the database answers.

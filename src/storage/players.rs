@@ -5,6 +5,8 @@ use serde::Serialize;
 use sqlx::PgPool;
 use utoipa::ToSchema;
 
+use super::names;
+
 #[derive(Debug, Clone, sqlx::FromRow, Serialize, ToSchema)]
 pub struct Player {
     pub id: i64,
@@ -18,15 +20,111 @@ pub struct Player {
 
 const COLUMNS: &str = "id, name, active, created_at, ranking_id";
 
-/// Creates a player; `None` when the club already has a player of that name.
-pub async fn create(pool: &PgPool, club_id: i64, name: &str) -> sqlx::Result<Option<Player>> {
-    sqlx::query_as::<_, Player>(sqlx::AssertSqlSafe(format!(
-        "INSERT INTO players (club_id, name) VALUES ($1, $2) ON CONFLICT (club_id, lower(name)) DO NOTHING RETURNING {COLUMNS}"
+/// Creates a player; `Err(existing)` when the club already has a player of that name (its key:
+/// the same name in another case, or a look-alike), naming that player.
+pub async fn create(
+    pool: &PgPool,
+    club_id: i64,
+    name: &str,
+) -> sqlx::Result<Result<Player, Player>> {
+    let mut tx = pool.begin().await?;
+    fill_keys(&mut tx, Some(club_id)).await?;
+    let key = names::key(name);
+    let made = sqlx::query_as::<_, Player>(sqlx::AssertSqlSafe(format!(
+        "INSERT INTO players (club_id, name, name_key) VALUES ($1, $2, $3) \
+         ON CONFLICT (club_id, name_key) DO NOTHING RETURNING {COLUMNS}"
     )))
     .bind(club_id)
     .bind(name)
+    .bind(&key)
+    .fetch_optional(&mut *tx)
+    .await?;
+    let answer = match made {
+        Some(p) => Ok(p),
+        None => Err(sqlx::query_as::<_, Player>(sqlx::AssertSqlSafe(format!(
+            "SELECT {COLUMNS} FROM players WHERE club_id = $1 AND name_key = $2"
+        )))
+        .bind(club_id)
+        .bind(&key)
+        .fetch_one(&mut *tx)
+        .await?),
+    };
+    tx.commit().await?;
+    Ok(answer)
+}
+
+/// The club's player whose name is the same as `name` (same key), if any.
+pub async fn same_name(pool: &PgPool, club_id: i64, name: &str) -> sqlx::Result<Option<Player>> {
+    sqlx::query_as::<_, Player>(sqlx::AssertSqlSafe(format!(
+        "SELECT {COLUMNS} FROM players WHERE club_id = $1 AND name_key = $2"
+    )))
+    .bind(club_id)
+    .bind(names::key(name))
     .fetch_optional(pool)
     .await
+}
+
+/// Gives every player without a name key (stored before keys existed, or by hand in SQL) its
+/// key, in `club_id` or everywhere. A key another player of the club already has gets the
+/// player's id appended: both stay, as they were, and an organizer may rename one.
+pub async fn fill_keys(tx: &mut sqlx::PgConnection, club_id: Option<i64>) -> sqlx::Result<u64> {
+    let missing: Vec<(i64, i64, String)> = sqlx::query_as(
+        "SELECT id, club_id, name FROM players WHERE name_key IS NULL AND ($1::BIGINT IS NULL OR club_id = $1) \
+         ORDER BY id FOR UPDATE",
+    )
+    .bind(club_id)
+    .fetch_all(&mut *tx)
+    .await?;
+    if missing.is_empty() {
+        return Ok(0);
+    }
+    let clubs: Vec<i64> = missing.iter().map(|m| m.1).collect();
+    let taken: Vec<(i64, String)> = sqlx::query_as(
+        "SELECT club_id, name_key FROM players WHERE club_id = ANY($1) AND name_key IS NOT NULL",
+    )
+    .bind(&clubs)
+    .fetch_all(&mut *tx)
+    .await?;
+    let mut taken: std::collections::HashSet<(i64, String)> = taken.into_iter().collect();
+    let (mut ids, mut keys) = (Vec::new(), Vec::new());
+    for (id, club, name) in missing {
+        let mut key = names::key(&name);
+        if !taken.insert((club, key.clone())) {
+            tracing::warn!(player = id, club, name = %name, "two players of a club have the same name by its rule (case or look-alike); both kept");
+            key = format!("{key}#{id}");
+            taken.insert((club, key.clone()));
+        }
+        ids.push(id);
+        keys.push(key);
+    }
+    let n = ids.len() as u64;
+    sqlx::query(
+        "UPDATE players p SET name_key = u.k FROM unnest($1::BIGINT[], $2::TEXT[]) AS u(id, k) WHERE p.id = u.id",
+    )
+    .bind(&ids)
+    .bind(&keys)
+    .execute(&mut *tx)
+    .await?;
+    Ok(n)
+}
+
+/// After the migrations: every player's key filled, and the unique index on keys in place.
+pub async fn ensure_keys(pool: &PgPool) -> sqlx::Result<()> {
+    let mut tx = pool.begin().await?;
+    // One process at a time (several instances may start at once).
+    sqlx::query("SELECT pg_advisory_xact_lock(36060036)")
+        .execute(&mut *tx)
+        .await?;
+    let filled = fill_keys(&mut tx, None).await?;
+    if filled > 0 {
+        tracing::info!(players = filled, "players' name keys filled");
+    }
+    sqlx::query(
+        "CREATE UNIQUE INDEX IF NOT EXISTS players_club_name_key ON players (club_id, name_key)",
+    )
+    .execute(&mut *tx)
+    .await?;
+    tx.commit().await
 }
 
 pub async fn list(
@@ -70,7 +168,8 @@ pub async fn update(
     ranking_id: Option<Option<&str>>,
 ) -> sqlx::Result<Updated<Player>> {
     let r = sqlx::query_as::<_, Player>(sqlx::AssertSqlSafe(format!(
-        "WITH renamed AS (UPDATE players SET name = coalesce($3, name), active = coalesce($4, active), \
+        "WITH renamed AS (UPDATE players SET name = coalesce($3, name), name_key = coalesce($7, name_key), \
+           active = coalesce($4, active), \
            ranking_id = CASE WHEN $5 THEN $6 ELSE ranking_id END \
          WHERE club_id = $1 AND id = $2 RETURNING {COLUMNS}), \
          touched AS (UPDATE leagues SET revision = revision + 1 WHERE club_id = $1 AND EXISTS (SELECT 1 FROM renamed) \
@@ -85,12 +184,13 @@ pub async fn update(
     .bind(active)
     .bind(ranking_id.is_some())
     .bind(ranking_id.flatten())
+    .bind(name.map(names::key))
     .fetch_optional(pool)
     .await;
     match r {
         Ok(Some(p)) => Ok(Updated::Done(p)),
         Ok(None) => Ok(Updated::NotFound),
-        Err(sqlx::Error::Database(e)) if e.constraint() == Some("players_club_name") => {
+        Err(sqlx::Error::Database(e)) if e.constraint() == Some("players_club_name_key") => {
             Ok(Updated::NameTaken)
         }
         Err(e) => Err(e),
