@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Measures history in on a release server on a throwaway PostgreSQL: a games.csv of NIGHTS
 # nights × TABLES tables × 4 games × 4 players (default 50 × 50: 10,000 games, 40,000 rows,
-# 200 players) checked (dry run), imported, then the standings' first read and the same file
-# sent again (refused: its nights are there); then `db backup` of that database while the
-# service serves, and `db restore` of it into an empty one. Everything it starts it stops.
+# 200 players) checked (dry run, with the service's memory sampled meanwhile, then three at
+# once), imported, then the standings' first read and the same file sent again (refused: its
+# nights are there); then `db backup` of that database while the service serves, and `db
+# restore` of it into an empty one. Everything it starts it stops. NIGHTS=125 TABLES=100 is
+# the 200,000-row file of the README's memory figure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 NIGHTS="${NIGHTS:-50}"
@@ -47,7 +49,25 @@ time_post() {
   curl -s -o "$DIR/answer.json" -w '%{http_code} %{time_total}\n' -b "$DIR/jar" -H 'Content-Type: text/csv' \
     --data-binary @"$DIR/games.csv" "$BASE/api/v1/leagues/$LEAGUE/games.csv$1"
 }
+rss_kb() { awk '/^VmRSS/ {print $2}' "/proc/$SERVER_PID/status"; }
+# The service's memory while a request runs: sampled every 20 ms, the highest kept.
+sample_peak() {
+  local peak=0 now
+  while [ ! -e "$DIR/stop-sampling" ]; do
+    now=$(rss_kb); [ "$now" -gt "$peak" ] && peak=$now
+    sleep 0.02
+  done
+  echo "$peak" > "$DIR/peak"
+}
+IDLE=$(rss_kb)
+rm -f "$DIR/stop-sampling"; sample_peak & SAMPLER=$!
 echo "dry run (status, seconds): $(time_post '?dry_run=true')"
+touch "$DIR/stop-sampling"; wait "$SAMPLER"
+echo "memory: $((IDLE / 1024)) MB idle, $(( $(cat "$DIR/peak") / 1024 )) MB at the dry run's peak: $(( ($(cat "$DIR/peak") - IDLE) / 1024 )) MB over idle"
+# Three at once: two are read, the third is told to come back (429 with Retry-After).
+for _ in 1 2 3; do time_post '?dry_run=true' > "$DIR/at-once.$RANDOM" & done; wait
+echo "three dry runs at once (status, seconds): $(cat "$DIR"/at-once.* | tr '\n' ' ')"
+echo "memory after them: $(( $(rss_kb) / 1024 )) MB"
 echo "import  (status, seconds): $(time_post '')"
 python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print("  stored", r["games"], "games over", len(r["nights"]), "nights,", len(r["players_created"]), "players created")' "$DIR/answer.json"
 echo "first standings read (status, seconds): $(curl -s -o /dev/null -w '%{http_code} %{time_total}' -b "$DIR/jar" "$BASE/api/v1/leagues/$LEAGUE/standings")"

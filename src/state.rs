@@ -13,6 +13,10 @@ pub use crate::live::{
     GameLogs, Grants, HeldLines, Hub, MAX_STREAMS, Pushed, StandingsCache, Subscription, Unheard,
 };
 
+/// Imports (games files, opening balances) one process reads at once; more wait their turn
+/// (429 with `Retry-After`), so memory stays bounded however many organizers import together.
+pub const MAX_IMPORTS_AT_ONCE: usize = 2;
+
 pub struct AppState {
     pub db: PgPool,
     pub keys: Keys,
@@ -37,6 +41,8 @@ pub struct AppState {
     /// Since when the private PostgreSQL this process runs has been found down (its supervisor
     /// restarting it); `None` while it runs, and always with an external database.
     pub private_database_down: std::sync::Mutex<Option<std::time::Instant>>,
+    /// Imports being read at once in this process (each holds a file and its rows in memory).
+    pub imports: Arc<tokio::sync::Semaphore>,
 }
 
 impl AppState {
@@ -56,6 +62,7 @@ impl AppState {
             backup_due: Arc::default(),
             metrics: Arc::default(),
             private_database_down: std::sync::Mutex::new(None),
+            imports: Arc::new(tokio::sync::Semaphore::new(MAX_IMPORTS_AT_ONCE)),
         }
     }
 

@@ -604,3 +604,77 @@ async fn one_person_one_name_in_forms_files_and_balances() {
         .unwrap();
     assert_eq!(count, 5, "Émile, Ann, Bea, Cy, Dee");
 }
+
+/// Item 10: imports are read a few at a time (each holds its file in memory): while two are
+/// being read, a third is told to come back (429 with `Retry-After`), before its file is read;
+/// once they end, the next goes through.
+#[tokio::test]
+async fn imports_wait_their_turn() {
+    use tokio::io::AsyncWriteExt;
+    let app = spawn_app().await;
+    let owner = club_owner(&app, "turns", "owner@example.org").await;
+    let t = one_table(&app, &owner, "turns", &["Ann", "Bea", "Cy", "Di"]).await;
+    let token: serde_json::Value = answered(
+        owner
+            .post(app.url("/api/v1/clubs/turns/tokens"))
+            .json(&json!({"name": "importer", "scopes": ["admin"]})),
+    )
+    .await
+    .json()
+    .await
+    .unwrap();
+    let token = token["token"].as_str().unwrap().to_string();
+    let url = app.url(&format!("/api/v1/leagues/{}/games.csv?dry_run=true", t.league));
+    let header = "night,date,table,game,status,outcome,line,value,player,seat,score,role,won_by\n";
+    // Two uploads that send their header and then wait, as a slow connection does.
+    let address = app.address.trim_start_matches("http://").to_string();
+    let mut slow = Vec::new();
+    for _ in 0..2 {
+        let mut s = tokio::net::TcpStream::connect(&address).await.unwrap();
+        let head = format!(
+            "POST /api/v1/leagues/{}/games.csv?dry_run=true HTTP/1.1\r\nHost: {address}\r\n\
+             Authorization: Bearer {token}\r\nContent-Type: text/csv\r\nContent-Length: 100000\r\n\r\n{header}",
+            t.league
+        );
+        s.write_all(head.as_bytes()).await.unwrap();
+        slow.push(s);
+    }
+    let mut refused = None;
+    for _ in 0..50 {
+        let res = answered(
+            reqwest::Client::new()
+                .post(&url)
+                .bearer_auth(&token)
+                .header("Content-Type", "text/csv")
+                .body(header),
+        )
+        .await;
+        if res.status() == 429 {
+            refused = Some(res);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let refused = refused.expect("a third import at once is refused");
+    assert!(refused.headers().contains_key("retry-after"));
+    let text = refused.text().await.unwrap();
+    assert!(text.contains("other imports"), "{text}");
+    drop(slow);
+    let mut status = 0;
+    for _ in 0..100 {
+        let res = answered(
+            reqwest::Client::new()
+                .post(&url)
+                .bearer_auth(&token)
+                .header("Content-Type", "text/csv")
+                .body(header),
+        )
+        .await;
+        status = res.status().as_u16();
+        if status != 429 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_ne!(status, 429, "the turns came back");
+}

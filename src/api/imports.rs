@@ -56,6 +56,7 @@ pub async fn import_games(
     payload: web::Payload,
 ) -> Result<HttpResponse, AppError> {
     let league = imports::importer(&state, &caller, *id).await?;
+    let _turn = imports::turn(&state)?;
     let bytes = file(payload).await?;
     let report = imports::games(&state, &caller, &league, &bytes, query.dry_run).await?;
     Ok(if report.dry_run {
@@ -98,6 +99,7 @@ pub async fn set_balances(
     payload: web::Payload,
 ) -> Result<HttpResponse, AppError> {
     let league = imports::importer(&state, &caller, *id).await?;
+    let _turn = imports::turn(&state)?;
     let bytes = file(payload).await?;
     Ok(HttpResponse::Ok()
         .json(imports::set_balances(&state, &league, &bytes, query.dry_run).await?))

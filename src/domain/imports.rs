@@ -13,6 +13,7 @@
 
 use crate::storage::names;
 use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::Arc;
 
 use chrono::{DateTime, NaiveDate, Utc};
 use serde::Serialize;
@@ -30,6 +31,8 @@ pub const IMPORT_LIMIT: usize = 16 * 1024 * 1024;
 pub const MAX_ROWS: usize = 200_000;
 /// The most players one import may add to the club.
 pub const MAX_NEW_PLAYERS: usize = 2_000;
+/// Games built and stored at a time.
+const STORE_CHUNK: usize = 1_000;
 /// The most problems one refusal lists.
 const MAX_ERRORS: usize = 50;
 /// The most points a balance may carry.
@@ -90,6 +93,22 @@ pub struct Balance {
 /// The league, if the caller may import into it (organizers): checked before the file is read.
 pub async fn importer(state: &AppState, caller: &Caller, league_id: i64) -> Result<League> {
     Ok(caller.league(state, league_id, Need::Admin).await?.0)
+}
+
+/// A turn to read an import, held until it is done; 429 with `Retry-After` while as many
+/// imports as the process reads at once are being read.
+pub fn turn(state: &AppState) -> Result<tokio::sync::OwnedSemaphorePermit> {
+    state
+        .imports
+        .clone()
+        .try_acquire_owned()
+        .map_err(|_| Error::TooManyRequests {
+            detail: format!(
+                "this server is reading {} other imports right now; send the file again in a few seconds",
+                crate::state::MAX_IMPORTS_AT_ONCE
+            ),
+            retry_after_secs: 5,
+        })
 }
 
 /// Problems found so far, each with its line and column.
@@ -218,27 +237,64 @@ impl Table<'_> {
     }
 }
 
-/// One row of a games file, read.
+/// One row of a games file, read. Kept small: a 200,000-row file is held whole while it is
+/// checked, so words from a fixed list are `&'static str`, and names and line ids that repeat
+/// share one copy (`Shared`).
 struct Row {
     line: usize,
-    key: String,
+    key: RowKey,
     night: i32,
     date: NaiveDate,
     table: i32,
     game: i32,
-    status: String,
-    outcome: String,
-    line_id: Option<String>,
+    status: &'static str,
+    outcome: &'static str,
+    line_id: Option<Arc<str>>,
     value: Option<i32>,
-    player: String,
-    seat: String,
+    player: Arc<str>,
+    /// The player's name key (`names::key`), worked out once per name in the file.
+    player_key: Arc<str>,
+    seat: &'static str,
     score: i64,
-    breakdown: String,
-    won_by: Option<String>,
-    role: String,
+    breakdown: Box<str>,
+    won_by: Option<&'static str>,
+    role: &'static str,
     dead: bool,
     jokerless: bool,
     recorded_at: Option<DateTime<Utc>>,
+}
+
+/// Which game a row belongs to: the export's game id, or night, table, number, status and
+/// outcome.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum RowKey {
+    Id(Box<str>),
+    Game(i32, i32, i32, &'static str, &'static str),
+}
+
+/// One copy of each text that repeats down a file (players' names, line ids), and each name's
+/// key.
+#[derive(Default)]
+struct Shared(HashSet<Arc<str>>, HashMap<Arc<str>, Arc<str>>);
+
+impl Shared {
+    fn key(&mut self, name: &Arc<str>) -> Arc<str> {
+        if let Some(k) = self.1.get(name) {
+            return k.clone();
+        }
+        let k: Arc<str> = Arc::from(names::key(name));
+        self.1.insert(name.clone(), k.clone());
+        k
+    }
+
+    fn get(&mut self, text: &str) -> Arc<str> {
+        if let Some(t) = self.0.get(text) {
+            return t.clone();
+        }
+        let t: Arc<str> = Arc::from(text);
+        self.0.insert(t.clone());
+        t
+    }
 }
 
 const GAME_COLUMNS: [&str; 9] = [
@@ -256,6 +312,7 @@ const WON_BY: [&str; 5] = [
 fn read_rows(text: &str, games_per_table: i32, p: &mut Problems) -> Result<Vec<Row>> {
     let mut table = open(text, &GAME_COLUMNS, "a games file")?;
     let mut rows = Vec::new();
+    let mut shared = Shared::default();
     let mut record = csv::StringRecord::new();
     while let Some(line) = table.next_row(&mut record, p) {
         if rows.len() >= MAX_ROWS {
@@ -320,7 +377,7 @@ fn read_rows(text: &str, games_per_table: i32, p: &mut Problems) -> Result<Vec<R
                 None
             }
         };
-        let mut choice = |name: &str, allowed: &[&str], default: &str| -> String {
+        let mut choice = |name: &str, allowed: &[&'static str], default: &str| -> &'static str {
             let text = cell(name).to_lowercase();
             let text = if text.is_empty() {
                 default.to_string()
@@ -328,7 +385,7 @@ fn read_rows(text: &str, games_per_table: i32, p: &mut Problems) -> Result<Vec<R
                 text
             };
             match allowed.iter().find(|a| a.to_lowercase() == text) {
-                Some(a) => a.to_string(),
+                Some(a) => a,
                 None => {
                     p.add(
                         line,
@@ -336,7 +393,7 @@ fn read_rows(text: &str, games_per_table: i32, p: &mut Problems) -> Result<Vec<R
                         format!("`{text}` is not one of {}", allowed.join(", ")),
                     );
                     ok = false;
-                    text
+                    ""
                 }
             }
         };
@@ -346,14 +403,13 @@ fn read_rows(text: &str, games_per_table: i32, p: &mut Problems) -> Result<Vec<R
         let role = choice("role", &["winner", "discarder", ""], "");
         let dead = choice("dead", &["true", "false"], "false") == "true";
         let jokerless = choice("jokerless", &["true", "false"], "false") == "true";
-        let won_by = Some(cell("won_by").to_lowercase()).filter(|w| !w.is_empty());
-        if let Some(w) = &won_by
-            && !WON_BY.contains(&w.as_str())
-        {
+        let won_by_text = cell("won_by").to_lowercase();
+        let won_by = WON_BY.iter().copied().find(|w| *w == won_by_text);
+        if won_by.is_none() && !won_by_text.is_empty() {
             p.add(
                 line,
                 "won_by",
-                format!("`{w}` is not one of {}", WON_BY.join(", ")),
+                format!("`{won_by_text}` is not one of {}", WON_BY.join(", ")),
             );
             ok = false;
         }
@@ -408,8 +464,8 @@ fn read_rows(text: &str, games_per_table: i32, p: &mut Problems) -> Result<Vec<R
             continue;
         };
         let key = match cell("game_id") {
-            id if !id.is_empty() => format!("id {id}"),
-            _ => format!("{night}/{table}/{game}/{status}/{outcome}"),
+            id if !id.is_empty() => RowKey::Id(id.into()),
+            _ => RowKey::Game(night as i32, table as i32, game as i32, status, outcome),
         };
         rows.push(Row {
             line,
@@ -420,12 +476,16 @@ fn read_rows(text: &str, games_per_table: i32, p: &mut Problems) -> Result<Vec<R
             game: game as i32,
             status,
             outcome,
-            line_id,
+            line_id: line_id.map(|l| shared.get(&l)),
             value,
-            player,
+            player_key: {
+                let name = shared.get(&player);
+                shared.key(&name)
+            },
+            player: shared.get(&player),
             seat,
             score,
-            breakdown,
+            breakdown: breakdown.into(),
             won_by,
             role,
             dead,
@@ -454,12 +514,12 @@ impl FileGame<'_> {
 /// Groups rows into games (a game's rows together) and checks each game, table and night.
 fn games_of<'a>(rows: &'a [Row], p: &mut Problems) -> Vec<FileGame<'a>> {
     let mut games: Vec<FileGame> = Vec::new();
-    let mut seen: HashMap<&str, usize> = HashMap::new();
+    let mut seen: HashMap<&RowKey, usize> = HashMap::new();
     for row in rows {
         match games.last_mut() {
             Some(g) if g.first().key == row.key => g.rows.push(row),
             _ => {
-                if let Some(line) = seen.get(row.key.as_str()) {
+                if let Some(line) = seen.get(&row.key) {
                     p.add(
                         row.line,
                         "game",
@@ -479,9 +539,9 @@ fn games_of<'a>(rows: &'a [Row], p: &mut Problems) -> Vec<FileGame<'a>> {
     }
     // Each night one date; each table's players; a player at one table a night; a number once.
     let mut dates: HashMap<i32, (NaiveDate, usize)> = HashMap::new();
-    let mut sitting: HashMap<(i32, String), (i32, usize)> = HashMap::new();
+    let mut sitting: HashMap<(i32, Arc<str>), (i32, usize)> = HashMap::new();
     let mut numbers: HashMap<(i32, i32, i32), usize> = HashMap::new();
-    let mut tables: HashMap<(i32, i32), HashSet<String>> = HashMap::new();
+    let mut tables: HashMap<(i32, i32), HashSet<Arc<str>>> = HashMap::new();
     for g in &games {
         let f = g.first();
         match dates.get(&f.night) {
@@ -514,8 +574,8 @@ fn games_of<'a>(rows: &'a [Row], p: &mut Problems) -> Vec<FileGame<'a>> {
         }
         let at_table = tables.entry((f.night, f.table)).or_default();
         for r in &g.rows {
-            at_table.insert(names::key(&r.player));
-            let who = (f.night, names::key(&r.player));
+            at_table.insert(r.player_key.clone());
+            let who = (f.night, r.player_key.clone());
             match sitting.get(&who) {
                 Some((t, line)) if *t != f.table => p.add(
                     r.line,
@@ -600,7 +660,7 @@ fn check_game(g: &FileGame, p: &mut Problems) {
         }
         if let Some(o) = g.rows[..i]
             .iter()
-            .find(|o| names::key(&o.player) == names::key(&r.player))
+            .find(|o| o.player_key == r.player_key)
         {
             p.add(
                 r.line,
@@ -633,14 +693,14 @@ fn check_game(g: &FileGame, p: &mut Problems) {
             );
         }
         if let Some(d) = discarders.first()
-            && f.won_by.as_deref().is_some_and(|w| w != "discard")
+            && f.won_by.is_some_and(|w| w != "discard")
         {
             p.add(
                 d.line,
                 "role",
                 format!(
                     "{what} was won by {}: only a win on a discard has a discarder",
-                    f.won_by.as_deref().unwrap_or_default()
+                    f.won_by.unwrap_or_default()
                 ),
             );
         }
@@ -698,10 +758,10 @@ pub async fn games(
 
     // Names, as first written in the file.
     let mut names: Vec<String> = Vec::new();
-    let mut known: HashSet<String> = HashSet::new();
+    let mut known: HashSet<Arc<str>> = HashSet::new();
     for r in &rows {
-        if known.insert(names::key(&r.player)) {
-            names.push(r.player.clone());
+        if known.insert(r.player_key.clone()) {
+            names.push(r.player.to_string());
         }
     }
     let nights: BTreeMap<i32, NaiveDate> = file_games
@@ -789,102 +849,112 @@ pub async fn games(
     }
     let game_ids = tx.ids(Ids::Games, file_games.len()).await?;
     let orders = tx.ids(Ids::StandingsOrder, file_games.len()).await?;
+    tx.store_sessions(&new_nights, &new_tables).await?;
+    let night_of: HashMap<i64, i64> = new_tables.iter().map(|t| (t.id, t.night_id)).collect();
     let now = Utc::now();
-    let mut stored = Vec::with_capacity(file_games.len());
-    let mut news: Vec<(&str, serde_json::Value)> = Vec::new();
-    for (k, &i) in order.iter().enumerate() {
-        let g = &file_games[i];
-        let f = g.first();
-        let person = |role: &str| {
-            g.rows
-                .iter()
-                .find(|r| r.role == role)
-                .map(|r| who(&r.player).0)
-        };
-        let mut rows = g.rows.clone();
-        rows.sort_by_key(|r| SEAT_WINDS.iter().position(|w| *w == r.seat));
-        let game = ImportedGame {
-            id: game_ids[k],
-            table_id: table_id[&(f.night, f.table)],
-            number: f.game,
-            east_player: rows
-                .iter()
-                .find(|r| r.seat == "E")
-                .map_or(0, |r| who(&r.player).0),
-            outcome: f.outcome.clone(),
-            status: f.status.clone(),
-            submitted: serde_json::json!({
-                "number": f.game,
-                "outcome": f.outcome,
-                "winner": person("winner"),
-                "won_by": f.won_by,
-                "discarder": person("discarder"),
-                "dead": rows.iter().filter(|r| r.dead).map(|r| serde_json::json!({"player": who(&r.player).0})).collect::<Vec<_>>(),
-                "imported": {"line": f.line, "value": f.value, "jokerless": f.jokerless},
-            }),
-            line_id: f.line_id.clone(),
-            line_value: f.value,
-            winner: person("winner"),
-            discarder: person("discarder"),
-            won_by: f.won_by.clone(),
-            jokerless: f.jokerless,
-            standings_order: orders[k],
-            recorded_at: f.recorded_at.unwrap_or(now),
-            scores: rows
-                .iter()
-                .map(|r| {
-                    let breakdown = if r.breakdown.is_empty() {
-                        "imported".to_string()
-                    } else {
-                        r.breakdown.clone()
-                    };
-                    (who(&r.player).0, r.seat.clone(), r.score, breakdown, r.dead)
-                })
-                .collect(),
-        };
-        let view = serde_json::json!({
-            "id": game.id,
-            "table": game.table_id,
-            "number": game.number,
-            "status": "recorded",
-            "version": 1,
-            "outcome": game.outcome,
-            "line": game.line_id,
-            "value": game.line_value,
-            "east": game.east_player,
-            "scores": rows.iter().map(|r| {
-                let (id, name) = who(&r.player);
-                serde_json::json!({"player": {"id": id, "name": name}, "seat": r.seat, "score": r.score, "dead": r.dead})
-            }).collect::<Vec<_>>(),
-            "night": night_id[&f.night],
-            "table_number": f.table,
-        });
-        news.push((events::GAME_RECORDED, view));
-        if game.status == "voided" {
-            news.push((
-                events::GAME_VOIDED,
-                serde_json::json!({
-                    "id": game.id, "table": game.table_id, "number": game.number, "status": "voided",
-                    "night": night_id[&f.night], "table_number": f.table, "version": 2,
+    let actor = caller.actor();
+    let (mut games_stored, mut counted, mut voided, mut redeals) = (0, 0, 0, 0);
+    let mut games_of_night: HashMap<i64, usize> = HashMap::new();
+    // A chunk of games at a time: built, stored and dropped, so a large file's games (with their
+    // events) are never all in memory at once.
+    for (c, chunk) in order.chunks(STORE_CHUNK).enumerate() {
+        let mut stored = Vec::with_capacity(chunk.len());
+        let mut news: Vec<(&str, serde_json::Value)> = Vec::with_capacity(chunk.len());
+        for (j, &i) in chunk.iter().enumerate() {
+            let k = c * STORE_CHUNK + j;
+            let g = &file_games[i];
+            let f = g.first();
+            let person = |role: &str| {
+                g.rows
+                    .iter()
+                    .find(|r| r.role == role)
+                    .map(|r| who(&r.player).0)
+            };
+            let mut rows = g.rows.clone();
+            rows.sort_by_key(|r| SEAT_WINDS.iter().position(|w| *w == r.seat));
+            let game = ImportedGame {
+                id: game_ids[k],
+                table_id: table_id[&(f.night, f.table)],
+                number: f.game,
+                east_player: rows
+                    .iter()
+                    .find(|r| r.seat == "E")
+                    .map_or(0, |r| who(&r.player).0),
+                outcome: f.outcome,
+                status: f.status,
+                submitted: serde_json::json!({
+                    "number": f.game,
+                    "outcome": f.outcome,
+                    "winner": person("winner"),
+                    "won_by": f.won_by,
+                    "discarder": person("discarder"),
+                    "dead": rows.iter().filter(|r| r.dead).map(|r| serde_json::json!({"player": who(&r.player).0})).collect::<Vec<_>>(),
+                    "imported": {"line": f.line, "value": f.value, "jokerless": f.jokerless},
                 }),
-            ));
+                line_id: f.line_id.clone(),
+                line_value: f.value,
+                winner: person("winner"),
+                discarder: person("discarder"),
+                won_by: f.won_by,
+                jokerless: f.jokerless,
+                standings_order: orders[k],
+                recorded_at: f.recorded_at.unwrap_or(now),
+                scores: rows
+                    .iter()
+                    .map(|r| {
+                        let breakdown: Box<str> = if r.breakdown.is_empty() {
+                            "imported".into()
+                        } else {
+                            r.breakdown.clone()
+                        };
+                        (who(&r.player).0, r.seat, r.score, breakdown, r.dead)
+                    })
+                    .collect(),
+            };
+            let view = serde_json::json!({
+                "id": game.id,
+                "table": game.table_id,
+                "number": game.number,
+                "status": "recorded",
+                "version": 1,
+                "outcome": game.outcome,
+                "line": game.line_id.as_deref(),
+                "value": game.line_value,
+                "east": game.east_player,
+                "scores": rows.iter().map(|r| {
+                    let (id, name) = who(&r.player);
+                    serde_json::json!({"player": {"id": id, "name": name}, "seat": r.seat, "score": r.score, "dead": r.dead})
+                }).collect::<Vec<_>>(),
+                "night": night_id[&f.night],
+                "table_number": f.table,
+            });
+            news.push((events::GAME_RECORDED, view));
+            if game.status == "voided" {
+                news.push((
+                    events::GAME_VOIDED,
+                    serde_json::json!({
+                        "id": game.id, "table": game.table_id, "number": game.number, "status": "voided",
+                        "night": night_id[&f.night], "table_number": f.table, "version": 2,
+                    }),
+                ));
+                voided += 1;
+            } else if game.outcome == "redeal" {
+                redeals += 1;
+            } else {
+                counted += 1;
+            }
+            *games_of_night.entry(night_of[&game.table_id]).or_default() += 1;
+            games_stored += 1;
+            stored.push(game);
         }
-        stored.push(game);
+        tx.store_games(&stored, &actor, &news).await?;
     }
-    let counted = stored
-        .iter()
-        .filter(|g| g.status == "recorded" && g.outcome != "redeal")
-        .count();
-    if counted > 0 {
-        news.push((events::STANDINGS_CHANGED, serde_json::Value::Null));
-    }
-    tx.store(&new_nights, &new_tables, &stored, &caller.actor(), &news)
-        .await?;
+    tx.games_stored(counted > 0).await?;
     tx.finish(!dry_run).await?;
     if !dry_run {
         state.freshness.changed();
         state.events.poke();
-        state.metrics.games_recorded.inc_by(stored.len() as u64);
+        state.metrics.games_recorded.inc_by(games_stored as u64);
     }
     let refs = |list: &[(i64, String)]| {
         list.iter()
@@ -894,25 +964,17 @@ pub async fn games(
             })
             .collect()
     };
-    let night_of: HashMap<i64, i64> = new_tables.iter().map(|t| (t.id, t.night_id)).collect();
     let mut tables_of: HashMap<i64, usize> = HashMap::new();
     for t in &new_tables {
         *tables_of.entry(t.night_id).or_default() += 1;
     }
-    let mut games_of_night: HashMap<i64, usize> = HashMap::new();
-    for g in &stored {
-        *games_of_night.entry(night_of[&g.table_id]).or_default() += 1;
-    }
     Ok(ImportReport {
         dry_run,
         rows: rows.len(),
-        games: stored.len(),
+        games: games_stored,
         counted,
-        voided: stored.iter().filter(|g| g.status == "voided").count(),
-        redeals: stored
-            .iter()
-            .filter(|g| g.status == "recorded" && g.outcome == "redeal")
-            .count(),
+        voided,
+        redeals,
         nights: new_nights
             .iter()
             .map(|n| ImportedNight {
@@ -962,7 +1024,7 @@ fn seat_order(games: &[&FileGame]) -> Vec<String> {
         .iter()
         .map(|r| {
             let wind = SEAT_WINDS.iter().position(|w| *w == r.seat).unwrap_or(0);
-            ((wind + east) % n, r.player.clone())
+            ((wind + east) % n, r.player.to_string())
         })
         .collect();
     seats.sort();
@@ -970,7 +1032,7 @@ fn seat_order(games: &[&FileGame]) -> Vec<String> {
     for g in games {
         for r in &g.rows {
             if !order.iter().any(|o| names::key(o) == names::key(&r.player)) {
-                order.push(r.player.clone());
+                order.push(r.player.to_string());
             }
         }
     }

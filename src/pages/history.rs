@@ -131,6 +131,7 @@ async fn send(
 ) -> Result<HttpResponse, AppError> {
     // Who is sending is checked before the file is read.
     let league = imports::importer(&state, &page.caller, *id).await?;
+    let _turn = imports::turn(&state)?;
     let sent = read_form(multipart).await?;
     let (seed, _) = csrf::seed(&req);
     if !csrf::verify(&state.keys, &seed, &sent.csrf) {

@@ -47,14 +47,14 @@ pub struct ImportedGame {
     pub table_id: i64,
     pub number: i32,
     pub east_player: i64,
-    pub outcome: String,
-    pub status: String,
+    pub outcome: &'static str,
+    pub status: &'static str,
     pub submitted: serde_json::Value,
-    pub line_id: Option<String>,
+    pub line_id: Option<std::sync::Arc<str>>,
     pub line_value: Option<i32>,
     pub winner: Option<i64>,
     pub discarder: Option<i64>,
-    pub won_by: Option<String>,
+    pub won_by: Option<&'static str>,
     pub jokerless: bool,
     pub standings_order: i64,
     pub recorded_at: DateTime<Utc>,
@@ -62,7 +62,7 @@ pub struct ImportedGame {
 }
 
 /// A player's line in a game: (player, seat, score, breakdown, dead).
-pub type SeatScore = (i64, String, i64, String, bool);
+pub type SeatScore = (i64, &'static str, i64, Box<str>, bool);
 
 impl ImportTx {
     /// Starts an import into the league, locking its row (every write to its games waits).
@@ -144,13 +144,11 @@ impl ImportTx {
     /// games with their scores and audit entries (by `actor`; a voided game is recorded, then
     /// voided), and `news` (the league's events). The totals are rebuilt from the games on
     /// the next read.
-    pub async fn store(
+    /// Stores the import's nights (closed), their tables, seats and check-ins.
+    pub async fn store_sessions(
         &mut self,
         nights: &[NewNight],
         tables: &[NewTable],
-        games: &[ImportedGame],
-        actor: &str,
-        news: &[(&str, serde_json::Value)],
     ) -> sqlx::Result<()> {
         let tx = &mut self.tx;
         sqlx::query(
@@ -196,6 +194,19 @@ impl ImportTx {
         .bind(seats.iter().map(|s| s.2).collect::<Vec<_>>())
         .execute(&mut **tx)
         .await?;
+        Ok(())
+    }
+
+    /// Stores some of the import's games (its tables stored first) with their scores, audit
+    /// entries and events: called a chunk at a time, so a large file's games are never all in
+    /// memory at once.
+    pub async fn store_games(
+        &mut self,
+        games: &[ImportedGame],
+        actor: &str,
+        news: &[(&str, serde_json::Value)],
+    ) -> sqlx::Result<()> {
+        let tx = &mut self.tx;
         sqlx::query(
             "INSERT INTO games (id, table_id, number, east_player, outcome, status, version, submitted, engine, line_id, line_value, \
                                 winner, discarder, won_by, jokerless, standings_order, created_at, updated_at) \
@@ -211,14 +222,14 @@ impl ImportTx {
         .bind(games.iter().map(|g| g.table_id).collect::<Vec<_>>())
         .bind(games.iter().map(|g| g.number).collect::<Vec<_>>())
         .bind(games.iter().map(|g| g.east_player).collect::<Vec<_>>())
-        .bind(games.iter().map(|g| g.outcome.as_str()).collect::<Vec<_>>())
-        .bind(games.iter().map(|g| g.status.as_str()).collect::<Vec<_>>())
+        .bind(games.iter().map(|g| g.outcome).collect::<Vec<_>>())
+        .bind(games.iter().map(|g| g.status).collect::<Vec<_>>())
         .bind(games.iter().map(|g| &g.submitted).collect::<Vec<_>>())
         .bind(games.iter().map(|g| g.line_id.as_deref()).collect::<Vec<_>>())
         .bind(games.iter().map(|g| g.line_value).collect::<Vec<_>>())
         .bind(games.iter().map(|g| g.winner).collect::<Vec<_>>())
         .bind(games.iter().map(|g| g.discarder).collect::<Vec<_>>())
-        .bind(games.iter().map(|g| g.won_by.as_deref()).collect::<Vec<_>>())
+        .bind(games.iter().map(|g| g.won_by).collect::<Vec<_>>())
         .bind(games.iter().map(|g| g.jokerless).collect::<Vec<_>>())
         .bind(games.iter().map(|g| g.standings_order).collect::<Vec<_>>())
         .bind(games.iter().map(|g| g.recorded_at).collect::<Vec<_>>())
@@ -234,9 +245,9 @@ impl ImportTx {
         )
         .bind(scores.iter().map(|s| s.0).collect::<Vec<_>>())
         .bind(scores.iter().map(|s| s.1.0).collect::<Vec<_>>())
-        .bind(scores.iter().map(|s| s.1.1.as_str()).collect::<Vec<_>>())
+        .bind(scores.iter().map(|s| s.1.1).collect::<Vec<_>>())
         .bind(scores.iter().map(|s| s.1.2).collect::<Vec<_>>())
-        .bind(scores.iter().map(|s| s.1.3.as_str()).collect::<Vec<_>>())
+        .bind(scores.iter().map(|s| &*s.1.3).collect::<Vec<_>>())
         .bind(scores.iter().map(|s| s.1.4).collect::<Vec<_>>())
         .execute(&mut **tx)
         .await?;
@@ -261,7 +272,21 @@ impl ImportTx {
         .bind(audit.iter().map(|a| a.3).collect::<Vec<_>>())
         .execute(&mut **tx)
         .await?;
-        events::emit(tx, self.league_id, news).await?;
+        events::emit(tx, self.league_id, news).await
+    }
+
+    /// After the games: the standings-changed event (when a game counts) and the league's
+    /// standings marked to be worked out again.
+    pub async fn games_stored(&mut self, counted: bool) -> sqlx::Result<()> {
+        let tx = &mut self.tx;
+        if counted {
+            events::emit(
+                tx,
+                self.league_id,
+                &[("standings.changed", serde_json::Value::Null)],
+            )
+            .await?;
+        }
         mark_stale(tx, self.league_id).await
     }
 
