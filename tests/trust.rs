@@ -624,7 +624,10 @@ async fn imports_wait_their_turn() {
     .await
     .unwrap();
     let token = token["token"].as_str().unwrap().to_string();
-    let url = app.url(&format!("/api/v1/leagues/{}/games.csv?dry_run=true", t.league));
+    let url = app.url(&format!(
+        "/api/v1/leagues/{}/games.csv?dry_run=true",
+        t.league
+    ));
     let header = "night,date,table,game,status,outcome,line,value,player,seat,score,role,won_by\n";
     // Two uploads that send their header and then wait, as a slow connection does.
     let address = app.address.trim_start_matches("http://").to_string();

@@ -658,10 +658,7 @@ fn check_game(g: &FileGame, p: &mut Problems) {
                 ),
             );
         }
-        if let Some(o) = g.rows[..i]
-            .iter()
-            .find(|o| o.player_key == r.player_key)
-        {
+        if let Some(o) = g.rows[..i].iter().find(|o| o.player_key == r.player_key) {
             p.add(
                 r.line,
                 "player",
