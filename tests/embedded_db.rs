@@ -356,3 +356,111 @@ async fn a_killed_postgres_is_restarted_under_the_running_service() {
     unsafe { libc::kill(served.child.id() as i32, libc::SIGTERM) };
     assert!(served.child.wait().unwrap().success());
 }
+
+/// Issue 36, item 1: a full disk under the embedded PostgreSQL. A write the database refuses
+/// for want of space is answered 503 with `Retry-After`, saying the disk is full (never a bare
+/// 500), and once space is freed the same write goes through. The data directory is a small
+/// tmpfs the test mounts (the suite runs as root, as CI does), filled by a file.
+#[tokio::test]
+async fn a_full_disk_is_said_and_writes_come_back_when_space_is_freed() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    std::fs::create_dir_all(&data).unwrap();
+    let mounted = std::process::Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=256m,mode=0755", "tmpfs"])
+        .arg(&data)
+        .status()
+        .unwrap();
+    assert!(mounted.success(), "mounting a tmpfs needs root, as the suite runs");
+    struct Unmount(std::path::PathBuf);
+    impl Drop for Unmount {
+        fn drop(&mut self) {
+            let _ = std::process::Command::new("umount")
+                .arg("-l")
+                .arg(&self.0)
+                .status();
+        }
+    }
+    let _unmount = Unmount(data.clone());
+    let mut served = common::serve_with(&data, &["--backup-keep", "0"]).expect("serves");
+    let client = reqwest::Client::builder()
+        .cookie_store(true)
+        .build()
+        .unwrap();
+    let url = |p: &str| format!("{}{p}", served.base);
+    for (path, body) in [
+        (
+            "/api/v1/users",
+            serde_json::json!({"email": "full@example.org", "display_name": "Full", "password": "correct horse battery"}),
+        ),
+        ("/api/v1/clubs", serde_json::json!({"slug": "full", "name": "Full"})),
+    ] {
+        let res = client.post(url(path)).json(&body).send().await.unwrap();
+        assert_eq!(res.status(), 201, "{path}");
+    }
+    // Fill what is left of the disk.
+    let filler = data.join("filler");
+    {
+        use std::io::Write;
+        let mut f = std::fs::File::create(&filler).unwrap();
+        let block = vec![0u8; 1 << 20];
+        while f.write_all(&block).is_ok() {}
+        let _ = f.sync_all();
+    }
+    // Players until the database needs a page it cannot have.
+    let mut refusal = None;
+    let mut stored = 0;
+    for n in 0..2000 {
+        let res = client
+            .post(url("/api/v1/clubs/full/players"))
+            .json(&serde_json::json!({"name": format!("Player {n:04} {}", "x".repeat(80))}))
+            .send()
+            .await
+            .unwrap();
+        match res.status().as_u16() {
+            201 => stored += 1,
+            503 => {
+                assert!(res.headers().contains_key("retry-after"));
+                refusal = Some(res.text().await.unwrap());
+                break;
+            }
+            other => panic!("{other}: {}", res.text().await.unwrap()),
+        }
+    }
+    let refusal = refusal.unwrap_or_else(|| panic!("{stored} players fit on a full disk"));
+    eprintln!("refused after {stored} players: {refusal}");
+    assert!(refusal.contains("disk is full"), "{refusal}");
+
+    // Space freed: writes come back by themselves (the server restarted if it had stopped).
+    std::fs::remove_file(&filler).unwrap();
+    let freed = std::time::Instant::now();
+    let mut back = false;
+    while freed.elapsed() < std::time::Duration::from_secs(30) {
+        let res = client
+            .post(url("/api/v1/clubs/full/players"))
+            .json(&serde_json::json!({"name": "After the disk"}))
+            .send()
+            .await
+            .unwrap();
+        if res.status() == 201 {
+            back = true;
+            break;
+        }
+        assert_eq!(res.status(), 503, "{}", res.text().await.unwrap());
+        tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+    }
+    assert!(back, "writes came back once space was freed");
+    eprintln!("writes back {:?} after space was freed", freed.elapsed());
+    let players: serde_json::Value = client
+        .get(url("/api/v1/clubs/full/players"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(players.as_array().unwrap().len(), stored + 1, "nothing acknowledged lost");
+    // SAFETY: sends SIGTERM to the child this test started.
+    unsafe { libc::kill(served.child.id() as i32, libc::SIGTERM) };
+    assert!(served.child.wait().unwrap().success());
+}
