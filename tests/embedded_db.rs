@@ -371,7 +371,10 @@ async fn a_full_disk_is_said_and_writes_come_back_when_space_is_freed() {
         .arg(&data)
         .status()
         .unwrap();
-    assert!(mounted.success(), "mounting a tmpfs needs root, as the suite runs");
+    assert!(
+        mounted.success(),
+        "mounting a tmpfs needs root, as the suite runs"
+    );
     struct Unmount(std::path::PathBuf);
     impl Drop for Unmount {
         fn drop(&mut self) {
@@ -393,7 +396,10 @@ async fn a_full_disk_is_said_and_writes_come_back_when_space_is_freed() {
             "/api/v1/users",
             serde_json::json!({"email": "full@example.org", "display_name": "Full", "password": "correct horse battery"}),
         ),
-        ("/api/v1/clubs", serde_json::json!({"slug": "full", "name": "Full"})),
+        (
+            "/api/v1/clubs",
+            serde_json::json!({"slug": "full", "name": "Full"}),
+        ),
     ] {
         let res = client.post(url(path)).json(&body).send().await.unwrap();
         assert_eq!(res.status(), 201, "{path}");
@@ -459,7 +465,11 @@ async fn a_full_disk_is_said_and_writes_come_back_when_space_is_freed() {
         .json()
         .await
         .unwrap();
-    assert_eq!(players.as_array().unwrap().len(), stored + 1, "nothing acknowledged lost");
+    assert_eq!(
+        players.as_array().unwrap().len(),
+        stored + 1,
+        "nothing acknowledged lost"
+    );
     // SAFETY: sends SIGTERM to the child this test started.
     unsafe { libc::kill(served.child.id() as i32, libc::SIGTERM) };
     assert!(served.child.wait().unwrap().success());
