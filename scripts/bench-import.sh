@@ -23,34 +23,16 @@ curl -fs -b "$DIR/jar" -H "$J" -d '{"slug":"bench","name":"Bench club"}' "$BASE/
 LEAGUE="$(curl -fs -b "$DIR/jar" -H "$J" -d '{"name":"Imported","card":"demo-2026","ruleset":"nmjl-money","board":"best_per_night","best_per_night":2,"drop_worst_nights":1}' "$BASE/api/v1/clubs/bench/leagues" | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')"
 
 python3 - "$NIGHTS" "$TABLES" "${COMPACT:-0}" > "$DIR/games.csv" <<'PY'
-import random, sys
+import datetime, random, sys
 nights, tables, compact = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3] == "1"
-if compact:
-    # Only the needed columns, short names: 200,000 rows in about 8 MB (a club's paper sheets
-    # typed in look like this more than like an export).
-    import datetime
-    rng = random.Random(7)
-    players = [f"P{i:03d}" for i in range(tables * 4)]
-    print("night,date,table,game,outcome,player,seat,score,role,won_by")
-    for n in range(1, nights + 1):
-        day = datetime.date(2026, 1, 6) + datetime.timedelta(days=7 * (n - 1))
-        rng.shuffle(players)
-        for t in range(1, tables + 1):
-            seated = players[4 * (t - 1): 4 * t]
-            for g in range(1, 5):
-                east = (g - 1) % 4
-                winner = rng.choice(seated)
-                for i, p in enumerate(seated):
-                    w = "ESWN"[(i - east) % 4]
-                    if p == winner:
-                        print(f"{n},{day},{t},{g},mahjong,{p},{w},75,winner,self_pick")
-                    else:
-                        print(f"{n},{day},{t},{g},mahjong,{p},{w},-25,,self_pick")
-    sys.exit(0)
+# COMPACT=1: only the needed columns and short names, 200,000 rows in under 10 MB (a club's
+# paper sheets typed in look like this more than like an export), every hand worth 25.
 rng = random.Random(7)
-players = [f"Player {i:03d}" for i in range(tables * 4)]
-print("night,date,table,game,status,outcome,line,value,player,seat,score,breakdown,won_by,role,dead,jokerless")
-import datetime
+players = [f"P{i:03d}" if compact else f"Player {i:03d}" for i in range(tables * 4)]
+if compact:
+    print("night,date,table,game,outcome,player,seat,score,role,won_by")
+else:
+    print("night,date,table,game,status,outcome,line,value,player,seat,score,breakdown,won_by,role,dead,jokerless")
 for n in range(1, nights + 1):
     day = datetime.date(2026, 1, 6) + datetime.timedelta(days=7 * (n - 1))
     rng.shuffle(players)
@@ -58,13 +40,16 @@ for n in range(1, nights + 1):
         seated = players[4 * (t - 1): 4 * t]
         for g in range(1, 5):
             east = (g - 1) % 4
-            winds = {p: "ESWN"[(i - east) % 4] for i, p in enumerate(seated)}
             winner = rng.choice(seated)
-            value = rng.choice([25, 30, 35, 50])
-            for p in seated:
+            value = 25 if compact else rng.choice([25, 30, 35, 50])
+            for i, p in enumerate(seated):
+                wind = "ESWN"[(i - east) % 4]
                 role = "winner" if p == winner else ""
                 score = 3 * value if p == winner else -value
-                print(f"{n},{day},{t},{g},recorded,mahjong,2468#1,{value},{p},{winds[p]},{score},,self_pick,{role},false,false")
+                if compact:
+                    print(f"{n},{day},{t},{g},mahjong,{p},{wind},{score},{role},self_pick")
+                else:
+                    print(f"{n},{day},{t},{g},recorded,mahjong,2468#1,{value},{p},{wind},{score},,self_pick,{role},false,false")
 PY
 ROWS=$(($(wc -l < "$DIR/games.csv") - 1))
 echo "file: $ROWS rows, $(du -h "$DIR/games.csv" | cut -f1)"

@@ -258,6 +258,42 @@ async fn a_backup_taken_while_games_are_entered_restores_exactly_what_was_acknow
     served.child.wait().unwrap();
 }
 
+/// Signs `c` up as `email` on the service at `base`, makes the club `slug` and a league named
+/// `name` in it on the demo card: the league as the API answers it.
+async fn owned_league(
+    c: &reqwest::Client,
+    base: &str,
+    email: &str,
+    slug: &str,
+    name: &str,
+) -> Value {
+    let mut answer = Value::Null;
+    for (path, body) in [
+        (
+            "/api/v1/users".to_string(),
+            json!({"email": email, "display_name": email, "password": PASSWORD}),
+        ),
+        (
+            "/api/v1/clubs".to_string(),
+            json!({"slug": slug, "name": slug}),
+        ),
+        (
+            format!("/api/v1/clubs/{slug}/leagues"),
+            json!({"name": name, "card": "demo-2026", "ruleset": "nmjl-money"}),
+        ),
+    ] {
+        let res = c
+            .post(format!("{base}{path}"))
+            .json(&body)
+            .send()
+            .await
+            .unwrap();
+        assert!(res.status().is_success(), "{path}: {}", res.status());
+        answer = res.json().await.unwrap();
+    }
+    answer
+}
+
 #[tokio::test]
 async fn the_embedded_default_keeps_its_own_backups_and_restores_into_a_new_data_directory() {
     let dir = tempfile::tempdir().unwrap();
@@ -307,27 +343,14 @@ async fn the_embedded_default_keeps_its_own_backups_and_restores_into_a_new_data
         assert!(res.status().is_success(), "{}", res.status());
         res
     };
-    ok(c.post(api("/api/v1/users"))
-        .json(
-            &json!({"email": "keeper@example.org", "display_name": "Keeper", "password": PASSWORD}),
-        )
-        .send()
-        .await
-        .unwrap());
-    ok(c.post(api("/api/v1/clubs"))
-        .json(&json!({"slug": "keep", "name": "Keep"}))
-        .send()
-        .await
-        .unwrap());
-    let league: Value = ok(c
-        .post(api("/api/v1/clubs/keep/leagues"))
-        .json(&json!({"name": "Kept league", "card": "demo-2026", "ruleset": "nmjl-money"}))
-        .send()
-        .await
-        .unwrap())
-    .json()
-    .await
-    .unwrap();
+    let league = owned_league(
+        &c,
+        &served.base,
+        "keeper@example.org",
+        "keep",
+        "Kept league",
+    )
+    .await;
     let backups = data.join("backups");
     let count = || {
         std::fs::read_dir(&backups)
@@ -465,25 +488,7 @@ async fn closing_nights_again_and_again_pushes_out_no_daily_backup_and_backups_a
         assert!(res.status().is_success(), "{}", res.status());
         res
     };
-    ok(c.post(api("/api/v1/users"))
-        .json(&json!({"email": "closer@example.org", "display_name": "C", "password": PASSWORD}))
-        .send()
-        .await
-        .unwrap());
-    ok(c.post(api("/api/v1/clubs"))
-        .json(&json!({"slug": "close", "name": "Close"}))
-        .send()
-        .await
-        .unwrap());
-    let league: Value = ok(c
-        .post(api("/api/v1/clubs/close/leagues"))
-        .json(&json!({"name": "L", "card": "demo-2026", "ruleset": "nmjl-money"}))
-        .send()
-        .await
-        .unwrap())
-    .json()
-    .await
-    .unwrap();
+    let league = owned_league(&c, &served.base, "closer@example.org", "close", "L").await;
     let night: Value = ok(c
         .post(api(&format!("/api/v1/leagues/{}/nights", league["id"])))
         .json(&json!({"date": "2026-03-01"}))

@@ -248,6 +248,53 @@ async fn a_frozen_database_is_a_quick_503() {
     served.child.wait().unwrap();
 }
 
+/// A new account owning a club `slug` on the service at `base`: its client (with the cookie).
+async fn club_owner_at(base: &str, slug: &str) -> reqwest::Client {
+    let client = reqwest::Client::builder()
+        .cookie_store(true)
+        .build()
+        .unwrap();
+    for (path, body) in [
+        (
+            "/api/v1/users",
+            serde_json::json!({"email": format!("{slug}@example.org"), "display_name": slug, "password": "correct horse battery"}),
+        ),
+        (
+            "/api/v1/clubs",
+            serde_json::json!({"slug": slug, "name": slug}),
+        ),
+    ] {
+        let res = client
+            .post(format!("{base}{path}"))
+            .json(&body)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(res.status(), 201, "{path}");
+    }
+    client
+}
+
+/// How many players the club `slug` has.
+async fn players_of(client: &reqwest::Client, base: &str, slug: &str) -> usize {
+    let players: serde_json::Value = client
+        .get(format!("{base}/api/v1/clubs/{slug}/players"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    players.as_array().unwrap().len()
+}
+
+/// SIGTERM to a `serve` the test started; it must exit 0.
+fn stop(mut served: common::Served) {
+    // SAFETY: sends SIGTERM to the child this test started.
+    unsafe { libc::kill(served.child.id() as i32, libc::SIGTERM) };
+    assert!(served.child.wait().unwrap().success());
+}
+
 /// Issue 36, item 1: the embedded PostgreSQL's postmaster killed under a running service. The
 /// service notices, answers 503 with `Retry-After` meanwhile (never 500), `/healthz` says the
 /// database is down, and writes come back by themselves within 15 s with nothing acknowledged
@@ -255,26 +302,9 @@ async fn a_frozen_database_is_a_quick_503() {
 #[tokio::test]
 async fn a_killed_postgres_is_restarted_under_the_running_service() {
     let dir = tempfile::tempdir().unwrap();
-    let mut served = common::serve(dir.path()).expect("serves");
-    let client = reqwest::Client::builder()
-        .cookie_store(true)
-        .build()
-        .unwrap();
+    let served = common::serve(dir.path()).expect("serves");
+    let client = club_owner_at(&served.base, "kept").await;
     let url = |p: &str| format!("{}{p}", served.base);
-    let res = client
-        .post(url("/api/v1/users"))
-        .json(&serde_json::json!({"email": "kept@example.org", "display_name": "Kept", "password": "correct horse battery"}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(res.status(), 201);
-    let res = client
-        .post(url("/api/v1/clubs"))
-        .json(&serde_json::json!({"slug": "kept", "name": "Kept"}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(res.status(), 201);
 
     let mut stored = 0;
     for round in 0..2 {
@@ -339,22 +369,12 @@ async fn a_killed_postgres_is_restarted_under_the_running_service() {
         assert_eq!(h.status(), 200);
     }
     // Everything acknowledged is there.
-    let players: serde_json::Value = client
-        .get(url("/api/v1/clubs/kept/players"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
     assert_eq!(
-        players.as_array().unwrap().len(),
+        players_of(&client, &served.base, "kept").await,
         stored,
-        "every acknowledged player is there: {players}"
+        "every acknowledged player is there"
     );
-    // SAFETY: sends SIGTERM to the child this test started.
-    unsafe { libc::kill(served.child.id() as i32, libc::SIGTERM) };
-    assert!(served.child.wait().unwrap().success());
+    stop(served);
 }
 
 /// Issue 36, item 1: a full disk under the embedded PostgreSQL. A write the database refuses
@@ -385,25 +405,9 @@ async fn a_full_disk_is_said_and_writes_come_back_when_space_is_freed() {
         }
     }
     let _unmount = Unmount(data.clone());
-    let mut served = common::serve_with(&data, &["--backup-keep", "0"]).expect("serves");
-    let client = reqwest::Client::builder()
-        .cookie_store(true)
-        .build()
-        .unwrap();
+    let served = common::serve_with(&data, &["--backup-keep", "0"]).expect("serves");
+    let client = club_owner_at(&served.base, "full").await;
     let url = |p: &str| format!("{}{p}", served.base);
-    for (path, body) in [
-        (
-            "/api/v1/users",
-            serde_json::json!({"email": "full@example.org", "display_name": "Full", "password": "correct horse battery"}),
-        ),
-        (
-            "/api/v1/clubs",
-            serde_json::json!({"slug": "full", "name": "Full"}),
-        ),
-    ] {
-        let res = client.post(url(path)).json(&body).send().await.unwrap();
-        assert_eq!(res.status(), 201, "{path}");
-    }
     // Fill what is left of the disk.
     let filler = data.join("filler");
     {
@@ -457,20 +461,10 @@ async fn a_full_disk_is_said_and_writes_come_back_when_space_is_freed() {
     }
     assert!(back, "writes came back once space was freed");
     eprintln!("writes back {:?} after space was freed", freed.elapsed());
-    let players: serde_json::Value = client
-        .get(url("/api/v1/clubs/full/players"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
     assert_eq!(
-        players.as_array().unwrap().len(),
+        players_of(&client, &served.base, "full").await,
         stored + 1,
         "nothing acknowledged lost"
     );
-    // SAFETY: sends SIGTERM to the child this test started.
-    unsafe { libc::kill(served.child.id() as i32, libc::SIGTERM) };
-    assert!(served.child.wait().unwrap().success());
+    stop(served);
 }

@@ -66,6 +66,26 @@ async fn games(app: &TestApp, owner: &reqwest::Client, table: i64) -> Vec<Value>
 }
 
 /// Opens the scoring screen at the top and waits until the script has set it up.
+/// Whether the service worker keeps the page at `path` in its cache.
+async fn kept(c: &Client, path: &str) -> bool {
+    c.execute_async(
+        "const done = arguments[arguments.length - 1];
+         caches.match(arguments[0]).then(r => done(!!r)).catch(() => done(false));",
+        vec![json!(path)],
+    )
+    .await
+    .unwrap()
+        == json!(true)
+}
+
+/// Whether the service worker serves the page.
+async fn controlled(c: &Client) -> bool {
+    c.execute("return !!navigator.serviceWorker.controller;", vec![])
+        .await
+        .unwrap()
+        == json!(true)
+}
+
 async fn open(c: &Client, url: &str, game: u32) {
     c.goto(url).await.unwrap();
     wait_text(c, "h1", &format!("game {game}")).await;
@@ -423,15 +443,9 @@ async fn games_kept_offline_survive_a_reload_and_are_each_saved_once() {
         .unwrap();
     let score = gate.url(&format!("/tables/{}/score", t.table));
     open(&c, &score, 1).await;
+    let here = c.current_url().await.unwrap().path().to_string();
     until("the service worker keeps the screen", async || {
-        c.execute_async(
-            "const done = arguments[arguments.length - 1];
-             caches.match(location.pathname).then(r => done(!!r)).catch(() => done(false));",
-            vec![],
-        )
-        .await
-        .unwrap()
-            == json!(true)
+        kept(&c, &here).await
     })
     .await;
     c.goto(&gate.url(&format!("/nights/{}", t.night)))
@@ -439,10 +453,7 @@ async fn games_kept_offline_survive_a_reload_and_are_each_saved_once() {
         .unwrap();
     open(&c, &score, 1).await;
     until("the service worker serves the screen", async || {
-        c.execute("return !!navigator.serviceWorker.controller;", vec![])
-            .await
-            .unwrap()
-            == json!(true)
+        controlled(&c).await
     })
     .await;
 
@@ -988,42 +999,26 @@ async fn after_log_out_a_shared_tablet_keeps_no_members_only_page() {
     c.goto(&night).await.unwrap();
     let score = gate.url(&format!("/tables/{}/score", t.table));
     open(&c, &score, 1).await;
-    let kept = |path: String| {
-        let c = c.clone();
-        async move {
-            c.execute_async(
-                "const done = arguments[arguments.length - 1];
-                 caches.match(arguments[0]).then(r => done(!!r)).catch(() => done(false));",
-                vec![json!(path)],
-            )
-            .await
-            .unwrap()
-                == json!(true)
-        }
-    };
     let night_path = format!("/nights/{}", t.night);
     let score_path = format!("/tables/{}/score", t.table);
     until("the service worker serves the screen", async || {
-        c.execute("return !!navigator.serviceWorker.controller;", vec![])
-            .await
-            .unwrap()
-            == json!(true)
+        controlled(&c).await
     })
     .await;
     c.goto(&night).await.unwrap();
     until("the night page is kept", async || {
-        kept(night_path.clone()).await
+        kept(&c, &night_path).await
     })
     .await;
     until("the scoring screen is kept", async || {
-        kept(score_path.clone()).await
+        kept(&c, &score_path).await
     })
     .await;
 
     click(&c, "form[action='/logout'] button").await;
     wait_text(&c, ".flash.ok", "logged out").await;
     until("the kept pages are forgotten", async || {
-        !kept(night_path.clone()).await && !kept(score_path.clone()).await
+        !kept(&c, &night_path).await && !kept(&c, &score_path).await
     })
     .await;
     gate.set_open(false);

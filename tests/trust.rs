@@ -575,26 +575,20 @@ async fn one_person_one_name_in_forms_files_and_balances() {
         .map(|p| p["name"].as_str().unwrap())
         .collect();
     assert_eq!(created, ["Bea", "Cy", "Dee"], "Émile is the club's own");
-    let sheet = "player,points,games,wins\nE\u{301}MILE ZOE\u{308},100,5,2\n";
-    let res = answered(
-        owner
-            .put(app.url(&format!("/api/v1/leagues/{lg}/opening-balances")))
-            .header("Content-Type", "text/csv")
-            .body(sheet),
-    )
-    .await;
+    let balances = |sheet: &'static str| {
+        answered(
+            owner
+                .put(app.url(&format!("/api/v1/leagues/{lg}/opening-balances")))
+                .header("Content-Type", "text/csv")
+                .body(sheet),
+        )
+    };
+    let res = balances("player,points,games,wins\nE\u{301}MILE ZOE\u{308},100,5,2\n").await;
     let status = res.status().as_u16();
     let set: serde_json::Value = res.json().await.unwrap();
     assert_eq!(status, 200, "{set}");
     assert_eq!(set["players_created"].as_array().unwrap().len(), 0, "{set}");
-    let sheet = "player,points,games,wins\nBea\u{200B},10,1,0\n";
-    let res = answered(
-        owner
-            .put(app.url(&format!("/api/v1/leagues/{lg}/opening-balances")))
-            .header("Content-Type", "text/csv")
-            .body(sheet),
-    )
-    .await;
+    let res = balances("player,points,games,wins\nBea\u{200B},10,1,0\n").await;
     assert_eq!(res.status(), 422);
     let text = res.text().await.unwrap();
     assert!(text.contains("U+200B"), "{text}");

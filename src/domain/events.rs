@@ -98,7 +98,7 @@ pub async fn open(
             )
         })?),
     };
-    if *state.events.closing().borrow() {
+    if state.events.is_closing() {
         return Err(Error::Unavailable(
             "the service is stopping; connect again in a moment".into(),
         ));

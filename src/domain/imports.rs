@@ -463,6 +463,7 @@ fn read_rows(text: &str, games_per_table: i32, p: &mut Problems) -> Result<Vec<R
         else {
             continue;
         };
+        let player_name = shared.get(&player);
         let key = match cell("game_id") {
             id if !id.is_empty() => RowKey::Id(id.into()),
             _ => RowKey::Game(night as i32, table as i32, game as i32, status, outcome),
@@ -478,11 +479,8 @@ fn read_rows(text: &str, games_per_table: i32, p: &mut Problems) -> Result<Vec<R
             outcome,
             line_id: line_id.map(|l| shared.get(&l)),
             value,
-            player_key: {
-                let name = shared.get(&player);
-                shared.key(&name)
-            },
-            player: shared.get(&player),
+            player_key: shared.key(&player_name),
+            player: player_name,
             seat,
             score,
             breakdown: breakdown.into(),

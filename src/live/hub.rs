@@ -113,6 +113,11 @@ impl Hub {
         self.closing.send_replace(true);
     }
 
+    /// Whether the service is stopping (no new streams).
+    pub fn is_closing(&self) -> bool {
+        *self.closing.borrow()
+    }
+
     /// What a stream watches to end when the service stops.
     pub fn closing(&self) -> watch::Receiver<bool> {
         self.closing.subscribe()

@@ -41,13 +41,9 @@ pub async fn create(
     .await?;
     let answer = match made {
         Some(p) => Ok(p),
-        None => Err(sqlx::query_as::<_, Player>(sqlx::AssertSqlSafe(format!(
-            "SELECT {COLUMNS} FROM players WHERE club_id = $1 AND name_key = $2"
-        )))
-        .bind(club_id)
-        .bind(&key)
-        .fetch_one(&mut *tx)
-        .await?),
+        None => Err(by_key(&mut *tx, club_id, &key)
+            .await?
+            .ok_or(sqlx::Error::RowNotFound)?),
     };
     tx.commit().await?;
     Ok(answer)
@@ -55,12 +51,20 @@ pub async fn create(
 
 /// The club's player whose name is the same as `name` (same key), if any.
 pub async fn same_name(pool: &PgPool, club_id: i64, name: &str) -> sqlx::Result<Option<Player>> {
+    by_key(pool, club_id, &names::key(name)).await
+}
+
+async fn by_key(
+    db: impl sqlx::PgExecutor<'_>,
+    club_id: i64,
+    key: &str,
+) -> sqlx::Result<Option<Player>> {
     sqlx::query_as::<_, Player>(sqlx::AssertSqlSafe(format!(
         "SELECT {COLUMNS} FROM players WHERE club_id = $1 AND name_key = $2"
     )))
     .bind(club_id)
-    .bind(names::key(name))
-    .fetch_optional(pool)
+    .bind(key)
+    .fetch_optional(db)
     .await
 }
 
@@ -119,11 +123,17 @@ pub async fn ensure_keys(pool: &PgPool) -> sqlx::Result<()> {
     if filled > 0 {
         tracing::info!(players = filled, "players' name keys filled");
     }
-    sqlx::query(
-        "CREATE UNIQUE INDEX IF NOT EXISTS players_club_name_key ON players (club_id, name_key)",
+    // Made once; asking first spares every later start the table lock `CREATE INDEX` takes.
+    let indexed: bool = sqlx::query_scalar(
+        "SELECT EXISTS (SELECT 1 FROM pg_indexes WHERE indexname = 'players_club_name_key')",
     )
-    .execute(&mut *tx)
+    .fetch_one(&mut *tx)
     .await?;
+    if !indexed {
+        sqlx::query("CREATE UNIQUE INDEX players_club_name_key ON players (club_id, name_key)")
+            .execute(&mut *tx)
+            .await?;
+    }
     tx.commit().await
 }
 
