@@ -1,6 +1,6 @@
-// The scoring screen, and the "games waiting on this tablet" notes on the night page: the
+// The scoring screen, and the "games waiting on this device" notes on the night page: the
 // module the pages load. Each concern is a module of its own under /static/score/:
-//   store.js  the games kept on this tablet (localStorage), shared with the night page;
+//   store.js  the games kept on this device (localStorage), shared with the night page;
 //   night.js  the night page: waiting games, check-in search; the service worker's registration;
 //   bar.js    the fixed bar at the foot: the verdict, the points, Save and the status line;
 //   hand.js   the 14 tiles: the tile picker, typed tiles, groups, exposures and jokers;

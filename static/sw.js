@@ -6,7 +6,7 @@
 // at a shared tablet sees no members-only page, online or not; only the assets stay.
 "use strict";
 
-const CACHE = "mahjong-league-v3";
+const CACHE = "mahjong-league-v4";
 /** The scoring screen's assets: the page's module and the modules it imports. */
 const ASSETS = ["/static/style.css", "/static/keep.js", "/static/score.js"].concat(
   ["night", "entry", "bar", "hand", "card", "check", "queue", "store"].map((m) => "/static/score/" + m + ".js"));
@@ -40,8 +40,8 @@ function offline() {
   return new Response(
     "<!doctype html><html lang=\"en\"><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">" +
     "<title>Offline</title><link rel=\"stylesheet\" href=\"/static/style.css\"><main id=\"main\"><h1>No network</h1>" +
-    "<p>This page was not opened on this tablet while online, so it cannot be shown now. Scoring screens opened before " +
-    "work without network; their games are kept on the tablet and sent when it is back.</p></main></html>",
+    "<p>This page was not opened on this device while online, so it cannot be shown now. Scoring screens opened before " +
+    "work without network; their games are kept on the device and sent when it is back.</p></main></html>",
     { status: 503, headers: { "Content-Type": "text/html; charset=utf-8", "Retry-After": "5" } });
 }
 

@@ -675,3 +675,113 @@ async fn imports_wait_their_turn() {
     }
     assert_ne!(status, 429, "the turns came back");
 }
+
+/// Issue 37, item 1: a table's own stream. The holder of a table's code (on a members-only
+/// league) follows that table's games and night, and nothing else: not another table, not the
+/// league's stream. Strangers get the table's 404. A table has at most `PER_TABLE` screens
+/// following it, held by the table and not by the club's shared address.
+#[tokio::test]
+async fn a_table_code_follows_its_own_table_and_nothing_more() {
+    let app = spawn_app().await;
+    let owner = club_owner(&app, "instep", "owner@example.org").await;
+    let t = one_table(&app, &owner, "instep", &["Ann", "Bea", "Cy", "Dot"]).await;
+    let owner2 = club_owner(&app, "nextdoor", "owner2@example.org").await;
+    let other = one_table(&app, &owner2, "nextdoor", &["Eve", "Fay", "Gus", "Hal"]).await;
+    let code = first_code(&codes_page(&app, &owner, t.night, &[]).await);
+    let (_, cookie) = enter_code(&app, "203.0.113.5", &code).await;
+    let cookie = format!("ml_table={}", cookie.expect("the code's cookie"));
+    let holder = reqwest::Client::new();
+    let url = |table: i64| app.url(&format!("/api/v1/tables/{table}/events"));
+    let open = |client: &reqwest::Client, u: String, cookie: Option<&str>| {
+        let mut req = client.get(u);
+        if let Some(c) = cookie {
+            req = req.header("Cookie", c);
+        }
+        answered(req)
+    };
+    assert_eq!(
+        open(&holder, url(other.table), Some(&cookie))
+            .await
+            .status(),
+        404,
+        "another table's stream"
+    );
+    let league = app.url(&format!("/api/v1/leagues/{}/events", t.league));
+    assert_eq!(open(&holder, league, Some(&cookie)).await.status(), 404);
+    let stranger = open(&holder, url(t.table), None).await;
+    assert_eq!(stranger.status(), 404);
+    let problem: serde_json::Value = stranger.json().await.unwrap();
+    assert!(
+        problem["detail"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("table {}", t.table))
+    );
+
+    let with_cookie = reqwest::Client::builder()
+        .default_headers(
+            [(reqwest::header::COOKIE, cookie.parse().unwrap())]
+                .into_iter()
+                .collect(),
+        )
+        .build()
+        .unwrap();
+    let mut stream = common::sse::Sse::open(&with_cookie, &url(t.table), None).await;
+    let game = |by: &reqwest::Client, table: i64, number: i32| {
+        answered(
+            by.post(app.url(&format!("/api/v1/tables/{table}/games")))
+                .json(&json!({"number": number, "outcome": "wall"})),
+        )
+    };
+    assert_eq!(game(&owner2, other.table, 1).await.status(), 201);
+    let mine = game(&owner, t.table, 1).await;
+    assert_eq!(mine.status(), 201);
+    let id = mine.json::<serde_json::Value>().await.unwrap()["id"]
+        .as_i64()
+        .unwrap();
+    assert_eq!(
+        answered(owner.post(app.url(&format!("/api/v1/games/{id}/void"))))
+            .await
+            .status(),
+        200
+    );
+    for path in ["close", "reopen"] {
+        let r = answered(owner.post(app.url(&format!("/api/v1/nights/{}/{path}", t.night)))).await;
+        assert_eq!(r.status(), 200, "{path}");
+    }
+    let seen = stream.drain(Duration::from_secs(1)).await;
+    let kinds: Vec<(&str, i64)> = seen
+        .iter()
+        .map(|e| {
+            let key = if e.kind.starts_with("game.") {
+                "table"
+            } else {
+                "night"
+            };
+            (e.kind.as_str(), e.data["data"][key].as_i64().unwrap())
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        vec![
+            ("game.recorded", t.table),
+            ("game.voided", t.table),
+            ("night.closed", t.night),
+            ("night.reopened", t.night)
+        ],
+        "only this table's games and night, in order"
+    );
+
+    // Screens are held by the table: the club's one address is not what runs out.
+    let mut held = Vec::new();
+    for _ in 1..8 {
+        let r = open(&owner, url(t.table), None).await;
+        assert_eq!(r.status(), 200);
+        held.push(r);
+    }
+    let ninth = open(&owner, url(t.table), None).await;
+    assert_eq!(ninth.status(), 429);
+    assert!(ninth.headers().contains_key("retry-after"));
+    assert_eq!(open(&owner2, url(other.table), None).await.status(), 200);
+    drop(stream);
+}

@@ -27,11 +27,11 @@ pub struct EventFrame {
     /// The event's id, increasing within the league: send it back as `Last-Event-ID`.
     #[schema(example = "42", pattern = "^[0-9]+$")]
     id: String,
-    /// The event's type: game.recorded, game.amended, game.voided, night.closed or
-    /// standings.changed.
+    /// The event's type: game.recorded, game.amended, game.voided, night.closed,
+    /// night.reopened or standings.changed.
     #[schema(
         example = "game.recorded",
-        pattern = "^(game\\.(recorded|amended|voided)|night\\.closed|standings\\.changed)$"
+        pattern = "^(game\\.(recorded|amended|voided)|night\\.(closed|reopened)|standings\\.changed)$"
     )]
     event: String,
     /// The event as JSON: an `EventView` (its `type` is the frame's `event`).
@@ -53,7 +53,7 @@ pub struct EventsQuery {
 }
 
 /// The league's events as they happen: `game.recorded`, `game.amended`, `game.voided`,
-/// `night.closed` and `standings.changed`, as a Server-Sent Events stream (`text/event-stream`).
+/// `night.closed`, `night.reopened` and `standings.changed`, as a Server-Sent Events stream (`text/event-stream`).
 /// Each event has `id:` (increasing within the league), `event:` (its type) and `data:` (an
 /// `EventView` as JSON). A client that reconnects with `Last-Event-ID` (or `?last_event_id=`)
 /// gets every event after that id first; without one the stream starts at the next event. A
@@ -75,6 +75,50 @@ pub async fn stream(
     id: web::Path<i64>,
     query: web::Query<EventsQuery>,
 ) -> Result<HttpResponse, AppError> {
+    let resume = resume_from(&req, &query)?;
+    let opened = events::open(
+        &state,
+        &caller,
+        *id,
+        resume.as_deref(),
+        crate::http::peer(&req),
+    )
+    .await?;
+    Ok(sse(opened, state, format!("events of league {}", *id)))
+}
+
+/// The events of one table as its scoring screens follow it: `game.recorded`, `game.amended`
+/// and `game.voided` for the table's games, `night.closed` and `night.reopened` for its night,
+/// framed as on the league's stream (`Last-Event-ID` resumes). Whoever may enter games at the
+/// table may follow it: its club's scorers and organizers, a token with `score`, and the holder
+/// of the table's code (on a members-only league too). 404 naming the table otherwise.
+#[utoipa::path(tag = "games",
+    params(("table" = i64, Path, minimum = 1, example = 1), EventsQuery,
+           ("Last-Event-ID" = Option<String>, Header, pattern = "^[0-9]{0,18}$", description = "The id of the last event received (empty: as if not sent)")),
+    responses((status = 200, content_type = "text/event-stream", body = EventFrame,
+               description = "A stream of the table's events: each event's `id`, `event` (its type) and `data` (an EventView as JSON)")))]
+#[get("/api/v1/tables/{table}/events")]
+pub async fn table_stream(
+    state: web::Data<AppState>,
+    caller: Caller,
+    req: HttpRequest,
+    id: web::Path<i64>,
+    query: web::Query<EventsQuery>,
+) -> Result<HttpResponse, AppError> {
+    let resume = resume_from(&req, &query)?;
+    let opened = events::open_table(
+        &state,
+        &caller,
+        *id,
+        resume.as_deref(),
+        crate::http::peer(&req),
+    )
+    .await?;
+    Ok(sse(opened, state, format!("events of table {}", *id)))
+}
+
+/// Where a stream resumes: `Last-Event-ID`, else `?last_event_id=` (checked).
+fn resume_from(req: &HttpRequest, query: &EventsQuery) -> Result<Option<String>, AppError> {
     if let Some(n) = query.last_event_id
         && n < 0
     {
@@ -88,17 +132,14 @@ pub async fn stream(
         .headers()
         .get("last-event-id")
         .map(|v| v.to_str().unwrap_or("?").to_string());
-    let resume = header.or_else(|| query.last_event_id.map(|n| n.to_string()));
-    let opened = events::open(
-        &state,
-        &caller,
-        *id,
-        resume.as_deref(),
-        crate::http::peer(&req),
-    )
-    .await?;
+    Ok(header.or_else(|| query.last_event_id.map(|n| n.to_string())))
+}
+
+/// An open stream as `text/event-stream`: the retry hint, then events as they come, a comment
+/// when quiet, ended after `LIFETIME` (the client reconnects and is checked again).
+fn sse(opened: Opened, state: web::Data<AppState>, intro: String) -> HttpResponse {
     let ends = tokio::time::Instant::now() + LIFETIME;
-    let first = web::Bytes::from(format!("retry: {RETRY_MS}\n: events of league {}\n\n", *id));
+    let first = web::Bytes::from(format!("retry: {RETRY_MS}\n: {intro}\n\n"));
     let body = futures_util::stream::unfold(
         (Some(first), opened, state),
         move |(first, mut opened, state): (_, Opened, _)| async move {
@@ -123,9 +164,9 @@ pub async fn stream(
             Some((Ok(web::Bytes::from(chunk)), (None, opened, state)))
         },
     );
-    Ok(HttpResponse::Ok()
+    HttpResponse::Ok()
         .content_type("text/event-stream")
         .insert_header((CACHE_CONTROL, "no-cache"))
         .insert_header((HeaderName::from_static("x-accel-buffering"), "no"))
-        .streaming(body))
+        .streaming(body)
 }

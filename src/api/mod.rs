@@ -212,6 +212,7 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(games::league_games)
         .service(games::night_games)
         .service(events::stream)
+        .service(events::table_stream)
         .service(webhooks::create)
         .service(webhooks::list)
         .service(webhooks::remove)

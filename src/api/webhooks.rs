@@ -10,7 +10,8 @@ use crate::domain::{AppState, Caller};
 use crate::error::AppError;
 
 /// Register a webhook (owners and organizers): every event of the club's leagues
-/// (`game.recorded`, `game.amended`, `game.voided`, `night.closed`, `standings.changed`) is
+/// (`game.recorded`, `game.amended`, `game.voided`, `night.closed`, `night.reopened`,
+/// `standings.changed`) is
 /// POSTed to the URL as JSON (an `EventView`), with the headers `Mahjong-Event-Id`,
 /// `Mahjong-Event-Type` and `Mahjong-Signature: t=<unix seconds>,v1=<hex>`, where the hex is
 /// HMAC-SHA256 with the secret over `<t>.<raw body>`. A 2xx answer within 10 s delivers it;

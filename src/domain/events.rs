@@ -30,7 +30,8 @@ pub struct EventView {
     /// Unique across the service and increasing within a league: the stream's event id, and
     /// what a webhook receiver de-duplicates on.
     pub id: i64,
-    /// game.recorded, game.amended, game.voided, night.closed or standings.changed.
+    /// game.recorded, game.amended, game.voided, night.closed, night.reopened or
+    /// standings.changed.
     #[serde(rename = "type")]
     #[schema(example = "game.recorded")]
     pub kind: String,
@@ -38,7 +39,7 @@ pub struct EventView {
     pub at: DateTime<Utc>,
     /// For game events the game as `GET /api/v1/games/{id}` shows it, less `result` and the
     /// scores' `breakdown` (a voided game: its id, table, number, status and version), with
-    /// `night` and `table_number`; for night.closed `night`, `number` and `date`; for
+    /// `night` and `table_number`; for night.closed and night.reopened `night`, `number` and `date`; for
     /// standings.changed the standings `revision`.
     #[schema(value_type = Object)]
     pub data: serde_json::Value,
@@ -89,6 +90,63 @@ pub async fn open(
     address: Option<std::net::IpAddr>,
 ) -> Result<Opened> {
     let (league, _) = caller.league(state, league, Need::Read).await?;
+    start(state, league.id, Follow::League, last_event_id, address).await
+}
+
+/// A stream of one table's events, for the screens scoring it: its games recorded, amended and
+/// voided, and its night closed or reopened. Whoever may score the table may follow it (a
+/// table code holder too, on a members-only league): it shows nothing its scoring screen does
+/// not.
+pub async fn open_table(
+    state: &AppState,
+    caller: &Caller,
+    table: i64,
+    last_event_id: Option<&str>,
+    address: Option<std::net::IpAddr>,
+) -> Result<Opened> {
+    let (league, night) = super::games::followed(state, caller, table).await?;
+    start(
+        state,
+        league,
+        Follow::Table { table, night },
+        last_event_id,
+        address,
+    )
+    .await
+}
+
+/// Which of a league's events a stream sends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Follow {
+    /// Every event of the league.
+    League,
+    /// One table's: its games' events, and its night's closing and reopening.
+    Table { table: i64, night: i64 },
+}
+
+impl Follow {
+    pub fn wants(&self, e: &Event) -> bool {
+        let Follow::Table { table, night } = *self else {
+            return true;
+        };
+        let field = |name: &str| e.data.get(name).and_then(serde_json::Value::as_i64);
+        if e.kind.starts_with("game.") {
+            field("table") == Some(table)
+        } else if e.kind.starts_with("night.") {
+            field("night") == Some(night)
+        } else {
+            false
+        }
+    }
+}
+
+async fn start(
+    state: &AppState,
+    league: i64,
+    follow: Follow,
+    last_event_id: Option<&str>,
+    address: Option<std::net::IpAddr>,
+) -> Result<Opened> {
     let resume = match last_event_id.map(str::trim) {
         None | Some("") => None,
         Some(text) => Some(text.parse::<i64>().ok().filter(|n| *n >= 0).ok_or_else(|| {
@@ -103,12 +161,22 @@ pub async fn open(
             "the service is stopping; connect again in a moment".into(),
         ));
     }
-    let slot = state.events.hold(address).map_err(|cap| Error::TooManyRequests {
-        detail: format!(
-            "this address already holds {cap} event streams open, the most one address may; close one or try again later"
-        ),
-        retry_after_secs: 30,
-    })?;
+    let slot = match follow {
+        Follow::League => state.events.hold(address).map_err(|cap| Error::TooManyRequests {
+            detail: format!(
+                "this address already holds {cap} event streams open, the most one address may; close one or try again later"
+            ),
+            retry_after_secs: 30,
+        })?,
+        Follow::Table { table, .. } => {
+            Some(state.events.hold_table(table).map_err(|cap| Error::TooManyRequests {
+                detail: format!(
+                    "table {table} already has {cap} screens following it, the most one table may; close one or try again later"
+                ),
+                retry_after_secs: 30,
+            })?)
+        }
+    };
     let permit = state
         .events
         .streams
@@ -117,10 +185,11 @@ pub async fn open(
         .map_err(|_| {
             Error::Unavailable("too many event streams are open on this server; try again".into())
         })?;
-    let sub = state.events.subscribe(&state.db, league.id).await?;
+    let sub = state.events.subscribe(&state.db, league).await?;
     let from = resume.unwrap_or(sub.start);
     Ok(Opened {
-        league: league.id,
+        league,
+        follow,
         sent: from,
         sub,
         _permit: permit,
@@ -132,6 +201,7 @@ pub async fn open(
 /// An open stream: what has been sent and what comes next.
 pub struct Opened {
     pub league: i64,
+    pub follow: Follow,
     /// The last event id sent (or the starting point).
     pub sent: i64,
     pub sub: Subscription,
@@ -160,9 +230,32 @@ pub enum Next {
 }
 
 impl Opened {
-    /// Waits for the next events, at most `idle`. Events already in the table past `sent`
-    /// (a resume, or a stream that fell behind) are read from it first.
+    /// Waits for the next events the stream follows, at most `idle`.
     pub async fn next(&mut self, state: &AppState, idle: Duration) -> Result<Next> {
+        if self.follow == Follow::League {
+            return self.next_any(state, idle).await;
+        }
+        let until = tokio::time::Instant::now() + idle;
+        loop {
+            let left = until.saturating_duration_since(tokio::time::Instant::now());
+            if left.is_zero() {
+                return Ok(Next::KeepAlive);
+            }
+            match self.next_any(state, left).await? {
+                Next::Events(mut list) => {
+                    list.retain(|e| self.follow.wants(e));
+                    if !list.is_empty() {
+                        return Ok(Next::Events(list));
+                    }
+                }
+                other => return Ok(other),
+            }
+        }
+    }
+
+    /// Waits for the league's next events, at most `idle`. Events already in the table past
+    /// `sent` (a resume, or a stream that fell behind) are read from it first.
+    async fn next_any(&mut self, state: &AppState, idle: Duration) -> Result<Next> {
         if *self.closing.borrow() {
             return Ok(Next::End);
         }

@@ -956,6 +956,13 @@ pub async fn may_score(state: &AppState, caller: &Caller, table_id: i64) -> Resu
         .map(|_| ())
 }
 
+/// The league and night of a table the caller may score (404 naming the table otherwise): what
+/// a stream of the table's events follows.
+pub async fn followed(state: &AppState, caller: &Caller, table_id: i64) -> Result<(i64, i64)> {
+    let sheet = table_for(state, caller, table_id, Need::Score, false).await?;
+    Ok((sheet.ctx.league_id, sheet.ctx.night_id))
+}
+
 /// A game already entered at a table, as the scoring screen lists it.
 pub struct Played {
     pub number: i32,

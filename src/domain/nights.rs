@@ -742,7 +742,8 @@ pub async fn reopen(state: &AppState, caller: &Caller, id: i64) -> Result<League
     } else {
         "seated"
     };
-    nights::set_status(&state.db, night.id, status).await?;
+    nights::reopen(&state.db, night.league_id, night.id, status).await?;
+    state.events.poke();
     Ok(league)
 }
 

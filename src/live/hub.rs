@@ -15,6 +15,10 @@ use crate::storage::events::{self, Event};
 pub const MAX_STREAMS: usize = 4096;
 /// Streams one client address may hold open unless set otherwise (`--streams-per-address`).
 const DEFAULT_PER_ADDRESS: u32 = 64;
+/// Streams one table's events may have open at once: a device per player and a spare. Table
+/// streams are held by the table, not the address: every device at a club's tables shares
+/// the club's one address, and only whoever may score a table can follow it.
+pub const PER_TABLE: u32 = 8;
 /// How many events a slow stream may fall behind before it reads them from the table instead.
 const BUFFER: usize = 256;
 /// How many events one read of the table takes.
@@ -30,8 +34,9 @@ struct Channel {
 pub struct Hub {
     channels: Mutex<HashMap<i64, Channel>>,
     pub streams: Arc<Semaphore>,
-    /// Streams open per client address (its limit key), and the most one may hold.
-    per_address: Arc<Mutex<HashMap<IpAddr, u32>>>,
+    /// Streams open per client address (its limit key) or per followed table, and the most an
+    /// address may hold.
+    per_address: Arc<Mutex<HashMap<Holder, u32>>>,
     per_address_cap: std::sync::atomic::AtomicU32,
     /// Set when the service stops: every open stream ends at once.
     closing: watch::Sender<bool>,
@@ -63,10 +68,17 @@ pub struct Subscription {
     pub start: i64,
 }
 
-/// One client address's hold on a stream: given back when the stream ends.
+/// Who holds a stream slot: a client address, or a table whose events are followed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Holder {
+    Address(IpAddr),
+    Table(i64),
+}
+
+/// One client address's (or table's) hold on a stream: given back when the stream ends.
 pub struct AddressSlot {
-    held: Arc<Mutex<HashMap<IpAddr, u32>>>,
-    key: IpAddr,
+    held: Arc<Mutex<HashMap<Holder, u32>>>,
+    key: Holder,
 }
 
 impl Drop for AddressSlot {
@@ -92,20 +104,29 @@ impl Hub {
     /// known address (a unix socket) are bounded by the process's limit alone.
     pub fn hold(&self, address: Option<IpAddr>) -> Result<Option<AddressSlot>, u32> {
         let Some(ip) = address else { return Ok(None) };
-        let key = crate::auth::limits::limit_key(ip);
         let cap = self
             .per_address_cap
             .load(std::sync::atomic::Ordering::Relaxed);
+        self.take(Holder::Address(crate::auth::limits::limit_key(ip)), cap)
+            .map(Some)
+    }
+
+    /// Takes one of a table's stream slots (`PER_TABLE`), for a stream of that table's events.
+    pub fn hold_table(&self, table: i64) -> Result<AddressSlot, u32> {
+        self.take(Holder::Table(table), PER_TABLE)
+    }
+
+    fn take(&self, key: Holder, cap: u32) -> Result<AddressSlot, u32> {
         let mut held = self.per_address.lock().unwrap_or_else(|e| e.into_inner());
         let n = held.entry(key).or_insert(0);
         if *n >= cap {
             return Err(cap);
         }
         *n += 1;
-        Ok(Some(AddressSlot {
+        Ok(AddressSlot {
             held: self.per_address.clone(),
             key,
-        }))
+        })
     }
 
     /// Ends every open stream now and refuses new ones (the service is stopping).
@@ -222,5 +243,14 @@ mod tests {
         );
         drop(first);
         assert!(hub.hold(Some(a)).is_ok(), "the slot came back");
+        let tables: Vec<_> = (0..PER_TABLE).map(|_| hub.hold_table(7).unwrap()).collect();
+        assert_eq!(hub.hold_table(7).err(), Some(PER_TABLE));
+        assert!(hub.hold_table(8).is_ok(), "another table has its own");
+        assert!(
+            hub.hold(Some("192.0.2.2".parse().unwrap())).is_ok(),
+            "tables hold no address's slots"
+        );
+        drop(tables);
+        assert!(hub.hold_table(7).is_ok());
     }
 }

@@ -53,15 +53,6 @@ pub async fn list(pool: &PgPool, league_id: i64) -> sqlx::Result<Vec<Night>> {
     .await
 }
 
-pub async fn set_status(pool: &PgPool, id: i64, status: &str) -> sqlx::Result<()> {
-    sqlx::query("UPDATE nights SET status = $2 WHERE id = $1")
-        .bind(id)
-        .bind(status)
-        .execute(pool)
-        .await?;
-    Ok(())
-}
-
 /// Closes a night, announcing it (`night.closed`) unless it was closed already.
 pub async fn close(pool: &PgPool, league_id: i64, id: i64) -> sqlx::Result<()> {
     let mut tx = pool.begin().await?;
@@ -79,6 +70,33 @@ pub async fn close(pool: &PgPool, league_id: i64, id: i64) -> sqlx::Result<()> {
     if let Some((number, date)) = closed {
         let data = serde_json::json!({"night": id, "number": number, "date": date});
         super::events::emit(&mut tx, league_id, &[("night.closed", data)]).await?;
+    }
+    tx.commit().await
+}
+
+/// Reopens a night as `status` (seated or open), announcing it (`night.reopened`) when it was
+/// closed: the scoring screens of its tables open again by themselves.
+pub async fn reopen(pool: &PgPool, league_id: i64, id: i64, status: &str) -> sqlx::Result<()> {
+    let mut tx = pool.begin().await?;
+    sqlx::query("SELECT 1 FROM leagues WHERE id = $1 FOR UPDATE")
+        .bind(league_id)
+        .execute(&mut *tx)
+        .await?;
+    let was: Option<(String, i32, NaiveDate)> =
+        sqlx::query_as("SELECT status, number, night_date FROM nights WHERE id = $1 FOR UPDATE")
+            .bind(id)
+            .fetch_optional(&mut *tx)
+            .await?;
+    sqlx::query("UPDATE nights SET status = $2 WHERE id = $1")
+        .bind(id)
+        .bind(status)
+        .execute(&mut *tx)
+        .await?;
+    if let Some((was, number, date)) = was
+        && was == "closed"
+    {
+        let data = serde_json::json!({"night": id, "number": number, "date": date});
+        super::events::emit(&mut tx, league_id, &[("night.reopened", data)]).await?;
     }
     tx.commit().await
 }

@@ -16,11 +16,22 @@ export function bar(s) {
     s.verdict.appendChild(p);
   };
   s.ready = (ok) => { s.save.disabled = !ok; };
-  /** The status line: what became of the last game sent (kept until a refusal is dealt with). */
-  s.status = (text, cls) => {
+  /** The status line: what became of the last game sent (kept until a refusal is dealt with).
+   *  With `short`, the line gives way to it once the next game is being entered, so the bar
+   *  stays small while the scorer works (what it said is in the games entered and the totals). */
+  s.status = (text, cls, short) => {
     sent.className = "sent " + (cls || "");
     sent.textContent = text;
+    if (short) sent.dataset.short = short;
+    else delete sent.dataset.short;
   };
+  const shorten = () => {
+    if (sent.dataset.short === undefined) return;
+    sent.textContent = sent.dataset.short;
+    delete sent.dataset.short;
+  };
+  s.form.addEventListener("click", shorten);
+  s.form.addEventListener("input", shorten);
 }
 
 export function signed(n) { return n > 0 ? "+" + n : n < 0 ? "−" + Math.abs(n) : "0"; }

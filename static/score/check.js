@@ -58,7 +58,7 @@ export function checking(s) {
       } catch (_) { r = null; }
       if (mine !== generation) return;
       if (r === null || r.status >= 500) {
-        s.say("Not checked: no network. Save keeps the game on this tablet; the server checks it when it is sent.", "waiting");
+        s.say("Not checked: no network. Save keeps the game on this device; the server checks it when it is sent.", "waiting");
         return s.ready(true);
       }
       if (r.status !== 200) {

@@ -215,6 +215,7 @@ export function screen(form) {
   s.start = () => {
     s.setNumber(s.nextNumber());
     s.renderQueue();
+    s.sayWaiting();
     s.showChoices();
     s.drawHand();
     s.schedule();

@@ -8,7 +8,7 @@ export function nightPage(assets) {
     if (!q.length) return;
     const refused = q.filter((j) => j.state === "refused").length;
     el.hidden = false;
-    el.textContent = plural(q.length, "game", "games") + " waiting on this tablet" +
+    el.textContent = plural(q.length, "game", "games") + " waiting on this device" +
       (refused ? " (" + refused + " refused: open the scoring screen to fix " + (refused === 1 ? "it" : "them") + ")."
         : ": the scoring screen sends " + (q.length === 1 ? "it" : "them") + " when the network is back.");
   });

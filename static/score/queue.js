@@ -1,4 +1,4 @@
-// Saved games are sent in order from the tablet's queue, each with its own idempotency key. A
+// Saved games are sent in order from the device's queue, each with its own idempotency key. A
 // game the network or the server could not take stays queued and goes again by itself with the
 // same key (stored once); a refused game waits to be fixed; a game whose number another device
 // took shows both games and two ways out; a game sent to a closed night stays here and goes by
@@ -62,19 +62,20 @@ export function sending(s) {
     delete j.theirs;
     delete j.reason;
     writeQueue(table, q);
-    s.status("Yours (game " + was + " on this tablet) goes as game " + j.game.number + ": sending…", "");
+    s.status("Yours (game " + was + " on this device) goes as game " + j.game.number + ": sending…", "");
     if (!s.fixing) s.setNumber(s.nextNumber());
     s.renderQueue();
     s.flush();
   }
 
   /** Takes the table as the server has it now — its games, each player's points and the next
-   *  number — from this screen as the server renders it, so another tablet's games show here
-   *  too. Offline (or a closed night's page), nothing changes. */
+   *  number — from this screen as the server renders it, so another device's games show here
+   *  too. What changed on another device is said on the status line. Offline (or a closed
+   *  night's page), nothing changes. */
   async function syncFromServer() {
     let html;
     try {
-      const res = await fetch(location.pathname, { credentials: "same-origin" });
+      const res = await fetch(location.pathname, { credentials: "same-origin", cache: "no-store" });
       if (!res.ok) return;
       html = await res.text();
     } catch (_) { return; }
@@ -84,19 +85,71 @@ export function sending(s) {
     // The night was closed or reopened meanwhile: the screen as it is now (the queue is kept).
     if ((theirs.dataset.closed === "true") !== s.nightClosed) { location.reload(); return; }
     const n = Number(theirs.querySelector("input[name=number]").value);
+    const was = s.number;
     if (Number.isFinite(n) && n > 0) s.serverNumber = n;
     doc.querySelectorAll("[data-total-of]").forEach((cell) => {
       const mine = document.querySelector("[data-total-of='" + cell.dataset.totalOf + "']");
       if (mine) mine.textContent = cell.textContent;
     });
     const played = doc.getElementById("played");
+    let news = [];
     if (played) {
+      const before = new Set(Array.from($("played").children, (li) => li.textContent.trim()));
+      const numberOf = (t) => Number((/^Game (\d+)/.exec(t) || [])[1]);
+      news = Array.from(played.children, (li) => li.textContent.trim())
+        .filter((t) => !before.has(t) && !mine.has(numberOf(t)));
       $("played").innerHTML = played.innerHTML;
       $("played-count").textContent = String($("played").children.length);
       document.querySelector("details.played").hidden = $("played").children.length === 0;
     }
+    mine.clear();
     if (!s.fixing) s.setNumber(s.nextNumber());
+    s.renderQueue();
+    if (!news.length || stillNeeded()) return;
+    // Another device saved, amended or voided a game of this table: said in words (the game
+    // without its points, which are in the totals), and what is being entered here now has the
+    // next number.
+    const heads = news.map((t) => t.split(": ").slice(0, 2).join(": ") + (/\(voided\)$/.test(t) ? " (voided)" : ""));
+    let text = heads.join(". ") + " (entered on another device).";
+    let short = heads.length === 1 ? "Game " + (/^Game (\d+)/.exec(heads[0]) || ["", "?"])[1] + " came from another device." : "Games came from another device.";
+    if (!s.fixing && s.number > was && s.outcome() !== "") {
+      if (s.number > s.gamesPerTable) {
+        text += " The table has all its games: yours is not saved.";
+      } else {
+        text += " Yours is now game " + s.number + ": if it is the same game, leave it.";
+        short = "Yours is now game " + s.number + ".";
+      }
+    }
+    s.status(text, "saved", short);
   }
+  /** The numbers of the games this screen stored since the table was last read: not news. */
+  const mine = new Set();
+  s.following = syncFromServer;
+
+  /** The table's events pushed to this screen (another device's games, an organizer's fix or
+   *  void, the night closed or reopened): the screen takes the table as stored within a moment.
+   *  A stream the server ended for good (a code no longer valid) is tried again later. */
+  function follow() {
+    if (!window.EventSource) return;
+    let pending = null;
+    const soon = () => {
+      clearTimeout(pending);
+      pending = setTimeout(syncFromServer, 150);
+    };
+    const es = new EventSource("/api/v1/tables/" + table + "/events");
+    let opened = false;
+    es.addEventListener("open", () => {
+      // A reconnection: what happened while it was away.
+      if (opened) soon();
+      opened = true;
+    });
+    ["game.recorded", "game.amended", "game.voided", "night.closed", "night.reopened"]
+      .forEach((type) => es.addEventListener(type, soon));
+    es.addEventListener("error", () => {
+      if (es.readyState === EventSource.CLOSED) setTimeout(follow, 15000);
+    });
+  }
+  follow();
 
   function dropButton(j, after) {
     const drop = document.createElement("button");
@@ -116,10 +169,20 @@ export function sending(s) {
     return drop;
   }
 
+  /** Says which games wait on this device and that they are not saved yet (the screen as it
+   *  opens, a reopened night's included); a refusal says more and is left as it is. */
+  s.sayWaiting = () => {
+    const q = readQueue(table);
+    if (!q.length || stillNeeded()) return;
+    const which = q.map((j) => "game " + j.game.number).join(", ");
+    s.status("Not saved yet: " + which + (q.length === 1 ? " waits" : " wait") + " on this device" +
+      (s.nightClosed ? " and " + (q.length === 1 ? "goes" : "go") + " by itself once the " + s.session + " is reopened." : ": sending…"), "waiting");
+  };
+
   s.renderQueue = () => {
     const q = readQueue(table);
     $("queue").hidden = q.length === 0;
-    $("queue-title").textContent = plural(q.length, "game", "games") + " waiting on this tablet";
+    $("queue-title").textContent = plural(q.length, "game", "games") + " waiting on this device";
     const list = $("queue-list");
     list.textContent = "";
     q.forEach((j) => {
@@ -134,11 +197,18 @@ export function sending(s) {
         // The number was taken on another device: both games in words, and the two ways out.
         text.textContent = "Game " + j.game.number + " was entered on another device: " + j.theirs +
           ". Yours: " + inWords(j.game) + ".";
-        const keep = document.createElement("button");
-        keep.type = "button";
-        keep.className = "small-button";
-        keep.textContent = "Keep mine as the next game";
-        keep.addEventListener("click", () => keepAsNext(j.key));
+        const full = s.nextNumber(j.key) > s.gamesPerTable;
+        let keep = null;
+        if (full) {
+          text.textContent += " The table has all " + s.gamesPerTable + " games, so yours cannot be another: " +
+            "if it is the same game, drop it; if not, show this screen to an organizer, who can fix the table's games.";
+        } else {
+          keep = document.createElement("button");
+          keep.type = "button";
+          keep.className = "small-button";
+          keep.textContent = "Keep mine as the next game";
+          keep.addEventListener("click", () => keepAsNext(j.key));
+        }
         const same = document.createElement("button");
         same.type = "button";
         same.className = "small-button secondary";
@@ -149,7 +219,8 @@ export function sending(s) {
           if (!s.fixing) s.setNumber(s.nextNumber());
           if (!stillNeeded()) s.status("Dropped yours: game " + j.game.number + " is the one entered on the other device.", "saved");
         });
-        li.append(" ", keep, " ", same);
+        if (keep) li.append(" ", keep);
+        li.append(" ", same);
       }
       if (j.state === "closed") li.append(" ", dropButton(j));
       if (j.state === "refused") {
@@ -207,8 +278,8 @@ export function sending(s) {
         if (r === null || r.status >= 500 || r.status === 429 || r.status === 401) {
           // No answer, the server's trouble, or logged out: the game stays and goes again with
           // the same key, so it is stored once.
-          const why = r === null ? "no network" : r.status === 401 ? "this tablet is logged out (log in again; nothing is lost)" : "the server is busy (" + r.status + ")";
-          s.status("Not saved yet: " + why + ". " + plural(readQueue(table).filter((j) => j.state === "waiting").length, "game waits", "games wait") + " on this tablet and will be sent automatically.", "waiting");
+          const why = r === null ? "no network" : r.status === 401 ? "this device is logged out (log in again; nothing is lost)" : "the server is busy (" + r.status + ")";
+          s.status("Not saved yet: " + why + ". " + plural(readQueue(table).filter((j) => j.state === "waiting").length, "game waits", "games wait") + " on this device and will be sent automatically.", "waiting");
           retryTimer = setTimeout(s.flush, retryIn);
           retryIn = Math.min(retryIn * 2, 15000);
           break;
@@ -222,20 +293,26 @@ export function sending(s) {
           writeQueue(table, q);
           if (r.data.outcome !== "redeal") s.savedUpTo = Math.max(s.savedUpTo, r.data.number);
           const summary = addPlayed(r.data);
+          mine.add(r.data.number);
           // A refusal still waiting keeps the status line: it is not overwritten by a success.
-          if (!stillNeeded("Saved game " + r.data.number + ".")) s.status("Saved game " + r.data.number + ": " + summary, "saved");
+          if (!stillNeeded("Saved game " + r.data.number + ".")) {
+            s.status("Saved game " + r.data.number + ": " + summary, "saved", "✓ Saved game " + r.data.number + ".");
+          }
         } else if (r.status === 409 && r.data && r.data.night_closed) {
           // The night (round) is closed: the game stays here, not retried at once, and goes by
           // itself when the night is reopened.
           const n = r.data.night_closed.number;
           if (at >= 0) { q[at].state = "closed"; q[at].night = n; }
           writeQueue(table, q);
-          s.status("Not saved: " + s.session + " " + n + " is closed. Game " + job.game.number + " stays on this tablet and is sent by itself once an organizer reopens the " + s.session + ".", "bad");
+          s.status("Not saved: " + s.session + " " + n + " is closed. Game " + job.game.number + " stays on this device and is sent by itself once an organizer reopens the " + s.session + ".", "bad");
         } else if (r.status === 409 && r.data && r.data.taken) {
           // The number was taken on another device: the scorer says whether it is the same game.
           if (at >= 0) { q[at].state = "clash"; q[at].theirs = r.data.taken.summary; q[at].reason = "number taken"; }
           writeQueue(table, q);
-          s.status("Not saved: game " + job.game.number + " was entered on another device. Below: keep yours as the next game, or drop it if it is the same game.", "bad");
+          s.status("Not saved: game " + job.game.number + " was entered on another device. " +
+            (s.nextNumber(job.key) > s.gamesPerTable
+              ? "The table has all its games: below, drop yours if it is the same game, or show it to an organizer."
+              : "Below: keep yours as the next game, or drop it if it is the same game."), "bad");
         } else {
           const detail = (r.data && r.data.detail) || ("the server answered " + r.status);
           if (at >= 0) { q[at].state = "refused"; q[at].reason = detail; }

@@ -1,4 +1,4 @@
-// The games kept on this tablet: a queue per table in localStorage, each game with its own
+// The games kept on this device: a queue per table in localStorage, each game with its own
 // idempotency key. The night page reads it to say what waits; the scoring screen sends it.
 
 const queueKey = (table) => "mahjong-league:queue:" + table;
