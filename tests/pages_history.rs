@@ -146,3 +146,100 @@ async fn an_organizer_checks_and_imports_a_games_file_and_sets_balances() {
         "{standings}"
     );
 }
+
+/// Issue 37, item 3: the balances box keeps what was typed through a check, so Save stores
+/// exactly what was checked; each problem names the line as the box counts it (the header is
+/// line 1).
+#[tokio::test]
+async fn opening_balances_checked_then_saved_keep_what_was_typed() {
+    let app = spawn_app().await;
+    let owner = club_owner(&app, "carry", "carry@example.org").await;
+    let t = common::one_table(&app, &owner, "carry", &["Ann", "Bea", "Cy", "Dot"]).await;
+    let lg = t.league;
+    let (_driver, c) = browser().await;
+    c.set_window_size(390, 844).await.unwrap();
+    log_in(
+        &c,
+        &app.address,
+        "carry@example.org",
+        PASSWORD,
+        &format!("/leagues/{lg}/import"),
+    )
+    .await;
+    let typed = |text: &'static str| {
+        let c = c.clone();
+        async move {
+            let area = c.find(Locator::Css("#balances-text")).await.unwrap();
+            area.clear().await.unwrap();
+            area.send_keys(text).await.unwrap();
+        }
+    };
+    let boxed = || async {
+        c.find(Locator::Css("#balances-text"))
+            .await
+            .unwrap()
+            .prop("value")
+            .await
+            .unwrap()
+            .unwrap_or_default()
+            .replace("\r\n", "\n")
+    };
+    let stored = || async {
+        sqlx::query_as::<_, (String, i64)>(
+            "SELECT p.name, b.points FROM opening_balances b JOIN players p ON p.id = b.player_id \
+             WHERE b.league_id = $1 ORDER BY p.name",
+        )
+        .bind(lg)
+        .fetch_all(&app.db)
+        .await
+        .unwrap()
+    };
+    // What the club carried in, saved once.
+    typed("player,points,games,wins\nAnn,40,3,1\nBea,20,2,0").await;
+    click(&c, "#balances button[value=import]").await;
+    wait_text(&c, "#balances [role=status]", "Saved: 2 balances").await;
+    assert_eq!(
+        stored().await,
+        vec![("Ann".to_string(), 40), ("Bea".to_string(), 20)]
+    );
+
+    // Ann's 40 becomes 45 and Cy is added with a mistake on the box's line 4: the check names
+    // line 4, and the box still holds what was typed.
+    const WRONG: &str = "player,points,games,wins\nAnn,45,3,1\nBea,20,2,0\nCy,lots,1,0";
+    typed(WRONG).await;
+    click(&c, "#balances button[value=check]").await;
+    wait_text(&c, "#balances [role=alert]", "nothing was stored").await;
+    let row = text_of(&c, "#balances table.problems tbody tr").await;
+    assert!(
+        row.starts_with("4"),
+        "the problem is on the box's line 4: {row}"
+    );
+    assert!(row.contains("points"), "{row}");
+    assert_eq!(
+        boxed().await.trim_end(),
+        WRONG,
+        "the box keeps the text checked"
+    );
+
+    // Fixed in the box and checked: still what was typed; Save then stores exactly that.
+    let area = c.find(Locator::Css("#balances-text")).await.unwrap();
+    let fixed = WRONG.replace("lots", "30");
+    area.clear().await.unwrap();
+    area.send_keys(&fixed).await.unwrap();
+    click(&c, "#balances button[value=check]").await;
+    wait_text(&c, "#balances [role=status]", "3 balances would be saved").await;
+    assert_eq!(boxed().await.trim_end(), fixed);
+    assert_eq!(stored().await.len(), 2, "a check stores nothing");
+    click(&c, "#balances button[value=import]").await;
+    wait_text(&c, "#balances [role=status]", "Saved: 3 balances").await;
+    assert_eq!(
+        stored().await,
+        vec![
+            ("Ann".to_string(), 45),
+            ("Bea".to_string(), 20),
+            ("Cy".to_string(), 30)
+        ]
+    );
+    let (_, found) = axe(&c).await;
+    assert_eq!(found, json!([]), "the saved balances pass axe");
+}

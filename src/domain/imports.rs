@@ -171,6 +171,10 @@ fn uncell(text: &str) -> String {
 struct Table<'a> {
     columns: HashMap<String, usize>,
     reader: csv::Reader<&'a [u8]>,
+    text: &'a str,
+    /// Where lines were last counted to: (byte, its line). Rows come in order, so each
+    /// newline is counted once.
+    counted: (usize, usize),
 }
 
 fn open<'a>(text: &'a str, required: &[&str], what: &str) -> Result<Table<'a>> {
@@ -204,7 +208,12 @@ fn open<'a>(text: &'a str, required: &[&str], what: &str) -> Result<Table<'a>> {
         }
         p.into_result(what)?;
     }
-    Ok(Table { columns, reader })
+    Ok(Table {
+        columns,
+        reader,
+        text,
+        counted: (0, 1),
+    })
 }
 
 impl Table<'_> {
@@ -212,19 +221,50 @@ impl Table<'_> {
     /// end, or when the file cannot be read further (said in `p`).
     fn next_row(&mut self, record: &mut csv::StringRecord, p: &mut Problems) -> Option<usize> {
         loop {
-            let line = self.reader.position().line() as usize;
+            let before = self.reader.position().byte() as usize;
             match self.reader.read_record(record) {
                 Ok(false) => return None,
                 Ok(true) => {}
                 Err(e) => {
+                    let line = self.line_at(before);
                     p.add(line, "file", format!("the row cannot be read: {e}"));
                     return None;
                 }
             }
             if !record.iter().all(|c| c.trim().is_empty()) {
-                return Some(record.position().map_or(line, |pos| pos.line() as usize));
+                let at = record.position().map_or(before, |pos| pos.byte() as usize);
+                return Some(self.line_at(at));
             }
         }
+    }
+
+    /// The line of the row starting at byte `at`, counted as an editor does: the first line
+    /// is 1, a CR LF (as a browser's text box sends it) ends one line, and blank lines count.
+    fn line_at(&mut self, at: usize) -> usize {
+        let (from, line) = self.counted;
+        let bytes = self.text.as_bytes();
+        // The reader's position may be before the blank lines it skipped.
+        let mut at = at.min(bytes.len());
+        while at < bytes.len() && matches!(bytes[at], b'\r' | b'\n') {
+            at += 1;
+        }
+        // A line ends at LF, at CR LF (counted at its LF) and at a CR alone.
+        let ends = |range: &[u8], next: Option<&u8>| {
+            range
+                .iter()
+                .enumerate()
+                .filter(|(i, b)| {
+                    **b == b'\n'
+                        || (**b == b'\r' && range.get(i + 1).or(next).is_none_or(|n| *n != b'\n'))
+                })
+                .count()
+        };
+        if at < from {
+            return 1 + ends(&bytes[..at], bytes.get(at));
+        }
+        let line = line + ends(&bytes[from..at], bytes.get(at));
+        self.counted = (at, line);
+        line
     }
 
     /// The row's cell in column `name`, unquoted ("" when the row has none).
@@ -1201,6 +1241,18 @@ fn invisible(name: &str, c: char) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rows_are_numbered_as_an_editor_numbers_lines() {
+        for end in ["\n", "\r\n", "\r"] {
+            let text = ["player,points,games", "Ann,1,1", "", "Bea,x,1", ""].join(end);
+            let mut table = open(&text, &["player"], "a file").unwrap();
+            let (mut p, mut record) = (Problems::default(), csv::StringRecord::new());
+            let lines: Vec<usize> =
+                std::iter::from_fn(|| table.next_row(&mut record, &mut p)).collect();
+            assert_eq!(lines, vec![2, 4], "{end:?}");
+        }
+    }
 
     fn problems(text: &str) -> Vec<(usize, String, String)> {
         let mut p = Problems::default();

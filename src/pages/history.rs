@@ -175,6 +175,10 @@ async fn send(
         let fresh = page_for(&state, &page, league).await?;
         answer.balances_csv = fresh.balances_csv;
         answer.balances_count = fresh.balances_count;
+    } else if sent.form == "balances" {
+        // A check, or a refused save: the box keeps the text as it was sent, so what is saved
+        // next is what was checked (never the stored balances again).
+        answer.balances_csv = String::from_utf8_lossy(&sent.balances).replace("\r\n", "\n");
     }
     page.render(answer)
 }
