@@ -2,7 +2,8 @@
 // with a redirect back and a message; when that message is a refusal, the fields of the form
 // that was sent are filled again with what the person typed (never a password, a file or the
 // form's token), so they fix the one thing named instead of typing it all again. Kept in this
-// tab's sessionStorage for one page load only.
+// tab's sessionStorage for one page load only. A form with a version (a game being fixed) is
+// not filled again when what it edits has changed meanwhile.
 (function () {
   "use strict";
   const KEY = "mahjong-league:typed";
@@ -24,7 +25,8 @@
     const action = form.getAttribute("action");
     const index = Array.from(document.forms).filter((f) => f.getAttribute("action") === action).indexOf(form);
     try {
-      sessionStorage.setItem(KEY, JSON.stringify({ page: location.pathname, action: action, index: index, fields: fields }));
+      const version = form.elements.version ? form.elements.version.value : null;
+      sessionStorage.setItem(KEY, JSON.stringify({ page: location.pathname, action: action, index: index, fields: fields, version: version }));
     } catch (_) { /* storage full or off: nothing kept */ }
   });
 
@@ -38,6 +40,11 @@
   if (!document.querySelector("main .flash.bad, main [role=alert]")) return;
   const form = Array.from(document.forms).filter((f) => f.getAttribute("action") === saved.action)[saved.index || 0];
   if (!form) return;
+  // What the form edits was changed meanwhile (its version moved on): the page shows it as now
+  // stored, and what was typed is not put back over it, where one more tap would overwrite
+  // the other person's change.
+  if (saved.version !== null && saved.version !== undefined && form.elements.version &&
+      form.elements.version.value !== saved.version) return;
   let first = null;
   const byName = {};
   saved.fields.forEach((f) => { (byName[f.name] = byName[f.name] || []).push(f); });

@@ -124,7 +124,7 @@ async fn a_game_is_fixed_and_voided_from_the_night_page() {
         .unwrap();
     assert_eq!(res.status(), 200);
     click(&c, "form.fix button[type=submit]").await;
-    let flash = wait_text(&c, ".flash.bad", "changed by someone else").await;
+    let flash = wait_text(&c, ".flash.bad", "while you were fixing it").await;
     assert!(flash.contains("game 1 at table 1"), "{flash}");
     wait_text(&c, ".now", "Wall game").await;
     let history = text_of(&c, "ol.audit").await;
@@ -150,6 +150,94 @@ async fn a_game_is_fixed_and_voided_from_the_night_page() {
         "voided"
     );
     c.close().await.unwrap();
+}
+
+/// Issue 37, item 4: two organizers fix the same game at once. The one who saves second is
+/// not saved over the first: the page names who changed it and both results in words, the form
+/// holds the game as stored (not the stale choice), and a Save from there keeps the other's fix.
+#[tokio::test]
+async fn a_game_fixed_by_another_organizer_meanwhile_is_shown_as_stored_not_overwritten() {
+    let app = spawn_app().await;
+    let owner = club_owner(&app, "twofix", "rose@example.org").await;
+    let t = one_table(&app, &owner, "twofix", &["Ann", "Bea", "Cy", "Dot"]).await;
+    let (ann, bea, cy) = (t.players[0], t.players[1], t.players[2]);
+    common::signed_up(&app, "sam@example.org").await;
+    let added = owner
+        .put(app.url("/api/v1/clubs/twofix/members"))
+        .json(&json!({"email": "sam@example.org", "role": "organizer"}))
+        .send()
+        .await
+        .unwrap();
+    assert!(added.status().is_success(), "{}", added.status());
+    let game: Value = owner
+        .post(app.url(&format!("/api/v1/tables/{}/games", t.table)))
+        .json(&json!({"outcome": "mahjong", "winner": ann, "hand": WIN, "won_by": "self_pick"}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let id = game["id"].as_i64().unwrap();
+    let edit = app.url(&format!("/games/{id}/edit"));
+    for (email, name) in [("rose@example.org", "Rose"), ("sam@example.org", "Sam")] {
+        sqlx::query("UPDATE users SET display_name = $2 WHERE email = $1")
+            .bind(email)
+            .bind(name)
+            .execute(&app.db)
+            .await
+            .unwrap();
+    }
+
+    // Rose and Sam open the game on their phones at the same time.
+    let (_dr, rose) = browser().await;
+    let (_ds, sam) = browser().await;
+    for c in [&rose, &sam] {
+        c.set_window_size(390, 844).await.unwrap();
+    }
+    log_in(&rose, &app.address, "rose@example.org", PASSWORD, "/").await;
+    log_in(&sam, &app.address, "sam@example.org", PASSWORD, "/").await;
+    for c in [&rose, &sam] {
+        c.goto(&edit).await.unwrap();
+        wait_text(c, ".now", "Mah Jongg by Ann").await;
+    }
+    // Rose: it was Bea's hand. Saved.
+    click(&rose, &format!("input[name=won][value='{bea}']")).await;
+    click(&rose, "form.fix button[type=submit]").await;
+    wait_text(&rose, ".flash.ok", "corrected (version 2)").await;
+    // Sam, on the page read before Rose's fix: he thinks it was Cy's. Not saved.
+    click(&sam, &format!("input[name=won][value='{cy}']")).await;
+    click(&sam, "form.fix button[type=submit]").await;
+    let flash = wait_text(&sam, ".flash.bad", "Not saved").await;
+    assert!(flash.contains("game 1 at table 1"), "{flash}");
+    assert!(
+        flash.contains("changed by Rose"),
+        "who changed it, by name: {flash}"
+    );
+    assert!(
+        flash.contains("Mah Jongg by Bea"),
+        "what is stored, in words: {flash}"
+    );
+    assert!(flash.contains("You had chosen: Mah Jongg by Cy"), "{flash}");
+    assert!(!flash.contains("@"), "no email in the message: {flash}");
+    // The form holds the stored game and the new version, not Sam's stale choice.
+    let checked = selected(&sam, "input[name=won]:checked").await;
+    assert_eq!(
+        checked,
+        bea.to_string(),
+        "the form is refilled with the stored game"
+    );
+    assert_eq!(selected(&sam, "input[name=version]").await, "2");
+    let (_, found) = axe(&sam).await;
+    assert_eq!(found, json!([]), "the refused fix passes axe");
+    shots(&sam, "game-fix-stale").await;
+    // One more tap on Save keeps Rose's fix.
+    click(&sam, "form.fix button[type=submit]").await;
+    wait_text(&sam, ".flash.ok", "corrected").await;
+    let stored = api(&owner, &app, &format!("/api/v1/games/{id}")).await;
+    assert_eq!(stored["result"]["winner"], json!(bea), "Rose's fix stands");
+    rose.close().await.unwrap();
+    sam.close().await.unwrap();
 }
 
 /// A league on the demo card with one open night; the night's id.

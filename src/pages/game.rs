@@ -117,19 +117,24 @@ fn describe(result: &Value, line: Option<&str>, name: &dyn Fn(i64) -> String) ->
     text
 }
 
-fn page(ctx: Ctx, id: i64, e: Editing) -> GamePage {
+/// The table's players by name, for `describe`.
+fn namer(e: &Editing) -> impl Fn(i64) -> String + use<> {
     let names: Vec<(i64, String)> = e
         .players
         .iter()
         .map(|(id, n, _)| (*id, n.clone()))
         .collect();
-    let name = move |pid: i64| {
+    move |pid: i64| {
         names
             .iter()
             .find(|(id, _)| *id == pid)
             .map(|(_, n)| n.clone())
             .unwrap_or_else(|| format!("player {pid}"))
-    };
+    }
+}
+
+fn page(ctx: Ctx, id: i64, e: Editing) -> GamePage {
+    let name = namer(&e);
     let r = &e.game.result;
     let won = match r["outcome"].as_str() {
         Some("mahjong") => r["winner"]
@@ -242,18 +247,22 @@ async fn amend(
     // Who may correct is settled before the form is read.
     let e = games::editing(&state, &posted.caller, *id).await?;
     let back = format!("/games/{id}/edit");
+    let mut mine = Value::Null;
     let result = match posted.form::<ScoreForm>() {
         Ok(form) => {
             let version = form.version.clone();
             match input(form) {
-                Ok(game) => games::amend(&state, &posted.caller, *id, version.as_deref(), game)
-                    .await
-                    .map(|g| {
-                        format!(
-                            "Game {} at table {} corrected (version {}).",
-                            g.number, e.table_number, g.version
-                        )
-                    }),
+                Ok(game) => {
+                    mine = serde_json::to_value(&game).unwrap_or_default();
+                    games::amend(&state, &posted.caller, *id, version.as_deref(), game)
+                        .await
+                        .map(|g| {
+                            format!(
+                                "Game {} at table {} corrected (version {}).",
+                                g.number, e.table_number, g.version
+                            )
+                        })
+                }
                 Err(err) => Err(err),
             }
         }
@@ -264,14 +273,34 @@ async fn amend(
             &format!("/nights/{}#table-{}", e.night_id, e.table_number),
             Ok(done),
         ),
-        Err(Error::Stale(_)) => after(
-            &back,
-            Err(Error::Conflict(format!(
-                "game {} at table {} was changed by someone else while you were fixing it; \
-                 here it is as it is now, fix it again if it is still wrong",
-                e.game.number, e.table_number
-            ))),
-        ),
+        Err(Error::Stale(_)) => {
+            // The page shows the game as stored now (the form is filled from it, not from what
+            // was sent), and the message says the difference in words.
+            let now = games::editing(&state, &posted.caller, *id).await?;
+            let name = namer(&now);
+            let who = now
+                .audit
+                .last()
+                .map(|a| a.actor.split(" (").next().unwrap_or_default().to_string())
+                .filter(|w| !w.is_empty())
+                .unwrap_or_else(|| "someone else".into());
+            let stored = describe(&now.game.result, now.game.line.as_deref(), &name);
+            let yours = describe(&mine, None, &name);
+            let status = if now.game.status == "voided" {
+                "voided it".to_string()
+            } else {
+                format!("stored it as: {stored}")
+            };
+            after(
+                &back,
+                Err(Error::Conflict(format!(
+                    "Not saved: game {} at table {} was changed by {who} while you were fixing \
+                     it; {who} {status}. You had chosen: {yours}. The form shows the game as \
+                     stored now: change it again if it is still wrong.",
+                    e.game.number, e.table_number
+                ))),
+            )
+        }
         Err(err) => after(&back, Err(err)),
     }
 }
