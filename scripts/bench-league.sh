@@ -14,8 +14,9 @@ scripts/ensure-postgres.sh
 cargo build --release --quiet --bins --examples
 BIN=target/release/mahjong-league
 source scripts/throwaway-service.sh
-# The load comes from one address and one token: the apps' rate limits would measure themselves.
-SERVE_FLAGS="--api-rate-limit 0 --token-rate-limit 0" start_throwaway_service "$BIN" bench
+# The load comes from one address and one token: the apps' rate limits (and the per-address cap
+# on event streams) would measure themselves.
+SERVE_FLAGS="--api-rate-limit 0 --token-rate-limit 0 --streams-per-address 4096" start_throwaway_service "$BIN" bench
 
 J='Content-Type: application/json'
 BOARD_FIELDS=""

@@ -55,28 +55,36 @@ pub struct Standing {
     pub dead_hands: i64,
     pub wall_games: i64,
     /// Weng-Lin (OpenSkill) rating, μ − 3σ; see `ratings`.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub rating: Option<f64>,
     /// For a player tied with others on the board, wins and deal-ins: their points in the games
-    /// they shared with those players, each game once (the last tie-break). `null` when the
+    /// they shared with those players, each game once (the last tie-break). Absent when the
     /// player is not so tied.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub head_to_head: Option<i64>,
-    /// What placed this player above the next ranked player (the row below). `null` for the
+    /// What placed this player above the next ranked player (the row below). Absent for the
     /// last ranked player, for a rank shared with the next one and for unranked players.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub ahead: Option<Ahead>,
     /// On a board that does not count every game (best per night, dropped nights): the points
-    /// that count, which the board ranks by (on an average board, `counted_average`). `null`
+    /// that count, which the board ranks by (on an average board, `counted_average`). Absent
     /// when every game counts.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub counted_points: Option<i64>,
     /// The games whose scores count (with `counted_points`).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub counted_games: Option<i64>,
     /// Points per counted game, to two decimals (with `counted_points`).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub counted_average: Option<f64>,
     /// Night by night, what counted and what was dropped (with `counted_points`): every night
     /// of the league with a game, the player's missed ones included.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub nights: Option<Vec<NightCount>>,
     /// What the player carried into the league from before it was kept here (an opening
     /// balance), already part of `games`, `wins` and `points` (and counted in full on any
-    /// board). `null` when nothing was carried in.
+    /// board). Absent when nothing was carried in.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub carried: Option<Carried>,
 }
 
@@ -432,7 +440,9 @@ pub fn rank(lines: Vec<Line>, board: Board, head_to_head: &HashMap<i64, i64>) ->
     for i in 1..out.len() {
         let (above, below) = out.split_at_mut(i);
         let (a, b) = (&mut above[i - 1], &below[0]);
-        if a.rank != b.rank {
+        // A shared rank is above the next by the tie-break that shares it, said as "shared":
+        // no row of a tie group claims it alone.
+        if a.rank != b.rank && !a.shared {
             a.ahead = ahead(a, b, board);
         }
     }
@@ -638,7 +648,8 @@ mod tests {
                 (5, Some("ahead of P6 on points: 50 to 10"), Some(-30)),
                 // 6 and 7 share a rank: nothing placed 6 above 7.
                 (6, None, Some(0)),
-                (7, Some("ahead of P8 on points: 10 to -20"), Some(0)),
+                // P7 shares 6th place with P6: a tie group's rows claim no tie-break alone.
+                (7, None, Some(0)),
                 (8, None, None),
             ]
         );

@@ -298,14 +298,14 @@
         cell("td", s.rank == null ? "–" : (s.shared ? "T" : "") + s.rank, true);
         const th = cell("th", s.player);
         th.scope = "row";
-        cell("td", s.games, true);
-        cell("td", s.wins, true);
+        cell("td", s.games, true).classList.add("p-wide");
+        cell("td", s.wins, true).classList.add("p-wide");
         const strong = document.createElement("strong");
         // The board's figure: what counts (every game on a plain board).
         strong.textContent = average ? Number(s.counted_average ?? s.average).toFixed(2) : (s.counted_points ?? s.points);
         const last = cell("td", "", true);
         last.append(strong);
-        cell("td", tieShort(s)).className = "tie";
+        cell("td", tieShort(s)).className = "tie p-wide";
         body.append(tr);
       });
       const empty = $("#no-games");

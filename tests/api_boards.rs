@@ -473,11 +473,11 @@ async fn results_follow_the_standings_with_shared_placements_and_the_events_fact
     let mut lines = csv.lines();
     assert_eq!(
         lines.next().unwrap(),
-        "placement,shared,player,ranking_id,games,wins,points,figure,figure_name,event,club,starts_on,ends_on,place,sanctioning_number"
+        "placement,shared,player,ranking_id,games,wins,points,figure,figure_name,event,club,starts_on,ends_on,place,sanctioning_number,tie"
     );
     assert_eq!(
         lines.next().unwrap(),
-        "1,true,Ann,AMJ-1001,2,1,20,20,points,Spring Open,club,2026-01-02,2026-01-03,\"Grange Hall, Springfield\",2026-114"
+        "1,true,Ann,AMJ-1001,2,1,20,20,points,Spring Open,club,2026-01-02,2026-01-03,\"Grange Hall, Springfield\",2026-114,shared (head-to-head 20)"
     );
     assert_eq!(lines.count(), 3);
 
@@ -494,6 +494,8 @@ async fn results_follow_the_standings_with_shared_placements_and_the_events_fact
     assert!(page.contains("Final results: Spring Open"));
     assert!(page.contains("Grange Hall, Springfield") && page.contains("2026-114"));
     assert_eq!(page.matches(r#"<td class="num">T1</td>"#).count(), 2);
+    // The tie explained as on the league page.
+    assert_eq!(page.matches("shared (head-to-head 20)").count(), 2);
     assert!(page.contains("AMJ-1002"));
     // An organizer gives Dee her ranking id on her page; the results carry it.
     let dee_page = owner

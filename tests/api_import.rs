@@ -201,10 +201,15 @@ async fn the_demo_league_exported_and_imported_elsewhere_has_the_same_standings(
     let (status, refused) = post_csv(&owner, import.clone(), exported.clone()).await;
     assert_eq!(status, 409, "{refused}");
     let detail = refused["detail"].as_str().unwrap();
+    // Said once, with when the nights came in and how many games they hold; not night by night.
+    let today = chrono::Utc::now().date_naive();
     assert!(
-        detail.contains("line 2: Night 1 is already in this league"),
+        detail.contains(&format!(
+            "line 2: all 6 of this file's nights are in this league already: imported on {today} with {demo_games} games"
+        )),
         "{detail}"
     );
+    assert_eq!(detail.matches("already").count(), 1, "said once: {detail}");
     assert_eq!(counts(&app, lg, "elsewhere").await, before);
 
     // A bad cell far down the file: refused with its line and column; nothing stored, not

@@ -265,7 +265,8 @@ async fn wrong_table_codes_are_limited_per_address() {
         let body = res.text().await.unwrap();
         if i < 20 {
             assert!(
-                body.contains("this code is not open"),
+                body.contains("this code does not open a table now")
+                    && body.contains("while its night is open"),
                 "attempt {i}: {body}"
             );
         } else {

@@ -184,7 +184,10 @@ async fn an_ipv6_client_counts_by_its_64() {
     let (refused, _) = enter_code(&app, "2001:db8:5:6:ffff::1", "ZZZZ-ZZZ2").await;
     assert!(refused.contains("too many wrong table codes"), "{refused}");
     let (other, _) = enter_code(&app, "2001:db8:5:7::1", "ZZZZ-ZZZ2").await;
-    assert!(other.contains("this code is not open"), "{other}");
+    assert!(
+        other.contains("this code does not open a table now"),
+        "{other}"
+    );
 }
 
 /// Item 2: without `--trust-proxy` no forwarded header is believed: not for the limits, not

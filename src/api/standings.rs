@@ -36,7 +36,7 @@ pub async fn show(
     Ok(HttpResponse::Ok()
         .insert_header((ETAG, body.tag))
         .content_type("application/json")
-        .body(body.json.as_ref().clone()))
+        .body(body.json))
 }
 
 fn csv_response(csv: Csv) -> HttpResponse {

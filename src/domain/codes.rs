@@ -88,7 +88,7 @@ pub async fn enter(state: &AppState, code: &str, address: Option<IpAddr>) -> Res
     let refused = || {
         Error::invalid(
             "code",
-            "this code is not open: check it with the organizer (codes end when the night closes)",
+            "this code does not open a table now: check it with the organizer (a code works while its night is open, again if it is reopened, until the organizer makes new codes or reseats its table)",
         )
     };
     let code = normalize(code);

@@ -59,6 +59,9 @@ pub struct ImportReport {
     pub players_matched: Vec<PlayerRef>,
     /// Players the import added to the club (names the club did not have).
     pub players_created: Vec<PlayerRef>,
+    /// What was stored (or would be) but deserves a look, in words: nights outside the
+    /// league's dates.
+    pub warnings: Vec<String>,
 }
 
 /// A night an import made.
@@ -809,6 +812,38 @@ pub async fn games(
     let taken = tx
         .taken_nights(&nights.keys().copied().collect::<Vec<_>>())
         .await?;
+    if !taken.is_empty() && taken.len() == nights.len() {
+        // Every night of the file is here already: the same file sent again, said once.
+        let (made, games, imported) = tx.taken_summary(&taken).await?;
+        tx.finish(false).await?;
+        let zone: chrono_tz::Tz = crate::storage::clubs::by_id(&state.db, league.club_id)
+            .await?
+            .and_then(|c| c.time_zone.parse().ok())
+            .unwrap_or(chrono_tz::UTC);
+        let mut p = Problems::default();
+        let session = league.session_lower();
+        let all = if taken.len() == 1 {
+            format!("this file's {session} is")
+        } else {
+            format!("all {} of this file's {session}s are", taken.len())
+        };
+        let when = if imported {
+            format!(
+                "imported on {} with {games} games",
+                made.with_timezone(&zone).date_naive()
+            )
+        } else {
+            format!("entered here, with {games} games")
+        };
+        p.add(
+            file_games.first().map_or(2, |g| g.first().line),
+            "night",
+            format!(
+                "{all} in this league already: {when}; an import adds only {session}s the league does not have yet"
+            ),
+        );
+        return Err(conflict(p));
+    }
     if !taken.is_empty() {
         let mut p = Problems::default();
         for n in &taken {
@@ -1003,7 +1038,32 @@ pub async fn games(
     for t in &new_tables {
         *tables_of.entry(t.night_id).or_default() += 1;
     }
+    let outside: Vec<NaiveDate> = nights
+        .values()
+        .copied()
+        .filter(|d| {
+            league.starts_on.is_some_and(|s| *d < s) || league.ends_on.is_some_and(|e| *d > e)
+        })
+        .collect();
+    let mut warnings = Vec::new();
+    if let (Some(first), Some(last)) = (outside.iter().min(), outside.iter().max()) {
+        let shown = |d: Option<NaiveDate>| d.map_or("–".to_string(), |d| d.to_string());
+        let session = league.session_lower();
+        warnings.push(format!(
+            "{} (from {first} to {last}) {} outside the league's dates, {} to {}: its results give \
+             dates that cover every {session}; if the league's dates are wrong, change them in its settings",
+            if outside.len() == 1 {
+                format!("1 {session}")
+            } else {
+                format!("{} {session}s", outside.len())
+            },
+            if outside.len() == 1 { "is" } else { "are" },
+            shown(league.starts_on),
+            shown(league.ends_on),
+        ));
+    }
     Ok(ImportReport {
+        warnings,
         dry_run,
         rows: rows.len(),
         games: games_stored,

@@ -24,9 +24,10 @@ pub struct ResultsView {
     pub club: String,
     /// `league` or `tournament`.
     pub kind: String,
-    /// The league's first date, else its first night's.
+    /// The league's first date, or its first night's when that is earlier (or the league has
+    /// none).
     pub starts_on: Option<NaiveDate>,
-    /// The league's last date, else its last night's.
+    /// The league's last date, or its last night's when that is later (or the league has none).
     pub ends_on: Option<NaiveDate>,
     pub place: Option<String>,
     pub sanctioning_number: Option<String>,
@@ -46,6 +47,12 @@ pub struct ResultRow {
     pub placement: Option<u32>,
     /// True when another player has the same placement.
     pub shared: bool,
+    /// How the rules settled a tie with the next player down, as the league page says it:
+    /// "more wins (12 to 10)", "fewer deal-ins (1 to 3)", "head-to-head (30 to -30)", or for a
+    /// shared placement "shared" (with the head-to-head points the tied players each had).
+    /// Absent when the board's own figure decides.
+    #[schema(example = "more wins (12 to 10)")]
+    pub tie: Option<String>,
     pub player_id: i64,
     pub player: String,
     /// The player's id at the ranking body (a player setting), if given.
@@ -89,9 +96,11 @@ pub async fn results(state: &AppState, caller: &Caller, id: i64) -> Result<Resul
             } else {
                 Figure(s.counted_points.unwrap_or(s.points) as f64)
             };
+            let tie = Some(s.tie_short()).filter(|t| !t.is_empty());
             ResultRow {
                 placement: s.rank,
                 shared: s.shared,
+                tie,
                 ranking_id: ranking.get(&s.player_id).cloned().flatten(),
                 player_id: s.player_id,
                 player: s.player,
@@ -108,8 +117,18 @@ pub async fn results(state: &AppState, caller: &Caller, id: i64) -> Result<Resul
         event: league.name,
         club: club.name,
         kind: league.kind,
-        starts_on: league.starts_on.or(dates.iter().min().copied()),
-        ends_on: league.ends_on.or(dates.iter().max().copied()),
+        // The dates cover every night: a league's own dates are widened by nights outside
+        // them (an import of earlier nights), never shown ending before they start.
+        starts_on: league
+            .starts_on
+            .into_iter()
+            .chain(dates.iter().min().copied())
+            .min(),
+        ends_on: league
+            .ends_on
+            .into_iter()
+            .chain(dates.iter().max().copied())
+            .max(),
         place: league.place,
         sanctioning_number: league.sanctioning_number,
         figure_name: figure_name.to_string(),
@@ -138,6 +157,7 @@ pub async fn results_csv(state: &AppState, caller: &Caller, id: i64) -> Result<C
         "ends_on",
         "place",
         "sanctioning_number",
+        "tie",
     ])
     .map_err(csv_error)?;
     let text = |o: &Option<String>| cell(o.clone().unwrap_or_default());
@@ -159,6 +179,7 @@ pub async fn results_csv(state: &AppState, caller: &Caller, id: i64) -> Result<C
             date(r.ends_on),
             text(&r.place),
             text(&r.sanctioning_number),
+            text(&row.tie),
         ])
         .map_err(csv_error)?;
     }

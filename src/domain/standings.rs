@@ -422,7 +422,7 @@ async fn head_to_head(
 
 /// The standings body (JSON) and its entity tag, computed from `read` (the league's rows changed
 /// after a revision, with the state they were read at) or later.
-async fn body_at(state: &AppState, read: Changes) -> Result<(Arc<Vec<u8>>, String)> {
+async fn body_at(state: &AppState, read: Changes) -> Result<(bytes::Bytes, String)> {
     let (league_id, revision) = (read.league.id, read.state.revision);
     if let Some(hit) = state.standings.get(league_id, revision) {
         return Ok(hit);
@@ -442,7 +442,7 @@ async fn render(
     league_id: i64,
     held: &mut HeldLines,
     read: Changes,
-) -> Result<(Arc<Vec<u8>>, String)> {
+) -> Result<(bytes::Bytes, String)> {
     let computed = compute_held(state, league_id, held, Some(read)).await?;
     state.standings.weigh(league_id, held);
     let view = StandingsView {
@@ -456,8 +456,11 @@ async fn render(
         ratings_updating: computed.ratings_updating,
         standings: computed.standings,
     };
-    let body = Arc::new(serde_json::to_vec(&view).map_err(Error::internal)?);
-    let digest = Sha256::digest(body.as_slice());
+    // Room for the whole body at once: a large league's body is not copied as it grows.
+    let mut buf = Vec::with_capacity(1024 + 512 * view.standings.len());
+    serde_json::to_writer(&mut buf, &view).map_err(Error::internal)?;
+    let body = bytes::Bytes::from(buf);
+    let digest = Sha256::digest(&body);
     let tag = format!(
         "\"{}\"",
         digest
@@ -481,7 +484,7 @@ async fn render(
 
 /// The league's standings as JSON, with an entity tag that changes when they do.
 pub struct Body {
-    pub json: Arc<Vec<u8>>,
+    pub json: bytes::Bytes,
     /// Quoted, as an HTTP entity tag.
     pub tag: String,
 }

@@ -105,7 +105,7 @@ pub struct Pushed {
 pub struct Cached {
     /// The revision it was computed at.
     pub revision: i64,
-    pub body: Arc<Vec<u8>>,
+    pub body: bytes::Bytes,
     /// Its entity tag.
     pub tag: String,
     /// The stamp (see `Freshness`) under which the league was last read at this revision.
@@ -141,7 +141,7 @@ impl StandingsCache {
     }
 
     /// The body computed at `revision` or later.
-    pub fn get(&self, league: i64, revision: i64) -> Option<(Arc<Vec<u8>>, String)> {
+    pub fn get(&self, league: i64, revision: i64) -> Option<(bytes::Bytes, String)> {
         self.bodies
             .get(&league)
             .filter(|c| c.revision >= revision)
@@ -156,7 +156,7 @@ impl StandingsCache {
         revision: i64,
         stamp: u64,
         admitted: impl Fn(&League) -> bool,
-    ) -> Option<(Arc<Vec<u8>>, String)> {
+    ) -> Option<(bytes::Bytes, String)> {
         self.bodies
             .get(&league)
             .filter(|c| c.revision >= revision && c.stamp == Some(stamp) && admitted(&c.league))
@@ -377,7 +377,7 @@ mod tests {
                 id,
                 Cached {
                     revision: 1,
-                    body: Arc::new(vec![b' '; 50_000]),
+                    body: bytes::Bytes::from(vec![b' '; 50_000]),
                     tag: "\"t\"".into(),
                     stamp: None,
                     league: league(id),

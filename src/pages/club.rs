@@ -26,7 +26,8 @@ struct ClubPage {
     players: Vec<Player>,
     /// Cards a new league can use: (value for the form, label).
     cards: Vec<(String, String)>,
-    presets: Vec<&'static str>,
+    /// The scoring presets: (value for the form, name in words).
+    presets: Vec<(&'static str, &'static str)>,
     lf: LeagueFields,
     /// The add-players box: the names not added last time, to fix and send again.
     names: String,
@@ -58,7 +59,10 @@ async fn club_page(
         leagues: o.leagues,
         players: o.players,
         cards: o.cards,
-        presets: Ruleset::PRESETS.to_vec(),
+        presets: Ruleset::PRESETS
+            .iter()
+            .map(|p| (*p, super::view::preset_words(p)))
+            .collect(),
         lf: LeagueFields::default(),
     })
 }
@@ -140,7 +144,10 @@ async fn new_league(
     };
     match result {
         Ok(l) => after(&format!("/leagues/{}", l.id), Ok("League created.".into())),
-        Err(e) => after(&format!("/clubs/{slug}#new-league"), Err(e)),
+        Err(e) => after(
+            &format!("/clubs/{slug}#new-league"),
+            Err(super::view::league_form_refusal(e)),
+        ),
     }
 }
 

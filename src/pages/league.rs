@@ -186,8 +186,29 @@ async fn show(
 ) -> Result<HttpResponse, AppError> {
     let o = standings::overview(&state, &page.caller, *id, CHARTED).await?;
     // The chart follows the standings' leaders, before any re-sorting.
-    let chart = chart(&o.night_numbers, &o.series);
+    let mut chart = chart(&o.night_numbers, &o.series);
     let (league, mut rows) = (o.league, o.rows);
+    // The legend in standings order, each player with place and the figure the board ranks by
+    // (the lines are every game's points, which on a counting board rank differently).
+    if let Some(c) = chart.as_mut() {
+        let average = league.board == "average";
+        let word = super::view::figure_heading(&league).to_lowercase();
+        for s in &mut c.series {
+            if let Some(r) = rows.iter().find(|r| r.player_id == s.id) {
+                let place = r
+                    .rank
+                    .map(|n| format!("{}{n}. ", if r.shared { "T" } else { "" }))
+                    .unwrap_or_default();
+                s.legend = format!("{place}{}: {} {word}", s.name, r.figure_text(average));
+            }
+        }
+        let at = |id: i64| {
+            rows.iter()
+                .position(|r| r.player_id == id)
+                .unwrap_or(usize::MAX)
+        };
+        c.series.sort_by_key(|s| at(s.id));
+    }
 
     // A board that does not count every game puts what counts right after the player, and
     // says which nights it dropped at the end.
@@ -420,7 +441,10 @@ async fn settings(
             .map(|(l, _)| format!("{} saved: {} games a table.", l.name, l.games_per_table)),
         Err(e) => Err(e),
     };
-    after(&format!("/leagues/{id}#settings"), result)
+    after(
+        &format!("/leagues/{id}#settings"),
+        result.map_err(super::view::league_form_refusal),
+    )
 }
 
 pub fn configure(cfg: &mut web::ServiceConfig) {

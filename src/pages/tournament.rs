@@ -297,6 +297,7 @@ struct ScreenPage {
     last_event: i64,
     round: Option<Night>,
     average: bool,
+    figure_heading: &'static str,
 }
 
 /// The standings projector: large type, pages through long standings, and follows the league's
@@ -310,6 +311,7 @@ async fn screen(
     let s = rounds::screen(&state, &page.caller, *id).await?;
     page.render(ScreenPage {
         average: s.overview.league.board == "average",
+        figure_heading: super::view::figure_heading(&s.overview.league),
         league: s.overview.league,
         rows: s.overview.rows,
         last_event: s.last_event,
@@ -457,6 +459,9 @@ struct EmbedPage {
     rows: Vec<Standing>,
     last_event: i64,
     average: bool,
+    /// The figure's heading, as the league page names it ("Counted points" on a board that
+    /// does not count every game).
+    figure_heading: &'static str,
     /// The board in a few words.
     board_short: String,
 }
@@ -469,6 +474,7 @@ async fn embed(state: web::Data<AppState>, id: web::Path<i64>) -> Result<HttpRes
     let s = rounds::embed(&state, *id).await?;
     let body = EmbedPage {
         average: s.overview.league.board == "average",
+        figure_heading: super::view::figure_heading(&s.overview.league),
         board_short: crate::domain::standings::board_short(&s.overview.league),
         club_name: s.overview.club.name.clone(),
         league: s.overview.league,

@@ -103,12 +103,15 @@ pub fn distinct_colours(ids: &[i64]) -> Vec<usize> {
 /// A line of the points chart.
 #[derive(Debug, Clone)]
 pub struct Series {
+    pub id: i64,
     pub name: String,
+    /// The legend's words, in standings order: place, name and the board's figure
+    /// ("1. Ann Lee: 320 counted points"); set by the page that has the standings.
+    pub legend: String,
     /// Colour class 0..PALETTE.
     pub colour: usize,
     /// SVG polyline points.
     pub points: String,
-    pub final_points: i64,
     /// Where the name is written, at the end of the line.
     pub label: (f64, f64),
 }
@@ -178,9 +181,11 @@ pub fn chart(nights: &[i32], players: &[(i64, String, Vec<i64>)]) -> Option<Char
         .iter()
         .zip(&totals)
         .zip(&colours)
-        .map(|(((_, name, _), tot), colour)| {
+        .map(|(((id, name, _), tot), colour)| {
             let last = tot.last().copied().unwrap_or(0);
             Series {
+                id: *id,
+                legend: format!("{name}: {last}"),
                 name: name.clone(),
                 colour: *colour,
                 points: tot
@@ -189,7 +194,6 @@ pub fn chart(nights: &[i32], players: &[(i64, String, Vec<i64>)]) -> Option<Char
                     .map(|(i, v)| format!("{:.1},{:.1}", x(i), y(*v)))
                     .collect::<Vec<_>>()
                     .join(" "),
-                final_points: last,
                 label: (right + 8.0, y(last) + 5.0),
             }
         })
@@ -271,6 +275,69 @@ fn bars(players: &[(i64, String, Vec<i64>)]) -> Chart {
 }
 
 /// A league's settings as the league forms show them (defaults for a new league).
+/// A scoring preset's name in words, as a club says it.
+pub fn preset_words(id: &str) -> &'static str {
+    match id {
+        "nmjl-money" => "NMJL money: the discarder pays double",
+        "bigcard-money" => "Big-card money: the discarder may pay for the table",
+        "bigcard-points" => "Big-card points: winner's value plus bonuses",
+        "tournament" => "Tournament sheet points",
+        _ => "the club's own scoring",
+    }
+}
+
+/// A refusal of the league form with each problem under the form's own label ("Games at each
+/// table: use 1 to 32"), as the person filling it reads it, not the API's field name.
+pub fn league_form_refusal(e: crate::domain::Error) -> crate::domain::Error {
+    let crate::domain::Error::Invalid { detail, mut errors } = e else {
+        return e;
+    };
+    for err in &mut errors {
+        let label = match err.field.as_str() {
+            "name" => "Name",
+            "kind" => "What it is",
+            "games_per_table" => "Games at each table",
+            "visibility" => "Standings visible to",
+            "board" => "Rank by",
+            "min_games" => "Games needed to be ranked",
+            "best_per_night" => "Games that count each night or round",
+            "drop_worst_nights" => "Lowest nights or rounds dropped",
+            "starts_on" => "First night or round",
+            "ends_on" => "Last night or round",
+            "place" => "Place",
+            "sanctioning_number" => "Sanctioning number",
+            "card" => "Card",
+            "ruleset" => "Scoring",
+            _ => continue,
+        };
+        err.message = format!("{label}: {}", err.message);
+    }
+    crate::domain::Error::Invalid { detail, errors }
+}
+
+/// The heading of the figure a league's board ranks by, one name on every page: "Points",
+/// "Average", or "Counted points" / "Counted average" on a board that does not count every
+/// game.
+pub fn figure_heading(league: &crate::domain::leagues::League) -> &'static str {
+    let average = league.board == "average";
+    let counted = !crate::domain::standings::counting_of(league).is_plain();
+    match (average, counted) {
+        (true, true) => "Counted average",
+        (true, false) => "Average",
+        (false, true) => "Counted points",
+        (false, false) => "Points",
+    }
+}
+
+/// A league's visibility in words.
+pub fn visibility_words(v: &str) -> &'static str {
+    if v == "public" {
+        "standings public"
+    } else {
+        "club members only"
+    }
+}
+
 pub struct LeagueFields {
     pub name: String,
     pub games_per_table: i32,
@@ -284,6 +351,17 @@ pub struct LeagueFields {
     pub drop_worst_nights: i32,
     pub place: String,
     pub sanctioning_number: String,
+}
+
+impl LeagueFields {
+    /// What the league's sessions are called: night, or round in a tournament.
+    pub fn session(&self) -> &'static str {
+        if self.kind == "tournament" {
+            "round"
+        } else {
+            "night"
+        }
+    }
 }
 
 impl Default for LeagueFields {
@@ -386,8 +464,8 @@ mod tests {
             ],
         )
         .unwrap();
-        assert_eq!(c.series[0].final_points, 75);
-        assert_eq!(c.series[1].final_points, -100);
+        assert_eq!(c.series[0].legend, "A: 75");
+        assert_eq!(c.series[1].legend, "B: -100");
         // A's best total (100) is the top of the box, B's -100 the bottom.
         assert!(c.series[0].points.starts_with("64.0,20.0"));
         assert!(c.series[1].points.starts_with("64.0,262.0"));

@@ -83,6 +83,23 @@ impl ImportTx {
         .await
     }
 
+    /// The league's nights with these numbers as one: when the first was made, how many games
+    /// they hold, and whether every one of those games came from an import.
+    pub async fn taken_summary(
+        &mut self,
+        numbers: &[i32],
+    ) -> sqlx::Result<(chrono::DateTime<chrono::Utc>, i64, bool)> {
+        sqlx::query_as(
+            "SELECT min(n.created_at), count(g.id), coalesce(bool_and(g.engine ? 'imported'), false) \
+             FROM nights n LEFT JOIN night_tables t ON t.night_id = n.id LEFT JOIN games g ON g.table_id = t.id \
+             WHERE n.league_id = $1 AND n.number = ANY($2)",
+        )
+        .bind(self.league_id)
+        .bind(numbers)
+        .fetch_one(&mut *self.tx)
+        .await
+    }
+
     /// The club's players with these names (the same name in another case, or a look-alike, is
     /// the same player: `names::key`), those missing created: (id, name as stored) of the ones
     /// found, then of the ones created. `names` are distinct by key.
