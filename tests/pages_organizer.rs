@@ -34,22 +34,27 @@ async fn selected(c: &Client, css: &str) -> String {
 
 const WIN: &str = "F F 2B 2B 2B 2B 4C 4C 6C 6C 8B 8B 8B 8B";
 
-#[tokio::test]
-async fn a_game_is_fixed_and_voided_from_the_night_page() {
-    let app = spawn_app().await;
-    let owner = club_owner(&app, "fix", "org@example.org").await;
-    let t = one_table(&app, &owner, "fix", &["Ann", "Bea", "Cy", "Dot"]).await;
-    let (ann, bea) = (t.players[0], t.players[1]);
+/// Game 1 at `table`: `winner`'s self-picked `WIN`, entered through the API; its id.
+async fn self_pick(app: &TestApp, owner: &reqwest::Client, table: i64, winner: i64) -> i64 {
     let game: Value = owner
-        .post(app.url(&format!("/api/v1/tables/{}/games", t.table)))
-        .json(&json!({"outcome": "mahjong", "winner": ann, "hand": WIN, "won_by": "self_pick"}))
+        .post(app.url(&format!("/api/v1/tables/{table}/games")))
+        .json(&json!({"outcome": "mahjong", "winner": winner, "hand": WIN, "won_by": "self_pick"}))
         .send()
         .await
         .unwrap()
         .json()
         .await
         .unwrap();
-    let id = game["id"].as_i64().unwrap();
+    game["id"].as_i64().unwrap()
+}
+
+#[tokio::test]
+async fn a_game_is_fixed_and_voided_from_the_night_page() {
+    let app = spawn_app().await;
+    let owner = club_owner(&app, "fix", "org@example.org").await;
+    let t = one_table(&app, &owner, "fix", &["Ann", "Bea", "Cy", "Dot"]).await;
+    let (ann, bea) = (t.players[0], t.players[1]);
+    let id = self_pick(&app, &owner, t.table, ann).await;
 
     let (_driver, c) = browser().await;
     log_in(&c, &app.address, "org@example.org", PASSWORD, "/").await;
@@ -169,16 +174,7 @@ async fn a_game_fixed_by_another_organizer_meanwhile_is_shown_as_stored_not_over
         .await
         .unwrap();
     assert!(added.status().is_success(), "{}", added.status());
-    let game: Value = owner
-        .post(app.url(&format!("/api/v1/tables/{}/games", t.table)))
-        .json(&json!({"outcome": "mahjong", "winner": ann, "hand": WIN, "won_by": "self_pick"}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let id = game["id"].as_i64().unwrap();
+    let id = self_pick(&app, &owner, t.table, ann).await;
     let edit = app.url(&format!("/games/{id}/edit"));
     for (email, name) in [("rose@example.org", "Rose"), ("sam@example.org", "Sam")] {
         sqlx::query("UPDATE users SET display_name = $2 WHERE email = $1")

@@ -935,6 +935,7 @@ async fn two_phones_at_one_table_follow_each_other_without_a_reload() {
         "once B goes on, the news is short"
     );
     let (bar, high) = bar_height(&b).await;
+    println!("while game 3 is entered the bar is {bar} px of {high}");
     shot(&b, "score-follow-phone").await;
     assert!(
         bar < high * 0.22,

@@ -246,28 +246,21 @@ impl Table<'_> {
     fn line_at(&mut self, at: usize) -> usize {
         let (from, line) = self.counted;
         let bytes = self.text.as_bytes();
-        // The reader's position may be before the blank lines it skipped.
-        let mut at = at.min(bytes.len());
+        // The reader's position may be before the blank lines it skipped; past them it is never
+        // between a CR and its LF, nor behind the last row's.
+        let mut at = at.clamp(from, bytes.len());
         while at < bytes.len() && matches!(bytes[at], b'\r' | b'\n') {
             at += 1;
         }
         // A line ends at LF, at CR LF (counted at its LF) and at a CR alone.
-        let ends = |range: &[u8], next: Option<&u8>| {
-            range
-                .iter()
-                .enumerate()
-                .filter(|(i, b)| {
-                    **b == b'\n'
-                        || (**b == b'\r' && range.get(i + 1).or(next).is_none_or(|n| *n != b'\n'))
-                })
-                .count()
-        };
-        if at < from {
-            return 1 + ends(&bytes[..at], bytes.get(at));
-        }
-        let line = line + ends(&bytes[from..at], bytes.get(at));
-        self.counted = (at, line);
-        line
+        let range = &bytes[from..at];
+        let ends = range
+            .iter()
+            .enumerate()
+            .filter(|(i, b)| **b == b'\n' || (**b == b'\r' && range.get(i + 1) != Some(&b'\n')))
+            .count();
+        self.counted = (at, line + ends);
+        line + ends
     }
 
     /// The row's cell in column `name`, unquoted ("" when the row has none).

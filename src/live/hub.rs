@@ -36,7 +36,7 @@ pub struct Hub {
     pub streams: Arc<Semaphore>,
     /// Streams open per client address (its limit key) or per followed table, and the most an
     /// address may hold.
-    per_address: Arc<Mutex<HashMap<Holder, u32>>>,
+    held: Arc<Mutex<HashMap<Holder, u32>>>,
     per_address_cap: std::sync::atomic::AtomicU32,
     /// Set when the service stops: every open stream ends at once.
     closing: watch::Sender<bool>,
@@ -52,7 +52,7 @@ impl Default for Hub {
         Hub {
             channels: Mutex::new(HashMap::new()),
             streams: Arc::new(Semaphore::new(MAX_STREAMS)),
-            per_address: Arc::default(),
+            held: Arc::default(),
             per_address_cap: std::sync::atomic::AtomicU32::new(DEFAULT_PER_ADDRESS),
             closing: watch::channel(false).0,
             poked: tokio::sync::Notify::new(),
@@ -117,14 +117,14 @@ impl Hub {
     }
 
     fn take(&self, key: Holder, cap: u32) -> Result<AddressSlot, u32> {
-        let mut held = self.per_address.lock().unwrap_or_else(|e| e.into_inner());
+        let mut held = self.held.lock().unwrap_or_else(|e| e.into_inner());
         let n = held.entry(key).or_insert(0);
         if *n >= cap {
             return Err(cap);
         }
         *n += 1;
         Ok(AddressSlot {
-            held: self.per_address.clone(),
+            held: self.held.clone(),
             key,
         })
     }

@@ -219,12 +219,7 @@ async fn show(
         order.swap(2, 5);
     }
     if counted {
-        let heading = if average {
-            "Counted average"
-        } else {
-            "Counted points"
-        };
-        order.insert(2, ("counted", heading));
+        order.insert(2, ("counted", super::view::figure_heading(&league)));
         order.push(("dropped", "Dropped nights"));
     }
     let key = order
