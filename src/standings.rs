@@ -62,9 +62,12 @@ pub struct Standing {
     /// player is not so tied.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub head_to_head: Option<i64>,
-    /// What placed this player above the next ranked player (the row below). Absent for the
-    /// last ranked player, for a rank shared with the next one and for unranked players.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// The tie-break that placed this player above the next ranked player (the row below):
+    /// more wins, fewer deal-ins or head-to-head points. Absent where the board's own figure
+    /// (points, counted points, average) already does, as the rows show; for the last ranked
+    /// player, a rank shared with the next one and unranked players. The league page and the
+    /// standings CSV say it for every row.
+    #[serde(skip_serializing_if = "Ahead::by_the_board")]
     pub ahead: Option<Ahead>,
     /// On a board that does not count every game (best per night, dropped nights): the points
     /// that count, which the board ranks by (on an average board, `counted_average`). Absent
@@ -281,6 +284,16 @@ pub struct Ahead {
     pub words: String,
 }
 
+impl Ahead {
+    /// No tie-break placed the row: none, or the board's own figure did (left out of the JSON,
+    /// where the figures of both rows say it).
+    pub fn by_the_board(ahead: &Option<Ahead>) -> bool {
+        ahead
+            .as_ref()
+            .is_none_or(|a| matches!(a.by.as_str(), "points" | "counted_points" | "average"))
+    }
+}
+
 /// A standings figure: a whole number (points, wins, deal-ins) or an average, written as a
 /// JSON number (`12`, `12.5`).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -316,8 +329,9 @@ fn average(l: &Line) -> f64 {
 }
 
 /// Players sorted by the board, then more wins, then fewer deal-ins, in groups that these
-/// cannot tell apart; and the players the board leaves unranked (too few games).
-fn groups(lines: Vec<Line>, board: Board) -> (Vec<Vec<Line>>, Vec<Line>) {
+/// cannot tell apart; and the players the board leaves unranked (too few games). Each player's
+/// board figure is worked out once, not at every comparison, and the lines are not copied.
+fn groups(lines: &[Line], board: Board) -> (Vec<Vec<&Line>>, Vec<&Line>) {
     let eligible = |l: &Line| match board {
         Board::Total => true,
         Board::Average { min_games } => l.games >= min_games,
@@ -329,20 +343,31 @@ fn groups(lines: Vec<Line>, board: Board) -> (Vec<Vec<Line>>, Vec<Line>) {
             Board::Average { .. } => points as f64 / games.max(1) as f64,
         }
     };
-    let (mut ranked, others): (Vec<Line>, Vec<Line>) = lines.into_iter().partition(|l| eligible(l));
-    let primary = |a: &Line, b: &Line| {
-        key(b)
-            .partial_cmp(&key(a))
+    let mut ranked: Vec<(f64, &Line)> = Vec::with_capacity(lines.len());
+    let mut others = Vec::new();
+    for l in lines {
+        if eligible(l) {
+            ranked.push((key(l), l));
+        } else {
+            others.push(l);
+        }
+    }
+    let primary = |(ka, a): &(f64, &Line), (kb, b): &(f64, &Line)| {
+        kb.partial_cmp(ka)
             .unwrap_or(std::cmp::Ordering::Equal)
             .then(b.wins.cmp(&a.wins))
             .then(a.deal_ins.cmp(&b.deal_ins))
     };
-    ranked.sort_by(|a, b| primary(a, b).then(a.name.cmp(&b.name)));
-    let mut groups: Vec<Vec<Line>> = Vec::new();
-    for l in ranked {
-        match groups.last_mut() {
-            Some(g) if primary(&g[0], &l).is_eq() => g.push(l),
-            _ => groups.push(vec![l]),
+    ranked.sort_by(|a, b| primary(a, b).then(a.1.name.cmp(&b.1.name)));
+    let mut groups: Vec<Vec<&Line>> = Vec::new();
+    let mut first: Option<(f64, &Line)> = None;
+    for entry in ranked {
+        match (groups.last_mut(), first) {
+            (Some(g), Some(f)) if primary(&f, &entry).is_eq() => g.push(entry.1),
+            _ => {
+                first = Some(entry);
+                groups.push(vec![entry.1]);
+            }
         }
     }
     (groups, others)
@@ -351,7 +376,7 @@ fn groups(lines: Vec<Line>, board: Board) -> (Vec<Vec<Line>>, Vec<Line>) {
 /// The groups of players whose rank needs head-to-head points: those tied on the board, wins
 /// and deal-ins, two or more to a group.
 pub fn tie_groups(lines: &[Line], board: Board) -> Vec<Vec<i64>> {
-    groups(lines.to_vec(), board)
+    groups(lines, board)
         .0
         .iter()
         .filter(|g| g.len() > 1)
@@ -408,7 +433,7 @@ pub fn head_to_head(
 /// Ranks players: by the board, then more wins, then fewer deal-ins, then head-to-head points
 /// (`head_to_head`: each player of a `tie_groups` group's points in games shared with another
 /// player of the group; missing means none).
-pub fn rank(lines: Vec<Line>, board: Board, head_to_head: &HashMap<i64, i64>) -> Vec<Standing> {
+pub fn rank(lines: &[Line], board: Board, head_to_head: &HashMap<i64, i64>) -> Vec<Standing> {
     let (groups, mut others) = groups(lines, board);
     let mut out = Vec::with_capacity(groups.len() + others.len());
     for group in groups {
@@ -420,7 +445,7 @@ pub fn rank(lines: Vec<Line>, board: Board, head_to_head: &HashMap<i64, i64>) ->
                 head_to_head.get(&p).copied().unwrap_or(0)
             }
         };
-        let mut scored: Vec<(i64, &Line)> = group.iter().map(|l| (h2h(l.player_id), l)).collect();
+        let mut scored: Vec<(i64, &Line)> = group.iter().map(|l| (h2h(l.player_id), *l)).collect();
         scored.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.name.cmp(&b.1.name)));
         let mut k = 0;
         while k < scored.len() {
@@ -593,7 +618,7 @@ mod tests {
         assert_eq!(tie_groups(&lines, Board::Total), [vec![4, 5], vec![6, 7]]);
         // 4 and 5 met and 4 scored more there; 6 and 7 never met each other.
         let h2h = HashMap::from([(4, 30), (5, -30)]);
-        let s = rank(lines, Board::Total, &h2h);
+        let s = rank(&lines, Board::Total, &h2h);
         let order: Vec<(i64, Option<u32>, bool)> =
             s.iter().map(|x| (x.player_id, x.rank, x.shared)).collect();
         assert_eq!(
@@ -623,7 +648,7 @@ mod tests {
             line(8, -20, 0, 2, 4),
         ];
         let h2h = HashMap::from([(4, 30), (5, -30)]);
-        let s = rank(lines, Board::Total, &h2h);
+        let s = rank(&lines, Board::Total, &h2h);
         let why: Vec<(i64, Option<&str>, Option<i64>)> = s
             .iter()
             .map(|x| {
@@ -673,7 +698,7 @@ mod tests {
             line(3, 200, 0, 0, 6),
             line(4, 2000, 0, 0, 61),
         ];
-        let s = rank(lines, Board::Average { min_games: 0 }, &HashMap::new());
+        let s = rank(&lines, Board::Average { min_games: 0 }, &HashMap::new());
         let words: Vec<Option<String>> = s
             .iter()
             .map(|x| x.ahead.as_ref().map(|a| a.words.clone()))
@@ -810,7 +835,7 @@ mod tests {
         for l in &mut lines {
             l.counted = Some(got[&l.player_id].0);
         }
-        let s = rank(lines, Board::Total, &HashMap::new());
+        let s = rank(&lines, Board::Total, &HashMap::new());
         let order: Vec<(i64, Option<u32>, Option<i64>)> = s
             .iter()
             .map(|x| (x.player_id, x.rank, x.counted_points))
@@ -839,7 +864,7 @@ mod tests {
             line(2, 90, 1, 0, 3),
             line(3, 30, 0, 0, 2),
         ];
-        let s = rank(lines, Board::Average { min_games: 3 }, &HashMap::new());
+        let s = rank(&lines, Board::Average { min_games: 3 }, &HashMap::new());
         assert_eq!((s[0].player_id, s[0].rank), (2, Some(1)));
         assert_eq!(
             (s[1].player_id, s[1].rank, s[1].average),

@@ -10,7 +10,8 @@ use crate::auth::Keys;
 use crate::auth::limits::Limits;
 pub use crate::live::{
     AddressSlot, CacheBudget, Cached, CardCache, EVENTS_PAGE, EntryLane, Freshness, GameLog,
-    GameLogs, Grants, HeldLines, Hub, MAX_STREAMS, Pushed, StandingsCache, Subscription, Unheard,
+    GameLogs, Grants, HeldLines, Hub, MAX_STREAMS, Pushed, Served, StandingsCache, Subscription,
+    Unheard,
 };
 
 /// Imports (games files, opening balances) one process reads at once; more wait their turn

@@ -206,10 +206,9 @@ async fn best_games_of_each_night_count_and_the_lowest_night_is_dropped() {
         })
         .collect();
     assert_eq!(dee_nights, [(1, 3, true), (2, 0, false), (3, 1, false)]);
-    assert_eq!(
-        row(&view, "Dee")["ahead"]["words"],
-        "ahead of Bea on points that count: 60 to 50"
-    );
+    // Dee is above Bea on the board's own figure: the JSON leaves that to the counted points
+    // both rows show, the CSV says it.
+    assert!(row(&view, "Dee").get("ahead").is_none(), "{view}");
 
     // The CSV says the same; the league page explains the board and shows what counted.
     let csv = owner
@@ -220,6 +219,11 @@ async fn best_games_of_each_night_count_and_the_lowest_night_is_dropped() {
         .text()
         .await
         .unwrap();
+    assert!(
+        csv.lines()
+            .any(|l| l.contains("Dee") && l.contains("ahead of Bea on points that count: 60 to 50")),
+        "{csv}"
+    );
     let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
     let cy: Vec<&str> = csv
         .lines()

@@ -1,6 +1,8 @@
 //! Standings and CSV exports of a league (public leagues: no login needed).
 
-use actix_web::http::header::{CONTENT_DISPOSITION, ETAG, IF_NONE_MATCH};
+use actix_web::http::header::{
+    ACCEPT_ENCODING, CONTENT_DISPOSITION, CONTENT_ENCODING, ETAG, IF_NONE_MATCH, VARY,
+};
 use actix_web::{HttpRequest, HttpResponse, get, web};
 
 use crate::domain::results::{self as final_results, ResultsView};
@@ -9,6 +11,7 @@ use crate::domain::{AppState, Caller};
 use crate::error::AppError;
 
 /// The league's standings. Sends an `ETag`; with a matching `If-None-Match` the answer is 304.
+/// A client that takes gzip (`Accept-Encoding`) gets the body compressed, under its own tag.
 #[utoipa::path(tag = "standings", params(("league" = i64, Path, minimum = 1, example = 1)),
     responses((status = 200, body = StandingsView), (status = 304, description = "Not modified"),
               (status = 404, body = crate::error::Problem, content_type = "application/problem+json")))]
@@ -20,23 +23,63 @@ pub async fn show(
     id: web::Path<i64>,
 ) -> Result<HttpResponse, AppError> {
     let body = standings::show(&state, &caller, *id).await?;
+    let gzip = takes_gzip(&req);
+    let gzip_tag = body.gzip_tag();
     let matches = req
         .headers()
         .get(IF_NONE_MATCH)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| {
-            v.split(',')
-                .any(|t| t.trim() == body.tag || t.trim() == "*")
+            v.split(',').map(str::trim).any(|t| {
+                // Either form's tag names these standings.
+                t == body.tag || t == gzip_tag || t == "*"
+            })
         });
+    let tag = if gzip { gzip_tag } else { body.tag.clone() };
+    let vary = (VARY, "Accept-Encoding");
     if matches {
         return Ok(HttpResponse::NotModified()
-            .insert_header((ETAG, body.tag))
+            .insert_header((ETAG, tag))
+            .insert_header(vary)
             .finish());
     }
-    Ok(HttpResponse::Ok()
-        .insert_header((ETAG, body.tag))
-        .content_type("application/json")
-        .body(body.json))
+    let mut answer = HttpResponse::Ok();
+    answer
+        .insert_header((ETAG, tag))
+        .insert_header(vary)
+        .content_type("application/json");
+    if gzip {
+        answer.insert_header((CONTENT_ENCODING, "gzip"));
+        return Ok(answer.body(body.gzipped()));
+    }
+    Ok(answer.body(body.json))
+}
+
+/// Whether `Accept-Encoding` takes gzip (named, or `*`, with a weight above 0).
+fn takes_gzip(req: &HttpRequest) -> bool {
+    let Some(accept) = req
+        .headers()
+        .get(ACCEPT_ENCODING)
+        .and_then(|v| v.to_str().ok())
+    else {
+        return false;
+    };
+    let mut gzip = None;
+    let mut any = None;
+    for item in accept.split(',') {
+        let mut parts = item.split(';').map(str::trim);
+        let coding = parts.next().unwrap_or("");
+        let weight = parts
+            .find_map(|p| p.strip_prefix("q=").or_else(|| p.strip_prefix("Q=")))
+            .map_or(Some(1.0), |q| q.trim().parse::<f32>().ok());
+        let Some(weight) = weight else { continue };
+        if coding.eq_ignore_ascii_case("gzip") || coding.eq_ignore_ascii_case("x-gzip") {
+            gzip = Some(weight);
+        } else if coding == "*" {
+            any = Some(weight);
+        }
+    }
+    gzip.or(any).is_some_and(|w| w > 0.0)
 }
 
 fn csv_response(csv: Csv) -> HttpResponse {

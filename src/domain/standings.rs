@@ -5,12 +5,13 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use serde::Serialize;
-use sha2::{Digest, Sha256};
 use utoipa::ToSchema;
 
 use crate::domain::{AppState, Caller, Error, Need, Result, Role};
 pub use crate::standings::Standing;
 use crate::standings::{self, Board};
+/// The league's standings body (JSON), its entity tag and its gzip form.
+pub use crate::state::Served as Body;
 use crate::state::{Cached, HeldLines, Pushed};
 use crate::storage::clubs::Club;
 use crate::storage::leagues::League;
@@ -18,7 +19,7 @@ use crate::storage::nights::{self, Night};
 use crate::storage::notices::{self, Notice};
 use crate::storage::{games, imports, totals};
 
-#[derive(Serialize, ToSchema)]
+#[derive(Clone, Serialize, ToSchema)]
 pub struct StandingsView {
     pub league: i64,
     /// `total`, `average` or `best_per_night`.
@@ -291,7 +292,7 @@ async fn compute_held(
     // Head-to-head only for players tied on everything else.
     let tied = standings::tie_groups(&lines, board);
     let h2h = head_to_head(state, league_id, &league_state, &tied).await?;
-    let mut ranked = standings::rank(lines, board, &h2h);
+    let mut ranked = standings::rank(&lines, board, &h2h);
     for s in &mut ranked {
         s.rating = ratings.get(&s.player_id).copied();
         if let Some((_, list)) = nights.remove(&s.player_id) {
@@ -422,7 +423,7 @@ async fn head_to_head(
 
 /// The standings body (JSON) and its entity tag, computed from `read` (the league's rows changed
 /// after a revision, with the state they were read at) or later.
-async fn body_at(state: &AppState, read: Changes) -> Result<(bytes::Bytes, String)> {
+async fn body_at(state: &AppState, read: Changes) -> Result<Body> {
     let (league_id, revision) = (read.league.id, read.state.revision);
     if let Some(hit) = state.standings.get(league_id, revision) {
         return Ok(hit);
@@ -436,16 +437,59 @@ async fn body_at(state: &AppState, read: Changes) -> Result<(bytes::Bytes, Strin
     render(state, league_id, &mut held, read).await
 }
 
+/// The standings body: `head` (its own `standings` empty) with `rows` in place of its empty
+/// list, each row's JSON taken from `written` when the row is as it was last written there
+/// (`written` is left holding exactly these rows). The same bytes as serializing the whole view.
+fn write_body(
+    head: &StandingsView,
+    rows: Vec<Standing>,
+    written: &mut HashMap<i64, (Standing, Vec<u8>)>,
+) -> Result<Vec<u8>> {
+    debug_assert!(head.standings.is_empty());
+    let mut buf = serde_json::to_vec(head).map_err(Error::internal)?;
+    // `standings` is the view's last field: the head ends `[]}`.
+    if !buf.ends_with(b"[]}") {
+        return Err(Error::internal(
+            "the standings view does not end with its rows",
+        ));
+    }
+    buf.truncate(buf.len() - 2);
+    let known: usize = written.values().map(|(_, json)| json.len() + 1).sum();
+    buf.reserve(known + 512 * rows.len().saturating_sub(written.len()) + 2);
+    let keep: std::collections::HashSet<i64> = rows.iter().map(|s| s.player_id).collect();
+    written.retain(|player, _| keep.contains(player));
+    for (i, row) in rows.into_iter().enumerate() {
+        if i > 0 {
+            buf.push(b',');
+        }
+        match written.get(&row.player_id) {
+            Some((was, json)) if *was == row => buf.extend_from_slice(json),
+            _ => {
+                let json = serde_json::to_vec(&row).map_err(Error::internal)?;
+                buf.extend_from_slice(&json);
+                written.insert(row.player_id, (row, json));
+            }
+        }
+    }
+    buf.extend_from_slice(b"]}");
+    Ok(buf)
+}
+
+/// A strong entity tag for a body: 128 bits of XXH3, as 32 hex digits in quotes. Not a secret,
+/// only a name for these bytes, the same in every process that serves them.
+fn entity_tag(body: &[u8]) -> String {
+    format!("\"{:032x}\"", xxhash_rust::xxh3::xxh3_128(body))
+}
+
 /// Computes the body from the held rows brought up to date with `read`, and keeps it.
 async fn render(
     state: &AppState,
     league_id: i64,
     held: &mut HeldLines,
     read: Changes,
-) -> Result<(bytes::Bytes, String)> {
+) -> Result<Body> {
     let computed = compute_held(state, league_id, held, Some(read)).await?;
-    state.standings.weigh(league_id, held);
-    let view = StandingsView {
+    let head = StandingsView {
         league: league_id,
         board: computed.league.board.clone(),
         min_games: computed.league.min_games,
@@ -454,39 +498,17 @@ async fn render(
         drop_worst_nights: computed.league.drop_worst_nights,
         board_in_words: board_in_words(&computed.league),
         ratings_updating: computed.ratings_updating,
-        standings: computed.standings,
+        standings: Vec::new(),
     };
-    // Room for the whole body at once: a large league's body is not copied as it grows.
-    let mut buf = Vec::with_capacity(1024 + 512 * view.standings.len());
-    serde_json::to_writer(&mut buf, &view).map_err(Error::internal)?;
-    let body = bytes::Bytes::from(buf);
-    let digest = Sha256::digest(&body);
-    let tag = format!(
-        "\"{}\"",
-        digest
-            .iter()
-            .take(16)
-            .map(|b| format!("{b:02x}"))
-            .collect::<String>()
-    );
+    let body = bytes::Bytes::from(write_body(&head, computed.standings, &mut held.written)?);
+    state.standings.weigh(league_id, held);
+    let tag = entity_tag(&body);
+    let served = Body::new(body, tag);
     state.standings.put(
         league_id,
-        Cached {
-            revision: computed.revision,
-            body: body.clone(),
-            tag: tag.clone(),
-            stamp: held.stamp,
-            league: computed.league,
-        },
+        Cached::new(computed.revision, &served, held.stamp, computed.league),
     );
-    Ok((body, tag))
-}
-
-/// The league's standings as JSON, with an entity tag that changes when they do.
-pub struct Body {
-    pub json: bytes::Bytes,
-    /// Quoted, as an HTTP entity tag.
-    pub tag: String,
+    Ok(served)
 }
 
 /// A new game of this process was counted: its players' rows go to the standings held here, so
@@ -514,13 +536,13 @@ async fn from_memory(state: &AppState, caller: &Caller, id: i64) -> Result<Optio
         return Ok(None);
     };
     let admitted = |league: &League| caller.reads_at_once(league);
-    if let Some((json, tag)) = state.standings.current(id, known, stamp, admitted) {
-        return Ok(Some(Body { json, tag }));
+    if let Some(body) = state.standings.current(id, known, stamp, admitted) {
+        return Ok(Some(body));
     }
     let flight = state.standings.flight(id);
     let mut held = flight.lock().await;
-    if let Some((json, tag)) = state.standings.current(id, known, stamp, admitted) {
-        return Ok(Some(Body { json, tag }));
+    if let Some(body) = state.standings.current(id, known, stamp, admitted) {
+        return Ok(Some(body));
     }
     let (Some(from), Some(at), Some(league)) = (held.revision, held.state, held.league.clone())
     else {
@@ -554,8 +576,7 @@ async fn from_memory(state: &AppState, caller: &Caller, id: i64) -> Result<Optio
         league,
         source: Source::Pushed,
     };
-    let (json, tag) = render(state, id, &mut held, read).await?;
-    Ok(Some(Body { json, tag }))
+    Ok(Some(render(state, id, &mut held, read).await?))
 }
 
 /// The league's standings (cached per league and revision).
@@ -579,8 +600,7 @@ pub async fn show(state: &AppState, caller: &Caller, id: i64) -> Result<Body> {
             .standings
             .restamp(id, read.state.revision, stamp, &read.league);
     }
-    let (json, tag) = body_at(state, read).await?;
-    Ok(Body { json, tag })
+    body_at(state, read).await
 }
 
 /// A CSV file: its name and its bytes.
@@ -811,7 +831,81 @@ pub async fn overview(
 
 #[cfg(test)]
 mod tests {
-    use super::cell;
+    use super::{StandingsView, cell, write_body};
+    use crate::standings::{Board, Line, rank};
+    use std::collections::HashMap;
+
+    fn line(id: i64, name: &str, points: i64, wins: i64) -> Line {
+        Line {
+            player_id: id,
+            name: name.into(),
+            games: 4,
+            wins,
+            points,
+            self_picks: 0,
+            jokerless_wins: 0,
+            deal_ins: 0,
+            dead_hands: 0,
+            wall_games: 0,
+            counted: None,
+        }
+    }
+
+    /// The body written from rows kept between bodies is the whole view serialized, after a
+    /// game moves players past each other, a name changes, a player leaves and one arrives.
+    #[test]
+    fn rows_written_again_only_when_changed_give_the_whole_view() {
+        let head = StandingsView {
+            league: 7,
+            board: "total".into(),
+            min_games: 0,
+            best_per_night: None,
+            drop_worst_nights: 0,
+            board_in_words: "Ranked by total points \"as \\ said\".".into(),
+            ratings_updating: false,
+            standings: Vec::new(),
+        };
+        let mut written = HashMap::new();
+        let rounds = [
+            vec![
+                line(1, "Ann", 50, 1),
+                line(2, "Bo", 40, 1),
+                line(3, "Cy", 10, 0),
+            ],
+            // Cy wins a big game: everyone's place (and what they are ahead of) changes.
+            vec![
+                line(1, "Ann", 25, 1),
+                line(2, "Bo", 15, 1),
+                line(3, "Cy", 110, 1),
+            ],
+            // Nothing changes but Bo's name.
+            vec![
+                line(1, "Ann", 25, 1),
+                line(2, "Bo \"B\"", 15, 1),
+                line(3, "Cy", 110, 1),
+            ],
+            // Ann's row is gone (her games voided); Di plays a first game.
+            vec![
+                line(2, "Bo", 15, 1),
+                line(3, "Cy", 110, 1),
+                line(4, "Di", 15, 0),
+            ],
+            vec![],
+        ];
+        for lines in rounds {
+            let rows = rank(&lines, Board::Total, &HashMap::new());
+            let whole = StandingsView {
+                standings: rows.clone(),
+                ..head.clone()
+            };
+            let body = write_body(&head, rows, &mut written).unwrap();
+            assert_eq!(
+                String::from_utf8(body).unwrap(),
+                serde_json::to_string(&whole).unwrap()
+            );
+            assert_eq!(written.len(), lines.len());
+        }
+    }
 
     #[test]
     fn formulas_stay_text() {

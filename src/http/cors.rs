@@ -71,7 +71,13 @@ pub async fn cors(
                 header::ACCESS_CONTROL_EXPOSE_HEADERS,
                 HeaderValue::from_static(EXPOSED),
             );
-            h.append(header::VARY, HeaderValue::from_static("Origin"));
+            // One `Vary` line: the handler's own (`Accept-Encoding` on standings) and Origin.
+            let vary = match h.get(header::VARY).and_then(|v| v.to_str().ok()) {
+                Some(own) if !own.is_empty() => HeaderValue::from_str(&format!("{own}, Origin"))
+                    .unwrap_or(HeaderValue::from_static("Origin")),
+                _ => HeaderValue::from_static("Origin"),
+            };
+            h.insert(header::VARY, vary);
         }
     } else if read && anonymous {
         h.insert(

@@ -1,7 +1,7 @@
 //! Standings as this process holds them: bodies by revision, rows per league, what new games pushed.
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use quick_cache::Weighter;
 use quick_cache::sync::Cache;
@@ -52,7 +52,8 @@ struct BodyBytes;
 
 impl Weighter<i64, Cached> for BodyBytes {
     fn weight(&self, _: &i64, c: &Cached) -> u64 {
-        (c.body.len() + c.tag.len() + LEAGUE_BYTES) as u64
+        // A gzip form, when made, is about a fifth of the body.
+        (c.body.len() + c.body.len() / 5 + c.tag.len() + LEAGUE_BYTES) as u64
     }
 }
 
@@ -69,6 +70,9 @@ impl Weighter<i64, Flight> for FlightBytes {
 const LEAGUE_BYTES: usize = 1024;
 /// About what one held standings row takes (totals, rating, the map's own share).
 const ROW_BYTES: usize = 160;
+/// About what one written standings row takes besides its JSON and its nights (the row itself
+/// and the map's share).
+const WRITTEN_ROW_BYTES: usize = 256;
 
 impl Default for StandingsCache {
     fn default() -> Self {
@@ -90,6 +94,10 @@ pub struct HeldLines {
     pub league: Option<Arc<League>>,
     /// The stamp (see `Freshness`) the rows were last read from the database under.
     pub stamp: Option<u64>,
+    /// Each player's standings row as last written into a body, with its JSON: a new body
+    /// writes again only the rows that changed (a game changes four players' rows and the
+    /// places between their old and new ranks).
+    pub written: HashMap<i64, (crate::standings::Standing, Vec<u8>)>,
 }
 
 /// What one new game changed in a league's standings: the revision it was counted at, whether
@@ -100,6 +108,76 @@ pub struct Pushed {
     pub rows: Vec<crate::storage::totals::CountedRow>,
 }
 
+/// A standings body as served: its JSON, its entity tag, and its gzip form (made at most once
+/// per body, by the first request that takes gzip).
+#[derive(Clone)]
+pub struct Served {
+    pub json: bytes::Bytes,
+    /// Quoted, as an HTTP entity tag.
+    pub tag: String,
+    gzip: Arc<OnceLock<bytes::Bytes>>,
+}
+
+impl Served {
+    /// A body not compressed yet.
+    pub fn new(json: bytes::Bytes, tag: String) -> Served {
+        Served {
+            json,
+            tag,
+            gzip: Arc::default(),
+        }
+    }
+
+    /// The body compressed with gzip (at the fastest level: standings change with every game,
+    /// and a fast level already makes a standings body about five times smaller).
+    pub fn gzipped(&self) -> bytes::Bytes {
+        self.gzip
+            .get_or_init(|| {
+                use std::io::Write;
+                let mut z = flate2::write::GzEncoder::new(
+                    Vec::with_capacity(self.json.len() / 4 + 64),
+                    flate2::Compression::fast(),
+                );
+                // Writing to a Vec cannot fail.
+                let _ = z.write_all(&self.json);
+                bytes::Bytes::from(z.finish().unwrap_or_default())
+            })
+            .clone()
+    }
+
+    /// The entity tag of the gzip form: the body's tag with `-gzip` before its closing quote.
+    pub fn gzip_tag(&self) -> String {
+        match self.tag.strip_suffix('"') {
+            Some(open) => format!("{open}-gzip\""),
+            None => format!("{}-gzip", self.tag),
+        }
+    }
+}
+
+impl From<&Cached> for Served {
+    fn from(c: &Cached) -> Served {
+        Served {
+            json: c.body.clone(),
+            tag: c.tag.clone(),
+            gzip: c.gzip.clone(),
+        }
+    }
+}
+
+impl Cached {
+    /// A body computed at `revision` and served as `served`.
+    pub fn new(revision: i64, served: &Served, stamp: Option<u64>, league: Arc<League>) -> Cached {
+        Cached {
+            revision,
+            body: served.json.clone(),
+            tag: served.tag.clone(),
+            gzip: served.gzip.clone(),
+            stamp,
+            league,
+        }
+    }
+}
+
 /// One league's standings body as kept.
 #[derive(Clone)]
 pub struct Cached {
@@ -108,6 +186,8 @@ pub struct Cached {
     pub body: bytes::Bytes,
     /// Its entity tag.
     pub tag: String,
+    /// The body compressed with gzip, once a client that takes gzip has asked for it.
+    pub gzip: Arc<OnceLock<bytes::Bytes>>,
     /// The stamp (see `Freshness`) under which the league was last read at this revision.
     pub stamp: Option<u64>,
     /// The league as it stood at this revision.
@@ -141,11 +221,11 @@ impl StandingsCache {
     }
 
     /// The body computed at `revision` or later.
-    pub fn get(&self, league: i64, revision: i64) -> Option<(bytes::Bytes, String)> {
+    pub fn get(&self, league: i64, revision: i64) -> Option<Served> {
         self.bodies
             .get(&league)
             .filter(|c| c.revision >= revision)
-            .map(|c| (c.body, c.tag))
+            .map(|c| Served::from(&c))
     }
 
     /// The body computed at `revision` or later, if the league was read under `stamp` (still
@@ -156,11 +236,11 @@ impl StandingsCache {
         revision: i64,
         stamp: u64,
         admitted: impl Fn(&League) -> bool,
-    ) -> Option<(bytes::Bytes, String)> {
+    ) -> Option<Served> {
         self.bodies
             .get(&league)
             .filter(|c| c.revision >= revision && c.stamp == Some(stamp) && admitted(&c.league))
-            .map(|c| (c.body, c.tag))
+            .map(|c| Served::from(&c))
     }
 
     /// The league was read again at `revision` under `stamp`: the body kept for that revision may
@@ -298,7 +378,14 @@ impl StandingsCache {
     }
 
     fn held_bytes(held: &HeldLines) -> u64 {
-        (LEAGUE_BYTES + held.rows.capacity() * ROW_BYTES) as u64
+        let written: usize = held
+            .written
+            .values()
+            .map(|(s, json)| {
+                WRITTEN_ROW_BYTES + 2 * json.len() + s.nights.as_ref().map_or(0, |n| n.len() * 16)
+            })
+            .sum();
+        (LEAGUE_BYTES + held.rows.capacity() * ROW_BYTES + written) as u64
     }
 }
 
@@ -379,6 +466,7 @@ mod tests {
                     revision: 1,
                     body: bytes::Bytes::from(vec![b' '; 50_000]),
                     tag: "\"t\"".into(),
+                    gzip: Arc::default(),
                     stamp: None,
                     league: league(id),
                 },

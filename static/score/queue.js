@@ -184,6 +184,11 @@ export function sending(s) {
     $("queue").hidden = q.length === 0;
     $("queue-title").textContent = plural(q.length, "game", "games") + " waiting on this device";
     const list = $("queue-list");
+    // Drawn again only when what it says changed: a list redrawn by an event from another
+    // device (or a resend) must not take a button from under a finger about to tap it.
+    const drawn = JSON.stringify([s.session, s.gamesPerTable, q.map((j) => [j, s.nextNumber(j.key)])]);
+    if (list.dataset.drawn === drawn) return;
+    list.dataset.drawn = drawn;
     list.textContent = "";
     q.forEach((j) => {
       const li = document.createElement("li");
