@@ -45,7 +45,7 @@ impl fmt::Debug for Secret {
 /// Flags of `serve`; each also reads an environment variable.
 #[derive(Args, Debug, Clone, Default)]
 pub struct ServeArgs {
-    /// Optional TOML file with any of: bind, data_dir, database_url, log_format, session_key, demo, trust_proxy, webhooks_allow_private, api_rate_limit, token_rate_limit, backup_keep, backup_every_hours, backup_gap_minutes, metrics_token, cache_mb, streams_per_address.
+    /// Optional TOML file with any of: bind, data_dir, database_url, log_format, session_key, demo, trust_proxy, webhooks_allow_private, api_rate_limit, token_rate_limit, backup_keep, backup_every_hours, backup_gap_minutes, metrics_token, cache_mb, streams_per_address, smtp_url, mail_from, public_url.
     #[arg(long, env = "MAHJONG_CONFIG", value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// Address to listen on [default: 127.0.0.1:8080].
@@ -112,6 +112,24 @@ pub struct ServeArgs {
     /// [default: 64; 1 to 4096].
     #[arg(long, env = "MAHJONG_STREAMS_PER_ADDRESS", value_name = "N")]
     pub streams_per_address: Option<u32>,
+    /// SMTP server for club mail: `smtps://user:password@host:465`, or
+    /// `smtp://user:password@host:587?tls=required` for STARTTLS. Without it each message is
+    /// written as an .eml file in <data-dir>/mail/.
+    #[arg(
+        long,
+        env = "MAHJONG_SMTP_URL",
+        hide_env_values = true,
+        value_name = "URL"
+    )]
+    pub smtp_url: Option<String>,
+    /// Sender of club mail, e.g. `"Mah Jongg league <league@example.org>"` [default:
+    /// mahjong-league@localhost].
+    #[arg(long, env = "MAHJONG_MAIL_FROM", value_name = "ADDRESS")]
+    pub mail_from: Option<String>,
+    /// The service's address as its users reach it, e.g. `https://league.example.org`: links in
+    /// mail start with it (never with a request's Host header) [default: http://<bind>].
+    #[arg(long, env = "MAHJONG_PUBLIC_URL", value_name = "URL")]
+    pub public_url: Option<String>,
 }
 
 #[derive(Deserialize, Default)]
@@ -133,6 +151,9 @@ struct FileConfig {
     metrics_token: Option<Secret>,
     cache_mb: Option<u32>,
     streams_per_address: Option<u32>,
+    smtp_url: Option<Secret>,
+    mail_from: Option<String>,
+    public_url: Option<String>,
 }
 
 /// The settings the service runs with.
@@ -164,7 +185,17 @@ pub struct Settings {
     pub cache_mb: Option<u32>,
     /// Event streams one client address may hold open at once.
     pub streams_per_address: u32,
+    /// The SMTP server of club mail (`None`: messages are written to `<data-dir>/mail/`).
+    pub smtp_url: Option<Secret>,
+    /// The sender of club mail.
+    pub mail_from: String,
+    /// The service's address as its users reach it, without a trailing slash (`None`: the
+    /// address it listens on).
+    pub public_url: Option<String>,
 }
+
+/// The sender of club mail when none is set.
+pub const DEFAULT_MAIL_FROM: &str = "Mah Jongg league <mahjong-league@localhost>";
 
 /// A club's tablets, projector and players' phones behind one address, with room to spare.
 pub const DEFAULT_STREAMS_PER_ADDRESS: u32 = 64;
@@ -246,6 +277,22 @@ impl Settings {
                 None => None,
                 Some(mb @ 16..=65536) => Some(mb),
                 Some(mb) => anyhow::bail!("--cache-mb must be 16 to 65536 megabytes, not {mb}"),
+            },
+            smtp_url: args.smtp_url.map(Secret::new).or(file.smtp_url),
+            mail_from: args
+                .mail_from
+                .or(file.mail_from)
+                .unwrap_or_else(|| DEFAULT_MAIL_FROM.to_string()),
+            public_url: match args.public_url.or(file.public_url) {
+                Some(url) => {
+                    let parsed = url::Url::parse(&url)
+                        .map_err(|e| anyhow::anyhow!("--public-url {url:?} is not a URL: {e}"))?;
+                    if !matches!(parsed.scheme(), "http" | "https") || parsed.host().is_none() {
+                        anyhow::bail!("--public-url must be an http or https address, not {url:?}");
+                    }
+                    Some(url.trim_end_matches('/').to_string())
+                }
+                None => None,
             },
             streams_per_address: match args.streams_per_address.or(file.streams_per_address) {
                 None => DEFAULT_STREAMS_PER_ADDRESS,

@@ -13,6 +13,7 @@ pub mod domain;
 pub mod error;
 pub mod http;
 pub mod live;
+pub mod mail;
 pub mod metrics;
 pub mod pages;
 pub mod rules;

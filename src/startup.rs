@@ -44,6 +44,22 @@ impl Application {
         }));
         state.entry =
             Some(crate::state::EntryLane::new(&state.db).context("starting the game entry lane")?);
+        state.public_url = settings.public_url.clone().unwrap_or_else(|| {
+            // The address listened on; a wildcard one is reached on this machine as 127.0.0.1.
+            let mut at = listener
+                .local_addr()
+                .unwrap_or_else(|_| ([127, 0, 0, 1], port).into());
+            if at.ip().is_unspecified() {
+                at.set_ip([127, 0, 0, 1].into());
+            }
+            format!("http://{at}")
+        });
+        state.mailer = Some(std::sync::Arc::new(crate::mail::Mailer::new(
+            settings.smtp_url.as_ref().map(|u| u.expose()),
+            &settings.mail_from,
+            &state.public_url,
+            settings.data_dir.join("mail"),
+        )?));
         let entry_db = state.entry.as_ref().map(|lane| lane.db.clone());
         let backup_due = state.backup_due.clone();
         let state = web::Data::new(state);
@@ -53,6 +69,7 @@ impl Application {
         tokio::spawn(domain::events::run_hub(state.clone().into_inner()));
         tokio::spawn(domain::standings::hear_changes(state.clone().into_inner()));
         tokio::spawn(domain::webhooks::run_worker(state.clone().into_inner()));
+        tokio::spawn(domain::mail::run_worker(state.clone().into_inner()));
         let trust_proxy = settings.trust_proxy;
         let metrics_token = crate::http::metrics::MetricsToken::new(
             settings.metrics_token.as_ref().map(|t| t.expose()),

@@ -44,6 +44,12 @@ pub struct AppState {
     pub private_database_down: std::sync::Mutex<Option<std::time::Instant>>,
     /// Imports being read at once in this process (each holds a file and its rows in memory).
     pub imports: Arc<tokio::sync::Semaphore>,
+    /// How mail is sent (`None`: this process sends none, as in most tests).
+    pub mailer: Option<Arc<crate::mail::Mailer>>,
+    /// Rung when mail was put in the outbox.
+    pub mail_due: Arc<tokio::sync::Notify>,
+    /// The service's address as its users reach it (links in mail start with it).
+    pub public_url: String,
 }
 
 impl AppState {
@@ -64,6 +70,9 @@ impl AppState {
             metrics: Arc::default(),
             private_database_down: std::sync::Mutex::new(None),
             imports: Arc::new(tokio::sync::Semaphore::new(MAX_IMPORTS_AT_ONCE)),
+            mailer: None,
+            mail_due: Arc::default(),
+            public_url: "http://127.0.0.1:8080".into(),
         }
     }
 

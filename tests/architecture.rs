@@ -15,10 +15,22 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("telemetry", &["config"]),
     ("storage", &["rules", "standings", "auth"]),
     ("live", &["storage", "rules", "auth", "standings"]),
-    ("state", &["live", "storage", "rules", "auth", "metrics"]),
+    ("mail", &["storage"]),
+    (
+        "state",
+        &["live", "storage", "rules", "auth", "metrics", "mail"],
+    ),
     (
         "domain",
-        &["state", "storage", "rules", "auth", "seating", "standings"],
+        &[
+            "state",
+            "storage",
+            "rules",
+            "auth",
+            "seating",
+            "standings",
+            "mail",
+        ],
     ),
     ("error", &["domain"]),
     ("http", &["domain", "error", "auth"]),
@@ -36,6 +48,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "storage",
             "config",
             "telemetry",
+            "mail",
         ],
     ),
     (

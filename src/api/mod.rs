@@ -168,6 +168,8 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(accounts::log_in)
         .service(accounts::current)
         .service(accounts::log_out)
+        .service(accounts::ask_reset)
+        .service(accounts::reset_password)
         .service(clubs::create)
         .service(clubs::show)
         .service(clubs::members)

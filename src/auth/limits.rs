@@ -16,6 +16,11 @@ const LOGIN_PER_ADDRESS: (u32, u32) = (20, 20);
 /// Sign-ups from one address: 10 at once (a club signing up on its first night), then one
 /// every 6 minutes.
 const SIGNUP_PER_ADDRESS: (u32, u32) = (10, 10);
+/// Password reset requests from one address: 10 at once, then 20 an hour.
+const RESET_PER_ADDRESS: (u32, u32) = (10, 20);
+/// Password reset requests for one email, from anywhere: 3 at once, then 6 an hour (a mailbox
+/// is never flooded, whoever asks).
+const RESET_PER_EMAIL: (u32, u32) = (3, 6);
 /// Stateless engine calls per address: 120 at once, then 20 a second.
 const ENGINE_PER_ADDRESS: (u32, u32) = (120, 1200);
 /// Wrong table codes from one address: 20 in 10 minutes, then none until the window ends. Only
@@ -44,6 +49,8 @@ pub struct Limits {
     login_account: DefaultKeyedRateLimiter<(String, Option<IpAddr>)>,
     login_address: DefaultKeyedRateLimiter<IpAddr>,
     signup: DefaultKeyedRateLimiter<IpAddr>,
+    reset_address: DefaultKeyedRateLimiter<IpAddr>,
+    reset_email: DefaultKeyedRateLimiter<String>,
     engine: DefaultKeyedRateLimiter<IpAddr>,
     table_code: Failures,
 }
@@ -113,6 +120,8 @@ impl Default for Limits {
             login_account: RateLimiter::keyed(quota(LOGIN_PER_ACCOUNT_AND_ADDRESS)),
             login_address: RateLimiter::keyed(quota(LOGIN_PER_ADDRESS)),
             signup: RateLimiter::keyed(hourly(SIGNUP_PER_ADDRESS)),
+            reset_address: RateLimiter::keyed(hourly(RESET_PER_ADDRESS)),
+            reset_email: RateLimiter::keyed(hourly(RESET_PER_EMAIL)),
             engine: RateLimiter::keyed(quota(ENGINE_PER_ADDRESS)),
             table_code: Failures::default(),
         }
@@ -141,6 +150,20 @@ impl Limits {
         self.signup
             .check_key(&ip)
             .map_err(|n| refuse("sign-ups from this address", n.wait_time_from(now)))
+    }
+
+    /// A password reset asked for `email` from `address`: counted per address and per email
+    /// (known or not, so the answer tells nothing of which addresses have accounts).
+    pub fn password_reset(&self, email: &str, address: Option<IpAddr>) -> Result<(), Refused> {
+        let now = DefaultClock::default().now();
+        if let Some(ip) = address.map(limit_key) {
+            self.reset_address
+                .check_key(&ip)
+                .map_err(|n| refuse("password resets from this address", n.wait_time_from(now)))?;
+        }
+        self.reset_email
+            .check_key(&email.trim().to_lowercase())
+            .map_err(|n| refuse("password resets for this email", n.wait_time_from(now)))
     }
 
     /// Whether an address may still try table codes.

@@ -6,7 +6,8 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::auth::{new_secret, password};
-use crate::domain::{AppState, Error, Result};
+use crate::domain::{AppState, Error, Result, mail};
+use crate::storage::mail::{self as stored_mail, NewMail};
 use crate::storage::users::{self, User};
 
 /// How long a session lasts.
@@ -74,7 +75,12 @@ fn validate_signup(s: &SignUp) -> Result<()> {
             "give a name of 1 to 200 characters",
         ));
     }
-    let n = s.password.chars().count();
+    validate_password(&s.password)
+}
+
+/// A password is 10 to 1000 characters.
+fn validate_password(password: &str) -> Result<()> {
+    let n = password.chars().count();
     if n < 10 {
         return Err(Error::invalid("password", "use at least 10 characters"));
     }
@@ -126,5 +132,160 @@ pub async fn end_session(state: &AppState, token: Option<&str>) -> Result<()> {
     if let Some(t) = token {
         users::delete_session(&state.db, &state.keys.hash(t)).await?;
     }
+    Ok(())
+}
+
+/// How long a password reset link works.
+pub const RESET_MINUTES: i64 = 60;
+
+/// Asking for a password reset: the account's email.
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ResetAsked {
+    #[schema(example = "rose@example.org", max_length = 254)]
+    pub email: String,
+}
+
+/// Setting a new password through a reset link.
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewPassword {
+    /// 10 to 1000 characters.
+    #[schema(example = "a new horse battery", min_length = 10, max_length = 1000)]
+    pub password: String,
+}
+
+/// What a reset request is told, whether or not an account has the address.
+#[derive(Serialize, ToSchema)]
+pub struct ResetTold {
+    #[schema(
+        example = "If an account has this email, a link to choose a new password is on its way. It works once, within an hour."
+    )]
+    pub message: String,
+}
+
+/// The answer to every reset request that is not over a limit.
+pub fn reset_told() -> ResetTold {
+    ResetTold {
+        message: format!(
+            "If an account has this email, a link to choose a new password is on its way. It works once, within {RESET_MINUTES} minutes."
+        ),
+    }
+}
+
+/// Asks for a password reset (rate-limited per `address` and per email). The answer is the same
+/// whether or not an account has the email, and comes as soon: the account is looked up and its
+/// mail written after the answer.
+pub fn ask_reset(
+    state: &std::sync::Arc<AppState>,
+    asked: ResetAsked,
+    address: Option<IpAddr>,
+) -> Result<ResetTold> {
+    let email = asked.email.trim().to_string();
+    if email.chars().count() > 254 || !email.contains('@') {
+        return Err(Error::invalid("email", "this is not an email address"));
+    }
+    state.limits.password_reset(&email, address)?;
+    let state = state.clone();
+    tokio::spawn(async move {
+        if let Err(e) = send_reset(&state, &email).await {
+            tracing::warn!(error = %e, "a password reset mail was not written");
+        }
+    });
+    Ok(reset_told())
+}
+
+/// Writes a reset link's mail for the account with `email`, if there is one.
+async fn send_reset(state: &AppState, email: &str) -> Result<()> {
+    let Some(user) = users::by_email(&state.db, email).await? else {
+        return Ok(());
+    };
+    let token = new_secret("");
+    let link = format!("{}/reset/{token}", state.public_url);
+    let greeting = format!("Hello {},", user.display_name);
+    let paragraphs = [format!(
+        "Someone, we hope you, asked to reset the password of the mah jongg league account {}.",
+        user.email
+    )];
+    let after = [
+        format!(
+            "The link works once, within {RESET_MINUTES} minutes. Choosing a new password logs this account out on every other device."
+        ),
+        "If you did not ask, ignore this message: your password stays as it is.".to_string(),
+    ];
+    let (text_body, html_body) = mail::Letter {
+        greeting: &greeting,
+        paragraphs: &paragraphs,
+        action: Some(("Choose a new password", &link)),
+        after: &after,
+    }
+    .render();
+    let mut tx = state.db.begin().await?;
+    stored_mail::create_reset(
+        &mut tx,
+        &state.keys.hash(&token),
+        user.id,
+        chrono::Utc::now() + chrono::Duration::minutes(RESET_MINUTES),
+    )
+    .await?;
+    mail::enqueue(
+        &mut tx,
+        &NewMail {
+            kind: "password_reset",
+            club_id: None,
+            to_address: user.email.clone(),
+            to_name: Some(user.display_name.clone()),
+            subject: "Choose a new password".into(),
+            text_body,
+            html_body,
+            unsubscribe: None,
+        },
+    )
+    .await?;
+    tx.commit().await?;
+    mail::wake(state);
+    Ok(())
+}
+
+/// The email of the account a reset link opens (to show on its page), if the link still works.
+pub async fn reset_link(state: &AppState, token: &str) -> Result<String> {
+    if token.len() > 200 {
+        return Err(reset_gone());
+    }
+    users_of_reset(state, token).await
+}
+
+async fn users_of_reset(state: &AppState, token: &str) -> Result<String> {
+    stored_mail::reset_user(&state.db, &state.keys.hash(token))
+        .await?
+        .map(|(_, email)| email)
+        .ok_or_else(reset_gone)
+}
+
+fn reset_gone() -> Error {
+    Error::NotFound(format!(
+        "this link to choose a new password was used already, or is more than {RESET_MINUTES} minutes old: ask for a new one"
+    ))
+}
+
+/// Sets a new password through a reset link: the link is used up, and every session of the
+/// account ends but `keep` (the session of whoever set it, when it is that account's).
+pub async fn reset_password(
+    state: &AppState,
+    token: &str,
+    new: NewPassword,
+    keep: Option<&str>,
+) -> Result<()> {
+    if token.len() > 200 {
+        return Err(reset_gone());
+    }
+    validate_password(&new.password)?;
+    // Checked before the slow hash, so a dead link costs nothing.
+    users_of_reset(state, token).await?;
+    let hash = password::hash_password(new.password).await?;
+    let keep = keep.map(|t| state.keys.hash(t));
+    stored_mail::use_reset(&state.db, &state.keys.hash(token), &hash, keep.as_deref())
+        .await?
+        .ok_or_else(reset_gone)?;
     Ok(())
 }

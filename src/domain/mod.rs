@@ -18,6 +18,7 @@ pub mod game_lists;
 pub mod games;
 pub mod imports;
 pub mod leagues;
+pub mod mail;
 pub mod members;
 pub mod nights;
 pub mod paging;

@@ -1,11 +1,11 @@
-//! Log in, sign up, log out.
+//! Log in, sign up, log out, and a forgotten password.
 
 use actix_web::{HttpRequest, HttpResponse, get, post, web};
 use askama::Template;
 use serde::Deserialize;
 
 use super::{Ctx, Flash, Page, Posted, redirect};
-use crate::domain::accounts::{self, LogIn, SignUp};
+use crate::domain::accounts::{self, LogIn, NewPassword, ResetAsked, SignUp};
 use crate::domain::{AppState, Error};
 use crate::error::AppError;
 use crate::http::{peer, session_cookie, session_removal, session_token};
@@ -172,8 +172,121 @@ async fn logout(
     Ok(res)
 }
 
+#[derive(Template)]
+#[template(path = "pages/forgot.html")]
+struct ForgotPage {
+    ctx: Ctx,
+}
+
+#[get("/forgot")]
+async fn forgot_form(page: Page) -> Result<HttpResponse, AppError> {
+    page.render(ForgotPage {
+        ctx: page.ctx.clone(),
+    })
+}
+
+#[derive(Deserialize)]
+struct ForgotForm {
+    email: String,
+}
+
+#[post("/forgot")]
+async fn forgot(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    posted: Posted<ForgotForm>,
+) -> Result<HttpResponse, AppError> {
+    let asked = ResetAsked {
+        email: posted.form.email,
+    };
+    match accounts::ask_reset(&state.clone().into_inner(), asked, peer(&req)) {
+        Ok(told) => Ok(redirect(
+            "/forgot",
+            Some(Flash {
+                ok: true,
+                text: told.message,
+            }),
+        )),
+        Err(e @ Error::Internal(_)) => Err(e.into()),
+        Err(e) => Ok(redirect(
+            "/forgot",
+            Some(Flash {
+                ok: false,
+                text: e.message(),
+            }),
+        )),
+    }
+}
+
+#[derive(Template)]
+#[template(path = "pages/reset.html")]
+struct ResetPage {
+    ctx: Ctx,
+    token: String,
+    /// The account's email while the link works.
+    email: Option<String>,
+    problem: String,
+}
+
+#[get("/reset/{token}")]
+async fn reset_form(
+    state: web::Data<AppState>,
+    page: Page,
+    token: web::Path<String>,
+) -> Result<HttpResponse, AppError> {
+    let (email, problem) = match accounts::reset_link(&state, &token).await {
+        Ok(email) => (Some(email), String::new()),
+        Err(e @ Error::NotFound(_)) => (None, e.message()),
+        Err(e) => return Err(e.into()),
+    };
+    page.render(ResetPage {
+        ctx: page.ctx.clone(),
+        token: token.into_inner(),
+        email,
+        problem,
+    })
+}
+
+#[derive(Deserialize)]
+struct ResetForm {
+    password: String,
+}
+
+#[post("/reset/{token}")]
+async fn reset(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    token: web::Path<String>,
+    posted: Posted<ResetForm>,
+) -> Result<HttpResponse, AppError> {
+    let new = NewPassword {
+        password: posted.form.password,
+    };
+    match accounts::reset_password(&state, &token, new, session_token(&req).as_deref()).await {
+        Ok(()) => Ok(redirect(
+            "/login",
+            Some(Flash {
+                ok: true,
+                text: "Your new password is set, and every other device was logged out. Log in with it.".into(),
+            }),
+        )),
+        Err(e @ Error::Internal(_)) => Err(e.into()),
+        Err(e) => Ok(redirect(
+            &format!("/reset/{}", super::urlencoding_encode(&token)),
+            Some(Flash {
+                ok: false,
+                text: e.message(),
+            }),
+        )),
+    }
+}
+
 pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.service(login_form)
+    cfg.service(forgot_form)
+        .service(forgot)
+        .service(reset_form)
+        .service(reset)
+        .service(login_form)
         .service(login)
         .service(signup_form)
         .service(signup)

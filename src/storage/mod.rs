@@ -10,6 +10,7 @@ pub mod game_pages;
 pub mod games;
 pub mod imports;
 pub mod leagues;
+pub mod mail;
 pub mod names;
 pub mod new_game;
 pub mod nights;

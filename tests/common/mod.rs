@@ -4,6 +4,7 @@
 
 #![allow(dead_code)]
 
+pub mod smtp;
 pub mod sse;
 
 use std::str::FromStr;
@@ -116,6 +117,9 @@ fn serve_on(db: PgPool, own: PgPool, change: impl FnOnce(&mut Settings)) -> Test
         metrics_token: None,
         cache_mb: None,
         streams_per_address: 64,
+        smtp_url: None,
+        mail_from: "League <league@example.org>".into(),
+        public_url: None,
     };
     change(&mut settings);
     let app = Application::build(&settings, own).expect("build the app");

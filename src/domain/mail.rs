@@ -1,0 +1,162 @@
+//! Club mail: messages written to the outbox in PostgreSQL with what they are about, and a worker
+//! that sends them over SMTP (`--smtp-url`) or, with no SMTP server set, writes each as an `.eml`
+//! file in `<data-dir>/mail/`. A message is sent once: leased by one worker at a time, marked
+//! sent when the server took it, tried again with backoff while the server is away (kept across
+//! restarts), and marked failed after two days of trying (an organizer sees it in the club's mail
+//! log).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::domain::{AppState, Error, Result};
+pub use crate::mail::{header_text, html_escape};
+use crate::storage::mail::{self as stored, NewMail};
+
+/// Messages leased at once by one worker.
+const BATCH: i64 = 20;
+/// How long a leased message is another worker's to leave alone.
+const LEASE_SECS: i64 = 120;
+/// Waits before the next try, by tries made so far; the last is repeated until `GIVE_UP_AFTER`.
+const BACKOFF_SECS: [i64; 7] = [10, 30, 60, 300, 900, 1800, 3600];
+/// After this long since the first try, a message is marked failed.
+const GIVE_UP_AFTER: chrono::Duration = chrono::Duration::hours(48);
+
+/// A message in a plain layout: greeting, paragraphs, one button-like link, and a closing line.
+pub struct Letter<'a> {
+    pub greeting: &'a str,
+    pub paragraphs: &'a [String],
+    pub action: Option<(&'a str, &'a str)>,
+    pub after: &'a [String],
+}
+
+impl Letter<'_> {
+    /// The plain text and the HTML of the letter.
+    pub fn render(&self) -> (String, String) {
+        let mut text = format!("{}\n\n", self.greeting);
+        let mut html = format!(
+            "<!doctype html><html lang=\"en\"><body style=\"font-family: sans-serif; line-height: 1.5\">\n<p>{}</p>\n",
+            html_escape(self.greeting)
+        );
+        for p in self.paragraphs {
+            text.push_str(p);
+            text.push_str("\n\n");
+            html.push_str(&format!("<p>{}</p>\n", html_escape(p)));
+        }
+        if let Some((label, url)) = self.action {
+            text.push_str(&format!("{label}:\n{url}\n\n"));
+            html.push_str(&format!(
+                "<p><a href=\"{0}\" style=\"display: inline-block; padding: .6em 1.2em; background: #1f5f8b; color: #fff; text-decoration: none; border-radius: .3em\">{1}</a></p>\n<p>Or open this address: {0}</p>\n",
+                html_escape(url),
+                html_escape(label)
+            ));
+        }
+        for p in self.after {
+            text.push_str(p);
+            text.push_str("\n\n");
+            html.push_str(&format!("<p>{}</p>\n", html_escape(p)));
+        }
+        html.push_str("</body></html>\n");
+        (text.trim_end().to_string() + "\n", html)
+    }
+}
+
+/// Puts `m` in the outbox (in `conn`'s transaction) and wakes the worker once it is committed.
+pub async fn enqueue(conn: &mut sqlx::PgConnection, m: &NewMail) -> Result<i64> {
+    Ok(stored::enqueue(conn, m).await?)
+}
+
+/// Wakes this process's mail worker (after a transaction that put mail in the outbox).
+pub fn wake(state: &AppState) {
+    state.mail_due.notify_one();
+}
+
+/// When to try a message again after `tries` failed tries, first tried at `first`: `None` once
+/// it has been tried for `GIVE_UP_AFTER`.
+fn next_try(
+    tries: i32,
+    first: chrono::DateTime<chrono::Utc>,
+    now: chrono::DateTime<chrono::Utc>,
+) -> Option<chrono::DateTime<chrono::Utc>> {
+    if now - first >= GIVE_UP_AFTER {
+        return None;
+    }
+    let i = (tries.max(1) as usize - 1).min(BACKOFF_SECS.len() - 1);
+    Some(now + chrono::Duration::seconds(BACKOFF_SECS[i]))
+}
+
+/// One pass over the due messages: how many were leased.
+async fn pass(state: &AppState, mailer: &crate::mail::Mailer) -> Result<usize> {
+    let due = stored::lease_due(&state.db, BATCH, LEASE_SECS).await?;
+    for m in &due {
+        match mailer.send(m).await {
+            Ok(()) => stored::mark_sent(&state.db, m.id, m.lease_token).await?,
+            Err(error) => {
+                let retry = next_try(m.attempts + 1, m.created_at, chrono::Utc::now());
+                tracing::warn!(to = %m.to_address, kind = %m.kind, error = %error,
+                    retry_at = ?retry, "mail not sent");
+                stored::mark_failed(&state.db, m.id, m.lease_token, &error, retry).await?;
+            }
+        }
+    }
+    Ok(due.len())
+}
+
+/// Sends what the outbox holds, as it comes and at least every 2 s (a message written by another
+/// process, or due again after a failure).
+pub async fn run_worker(state: Arc<AppState>) {
+    let Some(mailer) = state.mailer.clone() else {
+        return;
+    };
+    loop {
+        let _ = tokio::time::timeout(Duration::from_secs(2), state.mail_due.notified()).await;
+        loop {
+            let work = match stored::any_due(&state.db).await {
+                Ok(false) => break,
+                Ok(true) => pass(&state, &mailer).await,
+                Err(e) => Err(Error::from(e)),
+            };
+            match work {
+                Ok(n) if n as i64 == BATCH => continue,
+                Ok(_) => break,
+                Err(e) => {
+                    tracing::warn!(error = %e, "mail paused by a database error");
+                    tokio::time::sleep(Duration::from_secs(2)).await;
+                    break;
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tries_back_off_then_stop_after_two_days() {
+        let first = chrono::Utc::now();
+        let at = |tries, after_secs: i64| {
+            let now = first + chrono::Duration::seconds(after_secs);
+            next_try(tries, first, now).map(|t| (t - now).num_seconds())
+        };
+        assert_eq!(at(1, 0), Some(10));
+        assert_eq!(at(2, 10), Some(30));
+        assert_eq!(at(7, 4000), Some(3600));
+        assert_eq!(at(40, 47 * 3600), Some(3600));
+        assert_eq!(at(41, 48 * 3600), None);
+    }
+
+    #[test]
+    fn a_letter_escapes_what_it_is_given() {
+        let (text, html) = Letter {
+            greeting: "Hello <Ann>,",
+            paragraphs: &["Tea & tiles".into()],
+            action: Some(("Open", "https://example.org/?a=1&b=2")),
+            after: &[],
+        }
+        .render();
+        assert!(text.contains("Hello <Ann>,") && text.contains("https://example.org/?a=1&b=2"));
+        assert!(html.contains("Hello &lt;Ann&gt;,") && html.contains("Tea &amp; tiles"));
+        assert!(html.contains("href=\"https://example.org/?a=1&amp;b=2\""));
+    }
+}

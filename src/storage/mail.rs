@@ -1,0 +1,220 @@
+//! The mail outbox and password resets.
+
+use chrono::{DateTime, Utc};
+use sqlx::{PgConnection, PgPool};
+
+/// A message to send, as the outbox keeps it.
+#[derive(Debug, Clone)]
+pub struct NewMail {
+    pub kind: &'static str,
+    pub club_id: Option<i64>,
+    pub to_address: String,
+    pub to_name: Option<String>,
+    pub subject: String,
+    pub text_body: String,
+    pub html_body: String,
+    /// The one-click unsubscribe URL of a message sent to many.
+    pub unsubscribe: Option<String>,
+}
+
+/// A message leased for sending.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct QueuedMail {
+    pub id: i64,
+    pub kind: String,
+    pub to_address: String,
+    pub to_name: Option<String>,
+    pub subject: String,
+    pub text_body: String,
+    pub html_body: String,
+    pub unsubscribe: Option<String>,
+    pub attempts: i32,
+    pub lease_token: uuid::Uuid,
+    pub created_at: DateTime<Utc>,
+}
+
+/// A message as an organizer sees it in the club's mail log.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct MailLine {
+    pub id: i64,
+    pub kind: String,
+    pub to_address: String,
+    pub subject: String,
+    pub status: String,
+    pub attempts: i32,
+    pub last_error: Option<String>,
+    pub retry_at: DateTime<Utc>,
+    pub sent_at: Option<DateTime<Utc>>,
+    pub created_at: DateTime<Utc>,
+}
+
+/// Puts a message in the outbox (in the caller's transaction, with what it is about).
+pub async fn enqueue(conn: &mut PgConnection, m: &NewMail) -> sqlx::Result<i64> {
+    sqlx::query_scalar(
+        "INSERT INTO mail_outbox (kind, club_id, to_address, to_name, subject, text_body, html_body, unsubscribe) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id",
+    )
+    .bind(m.kind)
+    .bind(m.club_id)
+    .bind(&m.to_address)
+    .bind(&m.to_name)
+    .bind(&m.subject)
+    .bind(&m.text_body)
+    .bind(&m.html_body)
+    .bind(&m.unsubscribe)
+    .fetch_one(conn)
+    .await
+}
+
+/// Whether any message is due now.
+pub async fn any_due(pool: &PgPool) -> sqlx::Result<bool> {
+    sqlx::query_scalar(
+        "SELECT EXISTS (SELECT 1 FROM mail_outbox WHERE status = 'pending' AND retry_at <= now() \
+         AND (leased_until IS NULL OR leased_until < now()))",
+    )
+    .fetch_one(pool)
+    .await
+}
+
+/// Leases up to `n` due messages for `lease_secs` (another instance skips them meanwhile).
+pub async fn lease_due(pool: &PgPool, n: i64, lease_secs: i64) -> sqlx::Result<Vec<QueuedMail>> {
+    sqlx::query_as(
+        "WITH due AS ( \
+             SELECT id FROM mail_outbox \
+             WHERE status = 'pending' AND retry_at <= now() \
+               AND (leased_until IS NULL OR leased_until < now()) \
+             ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED) \
+         UPDATE mail_outbox m SET leased_until = now() + make_interval(secs => $2), \
+                lease_token = gen_random_uuid() \
+         FROM due WHERE m.id = due.id \
+         RETURNING m.id, m.kind, m.to_address, m.to_name, m.subject, m.text_body, m.html_body, \
+                   m.unsubscribe, m.attempts, m.lease_token, m.created_at",
+    )
+    .bind(n)
+    .bind(lease_secs as f64)
+    .fetch_all(pool)
+    .await
+}
+
+/// The message was accepted by the SMTP server (or written to its file).
+pub async fn mark_sent(pool: &PgPool, id: i64, lease: uuid::Uuid) -> sqlx::Result<()> {
+    sqlx::query(
+        "UPDATE mail_outbox SET status = 'sent', sent_at = now(), attempts = attempts + 1, \
+         leased_until = NULL, last_error = NULL WHERE id = $1 AND lease_token = $2",
+    )
+    .bind(id)
+    .bind(lease)
+    .execute(pool)
+    .await?;
+    Ok(())
+}
+
+/// Sending failed: tried again at `retry_at`, or given up (`failed`) when `retry_at` is `None`.
+pub async fn mark_failed(
+    pool: &PgPool,
+    id: i64,
+    lease: uuid::Uuid,
+    error: &str,
+    retry_at: Option<DateTime<Utc>>,
+) -> sqlx::Result<()> {
+    sqlx::query(
+        "UPDATE mail_outbox SET attempts = attempts + 1, last_error = $3, leased_until = NULL, \
+         status = CASE WHEN $4::timestamptz IS NULL THEN 'failed' ELSE 'pending' END, \
+         retry_at = COALESCE($4, retry_at) WHERE id = $1 AND lease_token = $2",
+    )
+    .bind(id)
+    .bind(lease)
+    .bind(error)
+    .bind(retry_at)
+    .execute(pool)
+    .await?;
+    Ok(())
+}
+
+/// Messages waiting to be sent (for the metrics).
+pub async fn pending_count(pool: &PgPool) -> sqlx::Result<i64> {
+    sqlx::query_scalar("SELECT count(*) FROM mail_outbox WHERE status = 'pending'")
+        .fetch_one(pool)
+        .await
+}
+
+/// The club's latest messages, newest first.
+pub async fn club_log(pool: &PgPool, club_id: i64, limit: i64) -> sqlx::Result<Vec<MailLine>> {
+    sqlx::query_as(
+        "SELECT id, kind, to_address, subject, status, attempts, last_error, retry_at, sent_at, created_at \
+         FROM mail_outbox WHERE club_id = $1 ORDER BY id DESC LIMIT $2",
+    )
+    .bind(club_id)
+    .bind(limit)
+    .fetch_all(pool)
+    .await
+}
+
+/// Keeps a password reset token's hash, valid until `expires_at`.
+pub async fn create_reset(
+    conn: &mut PgConnection,
+    token_hash: &str,
+    user_id: i64,
+    expires_at: DateTime<Utc>,
+) -> sqlx::Result<()> {
+    sqlx::query(
+        "INSERT INTO password_resets (token_hash, user_id, expires_at) VALUES ($1, $2, $3)",
+    )
+    .bind(token_hash)
+    .bind(user_id)
+    .bind(expires_at)
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// The account a reset token opens, if it is unused and unexpired.
+pub async fn reset_user(pool: &PgPool, token_hash: &str) -> sqlx::Result<Option<(i64, String)>> {
+    sqlx::query_as(
+        "SELECT u.id, u.email FROM password_resets r JOIN users u ON u.id = r.user_id \
+         WHERE r.token_hash = $1 AND r.used_at IS NULL AND r.expires_at > now()",
+    )
+    .bind(token_hash)
+    .fetch_optional(pool)
+    .await
+}
+
+/// Uses a reset token: sets the account's password, uses up every reset of the account and ends
+/// its sessions but `keep` (the session of whoever reset it, if theirs). `None` when the token is
+/// used, expired or unknown.
+pub async fn use_reset(
+    pool: &PgPool,
+    token_hash: &str,
+    password_hash: &str,
+    keep: Option<&str>,
+) -> sqlx::Result<Option<i64>> {
+    let mut tx = pool.begin().await?;
+    let user: Option<i64> = sqlx::query_scalar(
+        "UPDATE password_resets SET used_at = now() \
+         WHERE token_hash = $1 AND used_at IS NULL AND expires_at > now() RETURNING user_id",
+    )
+    .bind(token_hash)
+    .fetch_optional(&mut *tx)
+    .await?;
+    let Some(user) = user else {
+        return Ok(None);
+    };
+    sqlx::query(
+        "UPDATE password_resets SET used_at = now() WHERE user_id = $1 AND used_at IS NULL",
+    )
+    .bind(user)
+    .execute(&mut *tx)
+    .await?;
+    sqlx::query("UPDATE users SET password_hash = $2 WHERE id = $1")
+        .bind(user)
+        .bind(password_hash)
+        .execute(&mut *tx)
+        .await?;
+    sqlx::query("DELETE FROM sessions WHERE user_id = $1 AND token_hash IS DISTINCT FROM $2")
+        .bind(user)
+        .bind(keep)
+        .execute(&mut *tx)
+        .await?;
+    tx.commit().await?;
+    Ok(Some(user))
+}

@@ -1,0 +1,266 @@
+//! Club mail through a real SMTP server (the suite's own, `common::smtp`): a forgotten password
+//! reset through the mailed link, the same answer for unknown addresses, mail kept while the
+//! SMTP server is away, and `.eml` files when no SMTP server is set.
+
+mod common;
+
+use std::time::Duration;
+
+use common::smtp::SmtpSink;
+use common::{PASSWORD, TestApp, csrf_of, signed_up, spawn_app_with};
+use mahjong_league::config::Secret;
+use serde_json::{Value, json};
+
+async fn app_mailing_to(sink: &SmtpSink) -> TestApp {
+    let url = sink.url();
+    spawn_app_with(move |s| s.smtp_url = Some(Secret::new(url))).await
+}
+
+async fn ask_reset(app: &TestApp, email: &str) -> (u16, Value) {
+    let res = reqwest::Client::new()
+        .post(app.url("/api/v1/password-resets"))
+        .json(&json!({ "email": email }))
+        .send()
+        .await
+        .unwrap();
+    (res.status().as_u16(), res.json().await.unwrap())
+}
+
+async fn log_in(app: &TestApp, client: &reqwest::Client, password: &str) -> u16 {
+    client
+        .post(app.url("/api/v1/session"))
+        .json(&json!({ "email": "rose@example.org", "password": password }))
+        .send()
+        .await
+        .unwrap()
+        .status()
+        .as_u16()
+}
+
+fn browser() -> reqwest::Client {
+    reqwest::Client::builder()
+        .cookie_store(true)
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn a_forgotten_password_is_reset_through_the_mailed_link() {
+    let sink = SmtpSink::start().await;
+    let app = app_mailing_to(&sink).await;
+    // Rose is logged in on two devices.
+    let phone = signed_up(&app, "rose@example.org").await;
+    let laptop = browser();
+    assert_eq!(log_in(&app, &laptop, PASSWORD).await, 200);
+
+    // An unknown address and a known one get the same answer; only the known one gets mail.
+    let unknown = ask_reset(&app, "nobody@example.org").await;
+    let known = ask_reset(&app, "ROSE@example.org").await;
+    assert_eq!(unknown, known);
+    assert_eq!(known.0, 202);
+    assert!(
+        known.1["message"]
+            .as_str()
+            .unwrap()
+            .contains("within 60 minutes"),
+        "{known:?}"
+    );
+    let got = sink.wait_for(1).await;
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    assert_eq!(sink.messages().len(), 1, "no mail for an unknown address");
+    let mail = &got[0];
+    assert_eq!(mail.to, ["rose@example.org"]);
+    assert_eq!(mail.from, "league@example.org");
+    let parsed = mail.parsed();
+    assert_eq!(parsed.subject(), Some("Choose a new password"));
+    assert!(
+        parsed.header("List-Unsubscribe").is_none(),
+        "sent to one person"
+    );
+    let text = mail.text();
+    assert!(
+        text.contains("rose@example.org") && text.contains("within 60 minutes"),
+        "{text}"
+    );
+    assert!(mail.html().contains("Choose a new password</a>"));
+    let link = mail.link("/reset/");
+    assert!(link.starts_with(&app.address), "{link} is on the service");
+
+    // The link, followed in a browser: the page names the account, and its form sets the
+    // password.
+    let browser = browser();
+    let page = browser
+        .get(&link)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(page.contains("rose@example.org"), "{page}");
+    let path = link.trim_start_matches(&app.address).to_string();
+    let res = browser
+        .post(&link)
+        .form(&[
+            ("csrf", csrf_of(&page).as_str()),
+            ("password", "tiles and tea 2027"),
+        ])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 303);
+    assert_eq!(res.headers()["location"], "/login");
+
+    // The old password no longer works, the new one does, and both devices were logged out.
+    for device in [&phone, &laptop] {
+        let me = device.get(app.url("/api/v1/session")).send().await.unwrap();
+        assert_eq!(me.status(), 401, "every other session ended");
+    }
+    assert_eq!(log_in(&app, &browser, PASSWORD).await, 401);
+    assert_eq!(log_in(&app, &browser, "tiles and tea 2027").await, 200);
+
+    // The link works once: the page and the API say so in words.
+    let again = browser
+        .get(&link)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(again.contains("was used already"), "{again}");
+    let token = path.trim_start_matches("/reset/");
+    let res = reqwest::Client::new()
+        .post(app.url(&format!("/api/v1/password-resets/{token}")))
+        .json(&json!({ "password": "another long one" }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 404);
+    let problem: Value = res.json().await.unwrap();
+    assert!(
+        problem["detail"]
+            .as_str()
+            .unwrap()
+            .contains("ask for a new one")
+    );
+}
+
+#[tokio::test]
+async fn resets_are_limited_per_email_whoever_asks_and_links_expire() {
+    let sink = SmtpSink::start().await;
+    let app = app_mailing_to(&sink).await;
+    signed_up(&app, "rose@example.org").await;
+    for _ in 0..3 {
+        assert_eq!(ask_reset(&app, "rose@example.org").await.0, 202);
+    }
+    let (status, problem) = ask_reset(&app, "Rose@Example.org").await;
+    assert_eq!(status, 429, "{problem}");
+    assert!(
+        problem["detail"]
+            .as_str()
+            .unwrap()
+            .contains("for this email")
+    );
+    // The same for an address with no account: the limit tells nothing.
+    for _ in 0..3 {
+        assert_eq!(ask_reset(&app, "nobody@example.org").await.0, 202);
+    }
+    assert_eq!(ask_reset(&app, "nobody@example.org").await.0, 429);
+    assert_eq!(ask_reset(&app, "not an address").await.0, 422);
+
+    // A link older than an hour no longer works.
+    let mails = sink.wait_for(3).await;
+    sqlx::query("UPDATE password_resets SET expires_at = now() - interval '1 second'")
+        .execute(&app.db)
+        .await
+        .unwrap();
+    let link = mails[0].link("/reset/");
+    let page = browser()
+        .get(&link)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(page.contains("more than 60 minutes old"), "{page}");
+}
+
+#[tokio::test]
+async fn mail_written_while_the_smtp_server_is_away_arrives_once_when_it_is_back() {
+    let mut sink = SmtpSink::start().await;
+    sink.stop();
+    let app = app_mailing_to(&sink).await;
+    signed_up(&app, "rose@example.org").await;
+    assert_eq!(ask_reset(&app, "rose@example.org").await.0, 202);
+    // Tried, refused, kept with the reason.
+    let mut tried = None;
+    for _ in 0..100 {
+        let row: Option<(String, i32, Option<String>)> = sqlx::query_as(
+            "SELECT status, attempts, last_error FROM mail_outbox WHERE attempts > 0",
+        )
+        .fetch_optional(&app.db)
+        .await
+        .unwrap();
+        if row.is_some() {
+            tried = row;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let (status, attempts, error) = tried.expect("a try while the server is away");
+    assert_eq!((status.as_str(), attempts), ("pending", 1));
+    assert!(error.is_some_and(|e| !e.is_empty()));
+    assert!(sink.messages().is_empty());
+
+    // The server is back; the next try (its backoff cut short here) delivers it, once.
+    sink.restart().await;
+    sqlx::query("UPDATE mail_outbox SET retry_at = now()")
+        .execute(&app.db)
+        .await
+        .unwrap();
+    let got = sink.wait_for(1).await;
+    assert_eq!(got[0].to, ["rose@example.org"]);
+    tokio::time::sleep(Duration::from_millis(4500)).await;
+    assert_eq!(sink.messages().len(), 1, "delivered once");
+    let (status, attempts): (String, i32) =
+        sqlx::query_as("SELECT status, attempts FROM mail_outbox")
+            .fetch_one(&app.db)
+            .await
+            .unwrap();
+    assert_eq!((status.as_str(), attempts), ("sent", 2));
+}
+
+#[tokio::test]
+async fn without_an_smtp_server_each_message_is_an_eml_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let data_dir = dir.path().to_path_buf();
+    let app = spawn_app_with(move |s| s.data_dir = data_dir).await;
+    signed_up(&app, "rose@example.org").await;
+    assert_eq!(ask_reset(&app, "rose@example.org").await.0, 202);
+    let mail_dir = dir.path().join("mail");
+    let mut file = None;
+    for _ in 0..100 {
+        if let Some(entry) = std::fs::read_dir(&mail_dir)
+            .ok()
+            .and_then(|mut d| d.next())
+            .and_then(Result::ok)
+        {
+            file = Some(entry.path());
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let file = file.expect("an .eml file in <data-dir>/mail");
+    assert!(file.to_string_lossy().ends_with("-password_reset.eml"));
+    let bytes = std::fs::read(&file).unwrap();
+    let parsed = mail_parser::MessageParser::default().parse(&bytes).unwrap();
+    assert_eq!(
+        parsed.to().unwrap().first().unwrap().address(),
+        Some("rose@example.org")
+    );
+    let text = parsed.body_text(0).unwrap();
+    assert!(text.contains(&format!("{}/reset/", app.address)), "{text}");
+}
