@@ -21,6 +21,8 @@ pub struct Metrics {
     pub standings_reads: IntCounterVec,
     pub event_streams_open: IntGauge,
     pub webhook_outbox_pending: IntGauge,
+    /// Mail in the outbox by status: `pending` (waiting or being retried) and `failed`.
+    pub mail_outbox: IntGaugeVec,
     /// Connections of each pool (`requests`, `game_entry`) by state (`idle`, `in_use`).
     pub db_pool_connections: IntGaugeVec,
     /// What each cache holds (estimated bytes), within `--cache-mb`.
@@ -71,6 +73,14 @@ impl Default for Metrics {
             "Webhook deliveries not yet delivered (every instance's)",
         )
         .expect("a valid metric");
+        let mail_outbox = IntGaugeVec::new(
+            Opts::new(
+                "mahjong_mail_outbox",
+                "Mail not sent: pending (waiting or being retried) or failed (given up), every instance's",
+            ),
+            &["status"],
+        )
+        .expect("a valid metric");
         let db_pool_connections = IntGaugeVec::new(
             Opts::new(
                 "mahjong_db_pool_connections",
@@ -94,6 +104,7 @@ impl Default for Metrics {
             Box::new(standings_reads.clone()),
             Box::new(event_streams_open.clone()),
             Box::new(webhook_outbox_pending.clone()),
+            Box::new(mail_outbox.clone()),
             Box::new(db_pool_connections.clone()),
             Box::new(cache_bytes.clone()),
         ] {
@@ -110,6 +121,7 @@ impl Default for Metrics {
             standings_reads,
             event_streams_open,
             webhook_outbox_pending,
+            mail_outbox,
             db_pool_connections,
             cache_bytes,
         }

@@ -214,6 +214,11 @@ async fn mail_written_while_the_smtp_server_is_away_arrives_once_when_it_is_back
     assert_eq!((status.as_str(), attempts), ("pending", 1));
     assert!(error.is_some_and(|e| !e.is_empty()));
     assert!(sink.messages().is_empty());
+    let metrics = app.get("/metrics").await.text().await.unwrap();
+    assert!(
+        metrics.contains("mahjong_mail_outbox{status=\"pending\"} 1"),
+        "{metrics}"
+    );
 
     // The server is back; the next try (its backoff cut short here) delivers it, once.
     sink.restart().await;
@@ -231,6 +236,11 @@ async fn mail_written_while_the_smtp_server_is_away_arrives_once_when_it_is_back
             .await
             .unwrap();
     assert_eq!((status.as_str(), attempts), ("sent", 2));
+    let metrics = app.get("/metrics").await.text().await.unwrap();
+    assert!(
+        metrics.contains("mahjong_mail_outbox{status=\"pending\"} 0"),
+        "{metrics}"
+    );
 }
 
 #[tokio::test]

@@ -46,6 +46,7 @@ async fn metrics_move_as_the_service_is_used() {
         "mahjong_games_recorded_total",
         "mahjong_event_streams_open",
         "mahjong_webhook_outbox_pending",
+        "mahjong_mail_outbox{status=\"failed\"} 0",
         "mahjong_db_pool_connections{pool=\"requests\",state=\"idle\"}",
         "mahjong_db_pool_connections{pool=\"game_entry\",state=\"in_use\"}",
         "mahjong_standings_cache_total{result=\"hit\"}",

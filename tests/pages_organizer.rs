@@ -698,6 +698,9 @@ async fn every_page_fits_a_phone_and_a_tablet_and_passes_axe() {
         "/code".into(),
         "/login".into(),
         "/signup".into(),
+        "/account".into(),
+        "/forgot".into(),
+        "/reset/no-such-link".into(),
     ];
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/screenshots");
     std::fs::create_dir_all(&dir).unwrap();

@@ -1,12 +1,15 @@
 //! Sign up, log in, log out, and password resets.
 
-use actix_web::{HttpRequest, HttpResponse, delete, get, post, web};
+use actix_web::{HttpRequest, HttpResponse, delete, get, patch, post, put, web};
 
 use crate::api::json::ValidJson;
 use crate::domain::accounts::{self, LogIn, NewPassword, ResetAsked, ResetTold, SignUp, UserView};
+use crate::domain::your_account::{
+    self, AccountView, EmailChange, EmailTold, Leaving, PasswordChange, Rename,
+};
 use crate::domain::{AppState, Caller};
 use crate::error::AppError;
-use crate::http::{peer, session_cookie, session_removal, session_token};
+use crate::http::{peer, session_cookie, session_removal, session_token, user_agent};
 
 /// Create an account; the response also logs it in.
 #[utoipa::path(tag = "accounts", request_body = SignUp,
@@ -19,7 +22,7 @@ pub async fn sign_up(
     req: HttpRequest,
     body: ValidJson<SignUp>,
 ) -> Result<HttpResponse, AppError> {
-    let session = accounts::register(&state, body.0, peer(&req)).await?;
+    let session = accounts::register(&state, body.0, peer(&req), user_agent(&req)).await?;
     Ok(HttpResponse::Created()
         .cookie(session_cookie(&req, &session))
         .json(UserView::from(session.user)))
@@ -36,7 +39,7 @@ pub async fn log_in(
     req: HttpRequest,
     body: ValidJson<LogIn>,
 ) -> Result<HttpResponse, AppError> {
-    let session = accounts::authenticate(&state, body.0, peer(&req)).await?;
+    let session = accounts::authenticate(&state, body.0, peer(&req), user_agent(&req)).await?;
     Ok(HttpResponse::Ok()
         .cookie(session_cookie(&req, &session))
         .json(UserView::from(session.user)))
@@ -95,4 +98,137 @@ pub async fn reset_password(
 ) -> Result<HttpResponse, AppError> {
     accounts::reset_password(&state, &token, body.0, session_token(&req).as_deref()).await?;
     Ok(HttpResponse::NoContent().finish())
+}
+
+/// Your account: name, email, clubs with your role, and your sessions.
+#[utoipa::path(tag = "accounts", responses((status = 200, body = AccountView), (status = 401, body = crate::error::Problem, content_type = "application/problem+json")))]
+#[get("/api/v1/account")]
+pub async fn account(
+    state: web::Data<AppState>,
+    caller: Caller,
+    req: HttpRequest,
+) -> Result<HttpResponse, AppError> {
+    let view = your_account::show(&state, &caller, session_token(&req).as_deref()).await?;
+    Ok(HttpResponse::Ok().json(view))
+}
+
+/// Change your display name.
+#[utoipa::path(tag = "accounts", request_body = Rename,
+    responses((status = 204, description = "Renamed"), (status = 401, body = crate::error::Problem, content_type = "application/problem+json"),
+              (status = 422, body = crate::error::Problem, content_type = "application/problem+json")))]
+#[patch("/api/v1/account")]
+pub async fn rename(
+    state: web::Data<AppState>,
+    caller: Caller,
+    body: ValidJson<Rename>,
+) -> Result<HttpResponse, AppError> {
+    your_account::rename(&state, &caller, body.0).await?;
+    Ok(HttpResponse::NoContent().finish())
+}
+
+/// Change your password, giving the current one. Every other session ends.
+#[utoipa::path(tag = "accounts", request_body = PasswordChange,
+    responses((status = 204, description = "Changed"), (status = 401, body = crate::error::Problem, content_type = "application/problem+json"),
+              (status = 422, description = "The current password is wrong, or the new one too short or long", body = crate::error::Problem, content_type = "application/problem+json")))]
+#[put("/api/v1/account/password")]
+pub async fn change_password(
+    state: web::Data<AppState>,
+    caller: Caller,
+    req: HttpRequest,
+    body: ValidJson<PasswordChange>,
+) -> Result<HttpResponse, AppError> {
+    your_account::change_password(&state, &caller, body.0, session_token(&req).as_deref()).await?;
+    Ok(HttpResponse::NoContent().finish())
+}
+
+/// Change your email: a link is mailed to the new address, and the account takes it when the
+/// link is followed (`POST /api/v1/account/email/{token}`).
+#[utoipa::path(tag = "accounts", request_body = EmailChange,
+    responses((status = 202, body = EmailTold), (status = 401, body = crate::error::Problem, content_type = "application/problem+json"),
+              (status = 422, body = crate::error::Problem, content_type = "application/problem+json"),
+              (status = 429, body = crate::error::Problem, content_type = "application/problem+json")))]
+#[post("/api/v1/account/email")]
+pub async fn change_email(
+    state: web::Data<AppState>,
+    caller: Caller,
+    body: ValidJson<EmailChange>,
+) -> Result<HttpResponse, AppError> {
+    Ok(HttpResponse::Accepted().json(your_account::change_email(&state, &caller, body.0).await?))
+}
+
+/// Confirm a new email with the token of the mailed link.
+#[utoipa::path(tag = "accounts",
+    params(("token" = String, Path, max_length = 200, description = "The token from the mailed link")),
+    responses((status = 204, description = "The account uses the new address"),
+              (status = 404, description = "The link was used already or is too old", body = crate::error::Problem, content_type = "application/problem+json"),
+              (status = 409, description = "Another account uses the address now", body = crate::error::Problem, content_type = "application/problem+json")))]
+#[post("/api/v1/account/email/{token}")]
+pub async fn confirm_email(
+    state: web::Data<AppState>,
+    token: web::Path<String>,
+) -> Result<HttpResponse, AppError> {
+    your_account::confirm_email(&state, &token).await?;
+    Ok(HttpResponse::NoContent().finish())
+}
+
+/// Log out everywhere else: every session of yours but this one ends.
+#[utoipa::path(tag = "accounts", responses((status = 204, description = "Every other session ended"), (status = 401, body = crate::error::Problem, content_type = "application/problem+json")))]
+#[delete("/api/v1/account/sessions")]
+pub async fn end_other_sessions(
+    state: web::Data<AppState>,
+    caller: Caller,
+    req: HttpRequest,
+) -> Result<HttpResponse, AppError> {
+    your_account::end_other_sessions(&state, &caller, session_token(&req).as_deref()).await?;
+    Ok(HttpResponse::NoContent().finish())
+}
+
+/// End one of your sessions.
+#[utoipa::path(tag = "accounts", params(("id" = i64, Path, minimum = 1)),
+    responses((status = 204, description = "Ended"), (status = 401, body = crate::error::Problem, content_type = "application/problem+json"),
+              (status = 404, body = crate::error::Problem, content_type = "application/problem+json")))]
+#[delete("/api/v1/account/sessions/{id}")]
+pub async fn end_session(
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<i64>,
+) -> Result<HttpResponse, AppError> {
+    your_account::end_session(&state, &caller, *id).await?;
+    Ok(HttpResponse::NoContent().finish())
+}
+
+/// Everything kept about you, as JSON (a download).
+#[utoipa::path(tag = "accounts", responses((status = 200, body = Object), (status = 401, body = crate::error::Problem, content_type = "application/problem+json")))]
+#[get("/api/v1/account/data")]
+pub async fn data(
+    state: web::Data<AppState>,
+    caller: Caller,
+    req: HttpRequest,
+) -> Result<HttpResponse, AppError> {
+    let data = your_account::data(&state, &caller, session_token(&req).as_deref()).await?;
+    Ok(HttpResponse::Ok()
+        .insert_header((
+            actix_web::http::header::CONTENT_DISPOSITION,
+            "attachment; filename=\"my-mahjong-league-data.json\"",
+        ))
+        .json(data))
+}
+
+/// Delete your account, giving your password. Refused (409, naming the clubs) while you are the
+/// only owner of a club.
+#[utoipa::path(tag = "accounts", request_body = Leaving,
+    responses((status = 204, description = "Deleted, and logged out"), (status = 401, body = crate::error::Problem, content_type = "application/problem+json"),
+              (status = 409, description = "You are the only owner of a club", body = crate::error::Problem, content_type = "application/problem+json"),
+              (status = 422, body = crate::error::Problem, content_type = "application/problem+json")))]
+#[delete("/api/v1/account")]
+pub async fn leave(
+    state: web::Data<AppState>,
+    caller: Caller,
+    body: ValidJson<Leaving>,
+) -> Result<HttpResponse, AppError> {
+    your_account::leave(&state, &caller, body.0).await?;
+    Ok(HttpResponse::NoContent()
+        .cookie(session_removal())
+        .insert_header(crate::http::CLEAR_SITE_DATA)
+        .finish())
 }

@@ -7,7 +7,7 @@ use utoipa::ToSchema;
 
 use crate::auth::{new_secret, password};
 use crate::domain::{AppState, Error, Result, mail};
-use crate::storage::mail::{self as stored_mail, NewMail};
+use crate::storage::mail as stored_mail;
 use crate::storage::users::{self, User};
 
 /// How long a session lasts.
@@ -58,16 +58,23 @@ pub struct Session {
     pub token: String,
 }
 
-fn validate_signup(s: &SignUp) -> Result<()> {
-    let email = s.email.trim();
-    if s.email.chars().count() > 254
-        || !email.contains('@')
-        || email.starts_with('@')
-        || email.ends_with('@')
-        || email.contains(char::is_whitespace)
+/// An email address as the service takes one (trimmed): up to 254 characters, one part on each
+/// side of an `@`, no spaces.
+pub fn validate_email(email: &str) -> Result<()> {
+    let trimmed = email.trim();
+    if email.chars().count() > 254
+        || !trimmed.contains('@')
+        || trimmed.starts_with('@')
+        || trimmed.ends_with('@')
+        || trimmed.contains(char::is_whitespace)
     {
         return Err(Error::invalid("email", "this is not an email address"));
     }
+    Ok(())
+}
+
+fn validate_signup(s: &SignUp) -> Result<()> {
+    validate_email(&s.email)?;
     let name = s.display_name.trim();
     if name.is_empty() || s.display_name.chars().count() > 200 {
         return Err(Error::invalid(
@@ -91,15 +98,34 @@ fn validate_password(password: &str) -> Result<()> {
 }
 
 /// A new session for `user`: a new random token, so a session id never survives a login.
-async fn start_session(state: &AppState, user: User) -> Result<Session> {
+async fn start_session(state: &AppState, user: User, agent: Option<&str>) -> Result<Session> {
     let token = new_secret("");
     let expires = chrono::Utc::now() + chrono::Duration::days(SESSION_DAYS);
-    users::create_session(&state.db, &state.keys.hash(&token), user.id, expires).await?;
+    // What the browser says it is, shortened: enough to tell one's devices apart.
+    let agent = agent.map(|a| {
+        crate::mail::header_text(a)
+            .chars()
+            .take(200)
+            .collect::<String>()
+    });
+    users::create_session(
+        &state.db,
+        &state.keys.hash(&token),
+        user.id,
+        expires,
+        agent.as_deref(),
+    )
+    .await?;
     Ok(Session { user, token })
 }
 
 /// Creates an account and its first session (rate-limited per `address`).
-pub async fn register(state: &AppState, s: SignUp, address: Option<IpAddr>) -> Result<Session> {
+pub async fn register(
+    state: &AppState,
+    s: SignUp,
+    address: Option<IpAddr>,
+    agent: Option<&str>,
+) -> Result<Session> {
     state.limits.signup(address)?;
     validate_signup(&s)?;
     let hash = password::hash_password(s.password).await?;
@@ -108,11 +134,16 @@ pub async fn register(state: &AppState, s: SignUp, address: Option<IpAddr>) -> R
         .ok_or_else(|| {
             Error::Conflict("an account with this email exists; log in instead".into())
         })?;
-    start_session(state, user).await
+    start_session(state, user, agent).await
 }
 
 /// Checks a login (rate-limited per account and per `address`) and starts a session.
-pub async fn authenticate(state: &AppState, l: LogIn, address: Option<IpAddr>) -> Result<Session> {
+pub async fn authenticate(
+    state: &AppState,
+    l: LogIn,
+    address: Option<IpAddr>,
+    agent: Option<&str>,
+) -> Result<Session> {
     state.limits.login(l.email.trim(), address)?;
     let found = users::credentials(&state.db, l.email.trim()).await?;
     let (user, hash) = match found {
@@ -124,7 +155,7 @@ pub async fn authenticate(state: &AppState, l: LogIn, address: Option<IpAddr>) -
     let Some(user) = user.filter(|_| ok) else {
         return Err(Error::Unauthorized("wrong email or password".into()));
     };
-    start_session(state, user).await
+    start_session(state, user, agent).await
 }
 
 /// Ends the session whose token this is, if any.
@@ -181,10 +212,8 @@ pub fn ask_reset(
     asked: ResetAsked,
     address: Option<IpAddr>,
 ) -> Result<ResetTold> {
+    validate_email(&asked.email)?;
     let email = asked.email.trim().to_string();
-    if email.chars().count() > 254 || !email.contains('@') {
-        return Err(Error::invalid("email", "this is not an email address"));
-    }
     state.limits.password_reset(&email, address)?;
     let state = state.clone();
     tokio::spawn(async move {
@@ -213,13 +242,12 @@ async fn send_reset(state: &AppState, email: &str) -> Result<()> {
         ),
         "If you did not ask, ignore this message: your password stays as it is.".to_string(),
     ];
-    let (text_body, html_body) = mail::Letter {
+    let letter = mail::Letter {
         greeting: &greeting,
         paragraphs: &paragraphs,
         action: Some(("Choose a new password", &link)),
         after: &after,
-    }
-    .render();
+    };
     let mut tx = state.db.begin().await?;
     stored_mail::create_reset(
         &mut tx,
@@ -228,18 +256,13 @@ async fn send_reset(state: &AppState, email: &str) -> Result<()> {
         chrono::Utc::now() + chrono::Duration::minutes(RESET_MINUTES),
     )
     .await?;
-    mail::enqueue(
+    let to = (user.email.as_str(), user.display_name.as_str());
+    mail::write_to(
         &mut tx,
-        &NewMail {
-            kind: "password_reset",
-            club_id: None,
-            to_address: user.email.clone(),
-            to_name: Some(user.display_name.clone()),
-            subject: "Choose a new password".into(),
-            text_body,
-            html_body,
-            unsubscribe: None,
-        },
+        "password_reset",
+        to,
+        "Choose a new password",
+        letter,
     )
     .await?;
     tx.commit().await?;

@@ -76,6 +76,7 @@ async fn fill(state: &AppState) -> Result<Option<Created>> {
             password: password.clone(),
         },
         None,
+        None,
     )
     .await
     {

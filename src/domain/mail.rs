@@ -65,6 +65,31 @@ pub async fn enqueue(conn: &mut sqlx::PgConnection, m: &NewMail) -> Result<i64> 
     Ok(stored::enqueue(conn, m).await?)
 }
 
+/// A letter to one person, rendered and put in the outbox (in `conn`'s transaction).
+pub async fn write_to(
+    conn: &mut sqlx::PgConnection,
+    kind: &'static str,
+    to: (&str, &str),
+    subject: &str,
+    letter: Letter<'_>,
+) -> Result<i64> {
+    let (text_body, html_body) = letter.render();
+    enqueue(
+        conn,
+        &NewMail {
+            kind,
+            club_id: None,
+            to_address: to.0.to_string(),
+            to_name: Some(to.1.to_string()),
+            subject: subject.to_string(),
+            text_body,
+            html_body,
+            unsubscribe: None,
+        },
+    )
+    .await
+}
+
 /// Wakes this process's mail worker (after a transaction that put mail in the outbox).
 pub fn wake(state: &AppState) {
     state.mail_due.notify_one();
@@ -126,6 +151,11 @@ pub async fn run_worker(state: Arc<AppState>) {
             }
         }
     }
+}
+
+/// Mail not sent: (pending, failed), for the metrics.
+pub async fn outbox_counts(state: &AppState) -> Result<(i64, i64)> {
+    Ok(stored::unsent_counts(&state.db).await?)
 }
 
 #[cfg(test)]

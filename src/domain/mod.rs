@@ -28,6 +28,7 @@ pub mod rounds;
 pub mod schemas;
 pub mod standings;
 pub mod webhooks;
+pub mod your_account;
 
 use serde::Serialize;
 use utoipa::ToSchema;

@@ -50,6 +50,13 @@ pub fn state_of(req: &HttpRequest) -> Result<web::Data<AppState>, AppError> {
 
 /// The client the request came from (the proxy's word for it with `--trust-proxy`; see
 /// `client`).
+/// What the browser says it is (`User-Agent`), to tell a person's sessions apart.
+pub fn user_agent(req: &HttpRequest) -> Option<&str> {
+    req.headers()
+        .get(actix_web::http::header::USER_AGENT)
+        .and_then(|v| v.to_str().ok())
+}
+
 pub fn peer(req: &HttpRequest) -> Option<IpAddr> {
     client::address(req)
 }

@@ -1,4 +1,4 @@
-//! Log in, sign up, log out, and a forgotten password.
+//! Log in, sign up, log out, a forgotten password, and your account.
 
 use actix_web::{HttpRequest, HttpResponse, get, post, web};
 use askama::Template;
@@ -6,9 +6,12 @@ use serde::Deserialize;
 
 use super::{Ctx, Flash, Page, Posted, redirect};
 use crate::domain::accounts::{self, LogIn, NewPassword, ResetAsked, SignUp};
+use crate::domain::your_account::{
+    self, AccountView, EmailChange, Leaving, PasswordChange, Rename,
+};
 use crate::domain::{AppState, Error};
 use crate::error::AppError;
-use crate::http::{peer, session_cookie, session_removal, session_token};
+use crate::http::{peer, session_cookie, session_removal, session_token, user_agent};
 
 #[derive(Template)]
 #[template(path = "pages/login.html")]
@@ -70,7 +73,7 @@ async fn login(
         email: f.email,
         password: f.password,
     };
-    match accounts::authenticate(&state, login, peer(&req)).await {
+    match accounts::authenticate(&state, login, peer(&req), user_agent(&req)).await {
         Ok(session) => {
             let mut res = redirect(
                 &next,
@@ -120,7 +123,7 @@ async fn signup(
         display_name: f.display_name,
         password: f.password,
     };
-    match accounts::register(&state, sign_up, peer(&req)).await {
+    match accounts::register(&state, sign_up, peer(&req), user_agent(&req)).await {
         Ok(session) => {
             let mut res = redirect(
                 "/",
@@ -281,8 +284,261 @@ async fn reset(
     }
 }
 
+#[derive(Template)]
+#[template(path = "pages/account.html")]
+struct AccountPage {
+    ctx: Ctx,
+    account: AccountView,
+    /// The clubs the caller is the only owner of, in words ("" when none).
+    only_owner: String,
+    /// Every club of the caller's, in words.
+    club_names: String,
+}
+
+/// Names in words: "A", "A and B", "A, B and C".
+fn listed(names: &[String]) -> String {
+    match names {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
+#[get("/account")]
+async fn account_page(
+    state: web::Data<AppState>,
+    page: Page,
+    req: HttpRequest,
+) -> Result<HttpResponse, AppError> {
+    if page.caller.user().is_err() {
+        return Ok(redirect("/login?next=/account", None));
+    }
+    let account = your_account::show(&state, &page.caller, session_token(&req).as_deref()).await?;
+    let only: Vec<String> = account
+        .clubs
+        .iter()
+        .filter(|c| c.only_owner)
+        .map(|c| c.name.clone())
+        .collect();
+    let all: Vec<String> = account.clubs.iter().map(|c| c.name.clone()).collect();
+    page.render(AccountPage {
+        ctx: page.ctx.clone(),
+        only_owner: listed(&only),
+        club_names: listed(&all),
+        account,
+    })
+}
+
+/// Back to the account page, saying how an action went.
+fn told(result: Result<String, Error>) -> Result<HttpResponse, AppError> {
+    match result {
+        Ok(text) => Ok(redirect("/account", Some(Flash { ok: true, text }))),
+        Err(e @ Error::Internal(_)) => Err(e.into()),
+        Err(e) => Ok(redirect(
+            "/account",
+            Some(Flash {
+                ok: false,
+                text: e.message(),
+            }),
+        )),
+    }
+}
+
+#[derive(Deserialize)]
+struct NameForm {
+    display_name: String,
+}
+
+#[post("/account/name")]
+async fn account_name(
+    state: web::Data<AppState>,
+    posted: Posted<NameForm>,
+) -> Result<HttpResponse, AppError> {
+    let name = posted.form.display_name.trim().to_string();
+    let rename = Rename {
+        display_name: posted.form.display_name,
+    };
+    told(
+        your_account::rename(&state, &posted.caller, rename)
+            .await
+            .map(|()| format!("Your clubs now see you as {name}.")),
+    )
+}
+
+#[derive(Deserialize)]
+struct PasswordForm {
+    current_password: String,
+    new_password: String,
+}
+
+#[post("/account/password")]
+async fn account_password(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    posted: Posted<PasswordForm>,
+) -> Result<HttpResponse, AppError> {
+    let change = PasswordChange {
+        current_password: posted.form.current_password,
+        new_password: posted.form.new_password,
+    };
+    told(
+        your_account::change_password(
+            &state,
+            &posted.caller,
+            change,
+            session_token(&req).as_deref(),
+        )
+        .await
+        .map(|()| "Your password is changed, and every other device was logged out.".into()),
+    )
+}
+
+#[derive(Deserialize)]
+struct EmailForm {
+    email: String,
+    password: String,
+}
+
+#[post("/account/email")]
+async fn account_email(
+    state: web::Data<AppState>,
+    posted: Posted<EmailForm>,
+) -> Result<HttpResponse, AppError> {
+    let change = EmailChange {
+        email: posted.form.email,
+        password: posted.form.password,
+    };
+    told(
+        your_account::change_email(&state, &posted.caller, change)
+            .await
+            .map(|t| t.message),
+    )
+}
+
+#[derive(Template)]
+#[template(path = "pages/account_email.html")]
+struct EmailLinkPage {
+    ctx: Ctx,
+    token: String,
+    email: Option<String>,
+    problem: String,
+}
+
+#[get("/account/email/{token}")]
+async fn email_link(
+    state: web::Data<AppState>,
+    page: Page,
+    token: web::Path<String>,
+) -> Result<HttpResponse, AppError> {
+    let (email, problem) = match your_account::email_link(&state, &token).await {
+        Ok(email) => (Some(email), String::new()),
+        Err(e @ Error::NotFound(_)) => (None, e.message()),
+        Err(e) => return Err(e.into()),
+    };
+    page.render(EmailLinkPage {
+        ctx: page.ctx.clone(),
+        token: token.into_inner(),
+        email,
+        problem,
+    })
+}
+
+#[post("/account/email/{token}")]
+async fn confirm_email(
+    state: web::Data<AppState>,
+    token: web::Path<String>,
+    _posted: Posted<serde::de::IgnoredAny>,
+) -> Result<HttpResponse, AppError> {
+    match your_account::confirm_email(&state, &token).await {
+        Ok(email) => Ok(redirect(
+            "/",
+            Some(Flash {
+                ok: true,
+                text: format!("Your account now uses {email}: log in and get mail with it."),
+            }),
+        )),
+        Err(e @ Error::Internal(_)) => Err(e.into()),
+        Err(e) => Ok(redirect(
+            &format!("/account/email/{}", super::urlencoding_encode(&token)),
+            Some(Flash {
+                ok: false,
+                text: e.message(),
+            }),
+        )),
+    }
+}
+
+#[post("/account/sessions/end")]
+async fn end_other_sessions(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    posted: Posted<serde::de::IgnoredAny>,
+) -> Result<HttpResponse, AppError> {
+    told(
+        your_account::end_other_sessions(&state, &posted.caller, session_token(&req).as_deref())
+            .await
+            .map(|n| match n {
+                0 => "You were logged in on this device only.".to_string(),
+                1 => "Logged out on 1 other device.".to_string(),
+                n => format!("Logged out on {n} other devices."),
+            }),
+    )
+}
+
+#[post("/account/sessions/{id}/end")]
+async fn end_session(
+    state: web::Data<AppState>,
+    id: web::Path<i64>,
+    posted: Posted<serde::de::IgnoredAny>,
+) -> Result<HttpResponse, AppError> {
+    told(
+        your_account::end_session(&state, &posted.caller, *id)
+            .await
+            .map(|()| "That device is logged out.".into()),
+    )
+}
+
+#[derive(Deserialize)]
+struct LeaveForm {
+    password: String,
+}
+
+#[post("/account/delete")]
+async fn delete_account(
+    state: web::Data<AppState>,
+    posted: Posted<LeaveForm>,
+) -> Result<HttpResponse, AppError> {
+    let leaving = Leaving {
+        password: posted.form.password,
+    };
+    match your_account::leave(&state, &posted.caller, leaving).await {
+        Ok(()) => {
+            let mut res = redirect(
+                "/",
+                Some(Flash {
+                    ok: true,
+                    text: "Your account is deleted.".into(),
+                }),
+            );
+            res.add_cookie(&session_removal())
+                .map_err(AppError::internal)?;
+            Ok(res)
+        }
+        Err(e) => told(Err(e)),
+    }
+}
+
 pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.service(forgot_form)
+    cfg.service(account_page)
+        .service(account_name)
+        .service(account_password)
+        .service(account_email)
+        .service(email_link)
+        .service(confirm_email)
+        .service(end_other_sessions)
+        .service(end_session)
+        .service(delete_account)
+        .service(forgot_form)
         .service(forgot)
         .service(reset_form)
         .service(reset)

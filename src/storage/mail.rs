@@ -131,11 +131,14 @@ pub async fn mark_failed(
     Ok(())
 }
 
-/// Messages waiting to be sent (for the metrics).
-pub async fn pending_count(pool: &PgPool) -> sqlx::Result<i64> {
-    sqlx::query_scalar("SELECT count(*) FROM mail_outbox WHERE status = 'pending'")
-        .fetch_one(pool)
-        .await
+/// Messages not sent: (pending, failed).
+pub async fn unsent_counts(pool: &PgPool) -> sqlx::Result<(i64, i64)> {
+    sqlx::query_as(
+        "SELECT count(*) FILTER (WHERE status = 'pending'), count(*) FILTER (WHERE status = 'failed') \
+         FROM mail_outbox WHERE status <> 'sent'",
+    )
+    .fetch_one(pool)
+    .await
 }
 
 /// The club's latest messages, newest first.

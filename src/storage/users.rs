@@ -62,14 +62,265 @@ pub async fn create_session(
     token_hash: &str,
     user_id: i64,
     expires_at: DateTime<Utc>,
+    user_agent: Option<&str>,
 ) -> sqlx::Result<()> {
-    sqlx::query("INSERT INTO sessions (token_hash, user_id, expires_at) VALUES ($1, $2, $3)")
-        .bind(token_hash)
+    sqlx::query(
+        "INSERT INTO sessions (token_hash, user_id, expires_at, user_agent) VALUES ($1, $2, $3, $4)",
+    )
+    .bind(token_hash)
+    .bind(user_id)
+    .bind(expires_at)
+    .bind(user_agent)
+    .execute(pool)
+    .await?;
+    Ok(())
+}
+
+/// One of a user's live sessions.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct SessionLine {
+    pub id: i64,
+    pub created_at: DateTime<Utc>,
+    pub expires_at: DateTime<Utc>,
+    pub user_agent: Option<String>,
+    /// The session the list was asked from.
+    pub current: bool,
+}
+
+/// The user's live sessions, newest first; `current` marks the one whose hash is `mine`.
+pub async fn sessions_of(
+    pool: &PgPool,
+    user_id: i64,
+    mine: Option<&str>,
+) -> sqlx::Result<Vec<SessionLine>> {
+    sqlx::query_as(
+        "SELECT id, created_at, expires_at, user_agent, token_hash IS NOT DISTINCT FROM $2 AS current \
+         FROM sessions WHERE user_id = $1 AND expires_at > now() ORDER BY created_at DESC, id DESC",
+    )
+    .bind(user_id)
+    .bind(mine)
+    .fetch_all(pool)
+    .await
+}
+
+/// Ends the user's sessions but `keep` (by hash): how many ended.
+pub async fn end_sessions_but(
+    pool: &PgPool,
+    user_id: i64,
+    keep: Option<&str>,
+) -> sqlx::Result<u64> {
+    Ok(
+        sqlx::query("DELETE FROM sessions WHERE user_id = $1 AND token_hash IS DISTINCT FROM $2")
+            .bind(user_id)
+            .bind(keep)
+            .execute(pool)
+            .await?
+            .rows_affected(),
+    )
+}
+
+/// Ends one of the user's sessions, by its id: whether there was one.
+pub async fn end_session_by_id(pool: &PgPool, user_id: i64, id: i64) -> sqlx::Result<bool> {
+    Ok(
+        sqlx::query("DELETE FROM sessions WHERE user_id = $1 AND id = $2")
+            .bind(user_id)
+            .bind(id)
+            .execute(pool)
+            .await?
+            .rows_affected()
+            > 0,
+    )
+}
+
+pub async fn set_display_name(pool: &PgPool, user_id: i64, name: &str) -> sqlx::Result<()> {
+    sqlx::query("UPDATE users SET display_name = $2 WHERE id = $1")
         .bind(user_id)
-        .bind(expires_at)
+        .bind(name)
         .execute(pool)
         .await?;
     Ok(())
+}
+
+/// The user's password hash.
+pub async fn password_hash(pool: &PgPool, user_id: i64) -> sqlx::Result<Option<String>> {
+    sqlx::query_scalar("SELECT password_hash FROM users WHERE id = $1")
+        .bind(user_id)
+        .fetch_optional(pool)
+        .await
+}
+
+/// Sets the user's password and ends their sessions but `keep`.
+pub async fn set_password(
+    pool: &PgPool,
+    user_id: i64,
+    hash: &str,
+    keep: Option<&str>,
+) -> sqlx::Result<()> {
+    let mut tx = pool.begin().await?;
+    sqlx::query("UPDATE users SET password_hash = $2 WHERE id = $1")
+        .bind(user_id)
+        .bind(hash)
+        .execute(&mut *tx)
+        .await?;
+    sqlx::query("DELETE FROM sessions WHERE user_id = $1 AND token_hash IS DISTINCT FROM $2")
+        .bind(user_id)
+        .bind(keep)
+        .execute(&mut *tx)
+        .await?;
+    tx.commit().await
+}
+
+/// Keeps a new email waiting for its confirmation link.
+pub async fn create_email_change(
+    conn: &mut sqlx::PgConnection,
+    token_hash: &str,
+    user_id: i64,
+    new_email: &str,
+    expires_at: DateTime<Utc>,
+) -> sqlx::Result<()> {
+    sqlx::query(
+        "INSERT INTO email_changes (token_hash, user_id, new_email, expires_at) VALUES ($1, $2, $3, $4)",
+    )
+    .bind(token_hash)
+    .bind(user_id)
+    .bind(new_email)
+    .bind(expires_at)
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// The new email a confirmation link is for, while it works: (user, new email).
+pub async fn email_change(pool: &PgPool, token_hash: &str) -> sqlx::Result<Option<(i64, String)>> {
+    sqlx::query_as(
+        "SELECT user_id, new_email FROM email_changes \
+         WHERE token_hash = $1 AND used_at IS NULL AND expires_at > now()",
+    )
+    .bind(token_hash)
+    .fetch_optional(pool)
+    .await
+}
+
+/// What confirming a new email came to.
+pub enum EmailChanged {
+    Changed(User),
+    /// The link was used, expired or unknown.
+    Gone,
+    /// Another account has taken the address meanwhile.
+    Taken,
+}
+
+/// Confirms a new email: the account takes it, unless another has it by now.
+pub async fn confirm_email_change(pool: &PgPool, token_hash: &str) -> sqlx::Result<EmailChanged> {
+    let mut tx = pool.begin().await?;
+    let change: Option<(i64, String)> = sqlx::query_as(
+        "UPDATE email_changes SET used_at = now() \
+         WHERE token_hash = $1 AND used_at IS NULL AND expires_at > now() RETURNING user_id, new_email",
+    )
+    .bind(token_hash)
+    .fetch_optional(&mut *tx)
+    .await?;
+    let Some((user_id, email)) = change else {
+        return Ok(EmailChanged::Gone);
+    };
+    let changed = sqlx::query_as::<_, User>(
+        "UPDATE users SET email = $2 WHERE id = $1 \
+         AND NOT EXISTS (SELECT 1 FROM users o WHERE lower(o.email) = lower($2) AND o.id <> $1) \
+         RETURNING id, email, display_name",
+    )
+    .bind(user_id)
+    .bind(&email)
+    .fetch_optional(&mut *tx)
+    .await;
+    match changed {
+        Ok(Some(user)) => {
+            tx.commit().await?;
+            Ok(EmailChanged::Changed(user))
+        }
+        Ok(None) => Ok(EmailChanged::Taken),
+        Err(sqlx::Error::Database(e)) if e.is_unique_violation() => Ok(EmailChanged::Taken),
+        Err(e) => Err(e),
+    }
+}
+
+/// A club the user belongs to, with their role and how many owners it has.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct Belonging {
+    pub slug: String,
+    pub name: String,
+    pub role: String,
+    pub since: DateTime<Utc>,
+    pub owners: i64,
+}
+
+/// The clubs the user belongs to, by name.
+pub async fn belongings(pool: &PgPool, user_id: i64) -> sqlx::Result<Vec<Belonging>> {
+    sqlx::query_as(
+        "SELECT c.slug, c.name, m.role, m.created_at AS since, \
+                (SELECT count(*) FROM memberships o WHERE o.club_id = c.id AND o.role = 'owner') AS owners \
+         FROM memberships m JOIN clubs c ON c.id = m.club_id WHERE m.user_id = $1 ORDER BY c.name",
+    )
+    .bind(user_id)
+    .fetch_all(pool)
+    .await
+}
+
+/// The players the user is in clubs' lists: (club name, player name).
+pub async fn players_of(pool: &PgPool, user_id: i64) -> sqlx::Result<Vec<(String, String)>> {
+    sqlx::query_as(
+        "SELECT c.name, p.name FROM players p JOIN clubs c ON c.id = p.club_id \
+         WHERE p.user_id = $1 ORDER BY c.name, p.name",
+    )
+    .bind(user_id)
+    .fetch_all(pool)
+    .await
+}
+
+/// Mail sent to the address: (kind, subject, status, created).
+pub async fn mail_to(
+    pool: &PgPool,
+    email: &str,
+) -> sqlx::Result<Vec<(String, String, String, DateTime<Utc>)>> {
+    sqlx::query_as(
+        "SELECT kind, subject, status, created_at FROM mail_outbox WHERE lower(to_address) = lower($1) \
+         ORDER BY id DESC LIMIT 500",
+    )
+    .bind(email)
+    .fetch_all(pool)
+    .await
+}
+
+/// Deletes the user, unless they are now the only owner of a club (checked under a lock on
+/// their memberships): the names of such clubs when refused.
+pub async fn delete(pool: &PgPool, user_id: i64) -> sqlx::Result<Result<(), Vec<String>>> {
+    let mut tx = pool.begin().await?;
+    // The owners of the user's clubs, locked: two owners leaving at once cannot both go.
+    sqlx::query(
+        "SELECT 1 FROM memberships WHERE role = 'owner' AND club_id IN \
+         (SELECT club_id FROM memberships WHERE user_id = $1 AND role = 'owner') FOR UPDATE",
+    )
+    .bind(user_id)
+    .execute(&mut *tx)
+    .await?;
+    let alone: Vec<String> = sqlx::query_scalar(
+        "SELECT c.name FROM memberships m JOIN clubs c ON c.id = m.club_id \
+         WHERE m.user_id = $1 AND m.role = 'owner' \
+           AND NOT EXISTS (SELECT 1 FROM memberships o WHERE o.club_id = m.club_id \
+                           AND o.role = 'owner' AND o.user_id <> $1) \
+         ORDER BY c.name",
+    )
+    .bind(user_id)
+    .fetch_all(&mut *tx)
+    .await?;
+    if !alone.is_empty() {
+        return Ok(Err(alone));
+    }
+    sqlx::query("DELETE FROM users WHERE id = $1")
+        .bind(user_id)
+        .execute(&mut *tx)
+        .await?;
+    tx.commit().await?;
+    Ok(Ok(()))
 }
 
 /// The user of a live session.

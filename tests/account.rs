@@ -1,0 +1,314 @@
+//! Your account: name, password, email confirmed through a link mailed to the new address (a
+//! real SMTP server of the suite's own), sessions seen and ended, your data, and leaving (never
+//! leaving a club without an owner).
+
+mod common;
+
+use std::time::Duration;
+
+use common::smtp::SmtpSink;
+use common::{PASSWORD, TestApp, club_owner, csrf_of, signed_up, spawn_app_with};
+use mahjong_league::config::Secret;
+use serde_json::{Value, json};
+
+async fn app_mailing_to(sink: &SmtpSink) -> TestApp {
+    let url = sink.url();
+    spawn_app_with(move |s| s.smtp_url = Some(Secret::new(url))).await
+}
+
+/// A browser of its own, logged in as `email` and calling itself `agent`.
+async fn device(app: &TestApp, email: &str, password: &str, agent: &str) -> reqwest::Client {
+    let client = reqwest::Client::builder()
+        .cookie_store(true)
+        .user_agent(agent)
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let res = client
+        .post(app.url("/api/v1/session"))
+        .json(&json!({ "email": email, "password": password }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200, "log in as {email}");
+    client
+}
+
+async fn page_text(app: &TestApp, client: &reqwest::Client, path: &str) -> String {
+    client
+        .get(app.url(path))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap()
+}
+
+async fn account(app: &TestApp, client: &reqwest::Client) -> Value {
+    let res = client.get(app.url("/api/v1/account")).send().await.unwrap();
+    assert_eq!(res.status(), 200);
+    res.json().await.unwrap()
+}
+
+#[tokio::test]
+async fn name_password_email_and_sessions_change_from_the_account() {
+    let sink = SmtpSink::start().await;
+    let app = app_mailing_to(&sink).await;
+    signed_up(&app, "rose@example.org").await;
+    let phone = device(&app, "rose@example.org", PASSWORD, "Phone browser").await;
+    let laptop = device(&app, "rose@example.org", PASSWORD, "Laptop browser").await;
+
+    // The account lists where Rose is logged in, this device marked.
+    let me = account(&app, &phone).await;
+    let sessions = me["sessions"].as_array().unwrap();
+    assert_eq!(sessions.len(), 3, "{me}");
+    let this: Vec<&Value> = sessions
+        .iter()
+        .filter(|s| s["this_device"] == true)
+        .collect();
+    assert_eq!(this.len(), 1);
+    assert_eq!(this[0]["device"], "Phone browser");
+    let laptop_id = sessions
+        .iter()
+        .find(|s| s["device"] == "Laptop browser")
+        .unwrap()["id"]
+        .clone();
+
+    // A name on one line.
+    let rename = |name: &str| {
+        phone
+            .patch(app.url("/api/v1/account"))
+            .json(&json!({ "display_name": name }))
+            .send()
+    };
+    assert_eq!(rename("Rose\nAdler").await.unwrap().status(), 422);
+    assert_eq!(rename("  Rose Adler ").await.unwrap().status(), 204);
+    assert_eq!(account(&app, &laptop).await["display_name"], "Rose Adler");
+
+    // One session ended by its id; then the password changed with the current one, which ends
+    // every other session.
+    let res = phone
+        .delete(app.url(&format!("/api/v1/account/sessions/{laptop_id}")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 204);
+    let res = laptop.get(app.url("/api/v1/account")).send().await.unwrap();
+    assert_eq!(res.status(), 401);
+    let laptop = device(&app, "rose@example.org", PASSWORD, "Laptop browser").await;
+    let change = |current: &str| {
+        phone
+            .put(app.url("/api/v1/account/password"))
+            .json(&json!({ "current_password": current, "new_password": "tiles and tea 2027" }))
+            .send()
+    };
+    let res = change("not my password").await.unwrap();
+    assert_eq!(res.status(), 422);
+    let problem: Value = res.json().await.unwrap();
+    assert_eq!(
+        problem["errors"][0]["field"], "current_password",
+        "{problem}"
+    );
+    assert_eq!(change(PASSWORD).await.unwrap().status(), 204);
+    assert_eq!(
+        account(&app, &phone).await["sessions"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+    let res = laptop.get(app.url("/api/v1/account")).send().await.unwrap();
+    assert_eq!(res.status(), 401, "the laptop was logged out");
+
+    // A new email: a link goes to the new address; until it is followed nothing changes.
+    let res = phone
+        .post(app.url("/api/v1/account/email"))
+        .json(&json!({ "email": "rose@example.net", "password": "tiles and tea 2027" }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 202);
+    let told: Value = res.json().await.unwrap();
+    let mail = &sink.wait_for(1).await[0];
+    assert_eq!(mail.to, ["rose@example.net"]);
+    assert_eq!(account(&app, &phone).await["email"], "rose@example.org");
+    let link = mail.link("/account/email/");
+    let page = phone.get(&link).send().await.unwrap().text().await.unwrap();
+    assert!(page.contains("rose@example.net"), "{page}");
+    let res = phone
+        .post(&link)
+        .form(&[("csrf", csrf_of(&page))])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 303);
+    assert_eq!(account(&app, &phone).await["email"], "rose@example.net");
+    device(
+        &app,
+        "rose@example.net",
+        "tiles and tea 2027",
+        "Laptop browser",
+    )
+    .await;
+
+    // An address another account has: the same answer, and no mail.
+    signed_up(&app, "sam@example.org").await;
+    let res = phone
+        .post(app.url("/api/v1/account/email"))
+        .json(&json!({ "email": "SAM@example.org", "password": "tiles and tea 2027" }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 202);
+    let again: Value = res.json().await.unwrap();
+    assert_eq!(
+        again["message"]
+            .as_str()
+            .unwrap()
+            .replace("SAM@example.org", "X"),
+        told["message"]
+            .as_str()
+            .unwrap()
+            .replace("rose@example.net", "X")
+            .replace("rose@example.org", "rose@example.net"),
+    );
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    assert_eq!(
+        sink.messages().len(),
+        1,
+        "no mail to an address that has an account"
+    );
+}
+
+#[tokio::test]
+async fn the_only_owner_cannot_leave_and_a_member_leaves_with_their_data() {
+    let sink = SmtpSink::start().await;
+    let app = app_mailing_to(&sink).await;
+    let owner = club_owner(&app, "tiles", "ann@example.org").await;
+    let sam = signed_up(&app, "sam@example.org").await;
+    let res = owner
+        .put(app.url("/api/v1/clubs/tiles/members"))
+        .json(&json!({ "email": "sam@example.org", "role": "member" }))
+        .send()
+        .await
+        .unwrap();
+    assert!(res.status().is_success(), "{}", res.status());
+
+    // The account page says before anything is tried why Ann cannot leave.
+    let page = page_text(&app, &owner, "/account").await;
+    assert!(page.contains("You are the only owner of tiles"), "{page}");
+    let leave = |client: &reqwest::Client, password: &str| {
+        client
+            .delete(app.url("/api/v1/account"))
+            .json(&json!({ "password": password }))
+            .send()
+    };
+    let res = leave(&owner, PASSWORD).await.unwrap();
+    assert_eq!(res.status(), 409);
+    let problem: Value = res.json().await.unwrap();
+    assert!(
+        problem["detail"]
+            .as_str()
+            .unwrap()
+            .contains("only owner of tiles")
+    );
+
+    // Sam's data, then Sam leaves (a wrong password first).
+    let data: Value = sam
+        .get(app.url("/api/v1/account/data"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(data["account"]["email"], "sam@example.org");
+    assert_eq!(data["clubs"][0]["slug"], "tiles");
+    assert_eq!(data["clubs"][0]["role"], "member");
+    assert_eq!(leave(&sam, "wrong one").await.unwrap().status(), 422);
+    assert_eq!(leave(&sam, PASSWORD).await.unwrap().status(), 204);
+    let res = reqwest::Client::new()
+        .post(app.url("/api/v1/session"))
+        .json(&json!({ "email": "sam@example.org", "password": PASSWORD }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 401);
+    let members: Value = owner
+        .get(app.url("/api/v1/clubs/tiles/members"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(members.as_array().unwrap().len(), 1, "{members}");
+
+    // With a second owner Ann may go, and the club keeps its owner.
+    signed_up(&app, "bea@example.org").await;
+    owner
+        .put(app.url("/api/v1/clubs/tiles/members"))
+        .json(&json!({ "email": "bea@example.org", "role": "owner" }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(leave(&owner, PASSWORD).await.unwrap().status(), 204);
+    let owners: i64 = sqlx::query_scalar("SELECT count(*) FROM memberships WHERE role = 'owner'")
+        .fetch_one(&app.db)
+        .await
+        .unwrap();
+    assert_eq!(owners, 1);
+}
+
+#[tokio::test]
+async fn the_account_page_works_by_its_forms() {
+    let sink = SmtpSink::start().await;
+    let app = app_mailing_to(&sink).await;
+    signed_up(&app, "rose@example.org").await;
+    let phone = device(&app, "rose@example.org", PASSWORD, "Phone browser").await;
+    device(&app, "rose@example.org", PASSWORD, "Laptop browser").await;
+    let page = page_text(&app, &phone, "/account").await;
+    assert!(
+        page.contains("Laptop browser") && page.contains("this device"),
+        "{page}"
+    );
+    let csrf = csrf_of(&page);
+    let post = |path: &str, fields: Vec<(&str, &str)>| {
+        let mut form = vec![("csrf", csrf.as_str())];
+        form.extend(fields);
+        phone.post(app.url(path)).form(&form).send()
+    };
+    let res = post("/account/name", vec![("display_name", "Rose A.")])
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 303);
+    let res = post("/account/sessions/end", vec![]).await.unwrap();
+    assert_eq!(res.status(), 303);
+    let page = page_text(&app, &phone, "/account").await;
+    assert!(page.contains("Logged out on 2 other devices."), "{page}");
+    assert!(!page.contains("Laptop browser"));
+    assert!(page.contains("value=\"Rose A.\""));
+    let res = post(
+        "/account/password",
+        vec![
+            ("current_password", "nope"),
+            ("new_password", "a long new one"),
+        ],
+    )
+    .await
+    .unwrap();
+    assert_eq!(res.status(), 303);
+    let page = page_text(&app, &phone, "/account").await;
+    assert!(page.contains("this is not your current password"), "{page}");
+    // Anonymous: to the login page, and back here after it.
+    let res = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap()
+        .get(app.url("/account"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.headers()["location"], "/login?next=/account");
+}
