@@ -274,3 +274,27 @@ async fn without_an_smtp_server_each_message_is_an_eml_file() {
     let text = parsed.body_text(0).unwrap();
     assert!(text.contains(&format!("{}/reset/", app.address)), "{text}");
 }
+
+#[tokio::test]
+async fn a_reset_asked_while_the_database_is_away_is_a_503_not_a_lost_mail() {
+    let sink = SmtpSink::start().await;
+    let app = app_mailing_to(&sink).await;
+    signed_up(&app, "rose@example.org").await;
+    common::database_away(&app, true).await;
+    let res = tokio::time::timeout(
+        Duration::from_secs(20),
+        reqwest::Client::new()
+            .post(app.url("/api/v1/password-resets"))
+            .json(&json!({ "email": "rose@example.org" }))
+            .send(),
+    )
+    .await
+    .expect("answered")
+    .unwrap();
+    assert_eq!(res.status(), 503);
+    assert!(res.headers().contains_key("retry-after"));
+    common::database_away(&app, false).await;
+    assert_eq!(ask_reset(&app, "rose@example.org").await.0, 202);
+    let got = sink.wait_for(1).await;
+    assert_eq!(got[0].to, ["rose@example.org"]);
+}

@@ -78,7 +78,7 @@ pub async fn ask_reset(
     req: HttpRequest,
     body: ValidJson<ResetAsked>,
 ) -> Result<HttpResponse, AppError> {
-    let told = accounts::ask_reset(&state.clone().into_inner(), body.0, peer(&req))?;
+    let told = accounts::ask_reset(&state, body.0, peer(&req)).await?;
     Ok(HttpResponse::Accepted().json(told))
 }
 

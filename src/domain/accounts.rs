@@ -204,29 +204,30 @@ pub fn reset_told() -> ResetTold {
     }
 }
 
-/// Asks for a password reset (rate-limited per `address` and per email). The answer is the same
-/// whether or not an account has the email, and comes as soon: the account is looked up and its
-/// mail written after the answer.
-pub fn ask_reset(
-    state: &std::sync::Arc<AppState>,
+/// Asks for a password reset (rate-limited per `address` and per email). The request is written
+/// down for any address alike, and answered the same: the mail worker then looks up the account
+/// and writes its link's mail (`reset_mail`), or nothing for an address without one.
+pub async fn ask_reset(
+    state: &AppState,
     asked: ResetAsked,
     address: Option<IpAddr>,
 ) -> Result<ResetTold> {
     validate_email(&asked.email)?;
-    let email = asked.email.trim().to_string();
-    state.limits.password_reset(&email, address)?;
-    let state = state.clone();
-    tokio::spawn(async move {
-        if let Err(e) = send_reset(&state, &email).await {
-            tracing::warn!(error = %e, "a password reset mail was not written");
-        }
-    });
+    let email = asked.email.trim();
+    state.limits.password_reset(email, address)?;
+    stored_mail::ask_reset(&state.db, email).await?;
+    mail::wake(state);
     Ok(reset_told())
 }
 
-/// Writes a reset link's mail for the account with `email`, if there is one.
-async fn send_reset(state: &AppState, email: &str) -> Result<()> {
-    let Some(user) = users::by_email(&state.db, email).await? else {
+/// Writes, in `conn`'s transaction, the reset link's mail for the account with `email`, if there
+/// is one.
+pub async fn reset_mail(
+    state: &AppState,
+    conn: &mut sqlx::PgConnection,
+    email: &str,
+) -> Result<()> {
+    let Some(user) = users::by_email_in(&mut *conn, email).await? else {
         return Ok(());
     };
     let token = new_secret("");
@@ -248,25 +249,15 @@ async fn send_reset(state: &AppState, email: &str) -> Result<()> {
         action: Some(("Choose a new password", &link)),
         after: &after,
     };
-    let mut tx = state.db.begin().await?;
     stored_mail::create_reset(
-        &mut tx,
+        &mut *conn,
         &state.keys.hash(&token),
         user.id,
         chrono::Utc::now() + chrono::Duration::minutes(RESET_MINUTES),
     )
     .await?;
     let to = (user.email.as_str(), user.display_name.as_str());
-    mail::write_to(
-        &mut tx,
-        "password_reset",
-        to,
-        "Choose a new password",
-        letter,
-    )
-    .await?;
-    tx.commit().await?;
-    mail::wake(state);
+    mail::write_to(conn, "password_reset", to, "Choose a new password", letter).await?;
     Ok(())
 }
 

@@ -109,6 +109,18 @@ fn next_try(
     Some(now + chrono::Duration::seconds(BACKOFF_SECS[i]))
 }
 
+/// Password resets asked for: each becomes its link's mail (or nothing, for an address without
+/// an account), in one transaction with the request marked done.
+async fn handle_reset_requests(state: &AppState) -> Result<usize> {
+    let mut tx = state.db.begin().await?;
+    let asked = stored::take_reset_requests(&mut tx, BATCH).await?;
+    for (_, email) in &asked {
+        crate::domain::accounts::reset_mail(state, &mut tx, email).await?;
+    }
+    tx.commit().await?;
+    Ok(asked.len())
+}
+
 /// One pass over the due messages: how many were leased.
 async fn pass(state: &AppState, mailer: &crate::mail::Mailer) -> Result<usize> {
     let due = stored::lease_due(&state.db, BATCH, LEASE_SECS).await?;
@@ -134,6 +146,9 @@ pub async fn run_worker(state: Arc<AppState>) {
     };
     loop {
         let _ = tokio::time::timeout(Duration::from_secs(2), state.mail_due.notified()).await;
+        if let Err(e) = handle_reset_requests(&state).await {
+            tracing::warn!(error = %e, "password reset requests wait for the database");
+        }
         loop {
             let work = match stored::any_due(&state.db).await {
                 Ok(false) => break,

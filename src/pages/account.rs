@@ -202,7 +202,7 @@ async fn forgot(
     let asked = ResetAsked {
         email: posted.form.email,
     };
-    match accounts::ask_reset(&state.clone().into_inner(), asked, peer(&req)) {
+    match accounts::ask_reset(&state, asked, peer(&req)).await {
         Ok(told) => Ok(redirect(
             "/forgot",
             Some(Flash {

@@ -221,3 +221,29 @@ pub async fn use_reset(
     tx.commit().await?;
     Ok(Some(user))
 }
+
+/// Writes down a password reset asked for `email`.
+pub async fn ask_reset(pool: &PgPool, email: &str) -> sqlx::Result<()> {
+    sqlx::query("INSERT INTO reset_requests (email) VALUES ($1)")
+        .bind(email)
+        .execute(pool)
+        .await?;
+    Ok(())
+}
+
+/// Takes up to `n` reset requests not handled yet, in `conn`'s transaction (locked: another
+/// worker skips them): (id, email).
+pub async fn take_reset_requests(
+    conn: &mut PgConnection,
+    n: i64,
+) -> sqlx::Result<Vec<(i64, String)>> {
+    sqlx::query_as(
+        "UPDATE reset_requests r SET done_at = now() FROM ( \
+             SELECT id FROM reset_requests WHERE done_at IS NULL ORDER BY id LIMIT $1 \
+             FOR UPDATE SKIP LOCKED) due \
+         WHERE r.id = due.id RETURNING r.id, r.email",
+    )
+    .bind(n)
+    .fetch_all(conn)
+    .await
+}

@@ -57,6 +57,16 @@ pub async fn by_email(pool: &PgPool, email: &str) -> sqlx::Result<Option<User>> 
     .await
 }
 
+/// As `by_email`, in a transaction.
+pub async fn by_email_in(conn: &mut sqlx::PgConnection, email: &str) -> sqlx::Result<Option<User>> {
+    sqlx::query_as::<_, User>(
+        "SELECT id, email, display_name FROM users WHERE lower(email) = lower($1)",
+    )
+    .bind(email)
+    .fetch_optional(conn)
+    .await
+}
+
 pub async fn create_session(
     pool: &PgPool,
     token_hash: &str,
