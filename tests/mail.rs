@@ -298,3 +298,131 @@ async fn a_reset_asked_while_the_database_is_away_is_a_503_not_a_lost_mail() {
     let got = sink.wait_for(1).await;
     assert_eq!(got[0].to, ["rose@example.org"]);
 }
+
+/// Links a club's player to an account (as a claim an organizer approved would).
+async fn link_player(app: &TestApp, player: i64, email: &str) {
+    sqlx::query(
+        "UPDATE players SET user_id = (SELECT id FROM users WHERE email = $2) WHERE id = $1",
+    )
+    .bind(player)
+    .bind(email)
+    .execute(&app.db)
+    .await
+    .unwrap();
+}
+
+#[tokio::test]
+async fn after_a_night_its_players_get_their_night_and_stop_it_with_one_tap() {
+    let sink = SmtpSink::start().await;
+    let app = app_mailing_to(&sink).await;
+    let owner = common::club_owner(&app, "tiles", "owner@example.org").await;
+    let t = common::one_table(&app, &owner, "tiles", &["Ann", "Bea", "Cy", "Dot"]).await;
+    signed_up(&app, "ann@example.org").await;
+    signed_up(&app, "bea@example.org").await;
+    link_player(&app, t.players[0], "ann@example.org").await;
+    link_player(&app, t.players[1], "bea@example.org").await;
+    // Bea (South) self-picks 2468#2 (25): she gets 150, everyone else pays 50.
+    let res = owner
+        .post(app.url(&format!("/api/v1/tables/{}/games", t.table)))
+        .json(&json!({"outcome": "mahjong", "winner": t.players[1],
+                      "hand": "F F 2B 2B J 2B 4C 4C 6C 6C 8B 8B J 8B", "won_by": "self_pick"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 201);
+    let close = |night: i64| {
+        owner
+            .post(app.url(&format!("/api/v1/nights/{night}/close")))
+            .send()
+    };
+    assert!(close(t.night).await.unwrap().status().is_success());
+
+    // The two players with accounts get their night; Cy and Dot have none.
+    let got = sink.wait_for(2).await;
+    let bea = got
+        .iter()
+        .find(|m| m.to == ["bea@example.org"])
+        .expect("Bea's mail");
+    let ann = got
+        .iter()
+        .find(|m| m.to == ["ann@example.org"])
+        .expect("Ann's mail");
+    assert_eq!(bea.parsed().subject(), Some("L: night 1 results"));
+    let text = bea.text();
+    assert!(
+        text.contains("You played 1 game and scored 150 points: 1st of 4 that night."),
+        "{text}"
+    );
+    assert!(
+        text.contains("In the standings you are 1st with 150 points."),
+        "{text}"
+    );
+    assert!(
+        ann.text().contains("scored -50 points: 2nd (shared) of 4"),
+        "{}",
+        ann.text()
+    );
+    assert!(bea.html().contains("See the standings"));
+    // Sent to many, so it carries a one-click unsubscribe (RFC 8058).
+    let parsed = bea.parsed();
+    let header = |name: &str| {
+        parsed
+            .header_raw(name)
+            .unwrap_or_else(|| panic!("{name} in {}", String::from_utf8_lossy(&bea.data)))
+            .trim()
+            .to_string()
+    };
+    assert_eq!(
+        header("List-Unsubscribe-Post"),
+        "List-Unsubscribe=One-Click"
+    );
+    let stop = header("List-Unsubscribe");
+    let stop = stop
+        .trim_start_matches('<')
+        .trim_end_matches('>')
+        .to_string();
+    assert!(
+        stop.starts_with(&format!("{}/unsubscribe/", app.address)),
+        "{stop}"
+    );
+
+    // A mail program's one-click POST, without cookies or form token: honoured at once.
+    let res = reqwest::Client::new()
+        .post(&stop)
+        .header("Content-Type", "application/x-www-form-urlencoded")
+        .body("List-Unsubscribe=One-Click")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    assert!(res.text().await.unwrap().contains("no more mail from"));
+    // A forged link changes nothing.
+    let forged = stop.replace("-", "-9");
+    let res = reqwest::Client::new().post(&forged).send().await.unwrap();
+    assert_eq!(res.status(), 200);
+    assert!(
+        res.text()
+            .await
+            .unwrap()
+            .contains("not one the service wrote")
+    );
+
+    // Reopened and closed again: Ann gets her night again, Bea (stopped) does not.
+    let res = owner
+        .post(app.url(&format!("/api/v1/nights/{}/reopen", t.night)))
+        .send()
+        .await
+        .unwrap();
+    assert!(res.status().is_success());
+    assert!(close(t.night).await.unwrap().status().is_success());
+    let got = sink.wait_for(3).await;
+    assert_eq!(got[2].to, ["ann@example.org"]);
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    assert_eq!(sink.messages().len(), 3, "nothing more for Bea");
+    let club_id: Option<i64> =
+        sqlx::query_scalar("SELECT club_id FROM mail_outbox WHERE kind = 'night_results' LIMIT 1")
+            .fetch_one(&app.db)
+            .await
+            .unwrap();
+    assert!(club_id.is_some(), "a club's mail is the club's");
+}

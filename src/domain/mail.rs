@@ -149,6 +149,17 @@ pub async fn run_worker(state: Arc<AppState>) {
         if let Err(e) = handle_reset_requests(&state).await {
             tracing::warn!(error = %e, "password reset requests wait for the database");
         }
+        // Closed nights' mail, a night at a time (a few at most per pass).
+        for _ in 0..5 {
+            match crate::domain::night_mail::write_next(&state).await {
+                Ok(true) => continue,
+                Ok(false) => break,
+                Err(e) => {
+                    tracing::warn!(error = %e, "a closed night's mail waits");
+                    break;
+                }
+            }
+        }
         loop {
             let work = match stored::any_due(&state.db).await {
                 Ok(false) => break,

@@ -20,6 +20,7 @@ pub mod imports;
 pub mod leagues;
 pub mod mail;
 pub mod members;
+pub mod night_mail;
 pub mod nights;
 pub mod paging;
 pub mod players;

@@ -731,6 +731,8 @@ pub async fn close(state: &AppState, caller: &Caller, id: i64) -> Result<League>
     nights::close(&state.db, night.league_id, night.id).await?;
     state.events.poke();
     state.backup_due.notify_one();
+    // Its players' mail (asked for in the close's transaction).
+    crate::domain::mail::wake(state);
     Ok(league)
 }
 

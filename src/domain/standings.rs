@@ -137,6 +137,11 @@ struct Computed {
 }
 
 /// The league's standings, ranked (totals rebuilt first if they were written by hand).
+/// The league's standings rows, as the standings show them (for mail about the league).
+pub async fn rows(state: &AppState, league: &League) -> Result<Vec<Standing>> {
+    Ok(compute(state, league).await?.standings)
+}
+
 async fn compute(state: &AppState, league: &League) -> Result<Computed> {
     let flight = state.standings.flight(league.id);
     let mut held = flight.lock().await;

@@ -528,8 +528,66 @@ async fn delete_account(
     }
 }
 
+#[derive(Template)]
+#[template(path = "pages/unsubscribe.html")]
+struct UnsubscribePage {
+    ctx: Ctx,
+    token: String,
+    league: Option<String>,
+    done: bool,
+    problem: String,
+}
+
+/// The page a mail's stop link opens: it asks first (a link opened by a mail scanner changes
+/// nothing).
+#[get("/unsubscribe/{token}")]
+async fn unsubscribe_form(
+    state: web::Data<AppState>,
+    page: Page,
+    token: web::Path<String>,
+) -> Result<HttpResponse, AppError> {
+    let (league, problem) = match crate::domain::night_mail::unsubscribe_page(&state, &token).await
+    {
+        Ok(name) => (Some(name), String::new()),
+        Err(e @ Error::NotFound(_)) => (None, e.message()),
+        Err(e) => return Err(e.into()),
+    };
+    page.render(UnsubscribePage {
+        ctx: page.ctx.clone(),
+        token: token.into_inner(),
+        league,
+        done: false,
+        problem,
+    })
+}
+
+/// Stops the league's mail at once: the page's button, and a mail program's one-click POST
+/// (RFC 8058: `List-Unsubscribe=One-Click`, no cookies, so no form token; the signed link is
+/// the authority).
+#[post("/unsubscribe/{token}")]
+async fn unsubscribe(
+    state: web::Data<AppState>,
+    page: Page,
+    token: web::Path<String>,
+) -> Result<HttpResponse, AppError> {
+    let (league, problem) = match crate::domain::night_mail::unsubscribe(&state, &token).await {
+        Ok(name) => (Some(name), String::new()),
+        Err(e @ Error::NotFound(_)) => (None, e.message()),
+        Err(e) => return Err(e.into()),
+    };
+    page.render(UnsubscribePage {
+        ctx: page.ctx.clone(),
+        token: token.into_inner(),
+        done: league.is_some(),
+        league,
+        problem,
+    })
+}
+
 pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.service(account_page)
+    cfg.service(unsubscribe_form)
+        .service(unsubscribe)
+        .service(account_page)
         .service(account_name)
         .service(account_password)
         .service(account_email)

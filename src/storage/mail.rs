@@ -247,3 +247,62 @@ pub async fn take_reset_requests(
     .fetch_all(conn)
     .await
 }
+
+/// Takes the next closed night whose players' mail is not written yet, in `conn`'s transaction
+/// (locked: another worker skips it): (night, league).
+pub async fn take_night_mail(conn: &mut PgConnection) -> sqlx::Result<Option<(i64, i64)>> {
+    sqlx::query_as(
+        "UPDATE night_mail m SET done_at = now() FROM ( \
+             SELECT night_id FROM night_mail WHERE done_at IS NULL ORDER BY asked_at LIMIT 1 \
+             FOR UPDATE SKIP LOCKED) due, nights n \
+         WHERE m.night_id = due.night_id AND n.id = m.night_id RETURNING n.id, n.league_id",
+    )
+    .fetch_optional(conn)
+    .await
+}
+
+/// A player of a night who has an account and still takes the league's mail.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct NightReader {
+    pub player_id: i64,
+    pub player: String,
+    pub user_id: i64,
+    pub email: String,
+    pub display_name: String,
+}
+
+/// The players of a night's games (voided games aside) who have an account and have not
+/// stopped the league's mail.
+pub async fn night_readers(
+    conn: &mut PgConnection,
+    night_id: i64,
+    league_id: i64,
+) -> sqlx::Result<Vec<NightReader>> {
+    sqlx::query_as(
+        "SELECT DISTINCT p.id AS player_id, p.name AS player, u.id AS user_id, u.email, u.display_name \
+         FROM night_tables t JOIN games g ON g.table_id = t.id AND g.status <> 'voided' \
+         JOIN game_scores s ON s.game_id = g.id JOIN players p ON p.id = s.player_id \
+         JOIN users u ON u.id = p.user_id \
+         WHERE t.night_id = $1 \
+           AND NOT EXISTS (SELECT 1 FROM mail_unsubscribes x WHERE x.user_id = u.id AND x.league_id = $2) \
+         ORDER BY p.id",
+    )
+    .bind(night_id)
+    .bind(league_id)
+    .fetch_all(conn)
+    .await
+}
+
+/// Stops a league's mail for a user (at once; again is no change).
+pub async fn unsubscribe(pool: &PgPool, user_id: i64, league_id: i64) -> sqlx::Result<()> {
+    sqlx::query(
+        "INSERT INTO mail_unsubscribes (user_id, league_id) SELECT $1, $2 \
+         WHERE EXISTS (SELECT 1 FROM users WHERE id = $1) AND EXISTS (SELECT 1 FROM leagues WHERE id = $2) \
+         ON CONFLICT DO NOTHING",
+    )
+    .bind(user_id)
+    .bind(league_id)
+    .execute(pool)
+    .await?;
+    Ok(())
+}

@@ -70,6 +70,14 @@ pub async fn close(pool: &PgPool, league_id: i64, id: i64) -> sqlx::Result<()> {
     if let Some((number, date)) = closed {
         let data = serde_json::json!({"night": id, "number": number, "date": date});
         super::events::emit(&mut tx, league_id, &[("night.closed", data)]).await?;
+        // Its players' mail, written by the mail worker (again after a reopened night closes).
+        sqlx::query(
+            "INSERT INTO night_mail (night_id) VALUES ($1) \
+             ON CONFLICT (night_id) DO UPDATE SET asked_at = now(), done_at = NULL",
+        )
+        .bind(id)
+        .execute(&mut *tx)
+        .await?;
     }
     tx.commit().await
 }
