@@ -425,4 +425,52 @@ async fn after_a_night_its_players_get_their_night_and_stop_it_with_one_tap() {
             .await
             .unwrap();
     assert!(club_id.is_some(), "a club's mail is the club's");
+
+    // The organizers see what the club sent and what became of it; a player does not.
+    let log: Value = owner
+        .get(app.url("/api/v1/clubs/tiles/mail"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let log = log.as_array().unwrap();
+    assert_eq!(log.len(), 3, "{log:?}");
+    assert!(
+        log.iter()
+            .all(|m| m["status"] == "sent" && m["subject"] == "L: night 1 results")
+    );
+    assert_eq!(log[0]["to"], "ann@example.org", "newest first");
+    let page = owner
+        .get(app.url("/clubs/tiles/members"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        page.contains("Mail from the club") && page.contains("to bea@example.org"),
+        "{page}"
+    );
+    let ann = reqwest::Client::builder()
+        .cookie_store(true)
+        .build()
+        .unwrap();
+    ann.post(app.url("/api/v1/session"))
+        .json(&json!({"email": "ann@example.org", "password": PASSWORD}))
+        .send()
+        .await
+        .unwrap();
+    let res = ann
+        .get(app.url("/api/v1/clubs/tiles/mail"))
+        .send()
+        .await
+        .unwrap();
+    assert!(
+        matches!(res.status().as_u16(), 403 | 404),
+        "{}",
+        res.status()
+    );
 }

@@ -137,3 +137,19 @@ pub async fn set_origins(
 ) -> Result<HttpResponse, AppError> {
     Ok(HttpResponse::Ok().json(clubs::set_allowed_origins(&state, &caller, &club, body.0).await?))
 }
+
+/// The club's latest 50 messages (mail after its nights, …), newest first, with what became of
+/// each: sent, waiting to be tried again and why, or failed (organizers).
+#[utoipa::path(tag = "clubs", params(("club" = String, Path, example = "tuesday-tiles")),
+    responses((status = 200, body = [crate::domain::mail::ClubMail]),
+              (status = 401, body = crate::error::Problem, content_type = "application/problem+json"),
+              (status = 403, body = crate::error::Problem, content_type = "application/problem+json"),
+              (status = 404, body = crate::error::Problem, content_type = "application/problem+json")))]
+#[get("/api/v1/clubs/{club}/mail")]
+pub async fn mail_log(
+    state: web::Data<AppState>,
+    caller: Caller,
+    club: web::Path<String>,
+) -> Result<HttpResponse, AppError> {
+    Ok(HttpResponse::Ok().json(crate::domain::mail::club_log(&state, &caller, &club).await?))
+}

@@ -184,6 +184,7 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(clubs::members)
         .service(clubs::set_member)
         .service(clubs::remove_member)
+        .service(clubs::mail_log)
         .service(clubs::list_tokens)
         .service(clubs::create_token)
         .service(clubs::revoke_token)

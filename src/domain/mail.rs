@@ -179,6 +179,78 @@ pub async fn run_worker(state: Arc<AppState>) {
     }
 }
 
+/// A message of a club's, as its organizers see it.
+#[derive(serde::Serialize, utoipa::ToSchema)]
+pub struct ClubMail {
+    pub id: i64,
+    /// What it is: `night_results` (a player's night after it closed), …
+    pub kind: String,
+    pub to: String,
+    pub subject: String,
+    /// `pending` (waiting, or being tried again), `sent` or `failed` (given up).
+    pub status: String,
+    pub attempts: i32,
+    /// Why the last try failed.
+    pub last_error: Option<String>,
+    /// The next try, while pending.
+    pub next_try: Option<chrono::DateTime<chrono::Utc>>,
+    pub sent_at: Option<chrono::DateTime<chrono::Utc>>,
+    pub written_at: chrono::DateTime<chrono::Utc>,
+}
+
+impl ClubMail {
+    /// Its state in words: "sent 2026-11-25 21:04 UTC", "waiting: tried 3 times (refused), next
+    /// try 21:10 UTC", "failed after 40 tries: …".
+    pub fn in_words(&self) -> String {
+        let why = self
+            .last_error
+            .as_deref()
+            .map(|e| format!(" ({e})"))
+            .unwrap_or_default();
+        match self.status.as_str() {
+            "sent" => match self.sent_at {
+                Some(at) => format!("sent {}", at.format("%Y-%m-%d %H:%M UTC")),
+                None => "sent".into(),
+            },
+            "failed" => format!("failed after {} tries, not sent{why}", self.attempts),
+            _ if self.attempts == 0 => "waiting to be sent".into(),
+            _ => format!(
+                "not sent yet: tried {} {}{why}; next try {}",
+                self.attempts,
+                if self.attempts == 1 { "time" } else { "times" },
+                self.next_try
+                    .map(|t| t.format("%Y-%m-%d %H:%M UTC").to_string())
+                    .unwrap_or_default()
+            ),
+        }
+    }
+}
+
+/// The club's latest 50 messages, newest first (organizers).
+pub async fn club_log(
+    state: &AppState,
+    caller: &crate::domain::Caller,
+    slug: &str,
+) -> Result<Vec<ClubMail>> {
+    let club = crate::domain::members::organized(state, caller, slug).await?;
+    Ok(stored::club_log(&state.db, club.club().id, 50)
+        .await?
+        .into_iter()
+        .map(|m| ClubMail {
+            next_try: (m.status == "pending").then_some(m.retry_at),
+            id: m.id,
+            kind: m.kind,
+            to: m.to_address,
+            subject: m.subject,
+            status: m.status,
+            attempts: m.attempts,
+            last_error: m.last_error,
+            sent_at: m.sent_at,
+            written_at: m.created_at,
+        })
+        .collect())
+}
+
 /// Mail not sent: (pending, failed), for the metrics.
 pub async fn outbox_counts(state: &AppState) -> Result<(i64, i64)> {
     Ok(stored::unsent_counts(&state.db).await?)
@@ -200,6 +272,38 @@ mod tests {
         assert_eq!(at(7, 4000), Some(3600));
         assert_eq!(at(40, 47 * 3600), Some(3600));
         assert_eq!(at(41, 48 * 3600), None);
+    }
+
+    #[test]
+    fn a_club_message_says_what_became_of_it() {
+        let at = chrono::DateTime::parse_from_rfc3339("2026-11-25T21:04:00Z")
+            .unwrap()
+            .with_timezone(&chrono::Utc);
+        let mail = |status: &str, attempts, error: Option<&str>| ClubMail {
+            id: 1,
+            kind: "night_results".into(),
+            to: "ann@example.org".into(),
+            subject: "L: night 1 results".into(),
+            status: status.into(),
+            attempts,
+            last_error: error.map(String::from),
+            next_try: (status == "pending").then_some(at),
+            sent_at: (status == "sent").then_some(at),
+            written_at: at,
+        };
+        assert_eq!(
+            mail("sent", 1, None).in_words(),
+            "sent 2026-11-25 21:04 UTC"
+        );
+        assert_eq!(mail("pending", 0, None).in_words(), "waiting to be sent");
+        assert_eq!(
+            mail("pending", 3, Some("connection refused")).in_words(),
+            "not sent yet: tried 3 times (connection refused); next try 2026-11-25 21:04 UTC"
+        );
+        assert_eq!(
+            mail("failed", 40, Some("mailbox unavailable")).in_words(),
+            "failed after 40 tries, not sent (mailbox unavailable)"
+        );
     }
 
     #[test]

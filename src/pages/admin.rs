@@ -28,6 +28,8 @@ struct MembersPage {
     me: i64,
     /// Members who said "this player is me": (player id, player, member's name, email).
     claims: Vec<(i64, String, String, String)>,
+    /// The club's latest mail, newest first.
+    mail: Vec<crate::domain::mail::ClubMail>,
 }
 
 impl MembersPage {
@@ -47,6 +49,7 @@ async fn members(
     let me = page.caller.user()?.id;
     let members = membership::of(&state, &club).await?;
     let claims = crate::domain::players::claims(&state, &club).await?;
+    let mail = crate::domain::mail::club_log(&state, &page.caller, &slug).await?;
     let roles = if club.owner() {
         vec!["owner", "organizer", "scorer", "member"]
     } else {
@@ -59,6 +62,7 @@ async fn members(
         roles,
         me,
         claims,
+        mail,
     })
 }
 
