@@ -18,23 +18,17 @@ pub enum Transport {
     Files(PathBuf),
 }
 
-/// How the service sends mail: the transport, the sender, and the service's public address
-/// (links in messages start with it).
+/// How the service sends mail: the transport and the sender. (Links in messages start with
+/// `AppState::public_url`.)
 pub struct Mailer {
     pub transport: Transport,
     pub from: Mailbox,
-    pub public_url: String,
 }
 
 impl Mailer {
     /// A mailer for `smtp_url` (`smtp://`, `smtps://`; `?tls=required` for STARTTLS; user and
     /// password in the URL), or writing files to `dir` when there is none.
-    pub fn new(
-        smtp_url: Option<&str>,
-        from: &str,
-        public_url: &str,
-        dir: PathBuf,
-    ) -> anyhow::Result<Mailer> {
+    pub fn new(smtp_url: Option<&str>, from: &str, dir: PathBuf) -> anyhow::Result<Mailer> {
         let transport = match smtp_url {
             Some(url) => Transport::Smtp(
                 AsyncSmtpTransport::<Tokio1Executor>::from_url(url)
@@ -47,16 +41,7 @@ impl Mailer {
         let from: Mailbox = from
             .parse()
             .map_err(|e| anyhow::anyhow!("--mail-from {from:?} is not a mail address: {e}"))?;
-        Ok(Mailer {
-            transport,
-            from,
-            public_url: public_url.trim_end_matches('/').to_string(),
-        })
-    }
-
-    /// A link to `path` on this service.
-    pub fn link(&self, path: &str) -> String {
-        format!("{}{path}", self.public_url)
+        Ok(Mailer { transport, from })
     }
 
     /// Builds the message (plain text and HTML; `List-Unsubscribe` for a message sent to many).

@@ -57,7 +57,6 @@ impl Application {
         state.mailer = Some(std::sync::Arc::new(crate::mail::Mailer::new(
             settings.smtp_url.as_ref().map(|u| u.expose()),
             &settings.mail_from,
-            &state.public_url,
             settings.data_dir.join("mail"),
         )?));
         let entry_db = state.entry.as_ref().map(|lane| lane.db.clone());
