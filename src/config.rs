@@ -45,7 +45,7 @@ impl fmt::Debug for Secret {
 /// Flags of `serve`; each also reads an environment variable.
 #[derive(Args, Debug, Clone, Default)]
 pub struct ServeArgs {
-    /// Optional TOML file with any of: bind, data_dir, database_url, log_format, session_key, demo, trust_proxy, webhooks_allow_private, api_rate_limit, token_rate_limit, backup_keep, backup_every_hours, backup_gap_minutes, metrics_token, cache_mb, streams_per_address, smtp_url, mail_from, public_url.
+    /// Optional TOML file with any of: bind, data_dir, database_url, log_format, session_key, demo, trust_proxy, webhooks_allow_private, api_rate_limit, token_rate_limit, backup_keep, backup_every_hours, backup_gap_minutes, metrics_token, cache_mb, streams_per_address, smtp_url, mail_from, public_url, mail_per_club_day.
     #[arg(long, env = "MAHJONG_CONFIG", value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// Address to listen on [default: 127.0.0.1:8080].
@@ -130,6 +130,10 @@ pub struct ServeArgs {
     /// mail start with it (never with a request's Host header) [default: http://<bind>].
     #[arg(long, env = "MAHJONG_PUBLIC_URL", value_name = "URL")]
     pub public_url: Option<String>,
+    /// Messages one club may send in 24 hours; past it, its mail waits (an hour at a time) and
+    /// its organizers see why [default: 2000; 1 to 1000000].
+    #[arg(long, env = "MAHJONG_MAIL_PER_CLUB_DAY", value_name = "N")]
+    pub mail_per_club_day: Option<u32>,
 }
 
 #[derive(Deserialize, Default)]
@@ -154,6 +158,7 @@ struct FileConfig {
     smtp_url: Option<Secret>,
     mail_from: Option<String>,
     public_url: Option<String>,
+    mail_per_club_day: Option<u32>,
 }
 
 /// The settings the service runs with.
@@ -192,7 +197,12 @@ pub struct Settings {
     /// The service's address as its users reach it, without a trailing slash (`None`: the
     /// address it listens on).
     pub public_url: Option<String>,
+    /// Messages one club may send in 24 hours.
+    pub mail_per_club_day: u32,
 }
+
+/// Messages one club may send in 24 hours when no other limit is set.
+pub const DEFAULT_MAIL_PER_CLUB_DAY: u32 = 2000;
 
 /// The sender of club mail when none is set.
 pub const DEFAULT_MAIL_FROM: &str = "Mah Jongg league <mahjong-league@localhost>";
@@ -293,6 +303,11 @@ impl Settings {
                     Some(url.trim_end_matches('/').to_string())
                 }
                 None => None,
+            },
+            mail_per_club_day: match args.mail_per_club_day.or(file.mail_per_club_day) {
+                None => DEFAULT_MAIL_PER_CLUB_DAY,
+                Some(n @ 1..=1_000_000) => n,
+                Some(n) => anyhow::bail!("--mail-per-club-day must be 1 to 1000000, not {n}"),
             },
             streams_per_address: match args.streams_per_address.or(file.streams_per_address) {
                 None => DEFAULT_STREAMS_PER_ADDRESS,

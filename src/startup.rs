@@ -54,6 +54,7 @@ impl Application {
             }
             format!("http://{at}")
         });
+        state.mail_per_club_day = settings.mail_per_club_day;
         state.mailer = Some(std::sync::Arc::new(crate::mail::Mailer::new(
             settings.smtp_url.as_ref().map(|u| u.expose()),
             &settings.mail_from,

@@ -50,6 +50,8 @@ pub struct AppState {
     pub mail_due: Arc<tokio::sync::Notify>,
     /// The service's address as its users reach it (links in mail start with it).
     pub public_url: String,
+    /// Messages one club may send in 24 hours.
+    pub mail_per_club_day: u32,
 }
 
 impl AppState {
@@ -73,6 +75,7 @@ impl AppState {
             mailer: None,
             mail_due: Arc::default(),
             public_url: "http://127.0.0.1:8080".into(),
+            mail_per_club_day: 2000,
         }
     }
 

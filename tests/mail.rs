@@ -474,3 +474,56 @@ async fn after_a_night_its_players_get_their_night_and_stop_it_with_one_tap() {
         res.status()
     );
 }
+
+#[tokio::test]
+async fn a_club_past_its_daily_mail_limit_waits_and_its_organizers_see_why() {
+    let sink = SmtpSink::start().await;
+    let url = sink.url();
+    let app = spawn_app_with(move |s| {
+        s.smtp_url = Some(Secret::new(url));
+        s.mail_per_club_day = 1;
+    })
+    .await;
+    let owner = common::club_owner(&app, "tiles", "owner@example.org").await;
+    let t = common::one_table(&app, &owner, "tiles", &["Ann", "Bea", "Cy", "Dot"]).await;
+    for (player, email) in [
+        (t.players[0], "ann@example.org"),
+        (t.players[1], "bea@example.org"),
+    ] {
+        signed_up(&app, email).await;
+        link_player(&app, player, email).await;
+    }
+    let res = owner
+        .post(app.url(&format!("/api/v1/tables/{}/games", t.table)))
+        .json(&json!({"outcome": "wall"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 201);
+    let res = owner
+        .post(app.url(&format!("/api/v1/nights/{}/close", t.night)))
+        .send()
+        .await
+        .unwrap();
+    assert!(res.status().is_success());
+    sink.wait_for(1).await;
+    tokio::time::sleep(Duration::from_millis(4500)).await;
+    assert_eq!(sink.messages().len(), 1, "one message a day for this club");
+    let page = owner
+        .get(app.url("/clubs/tiles/members"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        page.contains(
+            "the club has sent 1 messages in the last 24 hours, its limit: this one waits"
+        ),
+        "{page}"
+    );
+    // A password reset is no club's mail, and still goes.
+    assert_eq!(ask_reset(&app, "ann@example.org").await.0, 202);
+    sink.wait_for(2).await;
+}

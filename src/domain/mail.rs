@@ -124,7 +124,17 @@ async fn handle_reset_requests(state: &AppState) -> Result<usize> {
 /// One pass over the due messages: how many were leased.
 async fn pass(state: &AppState, mailer: &crate::mail::Mailer) -> Result<usize> {
     let due = stored::lease_due(&state.db, BATCH, LEASE_SECS).await?;
+    let limit = i64::from(state.mail_per_club_day);
     for m in &due {
+        if let Some(club) = m.club_id
+            && stored::sent_today(&state.db, club).await? >= limit
+        {
+            let why = format!(
+                "the club has sent {limit} messages in the last 24 hours, its limit: this one waits"
+            );
+            stored::hold(&state.db, m.id, m.lease_token, &why).await?;
+            continue;
+        }
         match mailer.send(m).await {
             Ok(()) => stored::mark_sent(&state.db, m.id, m.lease_token).await?,
             Err(error) => {
@@ -213,7 +223,13 @@ impl ClubMail {
                 None => "sent".into(),
             },
             "failed" => format!("failed after {} tries, not sent{why}", self.attempts),
-            _ if self.attempts == 0 => "waiting to be sent".into(),
+            _ if self.attempts == 0 && self.last_error.is_none() => "waiting to be sent".into(),
+            _ if self.attempts == 0 => format!(
+                "waiting{why}; next try {}",
+                self.next_try
+                    .map(|t| t.format("%Y-%m-%d %H:%M UTC").to_string())
+                    .unwrap_or_default()
+            ),
             _ => format!(
                 "not sent yet: tried {} {}{why}; next try {}",
                 self.attempts,
@@ -296,6 +312,10 @@ mod tests {
             "sent 2026-11-25 21:04 UTC"
         );
         assert_eq!(mail("pending", 0, None).in_words(), "waiting to be sent");
+        assert_eq!(
+            mail("pending", 0, Some("the club has sent 2000 messages in the last 24 hours, its limit: this one waits")).in_words(),
+            "waiting (the club has sent 2000 messages in the last 24 hours, its limit: this one waits); next try 2026-11-25 21:04 UTC"
+        );
         assert_eq!(
             mail("pending", 3, Some("connection refused")).in_words(),
             "not sent yet: tried 3 times (connection refused); next try 2026-11-25 21:04 UTC"

@@ -22,6 +22,7 @@ pub struct NewMail {
 pub struct QueuedMail {
     pub id: i64,
     pub kind: String,
+    pub club_id: Option<i64>,
     pub to_address: String,
     pub to_name: Option<String>,
     pub subject: String,
@@ -87,13 +88,38 @@ pub async fn lease_due(pool: &PgPool, n: i64, lease_secs: i64) -> sqlx::Result<V
          UPDATE mail_outbox m SET leased_until = now() + make_interval(secs => $2), \
                 lease_token = gen_random_uuid() \
          FROM due WHERE m.id = due.id \
-         RETURNING m.id, m.kind, m.to_address, m.to_name, m.subject, m.text_body, m.html_body, \
+         RETURNING m.id, m.kind, m.club_id, m.to_address, m.to_name, m.subject, m.text_body, m.html_body, \
                    m.unsubscribe, m.attempts, m.lease_token, m.created_at",
     )
     .bind(n)
     .bind(lease_secs as f64)
     .fetch_all(pool)
     .await
+}
+
+/// Messages the club has sent in the last 24 hours.
+pub async fn sent_today(pool: &PgPool, club_id: i64) -> sqlx::Result<i64> {
+    sqlx::query_scalar(
+        "SELECT count(*) FROM mail_outbox WHERE club_id = $1 AND status = 'sent' \
+         AND sent_at > now() - interval '1 day'",
+    )
+    .bind(club_id)
+    .fetch_one(pool)
+    .await
+}
+
+/// Holds a leased message back for an hour, saying why (not a failed try).
+pub async fn hold(pool: &PgPool, id: i64, lease: uuid::Uuid, why: &str) -> sqlx::Result<()> {
+    sqlx::query(
+        "UPDATE mail_outbox SET retry_at = now() + interval '1 hour', last_error = $3, \
+         leased_until = NULL WHERE id = $1 AND lease_token = $2",
+    )
+    .bind(id)
+    .bind(lease)
+    .bind(why)
+    .execute(pool)
+    .await?;
+    Ok(())
 }
 
 /// The message was accepted by the SMTP server (or written to its file).

@@ -120,6 +120,7 @@ fn serve_on(db: PgPool, own: PgPool, change: impl FnOnce(&mut Settings)) -> Test
         smtp_url: None,
         mail_from: "League <league@example.org>".into(),
         public_url: None,
+        mail_per_club_day: 2000,
     };
     change(&mut settings);
     let app = Application::build(&settings, own).expect("build the app");
