@@ -7,7 +7,7 @@ mod common;
 use std::time::Duration;
 
 use common::smtp::SmtpSink;
-use common::{PASSWORD, TestApp, club_owner, csrf_of, signed_up, spawn_app_with};
+use common::{PASSWORD, TestApp, club_owner, csrf_of, signed_up, spawn_app_with, text_at};
 use mahjong_league::config::Secret;
 use serde_json::{Value, json};
 
@@ -32,17 +32,6 @@ async fn device(app: &TestApp, email: &str, password: &str, agent: &str) -> reqw
         .unwrap();
     assert_eq!(res.status(), 200, "log in as {email}");
     client
-}
-
-async fn page_text(app: &TestApp, client: &reqwest::Client, path: &str) -> String {
-    client
-        .get(app.url(path))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap()
 }
 
 async fn account(app: &TestApp, client: &reqwest::Client) -> Value {
@@ -134,7 +123,7 @@ async fn name_password_email_and_sessions_change_from_the_account() {
     assert_eq!(mail.to, ["rose@example.net"]);
     assert_eq!(account(&app, &phone).await["email"], "rose@example.org");
     let link = mail.link("/account/email/");
-    let page = phone.get(&link).send().await.unwrap().text().await.unwrap();
+    let page = text_at(&phone, &link).await;
     assert!(page.contains("rose@example.net"), "{page}");
     let res = phone
         .post(&link)
@@ -196,7 +185,7 @@ async fn the_only_owner_cannot_leave_and_a_member_leaves_with_their_data() {
     assert!(res.status().is_success(), "{}", res.status());
 
     // The account page says before anything is tried why Ann cannot leave.
-    let page = page_text(&app, &owner, "/account").await;
+    let page = text_at(&owner, &app.url("/account")).await;
     assert!(page.contains("You are the only owner of tiles"), "{page}");
     let leave = |client: &reqwest::Client, password: &str| {
         client
@@ -268,7 +257,7 @@ async fn the_account_page_works_by_its_forms() {
     signed_up(&app, "rose@example.org").await;
     let phone = device(&app, "rose@example.org", PASSWORD, "Phone browser").await;
     device(&app, "rose@example.org", PASSWORD, "Laptop browser").await;
-    let page = page_text(&app, &phone, "/account").await;
+    let page = text_at(&phone, &app.url("/account")).await;
     assert!(
         page.contains("Laptop browser") && page.contains("this device"),
         "{page}"
@@ -285,7 +274,7 @@ async fn the_account_page_works_by_its_forms() {
     assert_eq!(res.status(), 303);
     let res = post("/account/sessions/end", vec![]).await.unwrap();
     assert_eq!(res.status(), 303);
-    let page = page_text(&app, &phone, "/account").await;
+    let page = text_at(&phone, &app.url("/account")).await;
     assert!(page.contains("Logged out on 2 other devices."), "{page}");
     assert!(!page.contains("Laptop browser"));
     assert!(page.contains("value=\"Rose A.\""));
@@ -299,7 +288,7 @@ async fn the_account_page_works_by_its_forms() {
     .await
     .unwrap();
     assert_eq!(res.status(), 303);
-    let page = page_text(&app, &phone, "/account").await;
+    let page = text_at(&phone, &app.url("/account")).await;
     assert!(page.contains("this is not your current password"), "{page}");
     // Anonymous: to the login page, and back here after it.
     let res = reqwest::Client::builder()

@@ -7,7 +7,7 @@ mod common;
 use std::time::Duration;
 
 use common::smtp::SmtpSink;
-use common::{PASSWORD, TestApp, csrf_of, signed_up, spawn_app_with};
+use common::{PASSWORD, TestApp, csrf_of, signed_up, spawn_app_with, text_at};
 use mahjong_league::config::Secret;
 use serde_json::{Value, json};
 
@@ -90,14 +90,7 @@ async fn a_forgotten_password_is_reset_through_the_mailed_link() {
     // The link, followed in a browser: the page names the account, and its form sets the
     // password.
     let browser = browser();
-    let page = browser
-        .get(&link)
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let page = text_at(&browser, &link).await;
     assert!(page.contains("rose@example.org"), "{page}");
     let path = link.trim_start_matches(&app.address).to_string();
     let res = browser
@@ -121,14 +114,7 @@ async fn a_forgotten_password_is_reset_through_the_mailed_link() {
     assert_eq!(log_in(&app, &browser, "tiles and tea 2027").await, 200);
 
     // The link works once: the page and the API say so in words.
-    let again = browser
-        .get(&link)
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let again = text_at(&browser, &link).await;
     assert!(again.contains("was used already"), "{again}");
     let token = path.trim_start_matches("/reset/");
     let res = reqwest::Client::new()
@@ -177,14 +163,7 @@ async fn resets_are_limited_per_email_whoever_asks_and_links_expire() {
         .await
         .unwrap();
     let link = mails[0].link("/reset/");
-    let page = browser()
-        .get(&link)
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let page = text_at(&browser(), &link).await;
     assert!(page.contains("more than 60 minutes old"), "{page}");
 }
 
@@ -442,14 +421,7 @@ async fn after_a_night_its_players_get_their_night_and_stop_it_with_one_tap() {
             .all(|m| m["status"] == "sent" && m["subject"] == "L: night 1 results")
     );
     assert_eq!(log[0]["to"], "ann@example.org", "newest first");
-    let page = owner
-        .get(app.url("/clubs/tiles/members"))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let page = text_at(&owner, &app.url("/clubs/tiles/members")).await;
     assert!(
         page.contains("Mail from the club") && page.contains("to bea@example.org"),
         "{page}"
@@ -509,14 +481,7 @@ async fn a_club_past_its_daily_mail_limit_waits_and_its_organizers_see_why() {
     sink.wait_for(1).await;
     tokio::time::sleep(Duration::from_millis(4500)).await;
     assert_eq!(sink.messages().len(), 1, "one message a day for this club");
-    let page = owner
-        .get(app.url("/clubs/tiles/members"))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let page = text_at(&owner, &app.url("/clubs/tiles/members")).await;
     assert!(
         page.contains(
             "the club has sent 1 messages in the last 24 hours, its limit: this one waits"

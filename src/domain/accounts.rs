@@ -266,10 +266,6 @@ pub async fn reset_link(state: &AppState, token: &str) -> Result<String> {
     if token.len() > 200 {
         return Err(reset_gone());
     }
-    users_of_reset(state, token).await
-}
-
-async fn users_of_reset(state: &AppState, token: &str) -> Result<String> {
     stored_mail::reset_user(&state.db, &state.keys.hash(token))
         .await?
         .map(|(_, email)| email)
@@ -290,12 +286,9 @@ pub async fn reset_password(
     new: NewPassword,
     keep: Option<&str>,
 ) -> Result<()> {
-    if token.len() > 200 {
-        return Err(reset_gone());
-    }
     validate_password(&new.password)?;
     // Checked before the slow hash, so a dead link costs nothing.
-    users_of_reset(state, token).await?;
+    reset_link(state, token).await?;
     let hash = password::hash_password(new.password).await?;
     let keep = keep.map(|t| state.keys.hash(t));
     stored_mail::use_reset(&state.db, &state.keys.hash(token), &hash, keep.as_deref())

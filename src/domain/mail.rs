@@ -30,17 +30,24 @@ pub struct Letter<'a> {
 }
 
 impl Letter<'_> {
-    /// The plain text and the HTML of the letter.
+    /// The plain text and the HTML of the letter. A paragraph's own line breaks stay line
+    /// breaks in the HTML (a list of places, say).
     pub fn render(&self) -> (String, String) {
-        let mut text = format!("{}\n\n", self.greeting);
-        let mut html = format!(
-            "<!doctype html><html lang=\"en\"><body style=\"font-family: sans-serif; line-height: 1.5\">\n<p>{}</p>\n",
-            html_escape(self.greeting)
+        let mut text = String::new();
+        let mut html = String::from(
+            "<!doctype html><html lang=\"en\"><body style=\"font-family: sans-serif; line-height: 1.5\">\n",
         );
-        for p in self.paragraphs {
+        let paragraph = |text: &mut String, html: &mut String, p: &str| {
             text.push_str(p);
             text.push_str("\n\n");
-            html.push_str(&format!("<p>{}</p>\n", html_escape(p)));
+            html.push_str(&format!(
+                "<p>{}</p>\n",
+                html_escape(p).replace('\n', "<br>\n")
+            ));
+        };
+        paragraph(&mut text, &mut html, self.greeting);
+        for p in self.paragraphs {
+            paragraph(&mut text, &mut html, p);
         }
         if let Some((label, url)) = self.action {
             text.push_str(&format!("{label}:\n{url}\n\n"));
@@ -51,9 +58,7 @@ impl Letter<'_> {
             ));
         }
         for p in self.after {
-            text.push_str(p);
-            text.push_str("\n\n");
-            html.push_str(&format!("<p>{}</p>\n", html_escape(p)));
+            paragraph(&mut text, &mut html, p);
         }
         html.push_str("</body></html>\n");
         (text.trim_end().to_string() + "\n", html)
@@ -338,5 +343,16 @@ mod tests {
         assert!(text.contains("Hello <Ann>,") && text.contains("https://example.org/?a=1&b=2"));
         assert!(html.contains("Hello &lt;Ann&gt;,") && html.contains("Tea &amp; tiles"));
         assert!(html.contains("href=\"https://example.org/?a=1&amp;b=2\""));
+        let (_, html) = Letter {
+            greeting: "Hi,",
+            paragraphs: &["The top:\n1. Ann\n2. Bea".into()],
+            action: None,
+            after: &[],
+        }
+        .render();
+        assert!(
+            html.contains("<p>The top:<br>\n1. Ann<br>\n2. Bea</p>"),
+            "{html}"
+        );
     }
 }

@@ -95,17 +95,12 @@ pub async fn write_next(state: &AppState) -> Result<bool> {
         return Ok(true);
     };
     // Each player's games and points that night (voided games aside), and their place by points.
+    // A player has one score row per game.
     let mut night_points: HashMap<i64, (i64, usize)> = HashMap::new();
-    let mut seen_games: HashMap<i64, Vec<i64>> = HashMap::new();
     for s in games::night_scores(&state.db, night_id).await? {
-        if s.status == "voided" {
-            continue;
-        }
-        let entry = night_points.entry(s.player_id).or_insert((0, 0));
-        entry.0 += s.score;
-        let games = seen_games.entry(s.player_id).or_default();
-        if !games.contains(&s.game_id) {
-            games.push(s.game_id);
+        if s.status != "voided" {
+            let entry = night_points.entry(s.player_id).or_insert((0, 0));
+            entry.0 += s.score;
             entry.1 += 1;
         }
     }

@@ -175,6 +175,17 @@ async fn logout(
     Ok(res)
 }
 
+/// What a mailed link's page shows: what the link names while it works, or why it does not.
+fn link_state<T>(
+    read: std::result::Result<T, Error>,
+) -> std::result::Result<(Option<T>, String), AppError> {
+    match read {
+        Ok(named) => Ok((Some(named), String::new())),
+        Err(e @ Error::NotFound(_)) => Ok((None, e.message())),
+        Err(e) => Err(e.into()),
+    }
+}
+
 #[derive(Template)]
 #[template(path = "pages/forgot.html")]
 struct ForgotPage {
@@ -237,11 +248,7 @@ async fn reset_form(
     page: Page,
     token: web::Path<String>,
 ) -> Result<HttpResponse, AppError> {
-    let (email, problem) = match accounts::reset_link(&state, &token).await {
-        Ok(email) => (Some(email), String::new()),
-        Err(e @ Error::NotFound(_)) => (None, e.message()),
-        Err(e) => return Err(e.into()),
-    };
+    let (email, problem) = link_state(accounts::reset_link(&state, &token).await)?;
     page.render(ResetPage {
         ctx: page.ctx.clone(),
         token: token.into_inner(),
@@ -430,11 +437,7 @@ async fn email_link(
     page: Page,
     token: web::Path<String>,
 ) -> Result<HttpResponse, AppError> {
-    let (email, problem) = match your_account::email_link(&state, &token).await {
-        Ok(email) => (Some(email), String::new()),
-        Err(e @ Error::NotFound(_)) => (None, e.message()),
-        Err(e) => return Err(e.into()),
-    };
+    let (email, problem) = link_state(your_account::email_link(&state, &token).await)?;
     page.render(EmailLinkPage {
         ctx: page.ctx.clone(),
         token: token.into_inner(),
@@ -546,12 +549,8 @@ async fn unsubscribe_form(
     page: Page,
     token: web::Path<String>,
 ) -> Result<HttpResponse, AppError> {
-    let (league, problem) = match crate::domain::night_mail::unsubscribe_page(&state, &token).await
-    {
-        Ok(name) => (Some(name), String::new()),
-        Err(e @ Error::NotFound(_)) => (None, e.message()),
-        Err(e) => return Err(e.into()),
-    };
+    let (league, problem) =
+        link_state(crate::domain::night_mail::unsubscribe_page(&state, &token).await)?;
     page.render(UnsubscribePage {
         ctx: page.ctx.clone(),
         token: token.into_inner(),
@@ -570,11 +569,8 @@ async fn unsubscribe(
     page: Page,
     token: web::Path<String>,
 ) -> Result<HttpResponse, AppError> {
-    let (league, problem) = match crate::domain::night_mail::unsubscribe(&state, &token).await {
-        Ok(name) => (Some(name), String::new()),
-        Err(e @ Error::NotFound(_)) => (None, e.message()),
-        Err(e) => return Err(e.into()),
-    };
+    let (league, problem) =
+        link_state(crate::domain::night_mail::unsubscribe(&state, &token).await)?;
     page.render(UnsubscribePage {
         ctx: page.ctx.clone(),
         token: token.into_inner(),

@@ -140,6 +140,18 @@ fn serve_on(db: PgPool, own: PgPool, change: impl FnOnce(&mut Settings)) -> Test
 
 pub const PASSWORD: &str = "correct horse battery";
 
+/// The text of what `client` gets at `url` (a page, say), whatever its status.
+pub async fn text_at(client: &reqwest::Client, url: &str) -> String {
+    client
+        .get(url)
+        .send()
+        .await
+        .expect("request sent")
+        .text()
+        .await
+        .expect("a text answer")
+}
+
 /// A client of its own (its own cookies), signed up and so logged in as a new user.
 pub async fn signed_up(app: &TestApp, email: &str) -> reqwest::Client {
     let client = reqwest::Client::builder()
