@@ -175,14 +175,7 @@ async fn the_only_owner_cannot_leave_and_a_member_leaves_with_their_data() {
     let sink = SmtpSink::start().await;
     let app = app_mailing_to(&sink).await;
     let owner = club_owner(&app, "tiles", "ann@example.org").await;
-    let sam = signed_up(&app, "sam@example.org").await;
-    let res = owner
-        .put(app.url("/api/v1/clubs/tiles/members"))
-        .json(&json!({ "email": "sam@example.org", "role": "member" }))
-        .send()
-        .await
-        .unwrap();
-    assert!(res.status().is_success(), "{}", res.status());
+    let sam = common::member_of(&app, &owner, "tiles", "sam@example.org", "member").await;
 
     // The account page says before anything is tried why Ann cannot leave.
     let page = text_at(&owner, &app.url("/account")).await;
@@ -235,13 +228,7 @@ async fn the_only_owner_cannot_leave_and_a_member_leaves_with_their_data() {
     assert_eq!(members.as_array().unwrap().len(), 1, "{members}");
 
     // With a second owner Ann may go, and the club keeps its owner.
-    signed_up(&app, "bea@example.org").await;
-    owner
-        .put(app.url("/api/v1/clubs/tiles/members"))
-        .json(&json!({ "email": "bea@example.org", "role": "owner" }))
-        .send()
-        .await
-        .unwrap();
+    common::member_of(&app, &owner, "tiles", "bea@example.org", "owner").await;
     assert_eq!(leave(&owner, PASSWORD).await.unwrap().status(), 204);
     let owners: i64 = sqlx::query_scalar("SELECT count(*) FROM memberships WHERE role = 'owner'")
         .fetch_one(&app.db)

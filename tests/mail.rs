@@ -38,11 +38,7 @@ async fn log_in(app: &TestApp, client: &reqwest::Client, password: &str) -> u16 
 }
 
 fn browser() -> reqwest::Client {
-    reqwest::Client::builder()
-        .cookie_store(true)
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .unwrap()
+    common::browser_client()
 }
 
 #[tokio::test]

@@ -244,7 +244,7 @@ const BAD_CARD: &str = "name = \"Friday card\"\nyear = 2026\n\n[[hand]]\nsection
 async fn an_owner_runs_the_club_by_keyboard_and_a_scorer_saves_offline() {
     let app = spawn_app().await;
     let owner = club_owner(&app, "friday", "owner@example.org").await;
-    signed_up(&app, "sam@example.org").await;
+    let sam_client = signed_up(&app, "sam@example.org").await;
     let seated = one_table(&app, &owner, "friday", &["Ann", "Bea", "Cy", "Dot"]).await;
     let (ids, table) = (seated.players, seated.table);
 
@@ -268,7 +268,24 @@ async fn an_owner_runs_the_club_by_keyboard_and_a_scorer_saves_offline() {
     type_keys(&c, "sam@example.org").await;
     tab_to(&c, "#add-member button[type=submit]").await;
     type_keys(&c, &String::from(char::from(Key::Enter))).await;
-    wait_text(&c, ".flash.ok", "sam@example.org is now scorer").await;
+    wait_text(
+        &c,
+        ".flash.ok",
+        "An invitation to join as scorer is on its way to sam@example.org",
+    )
+    .await;
+    wait_text(&c, "#invited", "sam@example.org as scorer").await;
+    // Sam follows the mailed link and joins; the page, reloaded, lists Sam as a member.
+    let link = common::mailed_path(&app, "invitation", "sam@example.org", "/invitations/").await;
+    let res = sam_client
+        .post(app.url(&format!("/api/v1{link}")))
+        .json(&json!({}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    c.refresh().await.unwrap();
+    wait_text(&c, "h1", "Members and roles").await;
     let members: Value = owner
         .get(app.url("/api/v1/clubs/friday/members"))
         .send()
@@ -469,15 +486,8 @@ async fn an_owner_runs_the_club_by_keyboard_and_a_scorer_saves_offline() {
 async fn organizer_pages_are_for_organizers_only() {
     let app = spawn_app().await;
     let owner = club_owner(&app, "friday", "owner@example.org").await;
-    let scorer = signed_up(&app, "scorer@example.org").await;
+    let scorer = common::member_of(&app, &owner, "friday", "scorer@example.org", "scorer").await;
     let stranger = signed_up(&app, "stranger@example.org").await;
-    let res = owner
-        .put(app.url("/api/v1/clubs/friday/members"))
-        .json(&json!({"email": "scorer@example.org", "role": "scorer"}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(res.status(), 200);
     for page in ["members", "tokens", "cards"] {
         let path = format!("/clubs/friday/{page}");
         let status = |c: reqwest::Client| {

@@ -166,14 +166,7 @@ async fn a_game_fixed_by_another_organizer_meanwhile_is_shown_as_stored_not_over
     let owner = club_owner(&app, "twofix", "rose@example.org").await;
     let t = one_table(&app, &owner, "twofix", &["Ann", "Bea", "Cy", "Dot"]).await;
     let (ann, bea, cy) = (t.players[0], t.players[1], t.players[2]);
-    common::signed_up(&app, "sam@example.org").await;
-    let added = owner
-        .put(app.url("/api/v1/clubs/twofix/members"))
-        .json(&json!({"email": "sam@example.org", "role": "organizer"}))
-        .send()
-        .await
-        .unwrap();
-    assert!(added.status().is_success(), "{}", added.status());
+    common::member_of(&app, &owner, "twofix", "sam@example.org", "organizer").await;
     let id = self_pick(&app, &owner, t.table, ann).await;
     let edit = app.url(&format!("/games/{id}/edit"));
     for (email, name) in [("rose@example.org", "Rose"), ("sam@example.org", "Sam")] {
@@ -670,6 +663,16 @@ async fn every_page_fits_a_phone_and_a_tablet_and_passes_axe() {
         .json()
         .await
         .unwrap();
+    // A pending invitation, on the members page and behind its link.
+    let res = api
+        .put(app.url("/api/v1/clubs/demo/members"))
+        .json(&json!({"email": "guest@example.org", "role": "member"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 202);
+    let invited =
+        common::mailed_path(&app, "invitation", "guest@example.org", "/invitations/").await;
     let (_driver, c) = browser().await;
     log_in(&c, &app.address, &login.email, &login.password, "/").await;
     let pages = [
@@ -702,6 +705,8 @@ async fn every_page_fits_a_phone_and_a_tablet_and_passes_axe() {
         "/forgot".into(),
         "/reset/no-such-link".into(),
         "/unsubscribe/1-1-not-signed".into(),
+        invited,
+        "/invitations/no-such-link".into(),
     ];
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/screenshots");
     std::fs::create_dir_all(&dir).unwrap();
@@ -820,14 +825,7 @@ async fn every_page_fits_a_phone_and_a_tablet_and_passes_axe() {
 async fn a_member_claims_a_player_and_sees_my_games_once_confirmed() {
     let app = spawn_app().await;
     let owner = club_owner(&app, "mine", "org@example.org").await;
-    common::signed_up(&app, "rose@example.org").await;
-    let res = owner
-        .put(app.url("/api/v1/clubs/mine/members"))
-        .json(&json!({"email": "rose@example.org", "role": "member"}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(res.status(), 200);
+    common::member_of(&app, &owner, "mine", "rose@example.org", "member").await;
     let t = one_table(&app, &owner, "mine", &["Rose Adler", "Bea", "Cy", "Dot"]).await;
     let rose = t.players[0];
     owner
@@ -1043,12 +1041,13 @@ async fn organizer_forms_keep_what_was_typed_when_the_server_refuses_it() {
     refused_beside_the_form(&c, "").await;
     assert_eq!(selected(&c, "#night-date").await, "1850-01-01");
 
-    // A member by an email with no account: the email is named and kept.
+    // An invitation to an address too long to be one: refused, and the address kept.
     c.goto(&app.url("/clubs/keep/members")).await.unwrap();
-    fill(&c, "#member-email", "nobody@example.org").await;
+    let long = format!("{}@example.org", "x".repeat(250));
+    fill(&c, "#member-email", &long).await;
     click(&c, "#add-member button[type=submit]").await;
-    refused_beside_the_form(&c, "no account has the email nobody@example.org").await;
-    assert_eq!(selected(&c, "#member-email").await, "nobody@example.org");
+    refused_beside_the_form(&c, "an email address has at most 254 characters").await;
+    assert_eq!(selected(&c, "#member-email").await, long);
 
     // An API token with no scope ticked: refused; its name kept, the scopes as they were.
     c.goto(&app.url("/clubs/keep/tokens")).await.unwrap();

@@ -17,11 +17,7 @@ async fn answered(req: reqwest::RequestBuilder) -> reqwest::Response {
 }
 
 fn browser() -> reqwest::Client {
-    reqwest::Client::builder()
-        .cookie_store(true)
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .unwrap()
+    common::browser_client()
 }
 
 fn csrf_in(html: &str) -> String {

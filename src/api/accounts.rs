@@ -4,6 +4,7 @@ use actix_web::{HttpRequest, HttpResponse, delete, get, patch, post, put, web};
 
 use crate::api::json::ValidJson;
 use crate::domain::accounts::{self, LogIn, NewPassword, ResetAsked, ResetTold, SignUp, UserView};
+use crate::domain::invitations::{self, InvitationView, Joined, Joining, JoiningNew};
 use crate::domain::your_account::{
     self, AccountView, EmailChange, EmailTold, Leaving, PasswordChange, Rename,
 };
@@ -231,4 +232,57 @@ pub async fn leave(
         .cookie(session_removal())
         .insert_header(crate::http::CLEAR_SITE_DATA)
         .finish())
+}
+
+/// What an invitation's link opens, while it works: the club, the role, and the club's players
+/// nobody is linked to yet (whom the new member may say they are). No login needed: the link is
+/// the credential.
+#[utoipa::path(tag = "accounts",
+    params(("token" = String, Path, max_length = 200, description = "The token from the mailed link")),
+    responses((status = 200, body = InvitationView),
+              (status = 404, description = "Used, withdrawn or more than 14 days old", body = crate::error::Problem, content_type = "application/problem+json")))]
+#[get("/api/v1/invitations/{token}")]
+pub async fn invitation(
+    state: web::Data<AppState>,
+    token: web::Path<String>,
+) -> Result<HttpResponse, AppError> {
+    Ok(HttpResponse::Ok().json(invitations::show(&state, &token).await?))
+}
+
+/// Join the club as the logged-in account (one tap), optionally saying which player you are.
+#[utoipa::path(tag = "accounts", request_body = Joining,
+    params(("token" = String, Path, max_length = 200, description = "The token from the mailed link")),
+    responses((status = 200, body = Joined),
+              (status = 401, body = crate::error::Problem, content_type = "application/problem+json"),
+              (status = 404, description = "Used, withdrawn or more than 14 days old", body = crate::error::Problem, content_type = "application/problem+json")))]
+#[post("/api/v1/invitations/{token}")]
+pub async fn join(
+    state: web::Data<AppState>,
+    caller: Caller,
+    token: web::Path<String>,
+    body: ValidJson<Joining>,
+) -> Result<HttpResponse, AppError> {
+    Ok(HttpResponse::Ok().json(invitations::join(&state, &caller, &token, body.0).await?))
+}
+
+/// Sign up with the invited address and join (the new account is logged in).
+#[utoipa::path(tag = "accounts", request_body = JoiningNew,
+    params(("token" = String, Path, max_length = 200, description = "The token from the mailed link")),
+    responses((status = 201, body = Joined, description = "Signed up, logged in (session cookie set) and joined"),
+              (status = 404, description = "Used, withdrawn or more than 14 days old", body = crate::error::Problem, content_type = "application/problem+json"),
+              (status = 409, description = "The address has an account: log in and join", body = crate::error::Problem, content_type = "application/problem+json"),
+              (status = 429, description = "Too many sign-ups from this address; see Retry-After", body = crate::error::Problem, content_type = "application/problem+json"),
+              (status = 422, body = crate::error::Problem, content_type = "application/problem+json")))]
+#[post("/api/v1/invitations/{token}/account")]
+pub async fn join_new(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    token: web::Path<String>,
+    body: ValidJson<JoiningNew>,
+) -> Result<HttpResponse, AppError> {
+    let (session, joined) =
+        invitations::join_new(&state, &token, body.0, peer(&req), user_agent(&req)).await?;
+    Ok(HttpResponse::Created()
+        .cookie(session_cookie(&req, &session))
+        .json(joined))
 }

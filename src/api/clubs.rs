@@ -5,7 +5,8 @@ use actix_web::{HttpResponse, delete, get, post, put, web};
 use crate::api::json::ValidJson;
 use crate::domain::clubs::{self, AllowedOrigins, ClubView, NewClub};
 use crate::domain::members::{
-    self as membership, CreatedToken, Member, NewToken, SetRole, TokenInfo,
+    self as membership, Added, CreatedToken, Invitation, Invited, Member, NewToken, SetRole,
+    TokenInfo,
 };
 use crate::domain::{AppState, Caller};
 use crate::error::AppError;
@@ -48,9 +49,13 @@ pub async fn members(
     Ok(HttpResponse::Ok().json(membership::list(&state, &caller, &club).await?))
 }
 
-/// Add a member by email, or change their role.
+/// Change a member's role by their email, or invite anyone else. An invitation is answered 202
+/// whether or not the address has an account; the mail holds a link valid 14 days. Only owners
+/// make or invite owners.
 #[utoipa::path(tag = "clubs", params(("club" = String, Path, example = "tuesday-tiles")), request_body = SetRole,
-    responses((status = 200, body = [Member]), (status = 403, body = crate::error::Problem, content_type = "application/problem+json"),
+    responses((status = 200, body = [Member], description = "The address is a member's: their role changed; the members after the change"),
+              (status = 202, body = Invited, description = "Anyone else: an invitation is on its way"),
+              (status = 403, body = crate::error::Problem, content_type = "application/problem+json"),
               (status = 422, body = crate::error::Problem, content_type = "application/problem+json")))]
 #[put("/api/v1/clubs/{club}/members")]
 pub async fn set_member(
@@ -59,7 +64,38 @@ pub async fn set_member(
     club: web::Path<String>,
     body: ValidJson<SetRole>,
 ) -> Result<HttpResponse, AppError> {
-    Ok(HttpResponse::Ok().json(membership::set_role(&state, &caller, &club, body.0).await?))
+    Ok(
+        match membership::set_role(&state, &caller, &club, body.0).await? {
+            Added::Changed(list) => HttpResponse::Ok().json(list),
+            Added::Invited(invited) => HttpResponse::Accepted().json(invited),
+        },
+    )
+}
+
+/// The club's invitations not yet accepted or withdrawn, newest first (expired ones too, until
+/// the address is invited again).
+#[utoipa::path(tag = "clubs", params(("club" = String, Path, example = "tuesday-tiles")), responses((status = 200, body = [Invitation])))]
+#[get("/api/v1/clubs/{club}/invitations")]
+pub async fn invitations(
+    state: web::Data<AppState>,
+    caller: Caller,
+    club: web::Path<String>,
+) -> Result<HttpResponse, AppError> {
+    Ok(HttpResponse::Ok().json(membership::invitations(&state, &caller, &club).await?))
+}
+
+/// Withdraw an invitation: its link stops working at once.
+#[utoipa::path(tag = "clubs", params(("club" = String, Path, example = "tuesday-tiles"), ("id" = i64, Path, minimum = 1, example = 1)),
+    responses((status = 204), (status = 404, body = crate::error::Problem, content_type = "application/problem+json")))]
+#[delete("/api/v1/clubs/{club}/invitations/{id}")]
+pub async fn revoke_invitation(
+    state: web::Data<AppState>,
+    caller: Caller,
+    path: web::Path<(String, i64)>,
+) -> Result<HttpResponse, AppError> {
+    let (slug, id) = path.into_inner();
+    membership::revoke_invitation(&state, &caller, &slug, id).await?;
+    Ok(HttpResponse::NoContent().finish())
 }
 
 /// Remove a member.

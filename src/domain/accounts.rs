@@ -8,7 +8,8 @@ use utoipa::ToSchema;
 use crate::auth::{new_secret, password};
 use crate::domain::{AppState, Error, Result, mail};
 use crate::storage::mail as stored_mail;
-use crate::storage::users::{self, User};
+use crate::storage::users;
+pub use crate::storage::users::User;
 
 /// How long a session lasts.
 pub const SESSION_DAYS: i64 = 30;
@@ -62,8 +63,13 @@ pub struct Session {
 /// side of an `@`, no spaces.
 pub fn validate_email(email: &str) -> Result<()> {
     let trimmed = email.trim();
-    if email.chars().count() > 254
-        || !trimmed.contains('@')
+    if email.chars().count() > 254 {
+        return Err(Error::invalid(
+            "email",
+            "an email address has at most 254 characters",
+        ));
+    }
+    if !trimmed.contains('@')
         || trimmed.starts_with('@')
         || trimmed.ends_with('@')
         || trimmed.contains(char::is_whitespace)
@@ -73,7 +79,7 @@ pub fn validate_email(email: &str) -> Result<()> {
     Ok(())
 }
 
-fn validate_signup(s: &SignUp) -> Result<()> {
+pub(crate) fn validate_signup(s: &SignUp) -> Result<()> {
     validate_email(&s.email)?;
     let name = s.display_name.trim();
     if name.is_empty() || s.display_name.chars().count() > 200 {
@@ -98,7 +104,11 @@ fn validate_password(password: &str) -> Result<()> {
 }
 
 /// A new session for `user`: a new random token, so a session id never survives a login.
-async fn start_session(state: &AppState, user: User, agent: Option<&str>) -> Result<Session> {
+pub(crate) async fn start_session(
+    state: &AppState,
+    user: User,
+    agent: Option<&str>,
+) -> Result<Session> {
     let token = new_secret("");
     let expires = chrono::Utc::now() + chrono::Duration::days(SESSION_DAYS);
     // What the browser says it is, shortened: enough to tell one's devices apart.

@@ -4,12 +4,14 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::auth::{TOKEN_PREFIX, new_secret};
+use crate::domain::accounts::validate_email;
+pub use crate::domain::invitations::{Invitation, Invited};
 use crate::domain::{Access, AppState, Caller, Error, Need, Result, Role};
 pub use crate::storage::clubs::Member;
 use crate::storage::clubs::{self, Club, RoleChange};
+use crate::storage::invitations;
 use crate::storage::tokens;
 pub use crate::storage::tokens::TokenInfo;
-use crate::storage::users;
 
 /// A club the caller runs (organizers, owners, `admin` tokens), and whether they own it. Only
 /// `organized` makes one, so holding one proves the check was made.
@@ -56,7 +58,7 @@ pub async fn of(state: &AppState, club: &Organized) -> Result<Vec<Member>> {
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SetRole {
-    /// The email of an existing account.
+    /// Any email: a member's role changes; anyone else is invited by mail.
     #[schema(example = "sam@example.org", min_length = 3, max_length = 254)]
     pub email: String,
     /// owner, organizer, scorer or member.
@@ -105,32 +107,66 @@ async fn run_members(state: &AppState, caller: &Caller, slug: &str) -> Result<(C
     caller.club(state, slug, Need::Admin).await
 }
 
-/// Adds a member by email or changes their role; answers the members after the change.
-pub async fn set_role(
-    state: &AppState,
-    caller: &Caller,
-    slug: &str,
-    s: SetRole,
-) -> Result<Vec<Member>> {
+/// What adding by email did: a member's role changed, or an invitation went out.
+pub enum Added {
+    /// The address is a member's: their role changed; the members after the change.
+    Changed(Vec<Member>),
+    /// Anyone else is invited, whether or not the address has an account.
+    Invited(Invited),
+}
+
+/// Changes the role of the member with this email; any other address is invited (the answer
+/// does not tell whether it has an account). Only owners make or invite owners.
+pub async fn set_role(state: &AppState, caller: &Caller, slug: &str, s: SetRole) -> Result<Added> {
     let (club, access) = run_members(state, caller, slug).await?;
     let role = Role::parse(&s.role)
         .ok_or_else(|| Error::invalid("role", "use owner, organizer, scorer or member"))?;
-    if s.email.trim().is_empty() {
+    let email = s.email.trim();
+    if email.is_empty() {
         return Err(Error::invalid("email", "give the new member's email"));
     }
-    let user = users::by_email(&state.db, s.email.trim())
-        .await?
-        .ok_or_else(|| {
-            Error::invalid(
-                "email",
-                format!(
-                    "no account has the email {}; they sign up first",
-                    s.email.trim()
-                ),
-            )
-        })?;
-    change_role(state, &club, access, user.id, Some(role)).await?;
-    Ok(clubs::members(&state.db, club.id).await?)
+    validate_email(email)?;
+    if let Some(user) = invitations::member_by_email(&state.db, club.id, email).await? {
+        change_role(state, &club, access, user, Some(role)).await?;
+        return Ok(Added::Changed(clubs::members(&state.db, club.id).await?));
+    }
+    if role == Role::Owner && access.role() != Role::Owner {
+        return Err(Error::Forbidden(
+            "only an owner can make or unmake owners".into(),
+        ));
+    }
+    let inviter = caller.user()?;
+    Ok(Added::Invited(
+        crate::domain::invitations::invite(state, &club, inviter, email, role).await?,
+    ))
+}
+
+/// The club's open invitations (for organizers).
+pub async fn invitations_of(state: &AppState, club: &Organized) -> Result<Vec<Invitation>> {
+    crate::domain::invitations::open_of(state, club.club.id).await
+}
+
+/// The club's open invitations, if the caller may run the club.
+pub async fn invitations(state: &AppState, caller: &Caller, slug: &str) -> Result<Vec<Invitation>> {
+    let club = organized(state, caller, slug).await?;
+    invitations_of(state, &club).await
+}
+
+/// Withdraws an open invitation (a logged-in organizer or owner; owners' invitations only by owners).
+pub async fn revoke_invitation(
+    state: &AppState,
+    caller: &Caller,
+    slug: &str,
+    id: i64,
+) -> Result<Invitation> {
+    let (club, access) = run_members(state, caller, slug).await?;
+    let listed = invitations::get(&state.db, club.id, id).await?;
+    if listed.as_ref().is_some_and(|i| i.role == "owner") && access.role() != Role::Owner {
+        return Err(Error::Forbidden(
+            "only an owner can withdraw an invitation to be owner".into(),
+        ));
+    }
+    crate::domain::invitations::revoke(state, club.id, id).await
 }
 
 /// Takes a user out of the club (the last owner stays).

@@ -17,6 +17,7 @@ pub mod events;
 pub mod game_lists;
 pub mod games;
 pub mod imports;
+pub mod invitations;
 pub mod leagues;
 pub mod mail;
 pub mod members;

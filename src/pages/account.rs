@@ -6,6 +6,7 @@ use serde::Deserialize;
 
 use super::{Ctx, Flash, Page, Posted, redirect};
 use crate::domain::accounts::{self, LogIn, NewPassword, ResetAsked, SignUp};
+use crate::domain::invitations::{self, InvitationView, Joined, Joining, JoiningNew};
 use crate::domain::your_account::{
     self, AccountView, EmailChange, Leaving, PasswordChange, Rename,
 };
@@ -173,6 +174,121 @@ async fn logout(
         actix_web::http::header::HeaderValue::from_static(crate::http::CLEAR_SITE_DATA.1),
     );
     Ok(res)
+}
+
+#[derive(Template)]
+#[template(path = "pages/invitation.html")]
+struct InvitationPage {
+    ctx: Ctx,
+    token: String,
+    view: Option<InvitationView>,
+    problem: String,
+    /// The logged-in account, if any.
+    me: Option<crate::domain::accounts::User>,
+}
+
+#[get("/invitations/{token}")]
+async fn invitation(
+    state: web::Data<AppState>,
+    page: Page,
+    token: web::Path<String>,
+) -> Result<HttpResponse, AppError> {
+    let (view, problem) = link_state(invitations::show(&state, &token).await)?;
+    page.render(InvitationPage {
+        ctx: page.ctx.clone(),
+        token: token.into_inner(),
+        view,
+        problem,
+        me: page.caller.user().ok().cloned(),
+    })
+}
+
+#[derive(Deserialize)]
+struct JoinForm {
+    /// A player id, or "" for none.
+    #[serde(default)]
+    player: String,
+}
+
+/// The player chosen in a join form: none for "", a refusal for anything else not a number.
+fn chosen(player: &str) -> Result<Option<i64>, Error> {
+    match player.trim() {
+        "" => Ok(None),
+        p => p
+            .parse::<i64>()
+            .map(Some)
+            .map_err(|_| Error::invalid("player", "choose a player from the list")),
+    }
+}
+
+/// What joining answers on a page: the club with a welcome, or the invitation page saying why not.
+fn joined_page(token: &str, result: Result<Joined, Error>) -> Result<HttpResponse, AppError> {
+    match result {
+        Ok(j) => Ok(redirect(
+            &format!("/clubs/{}", j.club),
+            Some(Flash {
+                ok: true,
+                text: j.message,
+            }),
+        )),
+        Err(e @ (Error::Internal(_) | Error::Unavailable(_))) => Err(e.into()),
+        Err(e) => Ok(redirect(
+            &format!("/invitations/{}", super::urlencoding_encode(token)),
+            Some(Flash {
+                ok: false,
+                text: e.message(),
+            }),
+        )),
+    }
+}
+
+#[post("/invitations/{token}")]
+async fn join(
+    state: web::Data<AppState>,
+    token: web::Path<String>,
+    posted: Posted<JoinForm>,
+) -> Result<HttpResponse, AppError> {
+    let result = match chosen(&posted.form.player) {
+        Ok(player) => invitations::join(&state, &posted.caller, &token, Joining { player }).await,
+        Err(e) => Err(e),
+    };
+    joined_page(&token, result)
+}
+
+#[derive(Deserialize)]
+struct JoinNewForm {
+    display_name: String,
+    password: String,
+    #[serde(default)]
+    player: String,
+}
+
+#[post("/invitations/{token}/account")]
+async fn join_new(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    token: web::Path<String>,
+    posted: Posted<JoinNewForm>,
+) -> Result<HttpResponse, AppError> {
+    let f = posted.form;
+    let player = match chosen(&f.player) {
+        Ok(p) => p,
+        Err(e) => return joined_page(&token, Err(e)),
+    };
+    let joining = JoiningNew {
+        display_name: f.display_name,
+        password: f.password,
+        player,
+    };
+    match invitations::join_new(&state, &token, joining, peer(&req), user_agent(&req)).await {
+        Ok((session, joined)) => {
+            let mut res = joined_page(&token, Ok(joined))?;
+            res.add_cookie(&session_cookie(&req, &session))
+                .map_err(AppError::internal)?;
+            Ok(res)
+        }
+        Err(e) => joined_page(&token, Err(e)),
+    }
 }
 
 /// What a mailed link's page shows: what the link names while it works, or why it does not.
@@ -595,6 +711,9 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(forgot_form)
         .service(forgot)
         .service(reset_form)
+        .service(invitation)
+        .service(join)
+        .service(join_new)
         .service(reset)
         .service(login_form)
         .service(login)

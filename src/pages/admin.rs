@@ -11,7 +11,8 @@ use super::{Ctx, Flash, Page, Posted, after, redirect};
 use crate::domain::cards::{self, CardUpload, StoredCard};
 use crate::domain::clubs::{self, AllowedOrigins, Club, normal_origin};
 use crate::domain::members::{
-    self as membership, CreatedToken, Member, NewToken, Organized, SetRole, TokenInfo, organized,
+    self as membership, Added, CreatedToken, Invitation, Member, NewToken, Organized, SetRole,
+    TokenInfo, organized,
 };
 use crate::domain::{AppState, Error};
 use crate::error::{AppError, OwnBody};
@@ -30,6 +31,9 @@ struct MembersPage {
     claims: Vec<(i64, String, String, String)>,
     /// The club's latest mail, newest first.
     mail: Vec<crate::domain::mail::ClubMail>,
+    /// Invitations not yet accepted or withdrawn.
+    invited: Vec<Invitation>,
+    now: chrono::DateTime<chrono::Utc>,
 }
 
 impl MembersPage {
@@ -50,6 +54,7 @@ async fn members(
     let members = membership::of(&state, &club).await?;
     let claims = crate::domain::players::claims(&state, &club).await?;
     let mail = crate::domain::mail::club_log(&state, &page.caller, &slug).await?;
+    let invited = membership::invitations_of(&state, &club).await?;
     let roles = if club.owner() {
         vec!["owner", "organizer", "scorer", "member"]
     } else {
@@ -63,6 +68,8 @@ async fn members(
         me,
         claims,
         mail,
+        invited,
+        now: chrono::Utc::now(),
     })
 }
 
@@ -104,11 +111,32 @@ async fn set_member(
     posted: Posted<RoleForm>,
 ) -> Result<HttpResponse, AppError> {
     let RoleForm { email, role } = posted.form;
-    let done = format!("{} is now {role}.", email.trim());
+    let changed = format!("{} is now {role}.", email.trim());
     let result = membership::set_role(&state, &posted.caller, &slug, SetRole { email, role })
         .await
-        .map(|_| done);
+        .map(|added| match added {
+            Added::Changed(_) => changed,
+            Added::Invited(invited) => invited.message,
+        });
     after(&format!("/clubs/{slug}/members"), result)
+}
+
+#[post("/clubs/{slug}/invitations/{id}/revoke")]
+async fn revoke_invitation(
+    state: web::Data<AppState>,
+    path: web::Path<(String, i64)>,
+    posted: Posted<serde::de::IgnoredAny>,
+) -> Result<HttpResponse, AppError> {
+    let (slug, id) = path.into_inner();
+    let result = membership::revoke_invitation(&state, &posted.caller, &slug, id)
+        .await
+        .map(|i| {
+            format!(
+                "The invitation to {} is withdrawn: its link no longer works.",
+                i.email
+            )
+        });
+    after(&format!("/clubs/{slug}/members#invited"), result)
 }
 
 #[post("/clubs/{slug}/members/{user}/remove")]
@@ -467,6 +495,7 @@ async fn cards_upload(
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.service(members)
+        .service(revoke_invitation)
         .service(settle_claim)
         .service(set_member)
         .service(remove_member)

@@ -9,6 +9,7 @@ pub mod events;
 pub mod game_pages;
 pub mod games;
 pub mod imports;
+pub mod invitations;
 pub mod leagues;
 pub mod mail;
 pub mod names;

@@ -270,6 +270,17 @@ pub async fn settle_claim(
         == 1)
 }
 
+/// The club's players nobody is linked to or claims: (id, name), by name.
+pub async fn unclaimed(pool: &PgPool, club_id: i64) -> sqlx::Result<Vec<(i64, String)>> {
+    sqlx::query_as(
+        "SELECT id, name FROM players WHERE club_id = $1 AND user_id IS NULL AND claimed_by IS NULL \
+         ORDER BY lower(name), id",
+    )
+    .bind(club_id)
+    .fetch_all(pool)
+    .await
+}
+
 /// Open claims in a club: (player id, player name, user display name, user email).
 pub async fn claims(
     pool: &PgPool,

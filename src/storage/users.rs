@@ -17,6 +17,17 @@ pub async fn create(
     display_name: &str,
     password_hash: &str,
 ) -> sqlx::Result<Option<User>> {
+    let mut conn = pool.acquire().await?;
+    create_in(&mut conn, email, display_name, password_hash).await
+}
+
+/// As `create`, in a transaction.
+pub async fn create_in(
+    conn: &mut sqlx::PgConnection,
+    email: &str,
+    display_name: &str,
+    password_hash: &str,
+) -> sqlx::Result<Option<User>> {
     sqlx::query_as::<_, User>(
         "INSERT INTO users (email, display_name, password_hash) VALUES ($1, $2, $3) \
          ON CONFLICT (lower(email)) DO NOTHING RETURNING id, email, display_name",
@@ -24,7 +35,7 @@ pub async fn create(
     .bind(email)
     .bind(display_name)
     .bind(password_hash)
-    .fetch_optional(pool)
+    .fetch_optional(conn)
     .await
 }
 

@@ -126,11 +126,7 @@ fn serve_on(db: PgPool, own: PgPool, change: impl FnOnce(&mut Settings)) -> Test
     let app = Application::build(&settings, own).expect("build the app");
     let address = format!("http://127.0.0.1:{}", app.port());
     tokio::spawn(app.run_until_stopped());
-    let client = reqwest::Client::builder()
-        .cookie_store(true)
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .expect("http client");
+    let client = browser_client();
     TestApp {
         address,
         client,
@@ -139,6 +135,16 @@ fn serve_on(db: PgPool, own: PgPool, change: impl FnOnce(&mut Settings)) -> Test
 }
 
 pub const PASSWORD: &str = "correct horse battery";
+
+/// A client with cookies of its own that shows redirects rather than following them, as a test
+/// of a form's answer needs.
+pub fn browser_client() -> reqwest::Client {
+    reqwest::Client::builder()
+        .cookie_store(true)
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .expect("http client")
+}
 
 /// The text of what `client` gets at `url` (a page, say), whatever its status.
 pub async fn text_at(client: &reqwest::Client, url: &str) -> String {
@@ -165,6 +171,68 @@ pub async fn signed_up(app: &TestApp, email: &str) -> reqwest::Client {
         .await
         .expect("request sent");
     assert_eq!(res.status(), 201, "sign up {email}");
+    client
+}
+
+/// The path of the link (`/invitations/…`, `/reset/…`) in the latest mail of `kind` to `to`,
+/// read from the outbox (written in the same transaction as what it is about).
+pub async fn mailed_path(app: &TestApp, kind: &str, to: &str, prefix: &str) -> String {
+    let body: String = sqlx::query_scalar(
+        "SELECT text_body FROM mail_outbox WHERE kind = $1 AND lower(to_address) = lower($2) \
+         ORDER BY id DESC LIMIT 1",
+    )
+    .bind(kind)
+    .bind(to)
+    .fetch_one(&app.db)
+    .await
+    .unwrap_or_else(|e| panic!("no {kind} mail to {to}: {e}"));
+    let at = body
+        .find(prefix)
+        .unwrap_or_else(|| panic!("no {prefix} link in: {body}"));
+    body[at..]
+        .split_whitespace()
+        .next()
+        .expect("a link")
+        .to_string()
+}
+
+/// `owner` invites `email` to the club `slug` as `role`, and `joiner` (logged in) follows the
+/// mailed link and joins.
+pub async fn joined(
+    app: &TestApp,
+    owner: &reqwest::Client,
+    slug: &str,
+    email: &str,
+    role: &str,
+    joiner: &reqwest::Client,
+) {
+    let res = owner
+        .put(app.url(&format!("/api/v1/clubs/{slug}/members")))
+        .json(&serde_json::json!({"email": email, "role": role}))
+        .send()
+        .await
+        .expect("request sent");
+    assert_eq!(res.status(), 202, "invite {email} to {slug}");
+    let link = mailed_path(app, "invitation", email, "/invitations/").await;
+    let res = joiner
+        .post(app.url(&format!("/api/v1{link}")))
+        .json(&serde_json::json!({}))
+        .send()
+        .await
+        .expect("request sent");
+    assert_eq!(res.status(), 200, "{email} joins {slug}");
+}
+
+/// A new user (signed up and logged in) who joined the club `slug` as `role` by invitation.
+pub async fn member_of(
+    app: &TestApp,
+    owner: &reqwest::Client,
+    slug: &str,
+    email: &str,
+    role: &str,
+) -> reqwest::Client {
+    let client = signed_up(app, email).await;
+    joined(app, owner, slug, email, role, &client).await;
     client
 }
 
