@@ -60,3 +60,116 @@ async fn a_forgotten_password_is_reset_on_a_phone_through_the_mailed_link() {
     shots(&c, "account").await;
     c.close().await.unwrap();
 }
+
+async fn set_value(c: &fantoccini::Client, css: &str, value: &str) {
+    c.execute(
+        "document.querySelector(arguments[0]).value = arguments[1];",
+        vec![serde_json::json!(css), serde_json::json!(value)],
+    )
+    .await
+    .unwrap();
+}
+
+async fn axe_clean(c: &fantoccini::Client, what: &str) {
+    let (_, found) = axe(c).await;
+    assert_eq!(found, serde_json::json!([]), "axe on {what}");
+}
+
+/// The season ahead as its people live it: the owner invites Rose on a tablet; Rose joins from
+/// the mail on her phone, signing up and saying which player she is; the owner schedules a
+/// night; Rose answers the night's mail on her phone; the owner sees her coming and starts
+/// check-in from the replies.
+#[tokio::test]
+async fn an_invited_member_joins_and_replies_to_a_night_ahead_on_a_phone() {
+    let sink = SmtpSink::start().await;
+    let url = sink.url();
+    let app = spawn_app_with(move |s| s.smtp_url = Some(Secret::new(url))).await;
+    let owner = common::club_owner(&app, "tiles", "owner@example.org").await;
+    let t = common::one_table(&app, &owner, "tiles", &["Rose Adler", "Bea", "Cy", "Dot"]).await;
+    let (_driver, c) = browser().await;
+
+    // The owner invites Rose from the members page, on a tablet.
+    c.set_window_size(820, 1180).await.unwrap();
+    log_in(&c, &app.address, "owner@example.org", PASSWORD, "/clubs/tiles/members").await;
+    fill(&c, "#member-email", "rose@example.org").await;
+    c.find(fantoccini::Locator::Css("#member-role"))
+        .await
+        .unwrap()
+        .select_by_value("member")
+        .await
+        .unwrap();
+    click(&c, "#add-member button[type=submit]").await;
+    wait_text(&c, ".flash.ok", "An invitation to join as member is on its way to rose@example.org").await;
+    wait_text(&c, "#invited", "rose@example.org as member").await;
+    click(&c, "form[action='/logout'] button").await;
+    wait_text(&c, ".flash.ok", "You are logged out").await;
+
+    // Rose opens the mail's link on her phone, signs up and says she is Rose Adler.
+    c.set_window_size(390, 844).await.unwrap();
+    let invitation = sink.wait_for(1).await[0].link("/invitations/");
+    c.goto(&invitation).await.unwrap();
+    wait_text(&c, "h1", "Join tiles").await;
+    axe_clean(&c, "the invitation page").await;
+    fill(&c, "#display_name", "Rose Adler").await;
+    fill(&c, "#password", PASSWORD).await;
+    c.find(fantoccini::Locator::Css("#new-player"))
+        .await
+        .unwrap()
+        .select_by_value(&t.players[0].to_string())
+        .await
+        .unwrap();
+    click(&c, "form[action$='/account'] button[type=submit]").await;
+    wait_text(&c, ".flash.ok", "Welcome to tiles: you are a member.").await;
+    click(&c, "form[action='/logout'] button").await;
+    wait_text(&c, ".flash.ok", "You are logged out").await;
+
+    // On the tablet, the owner confirms Rose is Rose Adler and schedules a night on the league
+    // page.
+    c.set_window_size(820, 1180).await.unwrap();
+    log_in(&c, &app.address, "owner@example.org", PASSWORD, "/clubs/tiles/members").await;
+    click(&c, "#claims button[value=confirm]").await;
+    wait_text(&c, ".flash.ok", "Rose Adler").await;
+    c.goto(&app.url(&format!("/leagues/{}", t.league))).await.unwrap();
+    click(&c, "#ahead summary").await;
+    let date = (chrono::Utc::now() + chrono::Duration::days(6)).date_naive();
+    set_value(&c, "#ahead-date", &date.to_string()).await;
+    set_value(&c, "#ahead-time", "19:30").await;
+    fill(&c, "#ahead-place", "Club room").await;
+    set_value(&c, "#ahead-tables", "1").await;
+    click(&c, "#schedule button[type=submit]").await;
+    wait_text(&c, ".flash.ok", "the members are asked by mail").await;
+    wait_text(&c, "#ahead", "Club room · 0 of 4 seats taken").await;
+    axe_clean(&c, "the league page with a night ahead").await;
+    click(&c, "form[action='/logout'] button").await;
+    wait_text(&c, ".flash.ok", "You are logged out").await;
+
+    // Rose taps Coming in the night's mail on her phone, and saves it with one more tap.
+    c.set_window_size(390, 844).await.unwrap();
+    let got = sink.wait_for(3).await;
+    let mail = got
+        .iter()
+        .find(|m| m.to == ["rose@example.org"] && m.text().contains("Are you coming?"))
+        .expect("the night's mail to Rose");
+    c.goto(&mail.link("answer=coming")).await.unwrap();
+    wait_text(&c, "#reply button[autofocus]", "Save: Coming").await;
+    axe_clean(&c, "the reply page").await;
+    click(&c, "#reply button[autofocus]").await;
+    wait_text(&c, ".flash.ok", "Saved: you are coming").await;
+    wait_text(&c, "main", "Your answer now: Coming").await;
+    shots(&c, "reply").await;
+
+    // The owner sees her coming and starts check-in from the replies.
+    c.set_window_size(820, 1180).await.unwrap();
+    let id: i64 = sqlx::query_scalar("SELECT id FROM scheduled_nights")
+        .fetch_one(&app.db)
+        .await
+        .unwrap();
+    log_in(&c, &app.address, "owner@example.org", PASSWORD, &format!("/ahead/{id}")).await;
+    wait_text(&c, "#who", "Rose Adler").await;
+    wait_text(&c, "#counts", "Coming: 1 of 4 seats").await;
+    axe_clean(&c, "the night ahead's page").await;
+    shots(&c, "ahead").await;
+    click(&c, "form[action$='/start'] button").await;
+    wait_text(&c, ".flash.ok", "Night 2 is open: 1 coming is checked in.").await;
+    c.close().await.unwrap();
+}

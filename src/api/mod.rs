@@ -1,6 +1,7 @@
 //! The HTTP API: JSON handlers, each in the OpenAPI document.
 
 pub mod accounts;
+pub mod ahead;
 pub mod cards;
 pub mod clubs;
 pub mod engine;
@@ -182,6 +183,14 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(accounts::invitation)
         .service(accounts::join)
         .service(accounts::join_new)
+        .service(ahead::schedule)
+        .service(ahead::list)
+        .service(ahead::show)
+        .service(ahead::reply)
+        .service(ahead::reply_signed)
+        .service(ahead::start)
+        .service(ahead::cancel)
+        .service(ahead::calendar)
         .service(clubs::create)
         .service(clubs::show)
         .service(clubs::members)

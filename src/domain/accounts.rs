@@ -256,7 +256,7 @@ pub async fn reset_mail(
     let letter = mail::Letter {
         greeting: &greeting,
         paragraphs: &paragraphs,
-        action: Some(("Choose a new password", &link)),
+        actions: &[("Choose a new password", &link)],
         after: &after,
     };
     stored_mail::create_reset(

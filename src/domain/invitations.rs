@@ -64,7 +64,7 @@ pub async fn invite(
     let letter = mail::Letter {
         greeting: &greeting,
         paragraphs: &paragraphs,
-        action: Some((&format!("Join {}", club.name), &link)),
+        actions: &[(&format!("Join {}", club.name), &link)],
         after: &after,
     };
     let (text_body, html_body) = letter.render();

@@ -21,11 +21,12 @@ const BACKOFF_SECS: [i64; 7] = [10, 30, 60, 300, 900, 1800, 3600];
 /// After this long since the first try, a message is marked failed.
 const GIVE_UP_AFTER: chrono::Duration = chrono::Duration::hours(48);
 
-/// A message in a plain layout: greeting, paragraphs, one button-like link, and a closing line.
+/// A message in a plain layout: greeting, paragraphs, button-like links, and closing lines.
 pub struct Letter<'a> {
     pub greeting: &'a str,
     pub paragraphs: &'a [String],
-    pub action: Option<(&'a str, &'a str)>,
+    /// Links shown as buttons (label, URL), in order.
+    pub actions: &'a [(&'a str, &'a str)],
     pub after: &'a [String],
 }
 
@@ -49,7 +50,7 @@ impl Letter<'_> {
         for p in self.paragraphs {
             paragraph(&mut text, &mut html, p);
         }
-        if let Some((label, url)) = self.action {
+        for (label, url) in self.actions {
             text.push_str(&format!("{label}:\n{url}\n\n"));
             html.push_str(&format!(
                 "<p><a href=\"{0}\" style=\"display: inline-block; padding: .6em 1.2em; background: #1f5f8b; color: #fff; text-decoration: none; border-radius: .3em\">{1}</a></p>\n<p>Or open this address: {0}</p>\n",
@@ -171,6 +172,17 @@ pub async fn run_worker(state: Arc<AppState>) {
                 Ok(false) => break,
                 Err(e) => {
                     tracing::warn!(error = %e, "a closed night's mail waits");
+                    break;
+                }
+            }
+        }
+        // Scheduled nights whose reminder is due, a night at a time.
+        for _ in 0..5 {
+            match crate::domain::ahead::write_next_reminder(&state).await {
+                Ok(true) => continue,
+                Ok(false) => break,
+                Err(e) => {
+                    tracing::warn!(error = %e, "a night's reminder waits");
                     break;
                 }
             }
@@ -336,7 +348,7 @@ mod tests {
         let (text, html) = Letter {
             greeting: "Hello <Ann>,",
             paragraphs: &["Tea & tiles".into()],
-            action: Some(("Open", "https://example.org/?a=1&b=2")),
+            actions: &[("Open", "https://example.org/?a=1&b=2")],
             after: &[],
         }
         .render();
@@ -346,7 +358,7 @@ mod tests {
         let (_, html) = Letter {
             greeting: "Hi,",
             paragraphs: &["The top:\n1. Ann\n2. Bea".into()],
-            action: None,
+            actions: &[],
             after: &[],
         }
         .render();

@@ -8,6 +8,7 @@
 
 pub mod access;
 pub mod accounts;
+pub mod ahead;
 pub mod cards;
 pub mod clubs;
 pub mod codes;

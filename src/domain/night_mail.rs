@@ -164,7 +164,7 @@ pub async fn write_next(state: &AppState) -> Result<bool> {
         let (text_body, html_body) = mail::Letter {
             greeting: &greeting,
             paragraphs: &paragraphs,
-            action: Some(("See the standings", &league_link)),
+            actions: &[("See the standings", &league_link)],
             after: &after,
         }
         .render();

@@ -474,15 +474,21 @@ pub async fn settle_claim(
     confirm: bool,
 ) -> Result<String> {
     let (club, _) = caller.club(state, slug, Need::Admin).await?;
+    let named = players::claims(&state.db, club.id)
+        .await?
+        .into_iter()
+        .find(|c| c.0 == id)
+        .map(|(_, player, member, _)| (player, member));
     if !players::settle_claim(&state.db, club.id, id, confirm).await? {
         return Err(Error::Conflict(
             "there is no claim on this player to settle (or that member is linked to another player)".into(),
         ));
     }
+    let (player, member) = named.unwrap_or_else(|| ("the player".into(), "The member".into()));
     Ok(if confirm {
-        "Confirmed: the member now sees this player's games as theirs.".into()
+        format!("Confirmed: {member} is {player}, and sees {player}'s games as theirs.")
     } else {
-        "Refused: the player is not linked.".into()
+        format!("Refused: {member} is not linked to {player}.")
     })
 }
 

@@ -192,7 +192,7 @@ pub async fn change_email(state: &AppState, caller: &Caller, c: EmailChange) -> 
     let letter = mail::Letter {
         greeting: &greeting,
         paragraphs: &paragraphs,
-        action: Some(("Confirm this address", &link)),
+        actions: &[("Confirm this address", &link)],
         after: &after,
     };
     let mut tx = state.db.begin().await?;

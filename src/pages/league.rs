@@ -68,6 +68,10 @@ struct LeaguePage {
     next_season: Option<(i64, String)>,
     /// For organizers while there is no next season: the cards the next season may use.
     next_cards: Vec<(String, String)>,
+    /// Nights scheduled ahead (a league's, not a tournament's).
+    ahead: Vec<crate::domain::ahead::ScheduledView>,
+    /// The league's calendar feed for this viewer (a members-only league's carries their key).
+    calendar: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -273,8 +277,32 @@ async fn show(
     } else {
         Vec::new()
     };
+    let ahead = if league.kind == "league" {
+        crate::domain::ahead::list(&state, &page.caller, league.id).await?
+    } else {
+        Vec::new()
+    };
+    let calendar = if league.kind != "league" {
+        None
+    } else if league.visibility == "public" {
+        Some(format!(
+            "{}/api/v1/leagues/{}/calendar.ics",
+            state.public_url, league.id
+        ))
+    } else {
+        page.caller.user().ok().map(|u| {
+            format!(
+                "{}/api/v1/leagues/{}/calendar.ics?key={}",
+                state.public_url,
+                league.id,
+                crate::domain::ahead::calendar_key(&state, league.id, u.id)
+            )
+        })
+    };
     page.render(LeaguePage {
         ctx: page.ctx.clone(),
+        ahead,
+        calendar,
         embed,
         previous_season,
         next_season,

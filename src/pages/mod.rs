@@ -8,6 +8,7 @@
 
 mod account;
 mod admin;
+mod ahead;
 mod assets;
 mod card;
 mod club;
@@ -321,6 +322,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     club::configure(cfg);
     admin::configure(cfg);
     league::configure(cfg);
+    ahead::configure(cfg);
     history::configure(cfg);
     night::configure(cfg);
     tournament::configure(cfg);

@@ -1,5 +1,6 @@
 //! Storage: every SQL statement of the service lives under this module.
 
+pub mod ahead;
 pub mod backup;
 pub mod cards;
 pub mod clubs;

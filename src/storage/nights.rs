@@ -19,6 +19,17 @@ const COLUMNS: &str = "id, league_id, number, night_date, status, proposal";
 /// while the number is taken, so nights created at once get numbers one after the other.
 pub async fn create(pool: &PgPool, league_id: i64, date: NaiveDate) -> sqlx::Result<Night> {
     let mut tx = pool.begin().await?;
+    let night = create_in(&mut tx, league_id, date).await?;
+    tx.commit().await?;
+    Ok(night)
+}
+
+/// As `create`, in `tx`'s transaction (the league's row stays locked until it ends).
+pub async fn create_in(
+    tx: &mut sqlx::PgConnection,
+    league_id: i64,
+    date: NaiveDate,
+) -> sqlx::Result<Night> {
     sqlx::query("SELECT id FROM leagues WHERE id = $1 FOR UPDATE")
         .bind(league_id)
         .execute(&mut *tx)
@@ -31,7 +42,6 @@ pub async fn create(pool: &PgPool, league_id: i64, date: NaiveDate) -> sqlx::Res
     .bind(date)
     .fetch_one(&mut *tx)
     .await?;
-    tx.commit().await?;
     Ok(night)
 }
 
@@ -132,6 +142,26 @@ pub async fn check_in(pool: &PgPool, night_id: i64, player_id: i64) -> sqlx::Res
     .execute(pool)
     .await?;
     Ok(r.rows_affected() > 0)
+}
+
+/// Checks in those of `players` who are the club's active players, in `conn`'s transaction: how
+/// many were checked in.
+pub async fn check_in_many(
+    conn: &mut sqlx::PgConnection,
+    night_id: i64,
+    club_id: i64,
+    players: &[i64],
+) -> sqlx::Result<u64> {
+    Ok(sqlx::query(
+        "INSERT INTO checkins (night_id, player_id) SELECT $1, p.id FROM players p \
+         WHERE p.club_id = $2 AND p.active AND p.id = ANY($3) ON CONFLICT DO NOTHING",
+    )
+    .bind(night_id)
+    .bind(club_id)
+    .bind(players)
+    .execute(conn)
+    .await?
+    .rows_affected())
 }
 
 pub async fn check_out(pool: &PgPool, night_id: i64, player_id: i64) -> sqlx::Result<bool> {

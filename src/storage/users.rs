@@ -370,3 +370,11 @@ pub async fn display_names(pool: &PgPool, ids: &[i64]) -> sqlx::Result<Vec<(i64,
         .fetch_all(pool)
         .await
 }
+
+/// A user by id.
+pub async fn by_id(pool: &PgPool, id: i64) -> sqlx::Result<Option<User>> {
+    sqlx::query_as::<_, User>("SELECT id, email, display_name FROM users WHERE id = $1")
+        .bind(id)
+        .fetch_optional(pool)
+        .await
+}

@@ -108,7 +108,12 @@ impl SmtpSink {
             }
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
-        panic!("{n} messages did not arrive: {:?}", self.messages());
+        let got: Vec<String> = self
+            .messages()
+            .iter()
+            .map(|m| format!("{:?}: {:?}", m.to, m.parsed().subject().unwrap_or("")))
+            .collect();
+        panic!("{n} messages did not arrive; {} did: {got:#?}", got.len());
     }
 }
 
