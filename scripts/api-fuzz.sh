@@ -29,7 +29,7 @@ source scripts/throwaway-service.sh
 SERVE_FLAGS="--api-rate-limit 0 --token-rate-limit 0" start_throwaway_service "$BIN" fuzz
 
 # Real data, through the API.
-SEED="$(python3 scripts/fuzz-seed.py "$BASE")"
+SEED="$(python3 scripts/fuzz-seed.py "$BASE" "$DIR")"
 TOKEN="$(echo "$SEED" | python3 -c 'import json,sys; print(json.load(sys.stdin)["token"])')"
 export FUZZ_CLUB="$(echo "$SEED" | python3 -c 'import json,sys; print(json.load(sys.stdin)["club"])')"
 SESSION="$(echo "$SEED" | python3 -c 'import json,sys; print(json.load(sys.stdin)["session"])')"

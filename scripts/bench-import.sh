@@ -18,7 +18,7 @@ source scripts/throwaway-service.sh
 SERVE_FLAGS="--api-rate-limit 0 --token-rate-limit 0" start_throwaway_service "$BIN" import
 
 J='Content-Type: application/json'
-curl -fs -c "$DIR/jar" -H "$J" -d '{"email":"bench@example.org","display_name":"Bench","password":"bench password 1"}' "$BASE/api/v1/users" >/dev/null
+sign_up_throwaway "$DIR/jar" bench@example.org Bench "bench password 1"
 curl -fs -b "$DIR/jar" -H "$J" -d '{"slug":"bench","name":"Bench club"}' "$BASE/api/v1/clubs" >/dev/null
 LEAGUE="$(curl -fs -b "$DIR/jar" -H "$J" -d '{"name":"Imported","card":"demo-2026","ruleset":"nmjl-money","board":"best_per_night","best_per_night":2,"drop_worst_nights":1}' "$BASE/api/v1/clubs/bench/leagues" | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')"
 

@@ -27,7 +27,7 @@ BOARD_FIELDS=""
 if [ "${BOARD:-total}" = best_per_night ]; then
   BOARD_FIELDS=',"board":"best_per_night","best_per_night":2,"drop_worst_nights":1'
 fi
-curl -fs -c "$DIR/jar" -H "$J" -d '{"email":"bench@example.org","display_name":"Bench","password":"bench password 1"}' "$BASE/api/v1/users" >/dev/null
+sign_up_throwaway "$DIR/jar" bench@example.org Bench "bench password 1"
 curl -fs -b "$DIR/jar" -H "$J" -d '{"slug":"bench","name":"Bench club"}' "$BASE/api/v1/clubs" >/dev/null
 TOKEN="$(curl -fs -b "$DIR/jar" -H "$J" -d '{"name":"bench","scopes":["admin"]}' "$BASE/api/v1/clubs/bench/tokens" | python3 -c 'import json,sys; print(json.load(sys.stdin)["token"])')"
 LEAGUE="$(curl -fs -b "$DIR/jar" -H "$J" -d "{\"name\":\"Bench league\",\"card\":\"demo-2026\",\"ruleset\":\"nmjl-money\",\"visibility\":\"public\"$BOARD_FIELDS}" "$BASE/api/v1/clubs/bench/leagues" | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')"

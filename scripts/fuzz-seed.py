@@ -7,10 +7,16 @@ session cookie.
 
 import http.cookiejar
 import json
+import os
 import sys
 import urllib.request
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from signup_token import token  # noqa: E402
+
 BASE = sys.argv[1]
+# The service's data directory: its sign-up mail is read from there (no SMTP server).
+DATA_DIR = sys.argv[2]
 jar = http.cookiejar.CookieJar()
 opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
 
@@ -27,7 +33,8 @@ def call(method, path, body=None, content_type="application/json"):
         return json.loads(text) if text else None
 
 
-user = call("POST", "/api/v1/users", {"email": "fuzz@example.org", "display_name": "Fuzz Owner", "password": "fuzz password 1"})
+call("POST", "/api/v1/users", {"email": "fuzz@example.org", "display_name": "Fuzz Owner", "password": "fuzz password 1"})
+user = call("POST", f"/api/v1/sign-ups/{token(os.path.join(DATA_DIR, 'mail'), 'fuzz@example.org')}")
 call("POST", "/api/v1/clubs", {"slug": "tuesday-tiles", "name": "Tuesday Tiles", "time_zone": "America/New_York"})
 players = [call("POST", "/api/v1/clubs/tuesday-tiles/players", {"name": f"Player {i}"})["id"] for i in range(1, 9)]
 card = call(

@@ -22,6 +22,17 @@ start_throwaway_service() {
   return 1
 }
 
+# Signs EMAIL up on the throwaway service with the cookie jar JAR, which is then logged in: the
+# link of the sign-up mail (written to "$DIR/mail", as there is no SMTP server) is followed.
+sign_up_throwaway() {
+  local jar="$1" email="$2" name="$3" password="$4" token
+  curl -fs -c "$jar" -H 'Content-Type: application/json' \
+    -d "{\"email\":\"$email\",\"display_name\":\"$name\",\"password\":\"$password\"}" \
+    "$BASE/api/v1/users" >/dev/null
+  token="$(python3 "$(dirname "${BASH_SOURCE[0]}")/signup_token.py" "$DIR/mail" "$email")"
+  curl -fs -b "$jar" -c "$jar" -X POST "$BASE/api/v1/sign-ups/$token" >/dev/null
+}
+
 stop_throwaway_service() {
   if [ -n "${SERVER_PID:-}" ]; then
     kill "$SERVER_PID" 2>/dev/null && wait "$SERVER_PID" 2>/dev/null || true

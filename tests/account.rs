@@ -288,3 +288,93 @@ async fn the_account_page_works_by_its_forms() {
         .unwrap();
     assert_eq!(res.headers()["location"], "/login?next=/account");
 }
+
+/// Sign-up answers a new address and a taken one alike; the new one gets a link that makes the
+/// account when its page is confirmed (opening it makes nothing), the taken one a word that it
+/// has an account; sign-ups to one address are limited.
+#[tokio::test]
+async fn sign_up_is_answered_alike_and_finished_through_the_mailed_link() {
+    let sink = SmtpSink::start().await;
+    let app = app_mailing_to(&sink).await;
+    signed_up(&app, "sam@example.org").await;
+    let ask = |email: &'static str| {
+        let app = &app;
+        async move {
+            let res = reqwest::Client::new()
+                .post(app.url("/api/v1/users"))
+                .json(&json!({ "email": email, "display_name": "Someone", "password": PASSWORD }))
+                .send()
+                .await
+                .unwrap();
+            let status = res.status().as_u16();
+            let body: Value = res.json().await.unwrap();
+            (
+                status,
+                body["message"].as_str().unwrap_or("").replace(email, "…"),
+            )
+        }
+    };
+    let new = ask("rose@example.org").await;
+    let taken = ask("sam@example.org").await;
+    assert_eq!(new, taken, "the same answer for a new and a taken address");
+    assert_eq!(new.0, 202);
+
+    // Sam is told he has an account; Rose gets the link.
+    let got = sink.wait_for(1).await;
+    assert_eq!(got[0].to, ["sam@example.org"]);
+    assert_eq!(
+        got[0].parsed().subject(),
+        Some("You have an account already")
+    );
+    let mut link = None;
+    for _ in 0..100 {
+        if let Some(m) = sink.signups().iter().find(|m| m.to == ["rose@example.org"]) {
+            link = Some(m.link("/signup/"));
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let link = link.expect("Rose's sign-up link");
+    let users = || async {
+        sqlx::query_scalar::<_, i64>("SELECT count(*) FROM users")
+            .fetch_one(&app.db)
+            .await
+            .unwrap()
+    };
+    let before = users().await;
+    let browser = common::browser_client();
+    let page = text_at(&browser, &link).await;
+    assert!(
+        page.contains("rose@example.org") && page.contains("Make my account"),
+        "{page}"
+    );
+    assert_eq!(users().await, before, "opening the link makes nothing");
+    let res = browser
+        .post(&link)
+        .form(&[("csrf", csrf_of(&page))])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 303);
+    let me: Value = browser
+        .get(app.url("/api/v1/session"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(me["email"], "rose@example.org");
+    assert_eq!(me["display_name"], "Someone");
+    let again = text_at(&common::browser_client(), &link).await;
+    assert!(again.contains("was used already"), "{again}");
+
+    // At most 3 sign-up mails to one address at once, whoever asks.
+    let statuses = [
+        ask("eve@example.org").await.0,
+        ask("eve@example.org").await.0,
+        ask("eve@example.org").await.0,
+        ask("eve@example.org").await.0,
+    ];
+    assert_eq!(statuses, [202, 202, 202, 429]);
+}

@@ -262,17 +262,15 @@ async fn a_backup_taken_while_games_are_entered_restores_exactly_what_was_acknow
 /// `name` in it on the demo card: the league as the API answers it.
 async fn owned_league(
     c: &reqwest::Client,
-    base: &str,
+    served: &common::Served,
     email: &str,
     slug: &str,
     name: &str,
 ) -> Value {
+    let base = &served.base;
+    served.sign_up(c, email).await;
     let mut answer = Value::Null;
     for (path, body) in [
-        (
-            "/api/v1/users".to_string(),
-            json!({"email": email, "display_name": email, "password": PASSWORD}),
-        ),
         (
             "/api/v1/clubs".to_string(),
             json!({"slug": slug, "name": slug}),
@@ -298,42 +296,10 @@ async fn owned_league(
 async fn the_embedded_default_keeps_its_own_backups_and_restores_into_a_new_data_directory() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");
-    let mut served = {
-        let mut child = bin()
-            .args([
-                "serve",
-                "--bind",
-                "127.0.0.1:0",
-                "--backup-keep",
-                "2",
-                // Every closed night its own backup here (the gap has a test of its own).
-                "--backup-gap-minutes",
-                "0",
-                "--data-dir",
-            ])
-            .arg(&data)
-            .env("MAHJONG_SESSION_KEY", "k".repeat(64))
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let base = std::thread::spawn(move || {
-            use std::io::BufRead;
-            std::io::BufReader::new(stdout)
-                .lines()
-                .map_while(Result::ok)
-                .find_map(|l| {
-                    l.split("serving on ")
-                        .nth(1)
-                        .map(|u| u.trim().trim_end_matches('/').to_string())
-                })
-        })
-        .join()
-        .unwrap()
-        .expect("the service serves");
-        common::Served { child, base }
-    };
+    // Every closed night its own backup here (the gap has a test of its own).
+    let mut served =
+        common::serve_with(&data, &["--backup-keep", "2", "--backup-gap-minutes", "0"])
+            .expect("the service serves");
     let c = reqwest::Client::builder()
         .cookie_store(true)
         .build()
@@ -343,14 +309,7 @@ async fn the_embedded_default_keeps_its_own_backups_and_restores_into_a_new_data
         assert!(res.status().is_success(), "{}", res.status());
         res
     };
-    let league = owned_league(
-        &c,
-        &served.base,
-        "keeper@example.org",
-        "keep",
-        "Kept league",
-    )
-    .await;
+    let league = owned_league(&c, &served, "keeper@example.org", "keep", "Kept league").await;
     let backups = data.join("backups");
     let count = || {
         std::fs::read_dir(&backups)
@@ -488,7 +447,7 @@ async fn closing_nights_again_and_again_pushes_out_no_daily_backup_and_backups_a
         assert!(res.status().is_success(), "{}", res.status());
         res
     };
-    let league = owned_league(&c, &served.base, "closer@example.org", "close", "L").await;
+    let league = owned_league(&c, &served, "closer@example.org", "close", "L").await;
     let night: Value = ok(c
         .post(api(&format!("/api/v1/leagues/{}/nights", league["id"])))
         .json(&json!({"date": "2026-03-01"}))

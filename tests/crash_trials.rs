@@ -46,18 +46,13 @@ async fn call(base: &str, token: &str, method: &str, path: &str, body: Option<Va
     res.json().await.unwrap_or(Value::Null)
 }
 
-async fn set_up(base: &str) -> Club {
+async fn set_up(served: &common::Served) -> Club {
+    let base = &served.base;
     let browser = reqwest::Client::builder()
         .cookie_store(true)
         .build()
         .unwrap();
-    let res = browser
-        .post(format!("{base}/api/v1/users"))
-        .json(&json!({"email": "trials@example.org", "display_name": "Trials", "password": common::PASSWORD}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(res.status(), 201);
+    served.sign_up(&browser, "trials@example.org").await;
     browser
         .post(format!("{base}/api/v1/clubs"))
         .json(&json!({"slug": "trials", "name": "Trials"}))
@@ -199,7 +194,7 @@ async fn acknowledged_games_survive_crashes_and_retries_store_once() {
         .unwrap_or(3);
     let dir = tempfile::tempdir().unwrap();
     let mut served = common::serve(dir.path()).expect("the service starts");
-    let club = set_up(&served.base).await;
+    let club = set_up(&served).await;
     let (mut acknowledged, mut lost, mut duplicates, mut resent) = (0usize, 0usize, 0usize, 0usize);
     let mut ready_times = Vec::new();
     for trial in 0..trials {

@@ -88,13 +88,7 @@ async fn one_instance_per_data_directory_and_a_restart_after_kill_9() {
     let mut first = common::serve(dir.path()).expect("the first instance serves");
     assert_eq!(ready(&first.base).await, 200);
     let client = reqwest::Client::new();
-    let res = client
-        .post(format!("{}/api/v1/users", first.base))
-        .json(&serde_json::json!({"email": "kept@example.org", "display_name": "Kept", "password": "correct horse battery"}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(res.status(), 201);
+    first.sign_up(&client, "kept@example.org").await;
 
     // As in the field: the same command again, same port.
     let address = first.base.trim_start_matches("http://").to_string();
@@ -249,29 +243,21 @@ async fn a_frozen_database_is_a_quick_503() {
 }
 
 /// A new account owning a club `slug` on the service at `base`: its client (with the cookie).
-async fn club_owner_at(base: &str, slug: &str) -> reqwest::Client {
+async fn club_owner_at(served: &common::Served, slug: &str) -> reqwest::Client {
     let client = reqwest::Client::builder()
         .cookie_store(true)
         .build()
         .unwrap();
-    for (path, body) in [
-        (
-            "/api/v1/users",
-            serde_json::json!({"email": format!("{slug}@example.org"), "display_name": slug, "password": "correct horse battery"}),
-        ),
-        (
-            "/api/v1/clubs",
-            serde_json::json!({"slug": slug, "name": slug}),
-        ),
-    ] {
-        let res = client
-            .post(format!("{base}{path}"))
-            .json(&body)
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(res.status(), 201, "{path}");
-    }
+    served
+        .sign_up(&client, &format!("{slug}@example.org"))
+        .await;
+    let res = client
+        .post(format!("{}/api/v1/clubs", served.base))
+        .json(&serde_json::json!({"slug": slug, "name": slug}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 201, "create the club {slug}");
     client
 }
 
@@ -303,7 +289,7 @@ fn stop(mut served: common::Served) {
 async fn a_killed_postgres_is_restarted_under_the_running_service() {
     let dir = tempfile::tempdir().unwrap();
     let served = common::serve(dir.path()).expect("serves");
-    let client = club_owner_at(&served.base, "kept").await;
+    let client = club_owner_at(&served, "kept").await;
     let url = |p: &str| format!("{}{p}", served.base);
 
     let mut stored = 0;
@@ -406,7 +392,7 @@ async fn a_full_disk_is_said_and_writes_come_back_when_space_is_freed() {
     }
     let _unmount = Unmount(data.clone());
     let served = common::serve_with(&data, &["--backup-keep", "0"]).expect("serves");
-    let client = club_owner_at(&served.base, "full").await;
+    let client = club_owner_at(&served, "full").await;
     let url = |p: &str| format!("{}{p}", served.base);
     // Fill what is left of the disk.
     let filler = data.join("filler");

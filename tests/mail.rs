@@ -228,18 +228,16 @@ async fn without_an_smtp_server_each_message_is_an_eml_file() {
     let mail_dir = dir.path().join("mail");
     let mut file = None;
     for _ in 0..100 {
-        if let Some(entry) = std::fs::read_dir(&mail_dir)
-            .ok()
-            .and_then(|mut d| d.next())
-            .and_then(Result::ok)
-        {
+        if let Some(entry) = std::fs::read_dir(&mail_dir).ok().and_then(|d| {
+            d.filter_map(Result::ok)
+                .find(|e| e.path().to_string_lossy().ends_with("-password_reset.eml"))
+        }) {
             file = Some(entry.path());
             break;
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    let file = file.expect("an .eml file in <data-dir>/mail");
-    assert!(file.to_string_lossy().ends_with("-password_reset.eml"));
+    let file = file.expect("the reset's .eml file in <data-dir>/mail");
     let bytes = std::fs::read(&file).unwrap();
     let parsed = mail_parser::MessageParser::default().parse(&bytes).unwrap();
     assert_eq!(

@@ -90,7 +90,14 @@ async fn an_invited_member_joins_and_replies_to_a_night_ahead_on_a_phone() {
 
     // The owner invites Rose from the members page, on a tablet.
     c.set_window_size(820, 1180).await.unwrap();
-    log_in(&c, &app.address, "owner@example.org", PASSWORD, "/clubs/tiles/members").await;
+    log_in(
+        &c,
+        &app.address,
+        "owner@example.org",
+        PASSWORD,
+        "/clubs/tiles/members",
+    )
+    .await;
     fill(&c, "#member-email", "rose@example.org").await;
     c.find(fantoccini::Locator::Css("#member-role"))
         .await
@@ -99,7 +106,12 @@ async fn an_invited_member_joins_and_replies_to_a_night_ahead_on_a_phone() {
         .await
         .unwrap();
     click(&c, "#add-member button[type=submit]").await;
-    wait_text(&c, ".flash.ok", "An invitation to join as member is on its way to rose@example.org").await;
+    wait_text(
+        &c,
+        ".flash.ok",
+        "An invitation to join as member is on its way to rose@example.org",
+    )
+    .await;
     wait_text(&c, "#invited", "rose@example.org as member").await;
     click(&c, "form[action='/logout'] button").await;
     wait_text(&c, ".flash.ok", "You are logged out").await;
@@ -126,10 +138,19 @@ async fn an_invited_member_joins_and_replies_to_a_night_ahead_on_a_phone() {
     // On the tablet, the owner confirms Rose is Rose Adler and schedules a night on the league
     // page.
     c.set_window_size(820, 1180).await.unwrap();
-    log_in(&c, &app.address, "owner@example.org", PASSWORD, "/clubs/tiles/members").await;
+    log_in(
+        &c,
+        &app.address,
+        "owner@example.org",
+        PASSWORD,
+        "/clubs/tiles/members",
+    )
+    .await;
     click(&c, "#claims button[value=confirm]").await;
     wait_text(&c, ".flash.ok", "Rose Adler").await;
-    c.goto(&app.url(&format!("/leagues/{}", t.league))).await.unwrap();
+    c.goto(&app.url(&format!("/leagues/{}", t.league)))
+        .await
+        .unwrap();
     click(&c, "#ahead summary").await;
     let date = (chrono::Utc::now() + chrono::Duration::days(6)).date_naive();
     set_value(&c, "#ahead-date", &date.to_string()).await;
@@ -164,7 +185,14 @@ async fn an_invited_member_joins_and_replies_to_a_night_ahead_on_a_phone() {
         .fetch_one(&app.db)
         .await
         .unwrap();
-    log_in(&c, &app.address, "owner@example.org", PASSWORD, &format!("/ahead/{id}")).await;
+    log_in(
+        &c,
+        &app.address,
+        "owner@example.org",
+        PASSWORD,
+        &format!("/ahead/{id}"),
+    )
+    .await;
     wait_text(&c, "#who", "Rose Adler").await;
     wait_text(&c, "#counts", "Coming: 1 of 4 seats").await;
     axe_clean(&c, "the night ahead's page").await;

@@ -3,7 +3,9 @@
 use actix_web::{HttpRequest, HttpResponse, delete, get, patch, post, put, web};
 
 use crate::api::json::ValidJson;
-use crate::domain::accounts::{self, LogIn, NewPassword, ResetAsked, ResetTold, SignUp, UserView};
+use crate::domain::accounts::{
+    self, LogIn, NewPassword, ResetAsked, ResetTold, SignUp, SignUpTold, UserView,
+};
 use crate::domain::invitations::{self, InvitationView, Joined, Joining, JoiningNew};
 use crate::domain::your_account::{
     self, AccountView, EmailChange, EmailTold, Leaving, PasswordChange, Rename,
@@ -12,10 +14,11 @@ use crate::domain::{AppState, Caller};
 use crate::error::AppError;
 use crate::http::{peer, session_cookie, session_removal, session_token, user_agent};
 
-/// Create an account; the response also logs it in.
+/// Sign up: a link to finish is mailed to the address (24 hours, once); an address that has an
+/// account is told so by mail instead. The answer is the same either way (202), and so is its
+/// time.
 #[utoipa::path(tag = "accounts", request_body = SignUp,
-    responses((status = 201, body = UserView, description = "Created and logged in (session cookie set)"),
-              (status = 409, description = "The email is taken", body = crate::error::Problem, content_type = "application/problem+json"),
+    responses((status = 202, body = SignUpTold),
               (status = 422, body = crate::error::Problem, content_type = "application/problem+json")))]
 #[post("/api/v1/users")]
 pub async fn sign_up(
@@ -23,7 +26,23 @@ pub async fn sign_up(
     req: HttpRequest,
     body: ValidJson<SignUp>,
 ) -> Result<HttpResponse, AppError> {
-    let session = accounts::register(&state, body.0, peer(&req), user_agent(&req)).await?;
+    let told = accounts::register(&state, body.0, peer(&req)).await?;
+    Ok(HttpResponse::Accepted().json(told))
+}
+
+/// Finish signing up with the token of the mailed link: the account is made and logged in.
+#[utoipa::path(tag = "accounts",
+    params(("token" = String, Path, max_length = 200, description = "The token from the mailed link")),
+    responses((status = 201, body = UserView, description = "Created and logged in (session cookie set)"),
+              (status = 404, description = "Used already or more than 24 hours old", body = crate::error::Problem, content_type = "application/problem+json"),
+              (status = 409, description = "The address has an account meanwhile", body = crate::error::Problem, content_type = "application/problem+json")))]
+#[post("/api/v1/sign-ups/{token}")]
+pub async fn finish_sign_up(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    token: web::Path<String>,
+) -> Result<HttpResponse, AppError> {
+    let session = accounts::finish_signup(&state, &token, user_agent(&req)).await?;
     Ok(HttpResponse::Created()
         .cookie(session_cookie(&req, &session))
         .json(UserView::from(session.user)))

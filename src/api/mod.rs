@@ -169,6 +169,7 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(accounts::log_in)
         .service(accounts::current)
         .service(accounts::log_out)
+        .service(accounts::finish_sign_up)
         .service(accounts::ask_reset)
         .service(accounts::reset_password)
         .service(accounts::account)

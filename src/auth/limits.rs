@@ -21,6 +21,8 @@ const RESET_PER_ADDRESS: (u32, u32) = (10, 20);
 /// Password reset requests for one email, from anywhere: 3 at once, then 6 an hour (a mailbox
 /// is never flooded, whoever asks).
 const RESET_PER_EMAIL: (u32, u32) = (3, 6);
+/// Sign-up mails to one address (known or not): 3 at once, then 6 an hour.
+const SIGNUP_PER_EMAIL: (u32, u32) = (3, 6);
 /// Stateless engine calls per address: 120 at once, then 20 a second.
 const ENGINE_PER_ADDRESS: (u32, u32) = (120, 1200);
 /// Wrong table codes from one address: 20 in 10 minutes, then none until the window ends. Only
@@ -49,6 +51,7 @@ pub struct Limits {
     login_account: DefaultKeyedRateLimiter<(String, Option<IpAddr>)>,
     login_address: DefaultKeyedRateLimiter<IpAddr>,
     signup: DefaultKeyedRateLimiter<IpAddr>,
+    signup_email: DefaultKeyedRateLimiter<String>,
     reset_address: DefaultKeyedRateLimiter<IpAddr>,
     reset_email: DefaultKeyedRateLimiter<String>,
     engine: DefaultKeyedRateLimiter<IpAddr>,
@@ -120,6 +123,7 @@ impl Default for Limits {
             login_account: RateLimiter::keyed(quota(LOGIN_PER_ACCOUNT_AND_ADDRESS)),
             login_address: RateLimiter::keyed(quota(LOGIN_PER_ADDRESS)),
             signup: RateLimiter::keyed(hourly(SIGNUP_PER_ADDRESS)),
+            signup_email: RateLimiter::keyed(hourly(SIGNUP_PER_EMAIL)),
             reset_address: RateLimiter::keyed(hourly(RESET_PER_ADDRESS)),
             reset_email: RateLimiter::keyed(hourly(RESET_PER_EMAIL)),
             engine: RateLimiter::keyed(quota(ENGINE_PER_ADDRESS)),
@@ -142,14 +146,22 @@ impl Limits {
             .map_err(|n| refuse("login attempts for this account", n.wait_time_from(now)))
     }
 
-    pub fn signup(&self, address: Option<IpAddr>) -> Result<(), Refused> {
-        let Some(ip) = address.map(limit_key) else {
-            return Ok(());
-        };
+    /// A sign-up from `address`, and, when it mails `email` a link, counted per email too (known
+    /// or not, so the answer tells nothing of which addresses have accounts).
+    pub fn signup(&self, email: Option<&str>, address: Option<IpAddr>) -> Result<(), Refused> {
         let now = DefaultClock::default().now();
-        self.signup
-            .check_key(&ip)
-            .map_err(|n| refuse("sign-ups from this address", n.wait_time_from(now)))
+        if let Some(ip) = address.map(limit_key) {
+            self.signup
+                .check_key(&ip)
+                .map_err(|n| refuse("sign-ups from this address", n.wait_time_from(now)))?;
+        }
+        match email {
+            Some(e) => self
+                .signup_email
+                .check_key(&e.trim().to_lowercase())
+                .map_err(|n| refuse("sign-ups for this email", n.wait_time_from(now))),
+            None => Ok(()),
+        }
     }
 
     /// A password reset asked for `email` from `address`: counted per address and per email

@@ -129,21 +129,142 @@ pub(crate) async fn start_session(
     Ok(Session { user, token })
 }
 
-/// Creates an account and its first session (rate-limited per `address`).
-pub async fn register(
-    state: &AppState,
-    s: SignUp,
-    address: Option<IpAddr>,
-    agent: Option<&str>,
-) -> Result<Session> {
-    state.limits.signup(address)?;
+/// How long a sign-up's link works.
+pub const SIGNUP_HOURS: i64 = 24;
+
+/// What a sign-up is told, whether or not the address has an account.
+#[derive(Serialize, ToSchema)]
+pub struct SignUpTold {
+    #[schema(
+        example = "Check your mail: a link to finish signing up is on its way to rose@example.org. It works once, within 24 hours."
+    )]
+    pub message: String,
+}
+
+/// Asks for an account (rate-limited per `address` and per email). The sign-up is written down
+/// the same way for any address and answered the same: the mail worker then mails a link to
+/// finish it, or tells an address that has an account so (`signup_mail`). The password is
+/// hashed now, so the request's time does not depend on the address either.
+pub async fn register(state: &AppState, s: SignUp, address: Option<IpAddr>) -> Result<SignUpTold> {
+    validate_signup(&s)?;
+    let email = s.email.trim();
+    state.limits.signup(Some(email), address)?;
+    let hash = password::hash_password(s.password).await?;
+    stored_mail::ask_signup(&state.db, email, s.display_name.trim(), &hash).await?;
+    mail::wake(state);
+    Ok(SignUpTold {
+        message: format!(
+            "Check your mail: a link to finish signing up is on its way to {email}. It works once, within {SIGNUP_HOURS} hours."
+        ),
+    })
+}
+
+/// Makes an account at once, with no mail and no session: the service's own demo organizer,
+/// whose password the console shows. Conflict when the address has an account.
+pub async fn create_direct(state: &AppState, s: SignUp) -> Result<User> {
     validate_signup(&s)?;
     let hash = password::hash_password(s.password).await?;
-    let user = users::create(&state.db, s.email.trim(), s.display_name.trim(), &hash)
+    users::create(&state.db, s.email.trim(), s.display_name.trim(), &hash)
+        .await?
+        .ok_or_else(|| Error::Conflict("an account with this email exists".into()))
+}
+
+/// Writes, in `conn`'s transaction, the mail a sign-up gets: a link to finish it, or, for an
+/// address that has an account, a word that it has one.
+pub async fn signup_mail(
+    state: &AppState,
+    conn: &mut sqlx::PgConnection,
+    r: &stored_mail::SignupRequest,
+) -> Result<()> {
+    let to = (r.email.as_str(), r.display_name.as_str());
+    if let Some(user) = users::by_email_in(&mut *conn, &r.email).await? {
+        let greeting = format!("Hello {},", user.display_name);
+        let paragraphs = [format!(
+            "Someone, we hope you, asked to sign up to the mah jongg league service with {}. This address has an account already, so nothing new was made.",
+            user.email
+        )];
+        let after = [
+            "If you forgot its password, choose a new one from the login page (Forgot your password?). If you did not ask, ignore this message.".to_string(),
+        ];
+        let login = format!("{}/login", state.public_url);
+        let letter = mail::Letter {
+            greeting: &greeting,
+            paragraphs: &paragraphs,
+            actions: &[("Log in", &login)],
+            after: &after,
+        };
+        mail::write_to(
+            conn,
+            "signup_known",
+            to,
+            "You have an account already",
+            letter,
+        )
+        .await?;
+        return Ok(());
+    }
+    let token = new_secret("");
+    let link = format!("{}/signup/{token}", state.public_url);
+    let greeting = format!("Hello {},", r.display_name);
+    let paragraphs = [format!(
+        "To finish making your mah jongg league account {}, open this link and confirm.",
+        r.email
+    )];
+    let after = [
+        format!("The link works once, within {SIGNUP_HOURS} hours."),
+        "If you did not ask, ignore this message: no account is made.".to_string(),
+    ];
+    let letter = mail::Letter {
+        greeting: &greeting,
+        paragraphs: &paragraphs,
+        actions: &[("Finish signing up", &link)],
+        after: &after,
+    };
+    stored_mail::create_signup(
+        &mut *conn,
+        &state.keys.hash(&token),
+        r,
+        chrono::Utc::now() + chrono::Duration::hours(SIGNUP_HOURS),
+    )
+    .await?;
+    mail::write_to(conn, "signup", to, "Finish signing up", letter).await?;
+    Ok(())
+}
+
+fn signup_gone() -> Error {
+    Error::NotFound(format!(
+        "this sign-up link was used already, or is more than {SIGNUP_HOURS} hours old: sign up again"
+    ))
+}
+
+/// The address and name a sign-up link would make an account for, while it works.
+pub async fn signup_link(state: &AppState, token: &str) -> Result<(String, String)> {
+    if token.len() > 200 {
+        return Err(signup_gone());
+    }
+    stored_mail::signup_of(&state.db, &state.keys.hash(token))
+        .await?
+        .ok_or_else(signup_gone)
+}
+
+/// Makes the account a sign-up link holds and logs it in (the link is used up).
+pub async fn finish_signup(state: &AppState, token: &str, agent: Option<&str>) -> Result<Session> {
+    if token.len() > 200 {
+        return Err(signup_gone());
+    }
+    let mut tx = state.db.begin().await?;
+    let r = stored_mail::use_signup(&mut tx, &state.keys.hash(token))
+        .await?
+        .ok_or_else(signup_gone)?;
+    let user = users::create_in(&mut tx, &r.email, &r.display_name, &r.password_hash)
         .await?
         .ok_or_else(|| {
-            Error::Conflict("an account with this email exists; log in instead".into())
+            Error::Conflict(format!(
+                "an account with the email {} exists already: log in instead",
+                r.email
+            ))
         })?;
+    tx.commit().await?;
     start_session(state, user, agent).await
 }
 

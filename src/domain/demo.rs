@@ -68,15 +68,13 @@ async fn fill(state: &AppState) -> Result<Option<Created>> {
         return Ok(None);
     }
     let password = new_secret("")[..16].to_string();
-    let session = match accounts::register(
+    let user = match accounts::create_direct(
         state,
         SignUp {
             email: EMAIL.into(),
             display_name: "Demo organizer".into(),
             password: password.clone(),
         },
-        None,
-        None,
     )
     .await
     {
@@ -85,8 +83,8 @@ async fn fill(state: &AppState) -> Result<Option<Created>> {
         Err(Error::Conflict(_)) => return Ok(None),
         Err(e) => return Err(e),
     };
-    clubs::make_owner(&state.db, club.id, session.user.id).await?;
-    let owner = Caller(Some(Principal::User(session.user)));
+    clubs::make_owner(&state.db, club.id, user.id).await?;
+    let owner = Caller(Some(Principal::User(user)));
 
     let league = match clubs::demo_league(&state.db, club.id).await? {
         Some(id) => id,

@@ -235,7 +235,7 @@ pub async fn join_new(
 ) -> Result<(Session, Joined)> {
     // A dead link is told before anything else is counted or computed.
     let view = show(state, token).await?;
-    state.limits.signup(address)?;
+    state.limits.signup(None, address)?;
     let signing = SignUp {
         email: view.email.clone(),
         display_name: joining.display_name,

@@ -117,14 +117,18 @@ fn next_try(
 
 /// Password resets asked for: each becomes its link's mail (or nothing, for an address without
 /// an account), in one transaction with the request marked done.
-async fn handle_reset_requests(state: &AppState) -> Result<usize> {
+async fn handle_requests(state: &AppState) -> Result<usize> {
     let mut tx = state.db.begin().await?;
     let asked = stored::take_reset_requests(&mut tx, BATCH).await?;
     for (_, email) in &asked {
         crate::domain::accounts::reset_mail(state, &mut tx, email).await?;
     }
+    let signups = stored::take_signup_requests(&mut tx, BATCH).await?;
+    for r in &signups {
+        crate::domain::accounts::signup_mail(state, &mut tx, r).await?;
+    }
     tx.commit().await?;
-    Ok(asked.len())
+    Ok(asked.len() + signups.len())
 }
 
 /// One pass over the due messages: how many were leased.
@@ -162,8 +166,8 @@ pub async fn run_worker(state: Arc<AppState>) {
     };
     loop {
         let _ = tokio::time::timeout(Duration::from_secs(2), state.mail_due.notified()).await;
-        if let Err(e) = handle_reset_requests(&state).await {
-            tracing::warn!(error = %e, "password reset requests wait for the database");
+        if let Err(e) = handle_requests(&state).await {
+            tracing::warn!(error = %e, "password reset and sign-up requests wait for the database");
         }
         // Closed nights' mail, a night at a time (a few at most per pass).
         for _ in 0..5 {

@@ -124,14 +124,65 @@ async fn signup(
         display_name: f.display_name,
         password: f.password,
     };
-    match accounts::register(&state, sign_up, peer(&req), user_agent(&req)).await {
+    match accounts::register(&state, sign_up, peer(&req)).await {
+        Ok(told) => Ok(redirect(
+            "/signup",
+            Some(Flash {
+                ok: true,
+                text: told.message,
+            }),
+        )),
+        Err(e @ Error::Internal(_)) => Err(e.into()),
+        Err(e) => Ok(redirect(
+            "/signup",
+            Some(Flash {
+                ok: false,
+                text: e.message(),
+            }),
+        )),
+    }
+}
+
+#[derive(Template)]
+#[template(path = "pages/signup_finish.html")]
+struct SignupFinishPage {
+    ctx: Ctx,
+    token: String,
+    /// (email, name) while the link works.
+    named: Option<(String, String)>,
+    problem: String,
+}
+
+#[get("/signup/{token}")]
+async fn signup_finish_form(
+    state: web::Data<AppState>,
+    page: Page,
+    token: web::Path<String>,
+) -> Result<HttpResponse, AppError> {
+    let (named, problem) = link_state(accounts::signup_link(&state, &token).await)?;
+    page.render(SignupFinishPage {
+        ctx: page.ctx.clone(),
+        token: token.into_inner(),
+        named,
+        problem,
+    })
+}
+
+#[post("/signup/{token}")]
+async fn signup_finish(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    token: web::Path<String>,
+    _posted: Posted<serde::de::IgnoredAny>,
+) -> Result<HttpResponse, AppError> {
+    match accounts::finish_signup(&state, &token, user_agent(&req)).await {
         Ok(session) => {
             let mut res = redirect(
                 "/",
                 Some(Flash {
                     ok: true,
                     text: format!(
-                        "Welcome, {}. Create a club below, or ask an organizer to add you to theirs.",
+                        "Welcome, {}. Create a club below, or ask an organizer to invite you to theirs.",
                         session.user.display_name
                     ),
                 }),
@@ -140,9 +191,9 @@ async fn signup(
                 .map_err(AppError::internal)?;
             Ok(res)
         }
-        Err(e @ Error::Internal(_)) => Err(e.into()),
+        Err(e @ (Error::Internal(_) | Error::Unavailable(_))) => Err(e.into()),
         Err(e) => Ok(redirect(
-            "/signup",
+            &format!("/signup/{}", super::urlencoding_encode(&token)),
             Some(Flash {
                 ok: false,
                 text: e.message(),
@@ -711,6 +762,8 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(forgot_form)
         .service(forgot)
         .service(reset_form)
+        .service(signup_finish_form)
+        .service(signup_finish)
         .service(invitation)
         .service(join)
         .service(join_new)

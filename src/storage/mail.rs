@@ -332,3 +332,93 @@ pub async fn unsubscribe(pool: &PgPool, user_id: i64, league_id: i64) -> sqlx::R
     .await?;
     Ok(())
 }
+
+/// A sign-up waiting for its mail.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct SignupRequest {
+    pub email: String,
+    pub display_name: String,
+    pub password_hash: String,
+}
+
+/// Writes down a sign-up asked for `email`.
+pub async fn ask_signup(
+    pool: &PgPool,
+    email: &str,
+    display_name: &str,
+    password_hash: &str,
+) -> sqlx::Result<()> {
+    sqlx::query(
+        "INSERT INTO signup_requests (email, display_name, password_hash) VALUES ($1, $2, $3)",
+    )
+    .bind(email)
+    .bind(display_name)
+    .bind(password_hash)
+    .execute(pool)
+    .await?;
+    Ok(())
+}
+
+/// Takes (deletes) up to `n` sign-ups waiting for their mail, in `conn`'s transaction (locked:
+/// another worker skips them); day-old links go too.
+pub async fn take_signup_requests(
+    conn: &mut PgConnection,
+    n: i64,
+) -> sqlx::Result<Vec<SignupRequest>> {
+    sqlx::query("DELETE FROM signups WHERE expires_at < now() - interval '1 day'")
+        .execute(&mut *conn)
+        .await?;
+    sqlx::query_as(
+        "DELETE FROM signup_requests r USING ( \
+             SELECT id FROM signup_requests ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED) due \
+         WHERE r.id = due.id RETURNING r.email, r.display_name, r.password_hash",
+    )
+    .bind(n)
+    .fetch_all(conn)
+    .await
+}
+
+/// Keeps a sign-up's link (its keyed hash) until it expires.
+pub async fn create_signup(
+    conn: &mut PgConnection,
+    token_hash: &str,
+    r: &SignupRequest,
+    expires_at: DateTime<Utc>,
+) -> sqlx::Result<()> {
+    sqlx::query(
+        "INSERT INTO signups (token_hash, email, display_name, password_hash, expires_at) \
+         VALUES ($1, $2, $3, $4, $5)",
+    )
+    .bind(token_hash)
+    .bind(&r.email)
+    .bind(&r.display_name)
+    .bind(&r.password_hash)
+    .bind(expires_at)
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// The sign-up a link opens while it works: (email, display name).
+pub async fn signup_of(pool: &PgPool, token_hash: &str) -> sqlx::Result<Option<(String, String)>> {
+    sqlx::query_as(
+        "SELECT email, display_name FROM signups WHERE token_hash = $1 AND expires_at > now()",
+    )
+    .bind(token_hash)
+    .fetch_optional(pool)
+    .await
+}
+
+/// Uses up a sign-up's link (in `conn`'s transaction): what it holds, if it still works.
+pub async fn use_signup(
+    conn: &mut PgConnection,
+    token_hash: &str,
+) -> sqlx::Result<Option<SignupRequest>> {
+    sqlx::query_as(
+        "DELETE FROM signups WHERE token_hash = $1 AND expires_at > now() \
+         RETURNING email, display_name, password_hash",
+    )
+    .bind(token_hash)
+    .fetch_optional(conn)
+    .await
+}

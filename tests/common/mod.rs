@@ -170,8 +170,59 @@ pub async fn signed_up(app: &TestApp, email: &str) -> reqwest::Client {
         .send()
         .await
         .expect("request sent");
-    assert_eq!(res.status(), 201, "sign up {email}");
+    assert_eq!(res.status(), 202, "sign up {email}");
+    let res = finish_sign_up(&app.db, &app.address, &client, email).await;
+    assert_eq!(res.status(), 201, "finish signing up {email}");
     client
+}
+
+/// Follows the link of the sign-up mail to `email` (read from the outbox of `db`, waiting for
+/// the mail worker to write it) with `client`, as the service at `base` is asked to.
+pub async fn finish_sign_up(
+    db: &PgPool,
+    base: &str,
+    client: &reqwest::Client,
+    email: &str,
+) -> reqwest::Response {
+    let link = wait_mailed_path(db, "signup", email, "/signup/").await;
+    let token = link.trim_start_matches("/signup/");
+    client
+        .post(format!("{base}/api/v1/sign-ups/{token}"))
+        .send()
+        .await
+        .expect("request sent")
+}
+
+/// As `mailed_path`, waiting (up to 10 s) for the mail worker to write the mail.
+pub async fn wait_mailed_path(db: &PgPool, kind: &str, to: &str, prefix: &str) -> String {
+    for _ in 0..100 {
+        let body: Option<String> = sqlx::query_scalar(
+            "SELECT text_body FROM mail_outbox WHERE kind = $1 AND lower(to_address) = lower($2) \
+             ORDER BY id DESC LIMIT 1",
+        )
+        .bind(kind)
+        .bind(to)
+        .fetch_optional(db)
+        .await
+        .unwrap_or(None);
+        if let Some(body) = body {
+            return path_in(&body, prefix);
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    panic!("no {kind} mail to {to} within 10 s");
+}
+
+/// The path starting `prefix` in a message's text.
+fn path_in(body: &str, prefix: &str) -> String {
+    let at = body
+        .find(prefix)
+        .unwrap_or_else(|| panic!("no {prefix} link in: {body}"));
+    body[at..]
+        .split_whitespace()
+        .next()
+        .expect("a link")
+        .to_string()
 }
 
 /// The path of the link (`/invitations/…`, `/reset/…`) in the latest mail of `kind` to `to`,
@@ -186,14 +237,7 @@ pub async fn mailed_path(app: &TestApp, kind: &str, to: &str, prefix: &str) -> S
     .fetch_one(&app.db)
     .await
     .unwrap_or_else(|e| panic!("no {kind} mail to {to}: {e}"));
-    let at = body
-        .find(prefix)
-        .unwrap_or_else(|| panic!("no {prefix} link in: {body}"));
-    body[at..]
-        .split_whitespace()
-        .next()
-        .expect("a link")
-        .to_string()
+    path_in(&body, prefix)
 }
 
 /// `owner` invites `email` to the club `slug` as `role`, and `joiner` (logged in) follows the
@@ -313,6 +357,65 @@ pub async fn one_table(
 pub struct Served {
     pub child: std::process::Child,
     pub base: String,
+    /// The data directory (its `mail/` holds the `.eml` files of a service with no SMTP server).
+    pub data: std::path::PathBuf,
+}
+
+impl Served {
+    /// Signs `client` up as `email` on this service, following the link of the mailed
+    /// `.eml` file: the client is then logged in.
+    pub async fn sign_up(&self, client: &reqwest::Client, email: &str) {
+        let res = client
+            .post(format!("{}/api/v1/users", self.base))
+            .json(&serde_json::json!({"email": email, "display_name": email, "password": PASSWORD}))
+            .send()
+            .await
+            .expect("request sent");
+        assert_eq!(res.status(), 202, "sign up {email}");
+        let link = self.mailed_link(email, "/signup/").await;
+        let token = link.rsplit('/').next().unwrap();
+        let res = client
+            .post(format!("{}/api/v1/sign-ups/{token}", self.base))
+            .send()
+            .await
+            .expect("request sent");
+        assert_eq!(res.status(), 201, "finish signing up {email}");
+    }
+
+    /// The link containing `path_start` in the latest `.eml` file to `email` (up to 10 s).
+    pub async fn mailed_link(&self, email: &str, path_start: &str) -> String {
+        let dir = self.data.join("mail");
+        for _ in 0..100 {
+            let mut files: Vec<_> = std::fs::read_dir(&dir)
+                .map(|d| d.filter_map(Result::ok).map(|e| e.path()).collect())
+                .unwrap_or_default();
+            files.sort();
+            for f in files.iter().rev() {
+                let raw = std::fs::read(f).unwrap_or_default();
+                let Some(m) = mail_parser::MessageParser::default().parse(&raw) else {
+                    continue;
+                };
+                let to_them = m
+                    .to()
+                    .and_then(|a| a.first())
+                    .and_then(|a| a.address())
+                    .is_some_and(|a| a.eq_ignore_ascii_case(email));
+                let text = m.body_text(0).unwrap_or_default().to_string();
+                if to_them
+                    && let Some(link) = text
+                        .split_whitespace()
+                        .find(|w| w.starts_with("http") && w.contains(path_start))
+                {
+                    return link.to_string();
+                }
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+        panic!(
+            "no mail to {email} with a {path_start} link in {}",
+            dir.display()
+        );
+    }
 }
 
 pub fn serve(dir: &std::path::Path) -> Result<Served, String> {
@@ -359,7 +462,11 @@ pub fn serve_with(dir: &std::path::Path, extra: &[&str]) -> Result<Served, Strin
         }
     });
     match rx.recv_timeout(std::time::Duration::from_secs(60)) {
-        Ok(base) => Ok(Served { child, base }),
+        Ok(base) => Ok(Served {
+            child,
+            base,
+            data: dir.to_path_buf(),
+        }),
         Err(_) => {
             let _ = child.kill();
             let out = child.wait_with_output().unwrap();

@@ -43,6 +43,16 @@ impl Received {
             .into_owned()
     }
 
+    /// What the message is, from its Message-ID (`<mail-N.kind@…>`): `signup`, `invitation`, …
+    pub fn kind(&self) -> String {
+        self.parsed()
+            .message_id()
+            .and_then(|id| id.split('@').next())
+            .and_then(|local| local.split('.').nth(1))
+            .unwrap_or_default()
+            .to_string()
+    }
+
     /// The first link to this service's `path_start` in the plain-text part.
     pub fn link(&self, path_start: &str) -> String {
         let text = self.text();
@@ -95,7 +105,24 @@ impl SmtpSink {
         self.server = Some(server);
     }
 
+    /// The messages received, but the links that finish a sign-up: those are the setup of the
+    /// accounts a test uses (`common::signed_up`), and a test of sign-up reads `signups`.
     pub fn messages(&self) -> Vec<Received> {
+        self.all()
+            .into_iter()
+            .filter(|m| m.kind() != "signup")
+            .collect()
+    }
+
+    /// The sign-up links received.
+    pub fn signups(&self) -> Vec<Received> {
+        self.all()
+            .into_iter()
+            .filter(|m| m.kind() == "signup")
+            .collect()
+    }
+
+    fn all(&self) -> Vec<Received> {
         self.received.lock().unwrap().clone()
     }
 
