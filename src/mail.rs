@@ -136,6 +136,23 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_bad_sender_or_smtp_url_is_refused_naming_the_setting() {
+        let dir = PathBuf::from("/nonexistent");
+        let e = Mailer::new(None, "not an address", dir.clone())
+            .err()
+            .unwrap();
+        assert!(
+            e.to_string().contains("--mail-from \"not an address\""),
+            "{e}"
+        );
+        let e = Mailer::new(Some("gopher://x"), "a@example.org", dir.clone())
+            .err()
+            .unwrap();
+        assert!(e.to_string().starts_with("--smtp-url:"), "{e}");
+        assert!(Mailer::new(None, "League <league@example.org>", dir).is_ok());
+    }
+
+    #[test]
     fn line_breaks_never_reach_a_header() {
         assert_eq!(
             header_text("Ann\r\nBcc: all@example.org"),

@@ -179,6 +179,18 @@ async fn members_reply_ahead_the_seats_fill_and_check_in_starts_from_the_replies
     assert_eq!(res.status(), 303);
     let after = text_at(&ann_phone, &action).await;
     assert!(after.contains("Saved: you are coming"), "{after}");
+    // Her reply is in her data.
+    let data = json(
+        members[0]
+            .get(app.url("/api/v1/account/data"))
+            .send()
+            .await
+            .unwrap(),
+        200,
+    )
+    .await;
+    assert_eq!(data["nights_ahead"][0]["answer"], "coming", "{data}");
+    assert_eq!(data["nights_ahead"][0]["place"], "Club room, 12 Elm Street");
     // An edited link is refused in words.
     let forged = action.replace(&format!("/{id}/"), &format!("/{id}/9"));
     assert!(

@@ -7,7 +7,7 @@ use utoipa::{IntoParams, ToSchema};
 
 use crate::api::json::ValidJson;
 use crate::domain::ahead::{self, Answer, NewScheduledNight, ScheduledView, Started};
-use crate::domain::{AppState, Caller};
+use crate::domain::{AppState, Caller, Error};
 use crate::error::AppError;
 
 /// A reply.
@@ -138,8 +138,14 @@ pub async fn calendar(
     league: web::Path<i64>,
     q: web::Query<CalendarQuery>,
 ) -> Result<HttpResponse, AppError> {
-    let key = q.key.as_deref().filter(|k| k.len() <= 100);
-    let body = ahead::calendar(&state, &caller, *league, key).await?;
+    if q.key.as_ref().is_some_and(|k| k.chars().count() > 100) {
+        return Err(Error::invalid(
+            "key",
+            "a calendar key has at most 100 characters: copy the link from the league's page",
+        )
+        .into());
+    }
+    let body = ahead::calendar(&state, &caller, *league, q.key.as_deref()).await?;
     Ok(HttpResponse::Ok()
         .content_type("text/calendar; charset=utf-8")
         .insert_header(("Cache-Control", "private, max-age=300"))

@@ -278,6 +278,7 @@ pub async fn data(
     let account = show(state, caller, mine).await?;
     let players = users::players_of(&state.db, account.id).await?;
     let mail = users::mail_to(&state.db, &account.email).await?;
+    let replies = crate::storage::ahead::replies_of(&state.db, account.id).await?;
     Ok(serde_json::json!({
         "exported_at": chrono::Utc::now(),
         "account": {
@@ -288,6 +289,9 @@ pub async fn data(
         "clubs": account.clubs,
         "players": players.iter().map(|(club, name)| serde_json::json!({"club": club, "player": name})).collect::<Vec<_>>(),
         "sessions": account.sessions,
+        "nights_ahead": replies.iter().map(|(league, date, place, answer, at)| serde_json::json!({
+            "league": league, "date": date, "place": place, "answer": answer, "replied_at": at
+        })).collect::<Vec<_>>(),
         "mail": mail.iter().map(|(kind, subject, status, at)| serde_json::json!({
             "kind": kind, "subject": subject, "status": status, "written_at": at
         })).collect::<Vec<_>>(),

@@ -204,6 +204,21 @@ pub async fn take_due_reminder(conn: &mut PgConnection) -> sqlx::Result<Option<S
     .await
 }
 
+/// A member's replies to nights ahead: (league, date, place, answer, replied at), newest first.
+pub async fn replies_of(
+    pool: &PgPool,
+    user_id: i64,
+) -> sqlx::Result<Vec<(String, NaiveDate, String, String, DateTime<Utc>)>> {
+    sqlx::query_as(
+        "SELECT l.name, s.night_date, s.place, r.answer, r.replied_at FROM night_replies r \
+         JOIN scheduled_nights s ON s.id = r.scheduled_id JOIN leagues l ON l.id = s.league_id \
+         WHERE r.user_id = $1 ORDER BY s.starts_at DESC",
+    )
+    .bind(user_id)
+    .fetch_all(pool)
+    .await
+}
+
 /// Whether `user_id` is a member of the club of `league_id`.
 pub async fn is_member(pool: &PgPool, league_id: i64, user_id: i64) -> sqlx::Result<bool> {
     sqlx::query_scalar(
