@@ -254,3 +254,25 @@ fn the_rules_a_schema_can_state_are_in_the_document() {
         assert_eq!(version.is_match(v), ok, "{v}");
     }
 }
+
+/// Issue 41, item 1: every operation has its own `operationId`, so generators (openapi-typescript,
+/// openapi-python-client) make one function per operation and never type one as another.
+#[test]
+fn every_operation_has_its_own_operation_id() {
+    let doc = document();
+    let mut seen: std::collections::HashMap<String, String> = std::collections::HashMap::new();
+    let mut count = 0;
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        for (method, op) in item.as_object().unwrap() {
+            let Some(id) = op.get("operationId").and_then(Value::as_str) else {
+                panic!("{method} {path} has no operationId");
+            };
+            count += 1;
+            let here = format!("{} {path}", method.to_uppercase());
+            if let Some(before) = seen.insert(id.to_string(), here.clone()) {
+                panic!("`{id}` names both {before} and {here}");
+            }
+        }
+    }
+    assert!(count > 90, "{count} operations");
+}

@@ -18,7 +18,7 @@ import time
 from mlclient import Client
 from mlclient.api.games import league_games
 from mlclient.api.leagues import discover
-from mlclient.api.standings import show as standings
+from mlclient.api.standings import show_standings as standings
 from mlclient.models import GamePage, LeaguePage, StandingsView
 from mlclient.types import UNSET
 

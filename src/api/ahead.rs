@@ -35,7 +35,7 @@ pub async fn schedule(
 
 /// The league's scheduled nights from today on, with the replies' counts (and, for members of
 /// the club, who replied what).
-#[utoipa::path(tag = "nights", params(("league" = i64, Path, minimum = 1, example = 1)),
+#[utoipa::path(operation_id = "list_scheduled_nights", tag = "nights", params(("league" = i64, Path, minimum = 1, example = 1)),
     responses((status = 200, body = [ScheduledView]), (status = 404, body = crate::error::Problem, content_type = "application/problem+json")))]
 #[get("/api/v1/leagues/{league}/schedule")]
 pub async fn list(
@@ -47,7 +47,7 @@ pub async fn list(
 }
 
 /// A scheduled night.
-#[utoipa::path(tag = "nights", params(("id" = i64, Path, minimum = 1, example = 1)),
+#[utoipa::path(operation_id = "show_scheduled_night", tag = "nights", params(("id" = i64, Path, minimum = 1, example = 1)),
     responses((status = 200, body = ScheduledView), (status = 404, body = crate::error::Problem, content_type = "application/problem+json")))]
 #[get("/api/v1/scheduled-nights/{id}")]
 pub async fn show(

@@ -16,7 +16,7 @@ pub async fn list_public(state: web::Data<AppState>) -> Result<HttpResponse, App
 }
 
 /// One card with its lines (built-in, public, or of a club the caller reads).
-#[utoipa::path(tag = "cards", params(("id" = String, Path, description = "built-in name or uploaded card id", example = "demo-2026")),
+#[utoipa::path(operation_id = "show_card", tag = "cards", params(("id" = String, Path, description = "built-in name or uploaded card id", example = "demo-2026")),
     responses((status = 200, body = CardView), (status = 404, body = crate::error::Problem, content_type = "application/problem+json")))]
 #[get("/api/v1/cards/{id}")]
 pub async fn show(

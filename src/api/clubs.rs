@@ -12,7 +12,7 @@ use crate::domain::{AppState, Caller};
 use crate::error::AppError;
 
 /// Create a club; the caller becomes its owner.
-#[utoipa::path(tag = "clubs", request_body = NewClub,
+#[utoipa::path(operation_id = "create_club", tag = "clubs", request_body = NewClub,
     responses((status = 201, body = ClubView), (status = 409, body = crate::error::Problem, content_type = "application/problem+json"),
               (status = 422, body = crate::error::Problem, content_type = "application/problem+json")))]
 #[post("/api/v1/clubs")]
@@ -26,7 +26,7 @@ pub async fn create(
 }
 
 /// A club the caller belongs to (or holds a token of).
-#[utoipa::path(tag = "clubs", params(("club" = String, Path, example = "tuesday-tiles")),
+#[utoipa::path(operation_id = "show_club", tag = "clubs", params(("club" = String, Path, example = "tuesday-tiles")),
     responses((status = 200, body = ClubView), (status = 404, body = crate::error::Problem, content_type = "application/problem+json")))]
 #[get("/api/v1/clubs/{club}")]
 pub async fn show(

@@ -29,7 +29,7 @@ fn tagged(
 
 /// Record a game at a table. The engine validates the result against the league's card and
 /// scores it with the league's ruleset. Send `Idempotency-Key` to make retries safe.
-#[utoipa::path(tag = "games", params(("table" = i64, Path, minimum = 1, example = 1), ("Idempotency-Key" = Option<String>, Header, description = "the same key returns the stored answer")),
+#[utoipa::path(operation_id = "record_game", tag = "games", params(("table" = i64, Path, minimum = 1, example = 1), ("Idempotency-Key" = Option<String>, Header, description = "the same key returns the stored answer")),
     request_body = GameInput,
     responses((status = 201, body = GameView),
               (status = 409, description = "The game number is already recorded, or the night is closed", body = crate::error::Problem, content_type = "application/problem+json"),
@@ -57,7 +57,7 @@ pub async fn create(
 }
 
 /// One game with its scores (`ETag` is its version).
-#[utoipa::path(tag = "games", params(("game" = i64, Path, minimum = 1, example = 1)), responses((status = 200, body = GameView), (status = 404, body = crate::error::Problem, content_type = "application/problem+json")))]
+#[utoipa::path(operation_id = "show_game", tag = "games", params(("game" = i64, Path, minimum = 1, example = 1)), responses((status = 200, body = GameView), (status = 404, body = crate::error::Problem, content_type = "application/problem+json")))]
 #[get("/api/v1/games/{game}")]
 pub async fn show(
     state: web::Data<AppState>,

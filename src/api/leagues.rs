@@ -12,7 +12,7 @@ use crate::error::AppError;
 
 /// The club's leagues: all of them for its members and tokens, its public leagues for anyone
 /// else (no login needed). A club with no league the caller may see answers 404.
-#[utoipa::path(tag = "leagues", params(("club" = String, Path, example = "tuesday-tiles")), responses((status = 200, body = [LeagueView])))]
+#[utoipa::path(operation_id = "list_club_leagues", tag = "leagues", params(("club" = String, Path, example = "tuesday-tiles")), responses((status = 200, body = [LeagueView])))]
 #[get("/api/v1/clubs/{club}/leagues")]
 pub async fn list(
     state: web::Data<AppState>,
@@ -23,7 +23,7 @@ pub async fn list(
 }
 
 /// Create a league.
-#[utoipa::path(tag = "leagues", params(("club" = String, Path, example = "tuesday-tiles")), request_body = NewLeague,
+#[utoipa::path(operation_id = "create_league", tag = "leagues", params(("club" = String, Path, example = "tuesday-tiles")), request_body = NewLeague,
     responses((status = 201, body = LeagueView), (status = 422, body = crate::error::Problem, content_type = "application/problem+json")))]
 #[post("/api/v1/clubs/{club}/leagues")]
 pub async fn create(
@@ -37,7 +37,7 @@ pub async fn create(
 }
 
 /// One league (public leagues need no login).
-#[utoipa::path(tag = "leagues", params(("league" = i64, Path, minimum = 1, example = 1)), responses((status = 200, body = LeagueView), (status = 404, body = crate::error::Problem, content_type = "application/problem+json")))]
+#[utoipa::path(operation_id = "show_league", tag = "leagues", params(("league" = i64, Path, minimum = 1, example = 1)), responses((status = 200, body = LeagueView), (status = 404, body = crate::error::Problem, content_type = "application/problem+json")))]
 #[get("/api/v1/leagues/{league}")]
 pub async fn show(
     state: web::Data<AppState>,
@@ -49,7 +49,7 @@ pub async fn show(
 }
 
 /// Edit a league: any of its fields.
-#[utoipa::path(tag = "leagues", params(("league" = i64, Path, minimum = 1, example = 1)), request_body = LeagueInput,
+#[utoipa::path(operation_id = "update_league", tag = "leagues", params(("league" = i64, Path, minimum = 1, example = 1)), request_body = LeagueInput,
     responses((status = 200, body = LeagueView), (status = 422, body = crate::error::Problem, content_type = "application/problem+json")))]
 #[patch("/api/v1/leagues/{league}")]
 pub async fn update(

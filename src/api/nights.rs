@@ -15,7 +15,7 @@ async fn reloaded(state: &AppState, id: i64) -> Result<HttpResponse, AppError> {
 }
 
 /// Start a league night (or a tournament round).
-#[utoipa::path(tag = "nights", params(("league" = i64, Path, minimum = 1, example = 1)), request_body = NewNight,
+#[utoipa::path(operation_id = "start_night", tag = "nights", params(("league" = i64, Path, minimum = 1, example = 1)), request_body = NewNight,
     responses((status = 201, body = NightView), (status = 404, body = crate::error::Problem, content_type = "application/problem+json")))]
 #[post("/api/v1/leagues/{league}/nights")]
 pub async fn create(
@@ -29,7 +29,7 @@ pub async fn create(
 }
 
 /// The league's nights.
-#[utoipa::path(tag = "nights", params(("league" = i64, Path, minimum = 1, example = 1)), responses((status = 200, body = [NightView])))]
+#[utoipa::path(operation_id = "list_nights", tag = "nights", params(("league" = i64, Path, minimum = 1, example = 1)), responses((status = 200, body = [NightView])))]
 #[get("/api/v1/leagues/{league}/nights")]
 pub async fn list(
     state: web::Data<AppState>,
@@ -40,7 +40,7 @@ pub async fn list(
 }
 
 /// A night: check-ins, the proposal and the locked tables.
-#[utoipa::path(tag = "nights", params(("night" = i64, Path, minimum = 1, example = 1)), responses((status = 200, body = NightView), (status = 404, body = crate::error::Problem, content_type = "application/problem+json")))]
+#[utoipa::path(operation_id = "show_night", tag = "nights", params(("night" = i64, Path, minimum = 1, example = 1)), responses((status = 200, body = NightView), (status = 404, body = crate::error::Problem, content_type = "application/problem+json")))]
 #[get("/api/v1/nights/{night}")]
 pub async fn show(
     state: web::Data<AppState>,

@@ -17,7 +17,7 @@ pub struct ListQuery {
 }
 
 /// The club's players, active ones unless `all=true`.
-#[utoipa::path(tag = "players", params(("club" = String, Path, example = "tuesday-tiles"), ListQuery), responses((status = 200, body = [Player])))]
+#[utoipa::path(operation_id = "list_players", tag = "players", params(("club" = String, Path, example = "tuesday-tiles"), ListQuery), responses((status = 200, body = [Player])))]
 #[get("/api/v1/clubs/{club}/players")]
 pub async fn list(
     state: web::Data<AppState>,
@@ -29,7 +29,7 @@ pub async fn list(
 }
 
 /// Add a player.
-#[utoipa::path(tag = "players", params(("club" = String, Path, example = "tuesday-tiles")), request_body = NewPlayer,
+#[utoipa::path(operation_id = "create_player", tag = "players", params(("club" = String, Path, example = "tuesday-tiles")), request_body = NewPlayer,
     responses((status = 201, body = Player), (status = 409, description = "The club has a player of that name", body = crate::error::Problem, content_type = "application/problem+json")))]
 #[post("/api/v1/clubs/{club}/players")]
 pub async fn create(
@@ -42,7 +42,7 @@ pub async fn create(
 }
 
 /// Rename, deactivate or reactivate a player.
-#[utoipa::path(tag = "players", params(("club" = String, Path, example = "tuesday-tiles"), ("player" = i64, Path, minimum = 1, example = 1)), request_body = PlayerChange,
+#[utoipa::path(operation_id = "update_player", tag = "players", params(("club" = String, Path, example = "tuesday-tiles"), ("player" = i64, Path, minimum = 1, example = 1)), request_body = PlayerChange,
     responses((status = 200, body = Player), (status = 404, body = crate::error::Problem, content_type = "application/problem+json"),
               (status = 409, body = crate::error::Problem, content_type = "application/problem+json")))]
 #[patch("/api/v1/clubs/{club}/players/{player}")]

@@ -12,7 +12,7 @@ use crate::error::AppError;
 
 /// The league's standings. Sends an `ETag`; with a matching `If-None-Match` the answer is 304.
 /// A client that takes gzip (`Accept-Encoding`) gets the body compressed, under its own tag.
-#[utoipa::path(tag = "standings", params(("league" = i64, Path, minimum = 1, example = 1)),
+#[utoipa::path(operation_id = "show_standings", tag = "standings", params(("league" = i64, Path, minimum = 1, example = 1)),
     responses((status = 200, body = StandingsView), (status = 304, description = "Not modified"),
               (status = 404, body = crate::error::Problem, content_type = "application/problem+json")))]
 #[get("/api/v1/leagues/{league}/standings")]

@@ -18,7 +18,7 @@ use crate::error::AppError;
 /// anything else is retried, backing off from 2 s to an hour, in event order. Delivery is at
 /// least once: de-duplicate on the event id. A URL failing for a day is paused until resumed.
 /// The secret is in this answer only.
-#[utoipa::path(tag = "webhooks", params(("club" = String, Path, example = "tuesday-tiles")), request_body = NewWebhook,
+#[utoipa::path(operation_id = "create_webhook", tag = "webhooks", params(("club" = String, Path, example = "tuesday-tiles")), request_body = NewWebhook,
     responses((status = 201, body = CreatedWebhook)))]
 #[post("/api/v1/clubs/{club}/webhooks")]
 pub async fn create(
@@ -32,7 +32,7 @@ pub async fn create(
 }
 
 /// The club's webhooks and how their deliveries stand (never their secrets).
-#[utoipa::path(tag = "webhooks", params(("club" = String, Path, example = "tuesday-tiles")),
+#[utoipa::path(operation_id = "list_webhooks", tag = "webhooks", params(("club" = String, Path, example = "tuesday-tiles")),
     responses((status = 200, body = [WebhookInfo])))]
 #[get("/api/v1/clubs/{club}/webhooks")]
 pub async fn list(
