@@ -86,6 +86,7 @@ impl Application {
                 .app_data(crate::http::security::TrustProxy(trust_proxy))
                 .app_data(metrics_token.clone())
                 .app_data(web::PayloadConfig::new(crate::api::json::BODY_LIMIT))
+                .app_data(web::PathConfig::default().error_handler(path_refused))
                 .service(SwaggerUi::new("/api/docs/{_:.*}").url("/api/openapi.json", doc))
                 .service(web::redirect("/api/docs", "/api/docs/"))
                 .route("/metrics", web::get().to(crate::http::metrics::metrics))
@@ -161,6 +162,43 @@ impl Application {
         }
         result
     }
+}
+
+/// A path whose id is not a number (`/api/v1/leagues/abc/standings`): 404 naming the segment and
+/// what belongs there, rather than "no route".
+fn path_refused(
+    error: actix_web::error::PathError,
+    req: &actix_web::HttpRequest,
+) -> actix_web::Error {
+    // serde names the value it could not read ("can not parse \"abc\" to a i64").
+    let said = error.to_string();
+    let bad = req
+        .match_info()
+        .iter()
+        .find(|(_, value)| value.parse::<i64>().is_err() && said.contains(&format!("\"{value}\"")))
+        .map(|(name, value)| (name.to_string(), value.to_string()));
+    // What the id names: the parameter's name, or for a bare `{id}` the collection before it
+    // (`/scheduled-nights/{id}` names a scheduled night).
+    let what = |name: &str, value: &str| {
+        if name != "id" {
+            return name.replace('_', " ");
+        }
+        let segments: Vec<&str> = req.path().split('/').collect();
+        segments
+            .iter()
+            .position(|s| *s == value)
+            .and_then(|i| i.checked_sub(1))
+            .map(|i| segments[i].trim_end_matches('s').replace('-', " "))
+            .unwrap_or_else(|| "resource".into())
+    };
+    let detail = match bad {
+        Some((name, value)) => format!(
+            "`{value}` is not a {} id: an id is a whole number, like 12",
+            what(&name, &value)
+        ),
+        None => format!("no route for {} {}", req.method(), req.path()),
+    };
+    AppError::not_found(detail).into()
 }
 
 /// A request no route took: 405 with `Allow` when an API route has that path under another

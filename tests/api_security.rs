@@ -958,3 +958,24 @@ async fn the_api_document_and_the_answers_agree() {
         .unwrap();
     assert_eq!(res.status(), 422);
 }
+
+/// Issue 41, item 7: an id that is not a number is named in the problem, not "no route".
+#[tokio::test]
+async fn an_id_that_is_not_a_number_is_named() {
+    let app = spawn_app().await;
+    for (path, said) in [
+        ("/api/v1/leagues/abc/standings", "`abc` is not a league id"),
+        ("/api/v1/games/x1", "`x1` is not a game id"),
+        (
+            "/api/v1/scheduled-nights/soon",
+            "`soon` is not a scheduled night id",
+        ),
+    ] {
+        let res = app.get(path).await;
+        assert_eq!(res.status(), 404, "{path}");
+        assert_eq!(res.headers()["content-type"], "application/problem+json");
+        let p: Value = res.json().await.unwrap();
+        let detail = p["detail"].as_str().unwrap();
+        assert!(detail.contains(said), "{path}: {detail}");
+    }
+}
