@@ -801,6 +801,11 @@ async fn rate_limits_count_per_token_and_per_address_and_say_so() {
         .unwrap();
     assert!((1..=21).contains(&wait), "{wait}");
     assert_eq!(
+        header(over.headers(), "ratelimit-reset"),
+        Some(wait.to_string().as_str()),
+        "RateLimit-Reset and Retry-After tell one story"
+    );
+    assert_eq!(
         header(over.headers(), ACCESS_CONTROL_ALLOW_ORIGIN),
         Some("*"),
         "an app in a browser can read why"

@@ -256,7 +256,9 @@ pub struct Allowance {
     pub limit: u32,
     /// Requests that may still be sent at once.
     pub remaining: u32,
-    /// Seconds until the whole limit is available again.
+    /// Seconds until the whole limit is available again while some remains; when none remains,
+    /// seconds until the next request is let through (on a refusal, `retry_after_secs`): a
+    /// client reading either header waits the same.
     pub reset_secs: u64,
     /// When refused: seconds until the next request is let through.
     pub retry_after_secs: Option<u64>,
@@ -314,21 +316,28 @@ impl ApiLimits {
         match limiter.check_key(&key) {
             Ok(snapshot) => {
                 let remaining = snapshot.remaining_burst_capacity();
+                let reset = if remaining == 0 {
+                    per_request
+                } else {
+                    f64::from(limit.saturating_sub(remaining)) * per_request
+                };
                 Allowance {
                     limit,
                     remaining,
-                    reset_secs: (f64::from(limit.saturating_sub(remaining)) * per_request).ceil()
-                        as u64,
+                    reset_secs: reset.ceil() as u64,
                     retry_after_secs: None,
                 }
             }
             Err(not_until) => {
-                let wait = not_until.wait_time_from(DefaultClock::default().now());
+                let wait = not_until
+                    .wait_time_from(DefaultClock::default().now())
+                    .as_secs()
+                    + 1;
                 Allowance {
                     limit,
                     remaining: 0,
-                    reset_secs: (f64::from(limit) * per_request).ceil() as u64,
-                    retry_after_secs: Some(wait.as_secs() + 1),
+                    reset_secs: wait,
+                    retry_after_secs: Some(wait),
                 }
             }
         }
@@ -361,7 +370,15 @@ mod api_tests {
             "one request back every 20 s"
         );
         assert_eq!(seen[0].reset_secs, 20);
-        assert_eq!(seen[2].reset_secs, 60);
+        assert_eq!(
+            seen[2].reset_secs, 20,
+            "none remains: the next one comes back in 20 s"
+        );
+        assert_eq!(
+            Some(seen[3].reset_secs),
+            seen[3].retry_after_secs,
+            "refused: RateLimit-Reset and Retry-After say the same"
+        );
         assert!(limits.token("mlt_x").is_none(), "tokens have no limit here");
         assert!(
             limits

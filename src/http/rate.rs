@@ -1,8 +1,9 @@
 //! The API's rate limits for apps, as headers an app can watch: every API request sent with an
 //! API token counts against that token, every one sent without credentials against its
 //! address; each answer says `RateLimit-Limit` (requests a minute), `RateLimit-Remaining` and
-//! `RateLimit-Reset` (seconds until the whole limit is back), and a request over the limit is
-//! answered 429 with `Retry-After`. Pages (a session or a table code) and the engine's
+//! `RateLimit-Reset` (seconds until the whole limit is back while some remains; with none
+//! remaining, seconds until the next request is let through), and a request over the limit is
+//! answered 429 with `Retry-After`, equal to `RateLimit-Reset`. Pages (a session or a table code) and the engine's
 //! endpoints (a limit of their own) do not count here.
 
 use actix_web::body::{BoxBody, MessageBody};
