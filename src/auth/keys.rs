@@ -31,6 +31,23 @@ impl Keys {
             .map(|b| format!("{b:02x}"))
             .collect()
     }
+
+    /// The signature of `what` in a link that needs no login (an unsubscribe, a reply, a
+    /// calendar key): the first 128 bits of its keyed hash, hex.
+    pub fn sign(&self, what: &str) -> String {
+        self.hash(what)[..32].to_string()
+    }
+
+    /// Whether `given` is the signature of `what`, compared in full whatever differs first.
+    pub fn signed(&self, what: &str, given: &str) -> bool {
+        let want = self.sign(what);
+        given.len() == want.len()
+            && given
+                .bytes()
+                .zip(want.bytes())
+                .fold(0u8, |d, (a, b)| d | (a ^ b))
+                == 0
+    }
 }
 
 /// A new random secret (256 bits, hex) with a prefix.
@@ -43,6 +60,17 @@ pub fn new_secret(prefix: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_signature_holds_for_its_text_only() {
+        let keys = Keys::new("one");
+        let sig = keys.sign("reply 4 7");
+        assert_eq!(sig.len(), 32);
+        assert!(keys.signed("reply 4 7", &sig));
+        assert!(!keys.signed("reply 4 8", &sig));
+        assert!(!keys.signed("reply 4 7", &sig[..31]));
+        assert!(!Keys::new("two").signed("reply 4 7", &sig));
+    }
 
     #[test]
     fn hashes_are_keyed() {

@@ -236,11 +236,25 @@ fn view(
 
 /// The night's date and time in words, on the club's clock: "Tuesday, December 8, 2026 at 7:00 PM".
 pub fn when_words(s: &Scheduled) -> String {
+    when_in_words(s.night_date, s.local_time)
+}
+
+fn when_in_words(date: NaiveDate, time: NaiveTime) -> String {
     format!(
         "{} at {}",
-        s.night_date.format("%A, %B %-d, %Y"),
-        s.local_time.format("%-I:%M %p")
+        date.format("%A, %B %-d, %Y"),
+        time.format("%-I:%M %p")
     )
+}
+
+impl ScheduledView {
+    /// The night's date and time in words, as `when_words` says them.
+    pub fn when(&self) -> String {
+        match NaiveTime::parse_from_str(&self.time, "%H:%M") {
+            Ok(t) => when_in_words(self.date, t),
+            Err(_) => format!("{} at {}", self.date.format("%A, %B %-d, %Y"), self.time),
+        }
+    }
 }
 
 fn time_zone(club: &Club) -> chrono_tz::Tz {
@@ -291,8 +305,8 @@ fn parse_time(s: &str) -> Result<NaiveTime> {
 }
 
 /// The signature of a member's reply link for a scheduled night.
-fn reply_signature(state: &AppState, scheduled: i64, user: i64) -> String {
-    state.keys.hash(&format!("reply {scheduled} {user}"))[..32].to_string()
+fn reply_what(scheduled: i64, user: i64) -> String {
+    format!("reply {scheduled} {user}")
 }
 
 /// The link a member follows to reply without logging in.
@@ -300,7 +314,7 @@ pub fn reply_link(state: &AppState, scheduled: i64, user: i64, answer: Answer) -
     format!(
         "{}/replies/{scheduled}/{user}-{}?answer={}",
         state.public_url,
-        reply_signature(state, scheduled, user),
+        state.keys.sign(&reply_what(scheduled, user)),
         answer.as_str()
     )
 }
@@ -315,15 +329,10 @@ fn read_reply_token(state: &AppState, scheduled: i64, token: &str) -> Result<i64
     };
     let (user, sig) = token.split_once('-').ok_or_else(bad)?;
     let user: i64 = user.parse().map_err(|_| bad())?;
-    let want = reply_signature(state, scheduled, user);
-    if sig.len() != want.len() || !constant_time_eq(sig.as_bytes(), want.as_bytes()) {
+    if !state.keys.signed(&reply_what(scheduled, user), sig) {
         return Err(bad());
     }
     Ok(user)
-}
-
-fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
 /// A letter about a scheduled night to one member, put in the outbox in `conn`'s transaction.
@@ -611,9 +620,6 @@ pub struct ReplyLink {
 }
 
 async fn signed(state: &AppState, id: i64, token: &str) -> Result<(Scheduled, League, Club, i64)> {
-    if token.len() > 100 {
-        return Err(read_reply_token(state, id, "").unwrap_err());
-    }
     let user = read_reply_token(state, id, token)?;
     let s = stored::get(&state.db, id)
         .await?
@@ -851,15 +857,10 @@ pub async fn calendar(
         None => caller.league(state, league_id, Need::Read).await?,
     };
     let since = Utc::now() - chrono::Duration::days(CALENDAR_DAYS_BACK);
-    let host = state
-        .public_url
-        .split("://")
-        .nth(1)
-        .unwrap_or("mahjong-league")
-        .split(['/', ':'])
-        .next()
-        .unwrap_or("mahjong-league")
-        .to_string();
+    let host = url::Url::parse(&state.public_url)
+        .ok()
+        .and_then(|u| u.host_str().map(str::to_string))
+        .unwrap_or_else(|| "mahjong-league".into());
     let mut all = stored::of_league(&state.db, league.id, since, LISTED).await?;
     all.retain(|s| s.cancelled_at.is_none());
     Ok(ics(
@@ -876,15 +877,17 @@ pub async fn calendar(
 pub fn calendar_key(state: &AppState, league: i64, user: i64) -> String {
     format!(
         "{user}-{}",
-        &state.keys.hash(&format!("calendar {league} {user}"))[..32]
+        state.keys.sign(&format!("calendar {league} {user}"))
     )
 }
 
 fn read_calendar_key(state: &AppState, league: i64, key: &str) -> Option<i64> {
-    let (user, _) = key.split_once('-')?;
+    let (user, sig) = key.split_once('-')?;
     let user: i64 = user.parse().ok()?;
-    let want = calendar_key(state, league, user);
-    constant_time_eq(key.as_bytes(), want.as_bytes()).then_some(user)
+    state
+        .keys
+        .signed(&format!("calendar {league} {user}"), sig)
+        .then_some(user)
 }
 
 /// Escapes a TEXT value (RFC 5545 §3.3.11).
@@ -1000,6 +1003,30 @@ mod tests {
         }
         let unfolded = out.trim_end_matches("\r\n").replace("\r\n ", "");
         assert_eq!(unfolded, long);
+    }
+
+    #[test]
+    fn a_time_the_clocks_skip_is_refused_and_a_repeated_one_is_the_first() {
+        let club = Club {
+            id: 1,
+            slug: "c".into(),
+            name: "C".into(),
+            time_zone: "America/New_York".into(),
+        };
+        let day = |d: u32, m: u32| NaiveDate::from_ymd_opt(2026, m, d).unwrap();
+        let at = |h: u32, m: u32| NaiveTime::from_hms_opt(h, m, 0).unwrap();
+        let e = moment(&club, day(8, 3), at(2, 30)).unwrap_err();
+        assert!(
+            e.message().contains("the clocks skip it"),
+            "{}",
+            e.message()
+        );
+        // 1:30 happens twice on November 1: the first (still daylight time, UTC−4).
+        let t = moment(&club, day(1, 11), at(1, 30)).unwrap();
+        assert_eq!(t.to_rfc3339(), "2026-11-01T05:30:00+00:00");
+        // 7 pm in December is UTC−5.
+        let t = moment(&club, day(8, 12), at(19, 0)).unwrap();
+        assert_eq!(t.to_rfc3339(), "2026-12-09T00:00:00+00:00");
     }
 
     #[test]

@@ -49,14 +49,6 @@ impl AheadPage {
     }
 }
 
-/// The night's date and time in words, from its view.
-fn when(v: &ScheduledView) -> String {
-    let time = chrono::NaiveTime::parse_from_str(&v.time, "%H:%M")
-        .map(|t| t.format("%-I:%M %p").to_string())
-        .unwrap_or_else(|_| v.time.clone());
-    format!("{} at {time}", v.date.format("%A, %B %-d, %Y"))
-}
-
 #[get("/ahead/{id}")]
 async fn show(
     page: Page,
@@ -71,7 +63,7 @@ async fn show(
         .is_ok();
     page.render(AheadPage {
         ctx: page.ctx.clone(),
-        when: when(&night),
+        when: night.when(),
         night,
         organizer,
         logged_in: page.caller.user().is_ok(),
@@ -96,12 +88,12 @@ fn replied(v: &ScheduledView) -> String {
             v.seats
         ),
         (Some(Answer::Coming), None) => {
-            format!("Saved: you are coming on {}. You have a seat.", when(v))
+            format!("Saved: you are coming on {}. You have a seat.", v.when())
         }
-        (Some(Answer::NotComing), _) => format!("Saved: you are not coming on {}.", when(v)),
+        (Some(Answer::NotComing), _) => format!("Saved: you are not coming on {}.", v.when()),
         _ => format!(
             "Saved: maybe, for {}. Say coming or not coming when you know.",
-            when(v)
+            v.when()
         ),
     }
 }
@@ -203,7 +195,7 @@ async fn reply_link(
         ctx: page.ctx.clone(),
         id,
         token,
-        when: link.as_ref().map(|l| when(&l.night)).unwrap_or_default(),
+        when: link.as_ref().map(|l| l.night.when()).unwrap_or_default(),
         link,
         problem,
         asked: q.answer.as_deref().and_then(Answer::parse),
@@ -288,7 +280,7 @@ async fn schedule(
             .map(|v| {
                 format!(
                     "{} is scheduled; the members are asked by mail whether they are coming.",
-                    when(&v)
+                    v.when()
                 )
             }),
         Err(e) => Err(e),

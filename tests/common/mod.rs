@@ -228,16 +228,7 @@ fn path_in(body: &str, prefix: &str) -> String {
 /// The path of the link (`/invitations/…`, `/reset/…`) in the latest mail of `kind` to `to`,
 /// read from the outbox (written in the same transaction as what it is about).
 pub async fn mailed_path(app: &TestApp, kind: &str, to: &str, prefix: &str) -> String {
-    let body: String = sqlx::query_scalar(
-        "SELECT text_body FROM mail_outbox WHERE kind = $1 AND lower(to_address) = lower($2) \
-         ORDER BY id DESC LIMIT 1",
-    )
-    .bind(kind)
-    .bind(to)
-    .fetch_one(&app.db)
-    .await
-    .unwrap_or_else(|e| panic!("no {kind} mail to {to}: {e}"));
-    path_in(&body, prefix)
+    wait_mailed_path(&app.db, kind, to, prefix).await
 }
 
 /// `owner` invites `email` to the club `slug` as `role`, and `joiner` (logged in) follows the
