@@ -654,30 +654,161 @@ async fn since_lists_what_was_amended_and_voided_once_each() {
     .await;
     assert_eq!(night["games"].as_array().unwrap().len(), 1);
     assert_eq!(night["games"][0]["id"], fourth["id"]);
-    // A cursor of one kind of list is refused by another, and a negative mark is refused.
-    let cursor = ok_json(
-        owner
-            .get(app.url(&format!("{url}?limit=1")))
+}
+
+/// The `next` of a first page of `limit=1`.
+async fn first_cursor(app: &TestApp, client: &reqwest::Client, url: &str) -> String {
+    let sep = if url.contains('?') { '&' } else { '?' };
+    ok_json(
+        client
+            .get(app.url(&format!("{url}{sep}limit=1")))
             .send()
             .await
             .unwrap(),
     )
     .await["next"]
         .as_str()
-        .unwrap()
-        .to_string();
-    let mixed = owner
-        .get(app.url(&format!("{url}?since=0&cursor={cursor}")))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(mixed.status(), 422);
+        .expect("a next page")
+        .to_string()
+}
+
+/// The problem a refused request answers, with its status.
+async fn refused(res: reqwest::Response) -> (u16, Value) {
+    let status = res.status().as_u16();
+    (status, res.json().await.unwrap())
+}
+
+#[tokio::test]
+async fn a_cursor_holds_only_for_the_list_that_gave_it_and_since_only_up_to_the_last_event() {
+    use base64::Engine;
+    use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+    let app = spawn_app().await;
+    let owner = club_owner(&app, "tiles", "o@example.org").await;
+    let t = one_table(&app, &owner, "tiles", &["Ann", "Bea", "Cy", "Dot"]).await;
+    let neighbour = club_owner(&app, "dragons", "n@example.org").await;
+    let u = one_table(&app, &neighbour, "dragons", &["Eve", "Fay", "Gus", "Hal"]).await;
+    for (table, winner) in [(t.table, t.players[0]), (t.table, t.players[1])] {
+        record(&owner, &app, table, winner).await;
+    }
+    for (table, winner) in [(u.table, u.players[0]), (u.table, u.players[1])] {
+        record(&neighbour, &app, table, winner).await;
+    }
+    // Both public, so the owner reads the other club's lists too.
+    for (client, id) in [(&owner, t.league), (&neighbour, u.league)] {
+        let res = client
+            .patch(app.url(&format!("/api/v1/leagues/{id}")))
+            .json(&json!({"visibility": "public"}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(res.status(), 200);
+    }
+    let league = format!("/api/v1/leagues/{}/games", t.league);
+    let other_league = format!("/api/v1/leagues/{}/games", u.league);
+    let night = format!("/api/v1/nights/{}/games", t.night);
+    let other_night = format!("/api/v1/nights/{}/games", u.night);
+
+    // The cursor this list gave reads its next page.
+    let cursor = first_cursor(&app, &owner, &league).await;
+    let second = ok_json(
+        owner
+            .get(app.url(&format!("{league}?limit=1&cursor={cursor}")))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(second["games"].as_array().unwrap().len(), 1);
+    let last_event = second["last_event"].as_i64().unwrap();
+
+    // Edited: the same text with the event raised, re-encoded. Before cursors were signed this
+    // answered 200 with `last_event: 999`, and an app asking `since=999` then missed events.
+    let text = String::from_utf8(URL_SAFE_NO_PAD.decode(&cursor).unwrap()).unwrap();
+    let parts: Vec<&str> = text.split(':').collect();
+    assert_eq!(parts[0], "games");
+    let mut raised = parts.clone();
+    raised[2] = "999";
+    let edited = URL_SAFE_NO_PAD.encode(raised.join(":"));
+    let bare = URL_SAFE_NO_PAD.encode(format!("games:{}:999", parts[1]));
+    for forged in [edited, bare] {
+        let (status, problem) = refused(
+            owner
+                .get(app.url(&format!("{league}?cursor={forged}")))
+                .send()
+                .await
+                .unwrap(),
+        )
+        .await;
+        assert_eq!(status, 422, "{problem}");
+        assert_eq!(problem["errors"][0]["field"], "cursor", "{problem}");
+    }
+
+    // Another list's cursor: the night's on the league's list and on another night's, the
+    // league's on the night's list and on another league's, a since-listing's on a plain one.
+    let night_cursor = first_cursor(&app, &owner, &night).await;
+    let changes_cursor = first_cursor(&app, &owner, &format!("{league}?since=0")).await;
+    for (list, foreign) in [
+        (&league, &night_cursor),
+        (&other_night, &night_cursor),
+        (&night, &cursor),
+        (&other_league, &cursor),
+        (&league, &changes_cursor),
+    ] {
+        let (status, problem) = refused(
+            owner
+                .get(app.url(&format!("{list}?cursor={foreign}")))
+                .send()
+                .await
+                .unwrap(),
+        )
+        .await;
+        assert_eq!(status, 422, "{list}: {problem}");
+        assert_eq!(problem["errors"][0]["field"], "cursor");
+    }
+    // The discovery list's cursors are bound to their search too.
+    let found = first_cursor(&app, &owner, "/api/v1/leagues").await;
+    let (status, _) = refused(
+        owner
+            .get(app.url(&format!("/api/v1/leagues?q=L&cursor={found}")))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, 422, "a cursor of another search");
+
+    // `since` past the league's last event says so, naming the last one.
+    let past = last_event + 1;
+    let (status, problem) = refused(
+        owner
+            .get(app.url(&format!("{league}?since={past}")))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, 422);
+    assert_eq!(problem["errors"][0]["field"], "since");
+    let detail = problem["detail"].as_str().unwrap();
+    assert!(
+        detail.contains(&format!("last event, {last_event}")),
+        "{detail}"
+    );
+    let current = ok_json(
+        owner
+            .get(app.url(&format!("{league}?since={last_event}")))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(current["games"], json!([]), "up to date: an empty page");
     let negative = owner
-        .get(app.url(&format!("{url}?since=-1")))
+        .get(app.url(&format!("{league}?since=-1")))
         .send()
         .await
         .unwrap();
-    assert!(negative.status().is_client_error());
+    assert_eq!(negative.status(), 422);
 }
 
 #[tokio::test]

@@ -126,15 +126,30 @@ async fn list(
     } else {
         "games"
     };
+    // A cursor is bound to its list: this league's, or this night's.
+    let scope = match night {
+        Some(n) => format!("night {n}"),
+        None => format!("league {league}"),
+    };
     let (after, upto) = match &query.cursor {
         Some(c) => {
-            let at = paging::decode(kind, c, 2)?;
+            let at = paging::decode(&state.keys, kind, &scope, c, 2)?;
             (at[0], at[1])
         }
-        None => (
-            query.since.unwrap_or(0),
-            events::latest(&state.db, league).await?,
-        ),
+        None => {
+            let latest = events::latest(&state.db, league).await?;
+            if let Some(since) = query.since
+                && since > latest
+            {
+                return Err(Error::invalid(
+                    "since",
+                    format!(
+                        "{since} is past this league's last event, {latest}; give the `last_event` of an earlier listing"
+                    ),
+                ));
+            }
+            (query.since.unwrap_or(0), latest)
+        }
     };
     let mut rows = match query.since {
         Some(_) => {
@@ -150,7 +165,7 @@ async fn list(
             } else {
                 g.id
             };
-            paging::encode(kind, &[at, upto])
+            paging::encode(&state.keys, kind, &scope, &[at, upto])
         })
     } else {
         None

@@ -426,13 +426,15 @@ pub async fn discover(
             "give at most 100 characters to search for",
         ));
     }
+    // A cursor is bound to its search.
+    let scope = format!("search {}", q.unwrap_or_default());
     let before = cursor
-        .map(|c| paging::decode("leagues", c, 1).map(|v| v[0]))
+        .map(|c| paging::decode(&state.keys, "leagues", &scope, c, 1).map(|v| v[0]))
         .transpose()?;
     let mut rows = leagues::search_public(&state.db, q, before, limit + 1).await?;
     let next = if rows.len() as i64 > limit {
         rows.truncate(limit as usize);
-        rows.last().map(|(l, _)| paging::encode("leagues", &[l.id]))
+        rows.last().map(|(l, _)| paging::encode(&state.keys, "leagues", &scope, &[l.id]))
     } else {
         None
     };
