@@ -1,9 +1,16 @@
 #!/usr/bin/env bash
-# An app's quick start, through a client generated from the committed OpenAPI document: makes the
-# client with openapi-python-client (PyPI, in a virtual environment of its own) from
-# openapi/openapi.json, starts a throwaway service with the demo club, and runs
-# examples/client/quickstart.py against it (discover the public league, standings, every game
-# page by page, the event stream while a game is recorded). Exits non-zero if any step fails.
+# An app's quick start, in Python and in TypeScript, through clients generated from the document
+# the service serves (`/api/openapi.json`): starts a throwaway service with the demo club, reads
+# its document, then
+# - makes a Python client with openapi-python-client (PyPI, in a virtual environment of its own)
+#   and runs examples/client/quickstart.py (discover the public league, standings, every game
+#   page by page, the event stream while a game is recorded);
+# - makes TypeScript types with openapi-typescript (npm, at the versions examples/client-ts's
+#   lock file pins), type-checks examples/client-ts/quickstart.ts with `tsc --strict` and runs
+#   it with Node.js (discovery, standings and their ETag, games page by page, changes since, an
+#   edited cursor refused).
+# Also checks that the served document is the committed openapi/openapi.json. Exits non-zero if
+# any step fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 GENERATOR_VERSION="0.29.1"
@@ -12,20 +19,29 @@ scripts/ensure-postgres.sh
 cargo build --locked --quiet
 BIN=target/debug/mahjong-league
 
+source scripts/throwaway-service.sh
+SERVE_FLAGS="--demo" start_throwaway_service "$BIN" client
+OUT=target/client
+rm -rf "$OUT"
+mkdir -p "$OUT"
+curl -fs "$BASE/api/openapi.json" -o "$OUT/openapi.json"
+python3 - "$OUT/openapi.json" openapi/openapi.json <<'PY'
+import json, sys
+served, committed = (json.load(open(p)) for p in sys.argv[1:3])
+if served != committed:
+    sys.exit("the served document differs from openapi/openapi.json: run `make openapi`")
+PY
+
+# Python.
 VENV=target/client-venv
 if ! "$VENV/bin/openapi-python-client" --version 2>/dev/null | grep -q "$GENERATOR_VERSION"; then
   rm -rf "$VENV"
   python3 -m venv "$VENV"
   "$VENV/bin/pip" install --quiet "openapi-python-client==$GENERATOR_VERSION"
 fi
-OUT=target/client
-rm -rf "$OUT"
-mkdir -p "$OUT"
-"$VENV/bin/openapi-python-client" generate --path openapi/openapi.json --meta none \
+"$VENV/bin/openapi-python-client" generate --path "$OUT/openapi.json" --meta none \
   --output-path "$OUT/mlclient" > "$OUT/generate.log" 2>&1 || { cat "$OUT/generate.log"; exit 1; }
 
-source scripts/throwaway-service.sh
-SERVE_FLAGS="--demo" start_throwaway_service "$BIN" client
 # The demo owner's login, printed once when the demo club is made.
 LOGIN="$(sed -n 's/.*log in as \([^ ]*\) \/ \([^ ]*\) .*/\1 \2/p' "$DIR/serve.log" | head -n 1)"
 if [ -z "$LOGIN" ]; then
@@ -34,4 +50,23 @@ if [ -z "$LOGIN" ]; then
   exit 1
 fi
 export SCORER_EMAIL="${LOGIN% *}" SCORER_PASSWORD="${LOGIN#* }"
+echo "== Python quick start"
 PYTHONPATH="$OUT" "$VENV/bin/python" examples/client/quickstart.py "$BASE"
+
+# TypeScript: the packages the lock file pins, installed in target/ (not in examples/).
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+  echo "the TypeScript quick start needs Node.js and npm (Debian: apt-get install nodejs npm)" >&2
+  exit 1
+fi
+TS=target/client-ts
+mkdir -p "$TS"
+cp examples/client-ts/package.json examples/client-ts/package-lock.json examples/client-ts/tsconfig.json \
+  examples/client-ts/quickstart.ts "$TS/"
+if ! cmp -s examples/client-ts/package-lock.json "$TS/node_modules/.installed-lock" 2>/dev/null; then
+  (cd "$TS" && npm ci --no-audit --no-fund --loglevel=error)
+  cp examples/client-ts/package-lock.json "$TS/node_modules/.installed-lock"
+fi
+(cd "$TS" && npx --no-install openapi-typescript "../client/openapi.json" -o api.d.ts --silent \
+  && rm -rf build && npx --no-install tsc -p .)
+echo "== TypeScript quick start"
+node "$TS/build/quickstart.js" "$BASE"

@@ -38,6 +38,7 @@ pub enum Board {
 pub struct Standing {
     /// 1 for first; players who cannot be told apart share a rank. `null` for players below
     /// the board's minimum number of games.
+    #[schema(required = true)]
     pub rank: Option<u32>,
     /// True when another player has the same rank.
     pub shared: bool,

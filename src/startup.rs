@@ -92,6 +92,7 @@ impl Application {
                 .route("/metrics", web::get().to(crate::http::metrics::metrics))
                 .configure(crate::pages::configure)
                 .default_service(web::to(unrouted))
+                .wrap(from_fn(crate::http::head::as_get))
                 .wrap(from_fn(crate::http::deadline))
                 .wrap(from_fn(error::render))
                 .wrap(from_fn(crate::http::rate::api_rate))

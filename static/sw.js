@@ -6,7 +6,7 @@
 // at a shared tablet sees no members-only page, online or not; only the assets stay.
 "use strict";
 
-const CACHE = "mahjong-league-v5";
+const CACHE = "mahjong-league-v6";
 /** The scoring screen's assets: the page's module and the modules it imports. */
 const ASSETS = ["/static/style.css", "/static/keep.js", "/static/score.js"].concat(
   ["night", "entry", "bar", "hand", "card", "check", "queue", "store"].map((m) => "/static/score/" + m + ".js"));

@@ -319,14 +319,18 @@
       document.dispatchEvent(new CustomEvent("league-event", { detail: event }));
       if (!latest || event.type !== "game.recorded") return;
       const g = event.data;
+      // Events stored before games had one shape say `scores` and `table_number`.
+      const players = g.players || g.scores || [];
+      const table = g.table && g.table.number !== undefined ? g.table.number : g.table_number;
       let what = "a wall game";
-      if (g.outcome === "mahjong") {
-        const best = g.scores.reduce((a, b) => (b.score > a.score ? b : a));
-        what = best.player.name + " won " + best.score;
+      if (g.outcome === "mahjong" && players.length) {
+        const winner = players.find((p) => p.player.id === g.winner) ||
+          players.reduce((a, b) => (b.score > a.score ? b : a));
+        what = winner.player.name + " won " + winner.score;
       } else if (g.outcome === "redeal") {
         what = "a redeal";
       }
-      latest.textContent = "Table " + g.table_number + ", game " + g.number + ": " + what;
+      latest.textContent = "Table " + table + ", game " + g.number + ": " + what;
     };
     ["game.recorded", "game.amended", "game.voided", "night.closed"].forEach((k) => source.addEventListener(k, onGame));
     source.addEventListener("standings.changed", () => { if (pager) fetchStandings(); });

@@ -14,8 +14,10 @@ const WIN: &str = "F F 2B 2B J 2B 4C 4C 6C 6C 8B 8B J 8B";
 
 async fn post(client: &reqwest::Client, url: String, body: Value) -> Value {
     let res = client.post(&url).json(&body).send().await.unwrap();
-    assert!(res.status().is_success(), "{url}: {}", res.status());
-    res.json().await.unwrap()
+    let status = res.status();
+    let answer: Value = res.json().await.unwrap();
+    assert!(status.is_success(), "{url}: {status} {answer}");
+    answer
 }
 
 async fn make_public(app: &TestApp, owner: &reqwest::Client, league: i64) {
@@ -60,20 +62,10 @@ async fn a_stream_sees_every_game_within_two_seconds_and_resumes_after_a_disconn
         assert_eq!(e.data["type"], "game.recorded");
         assert_eq!(e.data["league"], t.league);
         assert_eq!(e.data["data"]["id"], game["id"]);
-        // The game as the API answered it, less what only a scorer needs.
-        let scores = e.data["data"]["scores"].as_array().unwrap();
-        assert_eq!(scores.len(), 4);
-        for (sent, saved) in scores.iter().zip(game["scores"].as_array().unwrap()) {
-            assert_eq!(sent["player"], saved["player"]);
-            assert_eq!(sent["score"], saved["score"]);
-            assert_eq!(sent["seat"], saved["seat"]);
-            assert!(sent.get("breakdown").is_none());
-        }
-        assert_eq!(e.data["data"]["outcome"], game["outcome"]);
-        assert_eq!(e.data["data"]["version"], 1);
-        assert!(e.data["data"].get("result").is_none());
-        assert_eq!(e.data["data"]["table_number"], 1);
-        assert_eq!(e.data["data"]["night"], t.night);
+        // The game exactly as the API answered it: one shape for a game everywhere.
+        assert_eq!(e.data["data"], game);
+        assert_eq!(e.data["data"]["table"]["number"], 1);
+        assert_eq!(e.data["data"]["night"]["id"], t.night);
         let s = stream.next(Duration::from_secs(2)).await.unwrap();
         assert_eq!(s.kind, "standings.changed");
         assert!(s.id > e.id);
@@ -136,7 +128,7 @@ async fn a_stream_sees_every_game_within_two_seconds_and_resumes_after_a_disconn
     assert_eq!(missed[0].data["data"]["id"], g1["id"]);
     assert_eq!(missed[0].data["data"]["version"], 2);
     assert!(
-        missed[0].data["data"]["scores"][2]["score"]
+        missed[0].data["data"]["players"][2]["score"]
             .as_i64()
             .unwrap()
             > 0
@@ -203,4 +195,120 @@ async fn members_only_leagues_stream_to_members_and_tokens_only_and_bad_ids_are_
         .await
         .unwrap();
     assert_eq!(res.status(), 404);
+}
+
+/// One game, read every way an app can: the answer to recording it, `GET /games/{id}`, the
+/// league's and the night's games lists, and the event's data; then the same after an
+/// amendment and after the void. Every one is the same JSON.
+#[tokio::test]
+async fn a_game_is_the_same_object_in_the_answers_the_reads_the_lists_and_the_events() {
+    let app = spawn_app().await;
+    let owner = club_owner(&app, "club", "o@example.org").await;
+    let t = one_table(&app, &owner, "club", &["Ann", "Bea", "Cy", "Dot"]).await;
+    let mut stream = Sse::open(
+        &owner,
+        &app.url(&format!("/api/v1/leagues/{}/events", t.league)),
+        None,
+    )
+    .await;
+    let get = |url: String| {
+        let owner = owner.clone();
+        async move {
+            let res = owner.get(&url).send().await.unwrap();
+            assert_eq!(res.status(), 200, "{url}");
+            res.json::<Value>().await.unwrap()
+        }
+    };
+    let listed = |id: i64, list: Value| {
+        list["games"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|g| g["id"] == id)
+            .cloned()
+            .expect("the game is listed")
+    };
+    // With a dead-hand call the engine judged and an exposure, so every part is there.
+    let recorded = post(
+        &owner,
+        app.url(&format!("/api/v1/tables/{}/games", t.table)),
+        json!({"number": 1, "outcome": "mahjong", "winner": t.players[1], "hand": WIN,
+               "exposures": ["8B 8B J 8B"], "won_by": "discard", "discarder": t.players[3],
+               "dead": [{"player": t.players[2], "called_by": t.players[0], "reason": "exposure fits no line",
+                         "exposures": ["3D 3D 3D"], "adjudicate": true}]}),
+    )
+    .await;
+    let id = recorded["id"].as_i64().unwrap();
+    for (field, want) in [
+        ("winner", json!(t.players[1])),
+        ("discarder", json!(t.players[3])),
+        ("won_by", json!("discard")),
+        (
+            "night",
+            json!({"id": t.night, "number": 1, "date": "2026-03-03"}),
+        ),
+    ] {
+        assert_eq!(recorded[field], want, "{field}");
+    }
+    assert_eq!(recorded["table"]["id"], t.table);
+    assert_eq!(recorded["players"].as_array().unwrap().len(), 4);
+    assert!(recorded["dead"][0]["engine_verdict"]["verdict"].is_string());
+
+    let mut version = 1;
+    let mut answer = recorded;
+    for step in ["game.recorded", "game.amended", "game.voided"] {
+        match step {
+            "game.amended" => {
+                let res = owner
+                    .put(app.url(&format!("/api/v1/games/{id}")))
+                    .header("If-Match", format!("\"{version}\""))
+                    .json(&json!({"number": 1, "outcome": "mahjong", "winner": t.players[2], "hand": WIN, "won_by": "self_pick"}))
+                    .send()
+                    .await
+                    .unwrap();
+                assert_eq!(res.status(), 200);
+                answer = res.json().await.unwrap();
+            }
+            "game.voided" => {
+                answer = post(
+                    &owner,
+                    app.url(&format!("/api/v1/games/{id}/void")),
+                    json!({}),
+                )
+                .await;
+            }
+            _ => {}
+        }
+        version += usize::from(step != "game.recorded");
+        assert_eq!(answer["version"], version, "{step}");
+        let one = get(app.url(&format!("/api/v1/games/{id}"))).await;
+        let in_league = listed(
+            id,
+            get(app.url(&format!("/api/v1/leagues/{}/games", t.league))).await,
+        );
+        let in_night = listed(
+            id,
+            get(app.url(&format!("/api/v1/nights/{}/games", t.night))).await,
+        );
+        // The standings' change that follows a game's event is not about the game.
+        let event = loop {
+            let e = stream.next(Duration::from_secs(5)).await.expect(step);
+            if e.kind.starts_with("game.") {
+                break e;
+            }
+        };
+        assert_eq!(event.kind, step);
+        assert_eq!(one, answer, "{step}: GET /games/{{id}} and the answer");
+        assert_eq!(
+            in_league, answer,
+            "{step}: the league's list and the answer"
+        );
+        assert_eq!(in_night, answer, "{step}: the night's list and the answer");
+        assert_eq!(
+            event.data["data"], answer,
+            "{step}: the event and the answer"
+        );
+    }
+    assert_eq!(answer["status"], "voided");
+    assert_eq!(answer["winner"], t.players[2]);
 }

@@ -1059,3 +1059,131 @@ async fn an_organizer_lists_the_clubs_websites_on_the_tokens_page() {
     assert_eq!(stored(owner.clone()).await, json!([]));
     assert_eq!(from(SITE).await.unwrap().status(), 403);
 }
+
+/// What an app reads to stay current, without credentials on a public league: the standings
+/// carry the revision of the last `standings.changed` they include; the league, its games and
+/// the standings answer 304 to their own `ETag` until something changes; the league says its
+/// club's time zone; `HEAD` answers as `GET` does, without the body; the engine's endpoints tell
+/// their limit with the same headers.
+#[tokio::test]
+async fn standings_line_up_with_events_tags_hold_and_head_and_the_engine_say_their_headers() {
+    let app = spawn_app().await;
+    let owner = club_owner(&app, "tiles", "o@example.org").await;
+    let t = one_table(&app, &owner, "tiles", &["Ann", "Bea", "Cy", "Dot"]).await;
+    make_public(&app, &owner, t.league).await;
+    let anyone = reqwest::Client::new();
+    let get = |path: String, tag: Option<String>| {
+        let mut req = anyone.get(app.url(&path));
+        if let Some(tag) = tag {
+            req = req.header("If-None-Match", tag);
+        }
+        req.send()
+    };
+    let league_url = format!("/api/v1/leagues/{}", t.league);
+    let urls = [
+        league_url.clone(),
+        format!("/api/v1/leagues/{}/games", t.league),
+        format!("/api/v1/nights/{}/games", t.night),
+        format!("/api/v1/leagues/{}/standings", t.league),
+    ];
+    let mut tags = Vec::new();
+    for url in &urls {
+        let res = get(url.clone(), None).await.unwrap();
+        assert_eq!(res.status(), 200, "{url}");
+        let tag = header(res.headers(), "etag").expect(url).to_string();
+        let again = get(url.clone(), Some(tag.clone())).await.unwrap();
+        assert_eq!(again.status(), 304, "{url}: its own tag");
+        assert!(again.bytes().await.unwrap().is_empty());
+        tags.push(tag);
+    }
+    let league = ok_json(get(league_url.clone(), None).await.unwrap()).await;
+    let club = ok_json(
+        owner
+            .get(app.url("/api/v1/clubs/tiles"))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert!(club["time_zone"].is_string(), "{club}");
+    assert_eq!(
+        league["time_zone"], club["time_zone"],
+        "read without credentials"
+    );
+
+    // A game: the games and standings change their tags; the league's settings did not change.
+    record(&owner, &app, t.table, t.players[0]).await;
+    for (url, tag) in urls.iter().zip(&tags) {
+        let res = get(url.clone(), Some(tag.clone())).await.unwrap();
+        let want = if *url == league_url { 304 } else { 200 };
+        assert_eq!(res.status(), want, "{url} after a game");
+    }
+    // The standings include the revision the event announced.
+    let mut stream = common::sse::Sse::open(
+        &anyone,
+        &app.url(&format!(
+            "/api/v1/leagues/{}/events?last_event_id=0",
+            t.league
+        )),
+        None,
+    )
+    .await;
+    let changed = loop {
+        let e = stream
+            .next(std::time::Duration::from_secs(5))
+            .await
+            .unwrap();
+        if e.kind == "standings.changed" {
+            break e;
+        }
+    };
+    let standings = ok_json(
+        get(format!("/api/v1/leagues/{}/standings", t.league), None)
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(standings["revision"], changed.data["data"]["revision"]);
+
+    // HEAD: the GET's status and headers, no body.
+    for url in &urls {
+        let head = anyone.head(app.url(url)).send().await.unwrap();
+        assert_eq!(head.status(), 200, "HEAD {url}");
+        let got = get(url.clone(), None).await.unwrap();
+        assert_eq!(
+            header(head.headers(), "etag"),
+            header(got.headers(), "etag"),
+            "HEAD {url}"
+        );
+        assert_eq!(
+            header(head.headers(), ACCESS_CONTROL_ALLOW_ORIGIN),
+            Some("*")
+        );
+        assert!(head.bytes().await.unwrap().is_empty(), "HEAD {url}");
+    }
+
+    // The engine: the same headers, counted per address.
+    let mut left = Vec::new();
+    for _ in 0..2 {
+        let res = anyone
+            .post(app.url("/api/v1/hands/check"))
+            .json(&json!({"card": "demo-2026", "hand": WIN}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(res.status(), 200);
+        assert_eq!(header(res.headers(), "ratelimit-limit"), Some("120"));
+        let reset: u64 = header(res.headers(), "ratelimit-reset")
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert!((1..=6).contains(&reset), "{reset}");
+        left.push(
+            header(res.headers(), "ratelimit-remaining")
+                .unwrap()
+                .parse::<u32>()
+                .unwrap(),
+        );
+    }
+    assert_eq!(left[0], left[1] + 1, "{left:?}");
+}

@@ -114,8 +114,8 @@ async fn a_game_is_fixed_and_voided_from_the_night_page() {
     let row = text_of(&c, &format!("#game-{id}")).await;
     assert!(row.contains("Mah Jongg"), "{row}");
     let stored = api(&owner, &app, &format!("/api/v1/games/{id}")).await;
-    assert_eq!(stored["result"]["winner"], json!(bea));
-    assert_eq!(stored["result"]["discarder"], json!(t.players[2]));
+    assert_eq!(stored["winner"], json!(bea));
+    assert_eq!(stored["discarder"], json!(t.players[2]));
 
     // Changed elsewhere while the page was open: told, and shown the game as it is now.
     click(&c, &format!("#game-{id} a.fix")).await;
@@ -224,7 +224,7 @@ async fn a_game_fixed_by_another_organizer_meanwhile_is_shown_as_stored_not_over
     click(&sam, "form.fix button[type=submit]").await;
     wait_text(&sam, ".flash.ok", "corrected").await;
     let stored = api(&owner, &app, &format!("/api/v1/games/{id}")).await;
-    assert_eq!(stored["result"]["winner"], json!(bea), "Rose's fix stands");
+    assert_eq!(stored["winner"], json!(bea), "Rose's fix stands");
     rose.close().await.unwrap();
     sam.close().await.unwrap();
 }

@@ -349,26 +349,17 @@ async fn four_games(size: (u32, u32), label: &str) -> Vec<(&'static str, u32, u3
     let g = games(&app, &owner, t.table).await;
     assert_eq!(g.len(), 4, "{g:?}");
     assert_eq!(
-        (g[0]["line"].as_str(), g[0]["result"]["won_by"].as_str()),
+        (g[0]["line"].as_str(), g[0]["won_by"].as_str()),
         (Some("2468#2"), Some("self_pick"))
     );
     assert_eq!(g[1]["line"], "2468#1");
-    assert_eq!(g[1]["result"]["won_by"], "discard");
-    assert_eq!(g[1]["result"]["discarder"], json!(cy));
-    assert_eq!(
-        g[1]["result"]["exposures"].as_array().unwrap().len(),
-        2,
-        "{}",
-        g[1]
-    );
+    assert_eq!(g[1]["won_by"], "discard");
+    assert_eq!(g[1]["discarder"], json!(cy));
+    assert_eq!(g[1]["exposures"].as_array().unwrap().len(), 2, "{}", g[1]);
     assert_eq!(g[2]["outcome"], "wall");
-    assert_eq!(g[2]["result"]["dead"][0]["player"], json!(cy));
+    assert_eq!(g[2]["dead"][0]["player"], json!(cy));
     assert_eq!(g[3]["line"], "2468#1");
-    assert!(
-        g[3]["result"]["hand"].as_str().unwrap().contains('J'),
-        "{}",
-        g[3]
-    );
+    assert!(g[3]["hand"].as_str().unwrap().contains('J'), "{}", g[3]);
     c.close().await.unwrap();
     counts
 }
@@ -686,7 +677,7 @@ async fn stored_totals(
         .map(|p| {
             g.iter()
                 .filter(|g| g["status"] == "recorded")
-                .flat_map(|g| g["scores"].as_array().unwrap().iter())
+                .flat_map(|g| g["players"].as_array().unwrap().iter())
                 .filter(|s| s["player"]["id"] == *p)
                 .map(|s| s["score"].as_i64().unwrap())
                 .sum()
@@ -780,8 +771,8 @@ async fn two_tablets_at_one_table_a_taken_number_is_resolved_both_ways() {
         })
         .collect();
     assert_eq!(kept, vec![(1, "wall"), (2, "mahjong"), (3, "mahjong")]);
-    assert_eq!(g[1]["result"]["winner"], json!(bea));
-    assert_eq!(g[2]["result"]["winner"], json!(ann));
+    assert_eq!(g[1]["winner"], json!(bea));
+    assert_eq!(g[2]["winner"], json!(ann));
     until("A's totals are the server's", async || {
         shown_totals(&a, &t.players).await == stored_totals(&app, &owner, t.table, &t.players).await
     })
@@ -1130,7 +1121,7 @@ async fn a_night_closed_while_a_table_scores_keeps_the_game_until_it_is_reopened
     until("the queue is empty", async || waiting(&holder).await == 0).await;
     let g = games(&app, &owner, t.table).await;
     assert_eq!(g[1]["number"], 2);
-    assert_eq!(g[1]["result"]["winner"], json!(ann));
+    assert_eq!(g[1]["winner"], json!(ann));
     let actors: Vec<(String,)> = sqlx::query_as(
         "SELECT a.actor FROM game_audit a JOIN games g ON g.id = a.game_id ORDER BY g.number",
     )
@@ -1187,11 +1178,7 @@ async fn a_hand_from_the_card_asks_about_jokers_and_none_is_an_answer() {
     saved(&c, 1).await;
     let g = games(&app, &owner, t.table).await;
     assert_eq!(g.len(), 1);
-    assert!(
-        !g[0]["result"]["hand"].as_str().unwrap().contains('J'),
-        "{}",
-        g[0]
-    );
+    assert!(!g[0]["hand"].as_str().unwrap().contains('J'), "{}", g[0]);
     let (_, found) = axe(&c).await;
     assert_eq!(found, json!([]));
     c.close().await.unwrap();

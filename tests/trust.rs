@@ -750,12 +750,13 @@ async fn a_table_code_follows_its_own_table_and_nothing_more() {
     let kinds: Vec<(&str, i64)> = seen
         .iter()
         .map(|e| {
-            let key = if e.kind.starts_with("game.") {
-                "table"
+            let data = &e.data["data"];
+            let id = if e.kind.starts_with("game.") {
+                &data["table"]["id"]
             } else {
-                "night"
+                &data["night"]
             };
-            (e.kind.as_str(), e.data["data"][key].as_i64().unwrap())
+            (e.kind.as_str(), id.as_i64().unwrap())
         })
         .collect();
     assert_eq!(

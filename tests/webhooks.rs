@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 use actix_web::{App, HttpRequest, HttpResponse, HttpServer, web};
 use common::{
     TestApp, club_owner, fresh_database, one_table, serve_process_on_database, spawn_app,
+    spawn_app_with,
 };
 use hmac::{Hmac, KeyInit, Mac};
 use serde_json::{Value, json};
@@ -609,4 +610,83 @@ async fn after_an_instance_is_killed_another_resumes_the_backlog_within_30_s() {
     assert_eq!(&got[1..], &ids[..], "{got:?}");
     second.child.kill().unwrap();
     second.child.wait().unwrap();
+}
+
+/// An app developer registers a receiver and sends it a test event: it arrives signed like every
+/// delivery, the answer says what the receiver answered, and nothing goes in the delivery log.
+/// A receiver that refuses is said as such. On a service that refuses private addresses, the
+/// refusal says how to develop against one.
+#[tokio::test]
+async fn a_test_event_reaches_the_receiver_signed_and_private_addresses_say_how_to_develop() {
+    let app = spawn_app().await;
+    let owner = club_owner(&app, "club", "o@example.org").await;
+    let (r, url) = receiver().await;
+    let made = ok_json(
+        owner
+            .post(app.url("/api/v1/clubs/club/webhooks"))
+            .json(&json!({ "url": url })),
+    )
+    .await;
+    let id = made["id"].as_i64().unwrap();
+    let secret = made["secret"].as_str().unwrap().to_string();
+    let sent =
+        ok_json(owner.post(app.url(&format!("/api/v1/clubs/club/webhooks/{id}/test")))).await;
+    assert_eq!(sent["delivered"], true, "{sent}");
+    assert_eq!(sent["status"], 204);
+    assert_eq!(sent["error"], Value::Null);
+    let got = r.got.lock().unwrap().clone();
+    assert_eq!(got.len(), 1);
+    let body = verify(&secret, &got[0]);
+    assert_eq!(body["type"], "webhook.test");
+    assert_eq!(body["data"]["webhook"], id);
+    assert_eq!(body["data"]["club"], "club");
+    assert_eq!(body, sent["event"], "the answer shows the event sent");
+    let log =
+        ok_json(owner.get(app.url(&format!("/api/v1/clubs/club/webhooks/{id}/deliveries")))).await;
+    assert_eq!(log["deliveries"], json!([]), "a test is not a delivery");
+
+    // A receiver that refuses: said, with its status.
+    r.failing.store(true, Ordering::SeqCst);
+    let sent =
+        ok_json(owner.post(app.url(&format!("/api/v1/clubs/club/webhooks/{id}/test")))).await;
+    assert_eq!(sent["delivered"], false);
+    assert_eq!(sent["status"], 503);
+    assert!(sent["error"].as_str().unwrap().contains("503"), "{sent}");
+    // Only the club's organizers test its webhooks; another id is not found.
+    let res = app
+        .client
+        .post(app.url(&format!("/api/v1/clubs/club/webhooks/{id}/test")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 401);
+    let res = owner
+        .post(app.url(&format!("/api/v1/clubs/club/webhooks/{}/test", id + 1)))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 404);
+
+    // A service refusing private addresses says how to develop against one.
+    let strict = spawn_app_with(|s| s.webhooks_allow_private = false).await;
+    let owner = club_owner(&strict, "club", "o@example.org").await;
+    for local in [
+        url.as_str(),
+        "https://localhost/hook",
+        "https://10.1.2.3/hook",
+    ] {
+        let res = owner
+            .post(strict.url("/api/v1/clubs/club/webhooks"))
+            .json(&json!({ "url": local }))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(res.status(), 422, "{local}");
+        let problem: Value = res.json().await.unwrap();
+        let detail = problem["errors"][0]["message"].as_str().unwrap();
+        assert!(
+            detail.contains("--webhooks-allow-private"),
+            "{local}: {detail}"
+        );
+    }
 }

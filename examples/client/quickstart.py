@@ -71,7 +71,7 @@ def main(base: str) -> None:
             elif line.startswith("data:") and event == "game.recorded":
                 data = json.loads(line.split(":", 1)[1])
                 game = data["data"]
-                print(f"live: {event} at table {game['table_number']}, game {game['number']} ({game['outcome']})")
+                print(f"live: {event} at table {game['table']['number']}, game {game['number']} ({game['outcome']})")
                 break
             if time.monotonic() > deadline:
                 raise SystemExit("no game.recorded event within 30 s")

@@ -1,13 +1,12 @@
 //! The stateless engine endpoints: the same answers as the CLI, no login needed, rate-limited
 //! per address.
 
-use actix_web::{HttpRequest, HttpResponse, post, web};
+use actix_web::{HttpResponse, post, web};
 
 use crate::api::json::ValidJson;
 use crate::domain::engine::{self, AdjudicateRequest, CheckRequest, PreviewRequest};
 use crate::domain::{AppState, Caller};
 use crate::error::AppError;
-use crate::http::peer;
 
 /// Does this hand win? Every matching line, the best one, and for a losing hand the nearest lines.
 #[utoipa::path(tag = "engine", request_body = CheckRequest,
@@ -19,26 +18,24 @@ use crate::http::peer;
 pub async fn check(
     state: web::Data<AppState>,
     caller: Caller,
-    req: HttpRequest,
     body: ValidJson<CheckRequest>,
 ) -> Result<HttpResponse, AppError> {
-    let answer = engine::check(&state, &caller, peer(&req), body.0).await?;
+    let answer = engine::check(&state, &caller, body.0).await?;
     Ok(HttpResponse::Ok().json(answer))
 }
 
 /// Decide a dead-hand call (rules.md §4).
 #[utoipa::path(tag = "engine", request_body = AdjudicateRequest,
-    responses((status = 200, description = "alive with lines, or dead with a reason", body = Object,
+    responses((status = 200, description = "alive with lines, or dead with a reason", body = crate::domain::game_view::EngineVerdict,
                example = json!({"verdict": "dead", "reason": "impossible"})),
               (status = 422, body = crate::error::Problem, content_type = "application/problem+json")))]
 #[post("/api/v1/hands/adjudicate")]
 pub async fn adjudicate(
     state: web::Data<AppState>,
     caller: Caller,
-    req: HttpRequest,
     body: ValidJson<AdjudicateRequest>,
 ) -> Result<HttpResponse, AppError> {
-    let answer = engine::adjudicate(&state, &caller, peer(&req), body.0).await?;
+    let answer = engine::adjudicate(&state, &caller, body.0).await?;
     Ok(HttpResponse::Ok().json(answer))
 }
 
@@ -51,9 +48,8 @@ pub async fn adjudicate(
 pub async fn preview(
     state: web::Data<AppState>,
     caller: Caller,
-    req: HttpRequest,
     body: ValidJson<PreviewRequest>,
 ) -> Result<HttpResponse, AppError> {
-    let answer = engine::preview(&state, &caller, peer(&req), body.0).await?;
+    let answer = engine::preview(&state, &caller, body.0).await?;
     Ok(HttpResponse::Ok().json(answer))
 }

@@ -6,7 +6,8 @@ use actix_web::{HttpRequest, HttpResponse, get, post, put, web};
 
 use crate::api::json::ValidJson;
 use crate::domain::game_lists::{self, GamePage};
-use crate::domain::games::{self, AuditEntry, GameInput, GameView};
+use crate::domain::game_view::Game;
+use crate::domain::games::{self, AuditEntry, GameInput};
 use crate::domain::{AppState, Caller};
 use crate::error::AppError;
 
@@ -31,7 +32,7 @@ fn tagged(
 /// scores it with the league's ruleset. Send `Idempotency-Key` to make retries safe.
 #[utoipa::path(operation_id = "record_game", tag = "games", params(("table" = i64, Path, minimum = 1, example = 1), ("Idempotency-Key" = Option<String>, Header, description = "the same key returns the stored answer")),
     request_body = GameInput,
-    responses((status = 201, body = GameView),
+    responses((status = 201, body = Game),
               (status = 409, description = "The game number is already recorded, or the night is closed", body = crate::error::Problem, content_type = "application/problem+json"),
               (status = 422, description = "The result does not stand (the hand matches no line, a seat not at the table, …)", body = crate::error::Problem, content_type = "application/problem+json")))]
 #[post("/api/v1/tables/{table}/games")]
@@ -57,7 +58,7 @@ pub async fn create(
 }
 
 /// One game with its scores (`ETag` is its version).
-#[utoipa::path(operation_id = "show_game", tag = "games", params(("game" = i64, Path, minimum = 1, example = 1)), responses((status = 200, body = GameView), (status = 404, body = crate::error::Problem, content_type = "application/problem+json")))]
+#[utoipa::path(operation_id = "show_game", tag = "games", params(("game" = i64, Path, minimum = 1, example = 1)), responses((status = 200, body = Game), (status = 404, body = crate::error::Problem, content_type = "application/problem+json")))]
 #[get("/api/v1/games/{game}")]
 pub async fn show(
     state: web::Data<AppState>,
@@ -72,7 +73,7 @@ pub async fn show(
 /// validated and scored again; the change goes in the audit log.
 #[utoipa::path(tag = "games", params(("game" = i64, Path, minimum = 1, example = 1), ("If-Match" = String, Header, description = "the version you saw, as its ETag gave it (`\"3\"`, `3` or `W/\"3\"`)", pattern = r#"^(?:W/)?"?[0-9]{1,9}"?$"#)),
     request_body = GameInput,
-    responses((status = 200, body = GameView),
+    responses((status = 200, body = Game),
               (status = 412, description = "Stale version; the detail gives the current one", body = crate::error::Problem, content_type = "application/problem+json"),
               (status = 428, description = "If-Match is missing", body = crate::error::Problem, content_type = "application/problem+json")))]
 #[put("/api/v1/games/{game}")]
@@ -89,7 +90,7 @@ pub async fn amend(
 
 /// Void a game (organizers): it stops counting; `If-Match` is checked when sent.
 #[utoipa::path(tag = "games", params(("game" = i64, Path, minimum = 1, example = 1)),
-    responses((status = 200, body = GameView), (status = 412, body = crate::error::Problem, content_type = "application/problem+json")))]
+    responses((status = 200, body = Game), (status = 412, body = crate::error::Problem, content_type = "application/problem+json")))]
 #[post("/api/v1/games/{game}/void")]
 pub async fn void(
     state: web::Data<AppState>,
@@ -139,9 +140,10 @@ impl GamesQuery {
 
 /// The league's games, voided games and redeals included (see `status`, `outcome`), oldest
 /// first; public leagues need no login. Paged: `next` in the body and a `Link: <…>;
-/// rel="next"` header; `since` lists only what changed after an event.
+/// rel="next"` header; `since` lists only what changed after an event. Sends an `ETag`; with a
+/// matching `If-None-Match` the answer is 304.
 #[utoipa::path(tag = "games", params(("league" = i64, Path, minimum = 1, example = 1), GamesQuery),
-    responses((status = 200, body = GamePage), (status = 404, body = crate::error::Problem, content_type = "application/problem+json")))]
+    responses((status = 200, body = GamePage), (status = 304, description = "Not modified"), (status = 404, body = crate::error::Problem, content_type = "application/problem+json")))]
 #[get("/api/v1/leagues/{league}/games")]
 pub async fn league_games(
     state: web::Data<AppState>,
@@ -151,12 +153,12 @@ pub async fn league_games(
     query: web::Query<GamesQuery>,
 ) -> Result<HttpResponse, AppError> {
     let page = game_lists::of_league(&state, &caller, *id, &query.domain()).await?;
-    Ok(crate::api::paged(&req, page.next.as_deref()).json(&page))
+    crate::api::tagged_json(&req, crate::api::paged(&req, page.next.as_deref()), &page)
 }
 
-/// The night's games, as the league's games list them.
+/// The night's games, as the league's games list them (`ETag` and 304 too).
 #[utoipa::path(tag = "games", params(("night" = i64, Path, minimum = 1, example = 1), GamesQuery),
-    responses((status = 200, body = GamePage), (status = 404, body = crate::error::Problem, content_type = "application/problem+json")))]
+    responses((status = 200, body = GamePage), (status = 304, description = "Not modified"), (status = 404, body = crate::error::Problem, content_type = "application/problem+json")))]
 #[get("/api/v1/nights/{night}/games")]
 pub async fn night_games(
     state: web::Data<AppState>,
@@ -166,5 +168,5 @@ pub async fn night_games(
     query: web::Query<GamesQuery>,
 ) -> Result<HttpResponse, AppError> {
     let page = game_lists::of_night(&state, &caller, *id, &query.domain()).await?;
-    Ok(crate::api::paged(&req, page.next.as_deref()).json(&page))
+    crate::api::tagged_json(&req, crate::api::paged(&req, page.next.as_deref()), &page)
 }

@@ -36,16 +36,18 @@ pub async fn create(
     Ok(HttpResponse::Created().json(LeagueView::new(league, &club)))
 }
 
-/// One league (public leagues need no login).
-#[utoipa::path(operation_id = "show_league", tag = "leagues", params(("league" = i64, Path, minimum = 1, example = 1)), responses((status = 200, body = LeagueView), (status = 404, body = crate::error::Problem, content_type = "application/problem+json")))]
+/// One league (public leagues need no login). Sends an `ETag`; with a matching
+/// `If-None-Match` the answer is 304.
+#[utoipa::path(operation_id = "show_league", tag = "leagues", params(("league" = i64, Path, minimum = 1, example = 1)), responses((status = 200, body = LeagueView), (status = 304, description = "Not modified"), (status = 404, body = crate::error::Problem, content_type = "application/problem+json")))]
 #[get("/api/v1/leagues/{league}")]
 pub async fn show(
     state: web::Data<AppState>,
     caller: Caller,
+    req: HttpRequest,
     id: web::Path<i64>,
 ) -> Result<HttpResponse, AppError> {
     let (league, club) = leagues::show(&state, &caller, *id).await?;
-    Ok(HttpResponse::Ok().json(LeagueView::new(league, &club)))
+    crate::api::tagged_json(&req, HttpResponse::Ok(), &LeagueView::new(league, &club))
 }
 
 /// Edit a league: any of its fields.

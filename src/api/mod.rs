@@ -29,7 +29,7 @@ use crate::error::{FieldError, Problem};
                        Errors are application/problem+json (RFC 9457).",
         license(name = "MIT")
     ),
-    components(schemas(Problem, FieldError, crate::domain::events::EventView)),
+    components(schemas(Problem, FieldError, crate::domain::events::EventView, crate::domain::events::NightEventData, crate::domain::events::StandingsChangedData, crate::domain::events::WebhookTestData, crate::domain::game_view::Game)),
     tags(
         (name = "health", description = "Liveness and readiness"),
         (name = "engine", description = "The rules engine, stateless: no login, rate-limited per address"),
@@ -244,6 +244,7 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(webhooks::list)
         .service(webhooks::remove)
         .service(webhooks::resume)
+        .service(webhooks::test)
         .service(webhooks::deliveries)
         .service(standings::standings_csv)
         .service(standings::games_csv)
@@ -274,6 +275,37 @@ pub fn paged(req: &actix_web::HttpRequest, next: Option<&str>) -> actix_web::Htt
     res
 }
 
+/// `body` as JSON with an `ETag` (a hash of its bytes): an app sending that tag back in
+/// `If-None-Match` gets 304 and no body while nothing changed. `res` may carry other headers
+/// (a page's `Link`).
+pub fn tagged_json(
+    req: &actix_web::HttpRequest,
+    mut res: actix_web::HttpResponseBuilder,
+    body: &impl serde::Serialize,
+) -> Result<actix_web::HttpResponse, crate::error::AppError> {
+    use actix_web::http::header::{ETAG, IF_NONE_MATCH};
+    let bytes = serde_json::to_vec(body).map_err(crate::domain::Error::internal)?;
+    let tag = format!("\"{:032x}\"", xxhash_rust::xxh3::xxh3_128(&bytes));
+    let matches = req
+        .headers()
+        .get(IF_NONE_MATCH)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| {
+            v.split(',')
+                .map(|t| t.trim().trim_start_matches("W/"))
+                .any(|t| t == tag || t == "*")
+        });
+    if matches {
+        return Ok(actix_web::HttpResponse::NotModified()
+            .insert_header((ETAG, tag))
+            .finish());
+    }
+    Ok(res
+        .insert_header((ETAG, tag))
+        .content_type("application/json")
+        .body(bytes))
+}
+
 /// The OpenAPI document, as served at `/api/openapi.json` and committed in `openapi/openapi.json`.
 pub fn openapi() -> utoipa::openapi::OpenApi {
     use utoipa_actix_web::AppExt;
@@ -289,7 +321,89 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
 pub fn finish(mut doc: utoipa::openapi::OpenApi) -> utoipa::openapi::OpenApi {
     use utoipa::Modify;
     CommonAnswers.modify(&mut doc);
-    text_rules(doc)
+    let mut v = serde_json::to_value(text_rules(doc)).expect("the document serialises");
+    security_and_headers(&mut v);
+    serde_json::from_value(v).expect("the document reads back")
+}
+
+/// Operations that send an `ETag`, and those paged with `Link: <…>; rel="next"`.
+const TAGGED: &[(&str, &str)] = &[
+    ("get", "/api/v1/leagues/{league}"),
+    ("get", "/api/v1/leagues/{league}/standings"),
+    ("get", "/api/v1/leagues/{league}/games"),
+    ("get", "/api/v1/nights/{night}/games"),
+    ("get", "/api/v1/games/{game}"),
+    ("put", "/api/v1/games/{game}"),
+    ("post", "/api/v1/games/{game}/void"),
+    ("post", "/api/v1/tables/{table}/games"),
+];
+const PAGED: &[&str] = &[
+    "/api/v1/leagues",
+    "/api/v1/leagues/{league}/games",
+    "/api/v1/nights/{night}/games",
+];
+
+/// Says in the document how callers prove who they are (an API token, a session cookie, a
+/// table code's cookie; none for public reads) and the headers apps read: `RateLimit-*` on
+/// every API answer, `Retry-After` on a 429 or 503, `ETag` and `Link` where they are sent.
+fn security_and_headers(v: &mut serde_json::Value) {
+    use serde_json::{Value, json};
+    let header =
+        |description: &str, schema: Value| json!({"description": description, "schema": schema});
+    v["components"]["securitySchemes"] = json!({
+        "bearer": {"type": "http", "scheme": "bearer",
+                   "description": "A club's API token (`mlt_…`), made on the club's tokens page or with POST /api/v1/clubs/{club}/tokens"},
+        "session": {"type": "apiKey", "in": "cookie", "name": crate::http::SESSION_COOKIE,
+                    "description": "A logged-in account's session (POST /api/v1/session); writes with it also need the page's CSRF check or no Origin"},
+        "tableCode": {"type": "apiKey", "in": "cookie", "name": crate::http::TABLE_COOKIE,
+                      "description": "A table code entered at /code: scores that one table"}
+    });
+    // Public reads need nothing: `{}` says a request may come without credentials.
+    v["security"] = json!([{}, {"bearer": []}, {"session": []}, {"tableCode": []}]);
+    v["components"]["headers"] = json!({
+        "RateLimit-Limit": header("Requests a minute this caller may send (the engine's endpoints: requests at once)", json!({"type": "integer"})),
+        "RateLimit-Remaining": header("Requests this caller may still send at once", json!({"type": "integer"})),
+        "RateLimit-Reset": header("Seconds until the whole limit is back; with none remaining, until the next request is let through (then equal to Retry-After)", json!({"type": "integer"})),
+        "Retry-After": header("Seconds to wait before trying again", json!({"type": "integer"})),
+        "ETag": header("The answer's entity tag: send it back as If-None-Match (304 while nothing changed) or, for a game, as If-Match to amend it", json!({"type": "string"})),
+        "Link": header("The next page: `<url>; rel=\"next\"` (absent on the last page)", json!({"type": "string"}))
+    });
+    let reference = |name: &str| json!({"$ref": format!("#/components/headers/{name}")});
+    let Some(Value::Object(paths)) = v.get_mut("paths") else {
+        return;
+    };
+    for (path, item) in paths.iter_mut() {
+        if !path.starts_with("/api/v1/") {
+            continue;
+        }
+        let Value::Object(item) = item else { continue };
+        for (method, op) in item.iter_mut() {
+            let Some(Value::Object(responses)) = op.get_mut("responses") else {
+                continue;
+            };
+            let tagged = TAGGED.contains(&(method.as_str(), path.as_str()));
+            let paged = method == "get" && PAGED.contains(&path.as_str());
+            for (status, response) in responses.iter_mut() {
+                let Value::Object(response) = response else {
+                    continue;
+                };
+                let headers = response.entry("headers").or_insert_with(|| json!({}));
+                for name in ["RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"] {
+                    headers[name] = reference(name);
+                }
+                if status == "429" || status == "503" {
+                    headers["Retry-After"] = reference("Retry-After");
+                }
+                let ok = status.starts_with('2') || status == "304";
+                if tagged && ok {
+                    headers["ETag"] = reference("ETag");
+                }
+                if paged && status == "200" {
+                    headers["Link"] = reference("Link");
+                }
+            }
+        }
+    }
 }
 
 /// What every request's text obeys, said in the document where the derive cannot: a string in a
@@ -361,6 +475,7 @@ pub fn allowed_methods(path: &str) -> Option<String> {
                 let segments = pattern.split('/').map(str::to_string).collect();
                 let methods = [
                     ("GET", item.get.is_some()),
+                    ("HEAD", item.get.is_some()),
                     ("POST", item.post.is_some()),
                     ("PUT", item.put.is_some()),
                     ("PATCH", item.patch.is_some()),

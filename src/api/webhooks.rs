@@ -70,6 +70,21 @@ pub async fn resume(
     Ok(HttpResponse::Ok().json(webhooks::resume(&state, &caller, &club, id).await?))
 }
 
+/// Send a test event (`webhook.test`, id 0) to the webhook now, signed with its secret as
+/// every delivery is, and answer what the receiver said. Nothing is stored or retried: develop a
+/// receiver against it, then watch the delivery log for real events.
+#[utoipa::path(operation_id = "test_webhook", tag = "webhooks", params(("club" = String, Path, example = "tuesday-tiles"), ("webhook" = i64, Path, minimum = 1, example = 1)),
+    responses((status = 200, body = webhooks::TestDelivery, description = "Sent: `delivered` says whether the receiver answered 2xx")))]
+#[post("/api/v1/clubs/{club}/webhooks/{webhook}/test")]
+pub async fn test(
+    state: web::Data<AppState>,
+    caller: Caller,
+    path: web::Path<(String, i64)>,
+) -> Result<HttpResponse, AppError> {
+    let (club, id) = path.into_inner();
+    Ok(HttpResponse::Ok().json(webhooks::send_test(&state, &caller, &club, id).await?))
+}
+
 #[derive(Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct LogQuery {

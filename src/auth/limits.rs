@@ -54,7 +54,8 @@ pub struct Limits {
     signup_email: DefaultKeyedRateLimiter<String>,
     reset_address: DefaultKeyedRateLimiter<IpAddr>,
     reset_email: DefaultKeyedRateLimiter<String>,
-    engine: DefaultKeyedRateLimiter<IpAddr>,
+    /// The engine's endpoints, per address: (at once, seconds a request takes to come back).
+    engine: (u32, f64, Informing<IpAddr>),
     table_code: Failures,
 }
 
@@ -126,7 +127,12 @@ impl Default for Limits {
             signup_email: RateLimiter::keyed(hourly(SIGNUP_PER_EMAIL)),
             reset_address: RateLimiter::keyed(hourly(RESET_PER_ADDRESS)),
             reset_email: RateLimiter::keyed(hourly(RESET_PER_EMAIL)),
-            engine: RateLimiter::keyed(quota(ENGINE_PER_ADDRESS)),
+            engine: (
+                ENGINE_PER_ADDRESS.0,
+                60.0 / f64::from(ENGINE_PER_ADDRESS.1),
+                RateLimiter::dashmap_with_clock(quota(ENGINE_PER_ADDRESS), DefaultClock::default())
+                    .with_middleware::<governor::middleware::StateInformationMiddleware>(),
+            ),
             table_code: Failures::default(),
         }
     }
@@ -193,14 +199,11 @@ impl Limits {
         }
     }
 
-    pub fn engine(&self, address: Option<IpAddr>) -> Result<(), Refused> {
-        let Some(ip) = address.map(limit_key) else {
-            return Ok(());
-        };
-        let now = DefaultClock::default().now();
-        self.engine
-            .check_key(&ip)
-            .map_err(|n| refuse("requests from this address", n.wait_time_from(now)))
+    /// Counts a request to the engine's endpoints from `address` (120 at once, then 20 a
+    /// second), for the same `RateLimit-*` headers as the API's.
+    pub fn engine(&self, address: IpAddr) -> Allowance {
+        let (limit, per_request, limiter) = &self.engine;
+        ApiLimits::count(*limit, *per_request, limiter, limit_key(address))
     }
 }
 
@@ -291,7 +294,12 @@ impl ApiLimits {
     /// Counts a request from `address` without credentials; `None` when there is no limit.
     pub fn address(&self, address: IpAddr) -> Option<Allowance> {
         let (limit, limiter) = self.per_address.as_ref()?;
-        Some(Self::count(*limit, limiter, limit_key(address)))
+        Some(Self::count(
+            *limit,
+            60.0 / f64::from(*limit),
+            limiter,
+            limit_key(address),
+        ))
     }
 
     /// Counts a request with the API token `token`; `None` when there is no limit.
@@ -300,11 +308,14 @@ impl ApiLimits {
         let (limit, limiter) = self.per_token.as_ref()?;
         let key = BuildHasherDefault::<std::collections::hash_map::DefaultHasher>::default()
             .hash_one(token);
-        Some(Self::count(*limit, limiter, key))
+        Some(Self::count(*limit, 60.0 / f64::from(*limit), limiter, key))
     }
 
+    /// Counts a request under `limiter`: `limit` at once, each coming back after `per_request`
+    /// seconds.
     fn count<K: std::hash::Hash + Eq + Clone>(
         limit: u32,
+        per_request: f64,
         limiter: &Informing<K>,
         key: K,
     ) -> Allowance {
@@ -312,7 +323,6 @@ impl ApiLimits {
         if limiter.len() > 50_000 {
             limiter.retain_recent();
         }
-        let per_request = 60.0 / f64::from(limit.max(1));
         match limiter.check_key(&key) {
             Ok(snapshot) => {
                 let remaining = snapshot.remaining_burst_capacity();

@@ -102,6 +102,7 @@ pub struct ReplyView {
     pub name: String,
     pub answer: Answer,
     /// Said coming when the seats were taken: their place on the waiting list (1 first).
+    #[schema(required = true)]
     pub waiting: Option<usize>,
 }
 
@@ -128,15 +129,19 @@ pub struct ScheduledView {
     pub remind_hours: i32,
     /// `ahead` (replies open), `started` (check-in made the league's night `night`) or
     /// `cancelled`.
-    #[schema(example = "ahead")]
+    #[schema(schema_with = crate::domain::schemas::scheduled_status)]
     pub status: String,
+    #[schema(required = true)]
     pub night: Option<i64>,
     pub counts: ReplyCounts,
     /// The caller's own reply (a logged-in member).
+    #[schema(required = true)]
     pub your_answer: Option<Answer>,
     /// The caller's place on the waiting list, when they wait.
+    #[schema(required = true)]
     pub your_waiting: Option<usize>,
     /// Every reply, for members of the club (names and answers); absent for anyone else.
+    #[schema(required = true)]
     pub replies: Option<Vec<ReplyView>>,
 }
 

@@ -161,6 +161,7 @@ pub struct LineView {
     pub numbers: serde_json::Value,
     #[schema(example = "as-written")]
     pub winds: &'static str,
+    #[schema(required = true)]
     pub note: Option<String>,
     /// How many concrete targets the line stands for.
     pub targets: usize,
@@ -180,6 +181,7 @@ pub struct CardView {
     pub id: String,
     pub name: String,
     pub year: i64,
+    #[schema(required = true)]
     pub publisher: Option<String>,
     pub builtin: bool,
     pub public: bool,

@@ -1,8 +1,6 @@
 //! The stateless engine operations: the same answers as the CLI, no login needed, rate-limited
 //! per address.
 
-use std::net::IpAddr;
-
 use serde::Deserialize;
 use utoipa::ToSchema;
 
@@ -74,10 +72,8 @@ pub struct CheckRequest {
 pub async fn check(
     state: &AppState,
     caller: &Caller,
-    address: Option<IpAddr>,
     r: CheckRequest,
 ) -> Result<serde_json::Value> {
-    state.limits.engine(address)?;
     let card = cards::resolve(state, caller, &r.card, true).await?;
     let hand = tiles(&r.hand, "hand")?;
     check_value(&card, &hand, &exposures(&r.exposures)?).map_err(refusal)
@@ -102,10 +98,8 @@ pub struct AdjudicateRequest {
 pub async fn adjudicate(
     state: &AppState,
     caller: &Caller,
-    address: Option<IpAddr>,
     r: AdjudicateRequest,
 ) -> Result<serde_json::Value> {
-    state.limits.engine(address)?;
     let card = cards::resolve(state, caller, &r.card, true).await?;
     let out = match &r.out_of_play {
         Some(t) => tiles(t, "out_of_play")?,
@@ -131,10 +125,8 @@ pub struct PreviewRequest {
 pub async fn preview(
     state: &AppState,
     caller: &Caller,
-    address: Option<IpAddr>,
     mut r: PreviewRequest,
 ) -> Result<serde_json::Value> {
-    state.limits.engine(address)?;
     let card = cards::resolve(state, caller, &r.card, true).await?;
     r.result.ruleset = Some(r.ruleset);
     score_value(&card, &r.result).map_err(refusal)

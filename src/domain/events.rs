@@ -31,18 +31,77 @@ pub struct EventView {
     /// what a webhook receiver de-duplicates on.
     pub id: i64,
     /// game.recorded, game.amended, game.voided, night.closed, night.reopened or
-    /// standings.changed.
+    /// standings.changed (and webhook.test, sent only by a webhook's test call, with id 0).
     #[serde(rename = "type")]
-    #[schema(example = "game.recorded")]
+    #[schema(schema_with = event_kind)]
     pub kind: String,
+    /// The league the event is about (0 for webhook.test).
     pub league: i64,
     pub at: DateTime<Utc>,
-    /// For game events the game as `GET /api/v1/games/{id}` shows it, less `result` and the
-    /// scores' `breakdown` (a voided game: its id, table, number, status and version), with
-    /// `night` and `table_number`; for night.closed and night.reopened `night`, `number` and `date`; for
-    /// standings.changed the standings `revision`.
-    #[schema(value_type = Object)]
+    /// By `type`: for game.recorded, game.amended and game.voided the game exactly as `GET
+    /// /api/v1/games/{id}` shows it after the change (`Game`); for night.closed and
+    /// night.reopened `NightEventData`; for standings.changed `StandingsChangedData`; for
+    /// webhook.test `WebhookTestData`.
+    #[schema(schema_with = event_data)]
     pub data: serde_json::Value,
+}
+
+/// A night closed or reopened.
+#[derive(Serialize, ToSchema)]
+pub struct NightEventData {
+    /// The night's id.
+    pub night: i64,
+    /// Its number in the league (a tournament's round).
+    pub number: i32,
+    /// Its date, in the league's `time_zone`.
+    pub date: chrono::NaiveDate,
+}
+
+/// The standings changed: read them again when they are older than this.
+#[derive(Serialize, ToSchema)]
+pub struct StandingsChangedData {
+    /// The standings' new revision (the standings' own `revision` once they include it).
+    pub revision: i64,
+}
+
+/// A webhook's test event.
+#[derive(Serialize, ToSchema)]
+pub struct WebhookTestData {
+    /// The webhook tested.
+    pub webhook: i64,
+    /// The club's slug.
+    #[schema(example = "tuesday-tiles")]
+    pub club: String,
+    #[schema(
+        example = "A test event from mahjong-league: your receiver got it and can check its signature."
+    )]
+    pub message: String,
+}
+
+fn event_kind() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+    utoipa::openapi::ObjectBuilder::new()
+        .schema_type(utoipa::openapi::schema::Type::String)
+        .enum_values(Some([
+            GAME_RECORDED,
+            "game.amended",
+            GAME_VOIDED,
+            "night.closed",
+            "night.reopened",
+            STANDINGS_CHANGED,
+            "webhook.test",
+        ]))
+        .examples(["game.recorded"])
+        .into()
+}
+
+fn event_data() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+    use utoipa::openapi::{OneOfBuilder, Ref};
+    OneOfBuilder::new()
+        .item(Ref::from_schema_name("Game"))
+        .item(Ref::from_schema_name("NightEventData"))
+        .item(Ref::from_schema_name("StandingsChangedData"))
+        .item(Ref::from_schema_name("WebhookTestData"))
+        .into()
 }
 
 impl From<&Event> for EventView {
@@ -129,7 +188,13 @@ impl Follow {
         let Follow::Table { table, night } = *self else {
             return true;
         };
-        let field = |name: &str| e.data.get(name).and_then(serde_json::Value::as_i64);
+        // A game's event names its table as an object (`{"id", "number"}`); events stored
+        // before games had one shape named it by id.
+        let field = |name: &str| {
+            e.data
+                .get(name)
+                .and_then(|v| v.as_i64().or_else(|| v.get("id")?.as_i64()))
+        };
         if e.kind.starts_with("game.") {
             field("table") == Some(table)
         } else if e.kind.starts_with("night.") {

@@ -9,87 +9,20 @@
 
 use std::collections::HashMap;
 
-use chrono::{DateTime, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::domain::nights::PlayerRef;
+use crate::domain::game_view::Game;
 use crate::domain::{AppState, Caller, Error, Need, Result, paging};
 use crate::storage::events;
-use crate::storage::game_pages::{self, ListedGame, ListedScore};
-
-/// The night a listed game was played on.
-#[derive(Serialize, ToSchema)]
-pub struct GameNight {
-    pub id: i64,
-    /// 1 for the league's first night (a tournament's first round), and so on.
-    pub number: i32,
-    pub date: NaiveDate,
-}
-
-/// The table a listed game was played at.
-#[derive(Serialize, ToSchema)]
-pub struct GameTable {
-    pub id: i64,
-    pub number: i32,
-}
-
-/// A player's part in a listed game.
-#[derive(Serialize, ToSchema)]
-pub struct GamePlayer {
-    pub player: PlayerRef,
-    /// The player's wind in this game: E, S, W or N.
-    #[schema(example = "E")]
-    pub seat: String,
-    pub score: i64,
-    pub breakdown: String,
-    /// The player's hand was called dead.
-    pub dead: bool,
-}
-
-/// A game as apps list it.
-#[derive(Serialize, ToSchema)]
-pub struct ListedGameView {
-    pub id: i64,
-    pub night: GameNight,
-    pub table: GameTable,
-    /// The game's number at its table (a redeal carries the number of the game it replaced).
-    pub number: i32,
-    /// `recorded` or `voided` (a voided game counts for nothing).
-    #[schema(example = "recorded")]
-    pub status: String,
-    /// Bumped by every amendment and the void.
-    pub version: i32,
-    /// `mahjong`, `wall` (a wall game) or `redeal`.
-    #[schema(example = "mahjong")]
-    pub outcome: String,
-    /// How the winner went out: `self_pick`, `discard`, `joker_exchange`, `heavenly` or `earthly`.
-    #[schema(example = "self_pick")]
-    pub won_by: Option<String>,
-    pub winner: Option<i64>,
-    /// Who discarded the winning tile (a discard win).
-    pub discarder: Option<i64>,
-    /// The winning hand had no jokers.
-    pub jokerless: bool,
-    /// The winning line's id and its value.
-    pub line: Option<String>,
-    pub value: Option<i32>,
-    /// East's player id for this game.
-    pub east: i64,
-    /// In seat order: E, S, W, N.
-    pub players: Vec<GamePlayer>,
-    /// Dead-hand calls as entered (with the engine's verdict where it was asked for).
-    #[schema(value_type = Vec<Object>)]
-    pub dead: serde_json::Value,
-    pub recorded_at: DateTime<Utc>,
-    pub updated_at: DateTime<Utc>,
-}
+use crate::storage::game_pages::{self, ListedScore};
 
 /// A page of games.
 #[derive(Serialize, ToSchema)]
 pub struct GamePage {
-    pub games: Vec<ListedGameView>,
+    pub games: Vec<Game>,
     /// The cursor of the next page (as `cursor=`), or null on the last page.
+    #[schema(required = true)]
     pub next: Option<String>,
     /// The league event this listing is read as of: ask `since=` this id later to get only
     /// the games changed after it.
@@ -180,58 +113,12 @@ async fn list(
             .into_iter()
             .map(|g| {
                 let players = scores.remove(&g.id).unwrap_or_default();
-                view(g, players)
+                Game::stored(g, players)
             })
             .collect(),
         next,
         last_event: upto,
     })
-}
-
-fn view(g: ListedGame, scores: Vec<ListedScore>) -> ListedGameView {
-    ListedGameView {
-        id: g.id,
-        night: GameNight {
-            id: g.night_id,
-            number: g.night_number,
-            date: g.night_date,
-        },
-        table: GameTable {
-            id: g.table_id,
-            number: g.table_number,
-        },
-        number: g.number,
-        status: g.status,
-        version: g.version,
-        outcome: g.outcome,
-        won_by: g.won_by,
-        winner: g.winner,
-        discarder: g.discarder,
-        jokerless: g.jokerless,
-        line: g.line_id,
-        value: g.line_value,
-        east: g.east_player,
-        players: scores
-            .into_iter()
-            .map(|s| GamePlayer {
-                player: PlayerRef {
-                    id: s.player_id,
-                    name: s.name,
-                },
-                seat: s.seat,
-                score: s.score,
-                breakdown: s.breakdown,
-                dead: s.dead,
-            })
-            .collect(),
-        dead: g
-            .submitted
-            .get("dead")
-            .cloned()
-            .unwrap_or_else(|| serde_json::json!([])),
-        recorded_at: g.created_at,
-        updated_at: g.updated_at,
-    }
 }
 
 /// The league's games, for a caller who may read its standings.

@@ -12,14 +12,14 @@ use utoipa::ToSchema;
 
 use crate::domain::engine::refused_field;
 use crate::domain::events;
-use crate::domain::nights::PlayerRef;
+use crate::domain::game_view::Game;
 use crate::domain::{AppState, Caller, Error, FieldError, Need, Result, leagues};
 use crate::rules::Table;
 use crate::rules::scoring::{DeadEntry, GameResult, Outcome, RulesetSpec, Tiles, WonBy};
 use crate::storage::games::{self, InsertError, NewGame, TableContext, TableSheet};
 pub use crate::storage::games::{AuditEntry, SEAT_WINDS};
 use crate::storage::leagues::League;
-use crate::storage::{clubs, totals, users};
+use crate::storage::{clubs, game_pages, totals, users};
 
 /// A dead-hand call as entered.
 #[derive(Deserialize, Serialize, ToSchema, Clone, Default)]
@@ -82,36 +82,6 @@ pub struct GameInput {
     pub dead: Vec<DeadInput>,
 }
 
-#[derive(Serialize, ToSchema)]
-pub struct ScoreView {
-    pub player: PlayerRef,
-    /// The player's wind in this game.
-    pub seat: String,
-    pub score: i64,
-    pub breakdown: String,
-    pub dead: bool,
-}
-
-#[derive(Serialize, ToSchema)]
-pub struct GameView {
-    pub id: i64,
-    pub table: i64,
-    pub number: i32,
-    /// recorded or voided.
-    pub status: String,
-    /// For `If-Match` when amending.
-    pub version: i32,
-    pub outcome: String,
-    /// The winning line's id and value.
-    pub line: Option<String>,
-    pub value: Option<i32>,
-    pub east: i64,
-    pub scores: Vec<ScoreView>,
-    /// The result as entered, with the engine's verdicts on dead-hand calls where asked for.
-    #[schema(value_type = Object)]
-    pub result: serde_json::Value,
-}
-
 /// The game that holds a number at a table, for a 409 when another game asks for it.
 #[derive(Serialize, Deserialize, ToSchema, Debug, Clone)]
 pub struct TakenGame {
@@ -127,20 +97,13 @@ pub struct TakenGame {
 
 /// A stored game in a scorer's words: "Ann went out, self-pick: 2468#2 (25)", "Bea went out on
 /// Cy's discard: …", "wall game", "redeal".
-pub fn in_words(v: &GameView) -> String {
-    let name = |key: &str| {
-        v.result[key].as_i64().and_then(|id| {
-            v.scores
-                .iter()
-                .find(|s| s.player.id == id)
-                .map(|s| s.player.name.clone())
-        })
-    };
+pub fn in_words(v: &Game) -> String {
+    let name = |id: Option<i64>| id.and_then(|id| v.name_of(id)).map(str::to_string);
     match v.outcome.as_str() {
         "mahjong" => {
-            let winner = name("winner").unwrap_or_else(|| "the winner".into());
-            let how = match v.result["won_by"].as_str() {
-                Some("discard") => match name("discarder") {
+            let winner = name(v.winner).unwrap_or_else(|| "the winner".into());
+            let how = match v.won_by.as_deref() {
+                Some("discard") => match name(v.discarder) {
                     Some(d) => format!(" on {d}'s discard"),
                     None => " on a discard".into(),
                 },
@@ -162,88 +125,19 @@ pub fn in_words(v: &GameView) -> String {
     }
 }
 
+/// Now, to the microsecond PostgreSQL keeps: a time said before it is written reads back the
+/// same.
+fn stored_now() -> chrono::DateTime<chrono::Utc> {
+    use chrono::SubsecRound;
+    chrono::Utc::now().trunc_subsecs(6)
+}
+
 /// A game as stored, read on `conn` (inside a transaction it sees the transaction's writes).
-pub async fn view(conn: &mut sqlx::PgConnection, id: i64) -> Result<GameView> {
-    let g = games::get(&mut *conn, id)
+pub async fn view(conn: &mut sqlx::PgConnection, id: i64) -> Result<Game> {
+    let (g, scores) = game_pages::one(conn, id)
         .await?
         .ok_or_else(|| Error::NotFound(format!("no game {id}")))?;
-    let scores = games::scores(&mut *conn, id).await?;
-    Ok(GameView {
-        id: g.id,
-        table: g.table_id,
-        number: g.number,
-        status: g.status,
-        version: g.version,
-        outcome: g.outcome,
-        line: g.line_id,
-        value: g.line_value,
-        east: g.east_player,
-        scores: scores
-            .into_iter()
-            .map(|(pid, name, seat, score, breakdown, dead)| ScoreView {
-                player: PlayerRef { id: pid, name },
-                seat,
-                score,
-                breakdown,
-                dead,
-            })
-            .collect(),
-        result: g.submitted,
-    })
-}
-
-/// The view of a game just inserted (version 1, recorded), as `view` would read it back: the
-/// scores in seat order E, S, W, N with the players' names.
-fn new_view(id: i64, game: &NewGame, players: &[(i64, String)]) -> GameView {
-    let mut scores: Vec<&(i64, String, i64, String, bool)> = game.scores.iter().collect();
-    scores.sort_by_key(|s| games::SEAT_WINDS.iter().position(|w| *w == s.1));
-    GameView {
-        id,
-        table: game.table_id,
-        number: game.number,
-        status: "recorded".into(),
-        version: 1,
-        outcome: game.outcome.clone(),
-        line: game.line_id.clone(),
-        value: game.line_value,
-        east: game.east_player,
-        scores: scores
-            .into_iter()
-            .map(|(pid, seat, score, breakdown, dead)| ScoreView {
-                player: PlayerRef {
-                    id: *pid,
-                    name: players
-                        .iter()
-                        .find(|(p, _)| p == pid)
-                        .map(|(_, n)| n.clone())
-                        .unwrap_or_default(),
-                },
-                seat: seat.clone(),
-                score: *score,
-                breakdown: breakdown.clone(),
-                dead: *dead,
-            })
-            .collect(),
-        result: game.submitted.clone(),
-    }
-}
-
-/// A game event's data: the game as the API shows it, with its night and table number, less
-/// what only a scorer needs (the result as entered and each score's breakdown; `GET
-/// /games/{id}` has them). Every stream and webhook carries it, so it is kept small.
-fn game_event(game: &serde_json::Value, night: i64, table_number: i32) -> serde_json::Value {
-    let mut data = game.clone();
-    if let Some(map) = data.as_object_mut() {
-        map.remove("result");
-        if let Some(scores) = map.get_mut("scores").and_then(|s| s.as_array_mut()) {
-            for score in scores.iter_mut().filter_map(|s| s.as_object_mut()) {
-                score.remove("breakdown");
-            }
-        }
-        map.insert("night".into(), night.into());
-        map.insert("table_number".into(), table_number.into());
-    }
-    data
+    Ok(Game::stored(g, scores))
 }
 
 /// Validates and scores an entered result; returns the game to store.
@@ -437,6 +331,7 @@ async fn prepare(
         won_by: input.won_by.map(|w| w.as_str().to_string()),
         jokerless: report.line.as_ref().is_some_and(|l| l.jokerless),
         scores,
+        at: stored_now(),
     })
 }
 
@@ -592,10 +487,9 @@ pub async fn record(
         .ok_or_else(|| Error::internal("no id was taken for the new game"))?;
     // The answer and the events are made before the transaction, from what is written: the
     // transaction only writes.
-    let view = new_view(id, &game, players);
+    let view = Game::entered(id, ctx, &game, players, 1, game.at);
     let body = serde_json::to_value(&view).map_err(Error::internal)?;
-    let recorded = game_event(&body, ctx.night_id, ctx.table_number);
-    let mut news = vec![(events::GAME_RECORDED, recorded)];
+    let mut news = vec![(events::GAME_RECORDED, body.clone())];
     if game.outcome != "redeal" {
         news.push((events::STANDINGS_CHANGED, serde_json::Value::Null));
     }
@@ -733,14 +627,16 @@ async fn game_access(
 }
 
 /// One game with its scores.
-pub async fn show(state: &AppState, caller: &Caller, id: i64) -> Result<GameView> {
+pub async fn show(state: &AppState, caller: &Caller, id: i64) -> Result<Game> {
     let (g, _, _) = game_access(state, caller, id, Need::Read).await?;
     view(&mut *state.db.acquire().await?, g.id).await
 }
 
 /// A game as its correction page shows it (scorers and up).
 pub struct Editing {
-    pub game: GameView,
+    pub game: Game,
+    /// The result as it was entered (what the correction form is filled from).
+    pub entered: serde_json::Value,
     pub league: League,
     pub table_number: i32,
     pub night_id: i64,
@@ -765,6 +661,7 @@ pub async fn editing(state: &AppState, caller: &Caller, id: i64) -> Result<Editi
     let n = players.len().max(1);
     let east = (g.number.max(1) as usize - 1) % n;
     let game = view(&mut *state.db.acquire().await?, g.id).await?;
+    let entered = g.submitted.clone();
     let audit = audit_as_seen(state, caller, league.club_id, g.id).await?;
     let time_zone = clubs::by_id(&state.db, league.club_id)
         .await?
@@ -773,6 +670,7 @@ pub async fn editing(state: &AppState, caller: &Caller, id: i64) -> Result<Editi
     Ok(Editing {
         time_zone,
         game,
+        entered,
         table_number: ctx.table_number,
         night_id: ctx.night_id,
         closed: ctx.night_status == "closed",
@@ -814,7 +712,7 @@ pub async fn amend(
     id: i64,
     seen: Option<&str>,
     mut input: GameInput,
-) -> Result<GameView> {
+) -> Result<Game> {
     let (g, ctx, league) = game_access(state, caller, id, Need::Score).await?;
     let version = seen.map(version).transpose()?.ok_or_else(|| {
         Error::VersionRequired(
@@ -827,10 +725,8 @@ pub async fn amend(
     input.number = Some(input.number.unwrap_or(g.number));
     let players = games::table_players(&state.db, g.table_id).await?;
     let game = prepare(state, &league, g.table_id, &players, g.number, &input).await?;
-    let mut amended = new_view(g.id, &game, &players);
-    amended.version = version + 1;
-    let amended = serde_json::to_value(&amended).map_err(Error::internal)?;
-    let event = game_event(&amended, ctx.night_id, ctx.table_number);
+    let amended = Game::entered(g.id, &ctx, &game, &players, version + 1, g.created_at);
+    let event = serde_json::to_value(&amended).map_err(Error::internal)?;
     let _unheard = state.freshness.unheard();
     match games::amend(
         &state.db,
@@ -865,34 +761,45 @@ pub async fn amend(
 }
 
 /// Voids a game (organizers): it stops counting. `seen`, when sent, must be its version.
-pub async fn void(
-    state: &AppState,
-    caller: &Caller,
-    id: i64,
-    seen: Option<&str>,
-) -> Result<GameView> {
+pub async fn void(state: &AppState, caller: &Caller, id: i64, seen: Option<&str>) -> Result<Game> {
     let (g, ctx, _) = game_access(state, caller, id, Need::Admin).await?;
     let seen = seen.map(version).transpose()?;
-    let event = serde_json::json!({
-        "id": g.id,
-        "table": g.table_id,
-        "number": g.number,
-        "status": "voided",
-        "night": ctx.night_id,
-        "table_number": ctx.table_number,
-    });
-    let _unheard = state.freshness.unheard();
-    match games::void(&state.db, ctx.league_id, g.id, seen, &caller.actor(), event).await? {
-        games::Change::Done => {
-            state.events.poke();
-            super::standings::replay_ratings(state, ctx.league_id)
+    // The event is the game as it becomes, made from the version read here; the void is made
+    // at that version only, and read again when an amendment came in between (unless the
+    // caller named the version they saw).
+    for _ in 0..3 {
+        let mut now = view(&mut *state.db.acquire().await?, g.id).await?;
+        if now.status != "recorded" {
+            break;
         }
-        games::Change::Stale(current) => return Err(stale(current)),
-        games::Change::Gone | games::Change::Taken => {
-            return Err(Error::Conflict(format!("game {} is already voided", g.id)));
+        let at = seen.unwrap_or(now.version);
+        now.status = "voided".into();
+        now.version += 1;
+        now.updated_at = stored_now();
+        let event = serde_json::to_value(&now).map_err(Error::internal)?;
+        let _unheard = state.freshness.unheard();
+        match games::void(
+            &state.db,
+            ctx.league_id,
+            g.id,
+            at,
+            now.updated_at,
+            &caller.actor(),
+            event,
+        )
+        .await?
+        {
+            games::Change::Done => {
+                state.events.poke();
+                super::standings::replay_ratings(state, ctx.league_id);
+                return view(&mut *state.db.acquire().await?, g.id).await;
+            }
+            games::Change::Stale(current) if seen.is_some() => return Err(stale(current)),
+            games::Change::Stale(_) => continue,
+            games::Change::Gone | games::Change::Taken => break,
         }
     }
-    view(&mut *state.db.acquire().await?, g.id).await
+    Err(Error::Conflict(format!("game {} is already voided", g.id)))
 }
 
 /// Every change to a game: who, when, before and after. The club's members see who by account

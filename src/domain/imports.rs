@@ -19,9 +19,11 @@ use chrono::{DateTime, NaiveDate, Utc};
 use serde::Serialize;
 use utoipa::ToSchema;
 
+use crate::domain::game_view::Game;
 use crate::domain::games::{MAX_GAME_SCORE, SEAT_WINDS};
 use crate::domain::nights::PlayerRef;
 use crate::domain::{AppState, Caller, Error, FieldError, Need, Result, events, sensible_date};
+use crate::storage::game_pages::{ListedGame, ListedScore};
 use crate::storage::imports::{self, Ids, ImportTx, ImportedGame, NewNight, NewTable};
 use crate::storage::leagues::League;
 
@@ -884,6 +886,8 @@ pub async fn games(
         })
         .collect();
     let night_id: HashMap<i32, i64> = new_nights.iter().map(|n| (n.number, n.id)).collect();
+    let night_date: HashMap<i32, NaiveDate> =
+        new_nights.iter().map(|n| (n.number, n.date)).collect();
     let mut table_games: BTreeMap<(i32, i32), Vec<&FileGame>> = BTreeMap::new();
     for g in &file_games {
         table_games
@@ -974,31 +978,59 @@ pub async fn games(
                     })
                     .collect(),
             };
-            let view = serde_json::json!({
-                "id": game.id,
-                "table": game.table_id,
-                "number": game.number,
-                "status": "recorded",
-                "version": 1,
-                "outcome": game.outcome,
-                "line": game.line_id.as_deref(),
-                "value": game.line_value,
-                "east": game.east_player,
-                "scores": rows.iter().map(|r| {
-                    let (id, name) = who(&r.player);
-                    serde_json::json!({"player": {"id": id, "name": name}, "seat": r.seat, "score": r.score, "dead": r.dead})
-                }).collect::<Vec<_>>(),
-                "night": night_id[&f.night],
-                "table_number": f.table,
-            });
-            news.push((events::GAME_RECORDED, view));
+            // The game as the API shows it, once recorded and (a voided one) once voided.
+            let listed = ListedGame {
+                id: game.id,
+                night_id: night_id[&f.night],
+                night_number: f.night,
+                night_date: night_date[&f.night],
+                table_id: game.table_id,
+                table_number: f.table,
+                number: game.number,
+                status: "recorded".into(),
+                version: 1,
+                outcome: game.outcome.into(),
+                won_by: game.won_by.map(str::to_string),
+                winner: game.winner,
+                discarder: game.discarder,
+                jokerless: game.jokerless,
+                line_id: game.line_id.as_deref().map(str::to_string),
+                line_value: game.line_value,
+                east_player: game.east_player,
+                submitted: game.submitted.clone(),
+                created_at: game.recorded_at,
+                updated_at: game.recorded_at,
+                event_id: None,
+            };
+            let scores: Vec<ListedScore> = game
+                .scores
+                .iter()
+                .map(|(player, seat, score, breakdown, dead)| ListedScore {
+                    game_id: game.id,
+                    player_id: *player,
+                    name: rows
+                        .iter()
+                        .map(|r| who(&r.player))
+                        .find(|(id, _)| id == player)
+                        .map(|(_, name)| name.to_string())
+                        .unwrap_or_default(),
+                    seat: seat.to_string(),
+                    score: *score,
+                    breakdown: breakdown.to_string(),
+                    dead: *dead,
+                })
+                .collect();
+            let mut view = Game::stored(listed, scores);
+            news.push((
+                events::GAME_RECORDED,
+                serde_json::to_value(&view).map_err(Error::internal)?,
+            ));
             if game.status == "voided" {
+                view.status = "voided".into();
+                view.version = 2;
                 news.push((
                     events::GAME_VOIDED,
-                    serde_json::json!({
-                        "id": game.id, "table": game.table_id, "number": game.number, "status": "voided",
-                        "night": night_id[&f.night], "table_number": f.table, "version": 2,
-                    }),
+                    serde_json::to_value(&view).map_err(Error::internal)?,
                 ));
                 voided += 1;
             } else if game.outcome == "redeal" {

@@ -136,6 +136,7 @@ pub struct InvitationView {
     pub email: String,
     #[schema(example = "member")]
     pub role: String,
+    #[schema(required = true)]
     pub invited_by: Option<String>,
     pub expires_at: chrono::DateTime<chrono::Utc>,
     /// The club's players nobody is linked to or claims yet: whom the new member may say they are.

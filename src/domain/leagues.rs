@@ -25,30 +25,41 @@ pub struct LeagueView {
     #[schema(schema_with = crate::domain::schemas::ruleset)]
     pub ruleset: serde_json::Value,
     pub games_per_table: i32,
-    #[schema(example = "public")]
+    #[schema(schema_with = crate::domain::schemas::visibility)]
     pub visibility: String,
     /// `total` (total points), `average` (average per game, with `min_games`) or
     /// `best_per_night` (each night's `best_per_night` best game scores, summed).
-    #[schema(example = "total")]
+    #[schema(schema_with = crate::domain::schemas::board)]
     pub board: String,
     pub min_games: i32,
     /// On a `best_per_night` board: the game scores of each night that count; `null` on others.
+    #[schema(required = true)]
     pub best_per_night: Option<i32>,
     /// On any board: how many of each player's lowest nights do not count (a missed night
     /// counts 0 and may be one of them).
     pub drop_worst_nights: i32,
     /// Where the event is held, for its results.
+    #[schema(required = true)]
     pub place: Option<String>,
     /// The event's sanctioning number at a ranking body, for its results.
+    #[schema(required = true)]
     pub sanctioning_number: Option<String>,
     /// The season this league follows (`POST …/next-season` made it), and the one after it.
+    #[schema(required = true)]
     pub previous_season: Option<i64>,
+    #[schema(required = true)]
     pub next_season: Option<i64>,
+    #[schema(required = true)]
     pub starts_on: Option<NaiveDate>,
+    #[schema(required = true)]
     pub ends_on: Option<NaiveDate>,
     /// `league` (weekly; its sessions are nights) or `tournament` (its sessions are rounds).
-    #[schema(example = "league")]
+    #[schema(schema_with = crate::domain::schemas::league_kind)]
     pub kind: String,
+    /// The club's time zone (IANA): the league's dates (`starts_on`, `ends_on`, a night's
+    /// `date`) are days on this clock.
+    #[schema(example = "America/New_York")]
+    pub time_zone: String,
 }
 
 impl LeagueView {
@@ -72,6 +83,7 @@ impl LeagueView {
             starts_on: l.starts_on,
             ends_on: l.ends_on,
             kind: l.kind,
+            time_zone: club.time_zone.clone(),
         }
     }
 }
@@ -103,10 +115,10 @@ pub struct NewLeague {
     pub ruleset: serde_json::Value,
     #[schema(example = 4, minimum = 1, maximum = 32)]
     pub games_per_table: Option<i32>,
-    #[schema(example = "public", pattern = "^(public|members)$")]
+    #[schema(schema_with = crate::domain::schemas::visibility)]
     pub visibility: Option<String>,
     /// `total`, `average` or `best_per_night`.
-    #[schema(example = "total", pattern = "^(total|average|best_per_night)$")]
+    #[schema(schema_with = crate::domain::schemas::board)]
     pub board: Option<String>,
     #[schema(minimum = 0, maximum = 10000)]
     pub min_games: Option<i32>,
@@ -131,7 +143,7 @@ pub struct NewLeague {
     pub ends_on: Option<NaiveDate>,
     /// `league` (the default: its sessions are nights) or `tournament` (its sessions are
     /// rounds); pages and messages use the league's word.
-    #[schema(example = "league", pattern = "^(league|tournament)$")]
+    #[schema(schema_with = crate::domain::schemas::league_kind)]
     pub kind: Option<String>,
 }
 
@@ -176,10 +188,10 @@ pub struct LeagueInput {
     pub ruleset: Option<serde_json::Value>,
     #[schema(example = 4, minimum = 1, maximum = 32)]
     pub games_per_table: Option<i32>,
-    #[schema(example = "public", pattern = "^(public|members)$")]
+    #[schema(schema_with = crate::domain::schemas::visibility)]
     pub visibility: Option<String>,
     /// `total`, `average` or `best_per_night`.
-    #[schema(example = "total", pattern = "^(total|average|best_per_night)$")]
+    #[schema(schema_with = crate::domain::schemas::board)]
     pub board: Option<String>,
     #[schema(minimum = 0, maximum = 10000)]
     pub min_games: Option<i32>,
@@ -204,7 +216,7 @@ pub struct LeagueInput {
     pub ends_on: Option<NaiveDate>,
     /// `league` (the default: its sessions are nights) or `tournament` (its sessions are
     /// rounds); pages and messages use the league's word.
-    #[schema(example = "league", pattern = "^(league|tournament)$")]
+    #[schema(schema_with = crate::domain::schemas::league_kind)]
     pub kind: Option<String>,
 }
 
@@ -386,10 +398,16 @@ pub struct LeagueListing {
     #[schema(example = "tuesday-tiles")]
     pub club: String,
     pub club_name: String,
+    /// The club's time zone (IANA): `starts_on` and `ends_on` are days on this clock.
+    #[schema(example = "America/New_York")]
+    pub time_zone: String,
+    #[schema(required = true)]
     pub starts_on: Option<NaiveDate>,
+    #[schema(required = true)]
     pub ends_on: Option<NaiveDate>,
-    /// How the standings rank players: `total` or `average`.
-    #[schema(example = "total")]
+    /// How the standings rank players: `total` (total points), `average` (average per game)
+    /// or `best_per_night` (each night's best game scores, summed).
+    #[schema(schema_with = crate::domain::schemas::board)]
     pub board: String,
     /// The league in the API.
     #[schema(example = "/api/v1/leagues/1")]
@@ -406,6 +424,7 @@ pub struct LeagueListing {
 pub struct LeaguePage {
     pub leagues: Vec<LeagueListing>,
     /// The cursor of the next page (as `cursor=`), or null on the last page.
+    #[schema(required = true)]
     pub next: Option<String>,
 }
 
@@ -434,7 +453,8 @@ pub async fn discover(
     let mut rows = leagues::search_public(&state.db, q, before, limit + 1).await?;
     let next = if rows.len() as i64 > limit {
         rows.truncate(limit as usize);
-        rows.last().map(|(l, _)| paging::encode(&state.keys, "leagues", &scope, &[l.id]))
+        rows.last()
+            .map(|(l, _)| paging::encode(&state.keys, "leagues", &scope, &[l.id]))
     } else {
         None
     };
@@ -449,6 +469,7 @@ pub async fn discover(
                 name: l.name,
                 club: c.slug,
                 club_name: c.name,
+                time_zone: c.time_zone,
                 starts_on: l.starts_on,
                 ends_on: l.ends_on,
                 board: l.board,

@@ -222,9 +222,12 @@ pub struct ClubMail {
     pub status: String,
     pub attempts: i32,
     /// Why the last try failed.
+    #[schema(required = true)]
     pub last_error: Option<String>,
     /// The next try, while pending.
+    #[schema(required = true)]
     pub next_try: Option<chrono::DateTime<chrono::Utc>>,
+    #[schema(required = true)]
     pub sent_at: Option<chrono::DateTime<chrono::Utc>>,
     pub written_at: chrono::DateTime<chrono::Utc>,
 }

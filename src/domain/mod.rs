@@ -16,6 +16,7 @@ pub mod demo;
 pub mod engine;
 pub mod events;
 pub mod game_lists;
+pub mod game_view;
 pub mod games;
 pub mod imports;
 pub mod invitations;

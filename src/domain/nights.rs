@@ -49,11 +49,11 @@ pub struct NightView {
     pub number: i32,
     pub date: NaiveDate,
     /// open → seated → closed.
-    #[schema(example = "open")]
+    #[schema(schema_with = crate::domain::schemas::night_status)]
     pub status: String,
     pub checkins: Vec<PlayerRef>,
     /// The last proposed seating: player ids per table in seat order (E, S, W, N).
-    #[schema(schema_with = crate::domain::schemas::proposal)]
+    #[schema(required = true, schema_with = crate::domain::schemas::proposal)]
     pub proposal: Option<serde_json::Value>,
     /// Locked tables.
     pub tables: Vec<TableView>,

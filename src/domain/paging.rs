@@ -80,21 +80,45 @@ mod tests {
     fn cursors_round_trip_and_refuse_others() {
         let keys = Keys::new("a test key of some length");
         let c = encode(&keys, "games", "league 4", &[12, 7]);
-        assert_eq!(decode(&keys, "games", "league 4", &c, 2).unwrap(), vec![12, 7]);
-        assert!(decode(&keys, "leagues", "league 4", &c, 2).is_err(), "another kind");
-        assert!(decode(&keys, "games", "league 5", &c, 2).is_err(), "another league's");
-        assert!(decode(&keys, "games", "night 4", &c, 2).is_err(), "a night's");
-        assert!(decode(&keys, "games", "league 4", &c, 1).is_err(), "another shape");
+        assert_eq!(
+            decode(&keys, "games", "league 4", &c, 2).unwrap(),
+            vec![12, 7]
+        );
+        assert!(
+            decode(&keys, "leagues", "league 4", &c, 2).is_err(),
+            "another kind"
+        );
+        assert!(
+            decode(&keys, "games", "league 5", &c, 2).is_err(),
+            "another league's"
+        );
+        assert!(
+            decode(&keys, "games", "night 4", &c, 2).is_err(),
+            "a night's"
+        );
+        assert!(
+            decode(&keys, "games", "league 4", &c, 1).is_err(),
+            "another shape"
+        );
         assert!(decode(&keys, "games", "league 4", "not base64!", 2).is_err());
         let other = Keys::new("another service's key");
-        assert!(decode(&other, "games", "league 4", &c, 2).is_err(), "another key");
+        assert!(
+            decode(&other, "games", "league 4", &c, 2).is_err(),
+            "another key"
+        );
         // Re-encoded with a position changed, the signature no longer holds.
         let text = String::from_utf8(URL_SAFE_NO_PAD.decode(&c).unwrap()).unwrap();
         let edited = URL_SAFE_NO_PAD.encode(text.replacen(":7:", ":999:", 1));
         assert_ne!(edited, c);
-        assert!(decode(&keys, "games", "league 4", &edited, 2).is_err(), "edited");
+        assert!(
+            decode(&keys, "games", "league 4", &edited, 2).is_err(),
+            "edited"
+        );
         let unsigned = URL_SAFE_NO_PAD.encode("games:12:999");
-        assert!(decode(&keys, "games", "league 4", &unsigned, 2).is_err(), "unsigned");
+        assert!(
+            decode(&keys, "games", "league 4", &unsigned, 2).is_err(),
+            "unsigned"
+        );
         assert!(limit(Some(0), 50).is_err() && limit(Some(501), 50).is_err());
         assert_eq!(limit(None, 50).unwrap(), 50);
         assert_eq!(limit(Some(500), 50).unwrap(), 500);

@@ -26,10 +26,14 @@ pub struct ResultsView {
     pub kind: String,
     /// The league's first date, or its first night's when that is earlier (or the league has
     /// none).
+    #[schema(required = true)]
     pub starts_on: Option<NaiveDate>,
     /// The league's last date, or its last night's when that is later (or the league has none).
+    #[schema(required = true)]
     pub ends_on: Option<NaiveDate>,
+    #[schema(required = true)]
     pub place: Option<String>,
+    #[schema(required = true)]
     pub sanctioning_number: Option<String>,
     /// The board in one sentence.
     pub board_in_words: String,
@@ -44,6 +48,7 @@ pub struct ResultsView {
 pub struct ResultRow {
     /// 1 for the winner; players the rules cannot tell apart share a placement. `null` for
     /// players the board leaves unranked (too few games), listed last.
+    #[schema(required = true)]
     pub placement: Option<u32>,
     /// True when another player has the same placement.
     pub shared: bool,
@@ -51,11 +56,12 @@ pub struct ResultRow {
     /// "more wins (12 to 10)", "fewer deal-ins (1 to 3)", "head-to-head (30 to -30)", or for a
     /// shared placement "shared" (with the head-to-head points the tied players each had).
     /// Absent when the board's own figure decides.
-    #[schema(example = "more wins (12 to 10)")]
+    #[schema(required = true, example = "more wins (12 to 10)")]
     pub tie: Option<String>,
     pub player_id: i64,
     pub player: String,
     /// The player's id at the ranking body (a player setting), if given.
+    #[schema(required = true)]
     pub ranking_id: Option<String>,
     pub games: i64,
     pub wins: i64,

@@ -18,10 +18,13 @@ pub struct TimerView {
     #[schema(example = "running")]
     pub state: String,
     /// The length it was last started with.
+    #[schema(required = true)]
     pub minutes: Option<i32>,
     /// When it runs out (running only).
+    #[schema(required = true)]
     pub ends_at: Option<DateTime<Utc>>,
     /// Seconds left (0 once over; null when stopped).
+    #[schema(required = true)]
     pub left_seconds: Option<i64>,
 }
 
@@ -38,6 +41,7 @@ pub struct TableProgress {
     /// done (every game entered), behind, or playing.
     #[schema(example = "playing")]
     pub state: String,
+    #[schema(required = true)]
     pub last_game_at: Option<DateTime<Utc>>,
 }
 
@@ -48,6 +52,7 @@ pub struct RoundStatus {
     pub league: i64,
     pub number: i32,
     /// open, seated or closed.
+    #[schema(schema_with = crate::domain::schemas::night_status)]
     pub status: String,
     pub timer: TimerView,
     pub tables: Vec<TableProgress>,

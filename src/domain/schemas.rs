@@ -241,6 +241,55 @@ pub fn won_by() -> RefOr<Schema> {
     }))
 }
 
+/// How a league's standings rank players.
+pub fn board() -> RefOr<Schema> {
+    schema(
+        json!({"type": "string", "enum": ["total", "average", "best_per_night"], "example": "total"}),
+    )
+}
+
+/// Who may read a league's standings.
+pub fn visibility() -> RefOr<Schema> {
+    schema(json!({"type": "string", "enum": ["public", "members"], "example": "public"}))
+}
+
+/// A league's kind.
+pub fn league_kind() -> RefOr<Schema> {
+    schema(json!({"type": "string", "enum": ["league", "tournament"], "example": "league"}))
+}
+
+/// A night's (a round's) status.
+pub fn night_status() -> RefOr<Schema> {
+    schema(json!({"type": "string", "enum": ["open", "seated", "closed"], "example": "open"}))
+}
+
+/// A night ahead's status.
+pub fn scheduled_status() -> RefOr<Schema> {
+    schema(json!({"type": "string", "enum": ["ahead", "started", "cancelled"], "example": "ahead"}))
+}
+
+/// A game's status.
+pub fn game_status() -> RefOr<Schema> {
+    schema(json!({"type": "string", "enum": ["recorded", "voided"], "example": "recorded"}))
+}
+
+/// A seat: the player's wind in a game.
+pub fn seat() -> RefOr<Schema> {
+    schema(json!({"type": "string", "enum": ["E", "S", "W", "N"], "example": "E"}))
+}
+
+/// The engine's verdict on a dead-hand call.
+pub fn verdict() -> RefOr<Schema> {
+    schema(json!({"type": "string", "enum": ["alive", "dead"], "example": "dead"}))
+}
+
+/// Why the engine found a hand dead.
+pub fn dead_reason() -> RefOr<Schema> {
+    schema(
+        json!({"type": "string", "enum": ["no_line", "concealed", "impossible"], "example": "no_line"}),
+    )
+}
+
 /// An API token's scopes: any of read, score, admin.
 pub fn token_scopes() -> RefOr<Schema> {
     schema(json!({

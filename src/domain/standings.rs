@@ -26,6 +26,7 @@ pub struct StandingsView {
     pub board: String,
     pub min_games: i32,
     /// On a `best_per_night` board: the game scores of each night that count.
+    #[schema(required = true)]
     pub best_per_night: Option<i32>,
     /// Each player's lowest nights that do not count.
     pub drop_worst_nights: i32,
@@ -34,6 +35,11 @@ pub struct StandingsView {
     /// True while the ratings are being replayed after a correction or a void (the totals are
     /// already up to date; the ratings shown are those from before the change).
     pub ratings_updating: bool,
+    /// The league's standings revision these standings include: the `revision` of the last
+    /// `standings.changed` event they reflect. An app holding standings at a lower revision
+    /// than an event's knows to read them again.
+    #[schema(example = 42)]
+    pub revision: i64,
     pub standings: Vec<Standing>,
 }
 
@@ -503,6 +509,7 @@ async fn render(
         drop_worst_nights: computed.league.drop_worst_nights,
         board_in_words: board_in_words(&computed.league),
         ratings_updating: computed.ratings_updating,
+        revision: computed.revision,
         standings: Vec::new(),
     };
     let body = bytes::Bytes::from(write_body(&head, computed.standings, &mut held.written)?);
@@ -868,6 +875,7 @@ mod tests {
             drop_worst_nights: 0,
             board_in_words: "Ranked by total points \"as \\ said\".".into(),
             ratings_updating: false,
+            revision: 3,
             standings: Vec::new(),
         };
         let mut written = HashMap::new();

@@ -98,6 +98,11 @@ pub fn is_public(ip: IpAddr) -> bool {
     }
 }
 
+/// How to develop against a receiver on one's own machine, said when such a URL is refused.
+const DEVELOP: &str = "; to develop against a receiver on your own machine or network, run a \
+     service of your own with `--webhooks-allow-private` (or MAHJONG_WEBHOOKS_ALLOW_PRIVATE=1), \
+     or expose the receiver through a public https tunnel";
+
 /// Checks a webhook URL: https (or http when private receivers are allowed), a host, no
 /// credentials, and not a private address unless allowed. Answers it normalized.
 pub fn check_url(text: &str, allow_private: bool) -> Result<String> {
@@ -116,6 +121,9 @@ pub fn check_url(text: &str, allow_private: bool) -> Result<String> {
     match url.scheme() {
         "https" => {}
         "http" if allow_private => {}
+        "http" => {
+            return Err(bad(&format!("the URL must start with https://{DEVELOP}")));
+        }
         _ => return Err(bad("the URL must start with https://")),
     }
     if !url.username().is_empty() || url.password().is_some() {
@@ -146,17 +154,17 @@ pub fn check_url(text: &str, allow_private: bool) -> Result<String> {
                 if d.eq_ignore_ascii_case("localhost")
                     || d.to_ascii_lowercase().ends_with(".localhost")
                 {
-                    return Err(bad(
-                        "the URL must be reachable on the internet, not this machine",
-                    ));
+                    return Err(bad(&format!(
+                        "the URL must be reachable on the internet, not this machine{DEVELOP}"
+                    )));
                 }
                 None
             }
         };
         if ip.is_some_and(|ip| !is_public(ip)) {
-            return Err(bad(
-                "the URL must be reachable on the internet, not a private address",
-            ));
+            return Err(bad(&format!(
+                "the URL must be reachable on the internet, not a private address{DEVELOP}"
+            )));
         }
     }
     Ok(url.to_string())
@@ -217,6 +225,72 @@ pub async fn resume(state: &AppState, caller: &Caller, slug: &str, id: i64) -> R
     stored::get(&state.db, club.id, id)
         .await?
         .ok_or_else(|| no_webhook(id))
+}
+
+/// What a webhook's test delivery came to.
+#[derive(Serialize, ToSchema)]
+pub struct TestDelivery {
+    /// The receiver answered 2xx.
+    pub delivered: bool,
+    /// The receiver's HTTP status, when it answered.
+    #[schema(required = true)]
+    pub status: Option<i32>,
+    /// Why it was not delivered, in words.
+    #[schema(required = true)]
+    pub error: Option<String>,
+    /// The event sent, signed as every delivery is (`webhook.test`, id 0).
+    pub event: EventView,
+}
+
+/// Sends one `webhook.test` event to the webhook now, signed with its secret, and says what
+/// the receiver answered. Nothing is stored: the delivery log and the outbox are left alone.
+pub async fn send_test(
+    state: &AppState,
+    caller: &Caller,
+    slug: &str,
+    id: i64,
+) -> Result<TestDelivery> {
+    let (club, _) = caller.club(state, slug, Need::Admin).await?;
+    let (url, secret) = stored::target(&state.db, club.id, id)
+        .await?
+        .ok_or_else(|| no_webhook(id))?;
+    let data = serde_json::to_value(crate::domain::events::WebhookTestData {
+        webhook: id,
+        club: club.slug.clone(),
+        message:
+            "A test event from mahjong-league: your receiver got it and can check its signature."
+                .into(),
+    })
+    .map_err(Error::internal)?;
+    let due = Due {
+        id: 0,
+        webhook_id: id,
+        url,
+        secret,
+        event_id: 0,
+        league_id: 0,
+        kind: "webhook.test".into(),
+        data,
+        created_at: chrono::Utc::now(),
+    };
+    let client = client(state.webhooks_allow_private);
+    let (delivered, status, error) =
+        match attempt(&client, state.webhooks_allow_private, &due).await {
+            Ok(status) => (true, Some(status), None),
+            Err((status, why)) => (false, status, Some(why)),
+        };
+    Ok(TestDelivery {
+        delivered,
+        status,
+        error,
+        event: EventView {
+            id: due.event_id,
+            kind: due.kind,
+            league: due.league_id,
+            at: due.created_at,
+            data: due.data,
+        },
+    })
 }
 
 /// The most deliveries one read of the log gives.

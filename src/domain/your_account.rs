@@ -18,6 +18,7 @@ pub struct SessionView {
     pub started: chrono::DateTime<chrono::Utc>,
     pub ends: chrono::DateTime<chrono::Utc>,
     /// What the browser said it was when it logged in.
+    #[schema(required = true)]
     pub device: Option<String>,
     /// The session this list was asked from.
     pub this_device: bool,

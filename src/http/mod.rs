@@ -3,6 +3,7 @@
 
 pub mod client;
 pub mod cors;
+pub mod head;
 pub mod metrics;
 pub mod rate;
 pub mod security;

@@ -3,8 +3,9 @@
 //! address; each answer says `RateLimit-Limit` (requests a minute), `RateLimit-Remaining` and
 //! `RateLimit-Reset` (seconds until the whole limit is back while some remains; with none
 //! remaining, seconds until the next request is let through), and a request over the limit is
-//! answered 429 with `Retry-After`, equal to `RateLimit-Reset`. Pages (a session or a table code) and the engine's
-//! endpoints (a limit of their own) do not count here.
+//! answered 429 with `Retry-After`, equal to `RateLimit-Reset`. Pages (a session or a table code)
+//! do not count here. The engine's endpoints (`/hands/…`, `/scores/…`) have a limit of their own,
+//! per address whoever calls (120 at once, then 20 a second), told with the same headers.
 
 use actix_web::body::{BoxBody, MessageBody};
 use actix_web::dev::{ServiceRequest, ServiceResponse};
@@ -17,16 +18,22 @@ use crate::error::AppError;
 use crate::http::{SESSION_COOKIE, TABLE_COOKIE, state_of};
 
 fn counted(path: &str) -> bool {
-    path.starts_with("/api/v1/")
-        && !path.starts_with("/api/v1/hands/")
-        && !path.starts_with("/api/v1/scores/")
+    path.starts_with("/api/v1/") && !engine(path)
+}
+
+/// The stateless engine's endpoints.
+fn engine(path: &str) -> bool {
+    path.starts_with("/api/v1/hands/") || path.starts_with("/api/v1/scores/")
 }
 
 pub async fn api_rate(
     req: ServiceRequest,
     next: Next<impl MessageBody + 'static>,
 ) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
-    let allowance = if counted(req.path()) {
+    let allowance = if engine(req.path()) {
+        let state = state_of(req.request())?;
+        crate::http::client::address(req.request()).map(|ip| state.limits.engine(ip))
+    } else if counted(req.path()) {
         let state = state_of(req.request())?;
         let bearer = req
             .headers()
@@ -55,10 +62,12 @@ pub async fn api_rate(
     } else {
         None
     };
-    let per = if req.headers().contains_key(header::AUTHORIZATION) {
-        "API token"
+    let per = if engine(req.path()) {
+        "engine requests at once from one address"
+    } else if req.headers().contains_key(header::AUTHORIZATION) {
+        "API requests a minute per API token"
     } else {
-        "address"
+        "API requests a minute per address"
     };
     let mut res = match allowance {
         Some(Allowance {
@@ -67,7 +76,7 @@ pub async fn api_rate(
             ..
         }) => req.error_response(AppError::from(Error::TooManyRequests {
             detail: format!(
-                "too many requests: this service answers {limit} API requests a minute per {per}; try again in {wait} s"
+                "too many requests: this service answers {limit} {per}; try again in {wait} s"
             ),
             retry_after_secs: wait,
         })),

@@ -135,7 +135,7 @@ fn namer(e: &Editing) -> impl Fn(i64) -> String + use<> {
 
 fn page(ctx: Ctx, id: i64, e: Editing) -> GamePage {
     let name = namer(&e);
-    let r = &e.game.result;
+    let r = &e.entered;
     let won = match r["outcome"].as_str() {
         Some("mahjong") => r["winner"]
             .as_i64()
@@ -171,7 +171,7 @@ fn page(ctx: Ctx, id: i64, e: Editing) -> GamePage {
     }
     let points: Vec<String> = e
         .game
-        .scores
+        .players
         .iter()
         .map(|s| format!("{} {}", s.player.name, signed(s.score)))
         .collect();
@@ -284,7 +284,7 @@ async fn amend(
                 .map(|a| a.actor.split(" (").next().unwrap_or_default().to_string())
                 .filter(|w| !w.is_empty())
                 .unwrap_or_else(|| "someone else".into());
-            let stored = describe(&now.game.result, now.game.line.as_deref(), &name);
+            let stored = describe(&now.entered, now.game.line.as_deref(), &name);
             let yours = describe(&mine, None, &name);
             let status = if now.game.status == "voided" {
                 "voided it".to_string()

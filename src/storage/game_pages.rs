@@ -86,7 +86,7 @@ pub async fn changed_after(
            SELECT (e.data->>'id')::BIGINT AS game_id, max(e.id) AS event_id FROM league_events e \
            WHERE e.league_id = $1 AND e.id > $3 AND e.id <= $4 \
              AND e.kind IN ('game.recorded', 'game.amended', 'game.voided') \
-             AND ($2::BIGINT IS NULL OR (e.data->>'night')::BIGINT = $2) \
+             AND ($2::BIGINT IS NULL OR coalesce(e.data->'night'->>'id', e.data->>'night')::BIGINT = $2) \
            GROUP BY 1 ORDER BY 2 LIMIT $5) \
          SELECT {GAME_COLUMNS}, c.event_id FROM changed c JOIN games g ON g.id = c.game_id \
          JOIN night_tables t ON t.id = g.table_id JOIN nights n ON n.id = t.night_id \
@@ -102,13 +102,37 @@ pub async fn changed_after(
 }
 
 /// The scores of the games `ids`, in seat order (E S W N) within each game.
-pub async fn scores_of(pool: &PgPool, ids: &[i64]) -> sqlx::Result<Vec<ListedScore>> {
+pub async fn scores_of(
+    db: impl sqlx::PgExecutor<'_>,
+    ids: &[i64],
+) -> sqlx::Result<Vec<ListedScore>> {
     sqlx::query_as::<_, ListedScore>(
         "SELECT s.game_id, s.player_id, p.name, s.seat, s.score, s.breakdown, s.dead \
          FROM game_scores s JOIN players p ON p.id = s.player_id WHERE s.game_id = ANY($1) \
          ORDER BY s.game_id, array_position(ARRAY['E','S','W','N'], s.seat)",
     )
     .bind(ids)
-    .fetch_all(pool)
+    .fetch_all(db)
     .await
+}
+
+/// One game with its scores, read on `conn` (inside a transaction it sees the transaction's
+/// writes).
+pub async fn one(
+    conn: &mut sqlx::PgConnection,
+    id: i64,
+) -> sqlx::Result<Option<(ListedGame, Vec<ListedScore>)>> {
+    let game = sqlx::query_as::<_, ListedGame>(sqlx::AssertSqlSafe(format!(
+        "SELECT {GAME_COLUMNS}, NULL::BIGINT AS event_id FROM games g \
+         JOIN night_tables t ON t.id = g.table_id JOIN nights n ON n.id = t.night_id \
+         WHERE g.id = $1"
+    )))
+    .bind(id)
+    .fetch_optional(&mut *conn)
+    .await?;
+    let Some(game) = game else {
+        return Ok(None);
+    };
+    let scores = scores_of(&mut *conn, &[id]).await?;
+    Ok(Some((game, scores)))
 }

@@ -20,12 +20,13 @@ pub struct TableContext {
     /// The night's number in its league (what people call it: night 7, round 2).
     pub night_number: i32,
     pub night_status: String,
+    pub night_date: chrono::NaiveDate,
     pub league_id: i64,
 }
 
 pub async fn table_context(pool: &PgPool, table_id: i64) -> sqlx::Result<Option<TableContext>> {
     sqlx::query_as::<_, TableContext>(
-        "SELECT t.id AS table_id, t.number AS table_number, n.id AS night_id, n.number AS night_number, n.status AS night_status, n.league_id \
+        "SELECT t.id AS table_id, t.number AS table_number, n.id AS night_id, n.number AS night_number, n.status AS night_status, n.night_date, n.league_id \
          FROM night_tables t JOIN nights n ON n.id = t.night_id WHERE t.id = $1",
     )
     .bind(table_id)
@@ -70,7 +71,7 @@ pub async fn table_sheet(
         stamps: Option<Vec<Option<i64>>>,
     }
     let row = sqlx::query_as::<_, Row>(sqlx::AssertSqlSafe(format!(
-        "SELECT t.id AS table_id, t.number AS table_number, n.id AS night_id, n.number AS night_number, n.status AS night_status, n.league_id, \
+        "SELECT t.id AS table_id, t.number AS table_number, n.id AS night_id, n.number AS night_number, n.status AS night_status, n.night_date, n.league_id, \
                 {WITH_CLUB_COLUMNS}, \
                 (SELECT coalesce(max(number), 0) + 1 FROM games WHERE table_id = t.id AND status = 'recorded' AND outcome <> 'redeal') AS next_number, \
                 CASE WHEN $2 THEN nextval('games_id_seq') END AS game_id, s.ids, s.names, s.mus, s.sigmas, s.stamps \
@@ -175,11 +176,12 @@ pub struct GameRow {
     pub line_value: Option<i32>,
     pub status: String,
     pub version: i32,
+    pub created_at: chrono::DateTime<chrono::Utc>,
 }
 
 pub async fn get(db: impl sqlx::PgExecutor<'_>, id: i64) -> sqlx::Result<Option<GameRow>> {
     sqlx::query_as::<_, GameRow>(
-        "SELECT id, table_id, number, east_player, outcome, submitted, engine, line_id, line_value, status, version FROM games WHERE id = $1",
+        "SELECT id, table_id, number, east_player, outcome, submitted, engine, line_id, line_value, status, version, created_at FROM games WHERE id = $1",
     )
     .bind(id)
     .fetch_optional(db)
@@ -295,7 +297,7 @@ pub async fn amend(
     }
     let updated = sqlx::query(
         "UPDATE games SET number = $3, east_player = $4, outcome = $5, submitted = $6, engine = $7, line_id = $8, line_value = $9, \
-         winner = $10, discarder = $11, won_by = $12, jokerless = $13, version = version + 1, updated_at = now() \
+         winner = $10, discarder = $11, won_by = $12, jokerless = $13, version = version + 1, updated_at = $14 \
          WHERE id = $1 AND version = $2",
     )
     .bind(id)
@@ -311,6 +313,7 @@ pub async fn amend(
     .bind(g.discarder)
     .bind(&g.won_by)
     .bind(g.jokerless)
+    .bind(g.at)
     .execute(&mut *tx)
     .await;
     match updated {
@@ -347,15 +350,16 @@ pub async fn amend(
     Ok(Change::Done)
 }
 
-/// Voids a recorded game (at `version` when given); audited. The league's totals lose it; its
+/// Voids a recorded game if it is still at `version`; audited. The league's totals lose it; its
 /// ratings are marked for a replay.
 pub async fn void(
     pool: &PgPool,
     league_id: i64,
     id: i64,
-    version: Option<i32>,
+    version: i32,
+    at: chrono::DateTime<chrono::Utc>,
     actor: &str,
-    mut event: serde_json::Value,
+    event: serde_json::Value,
 ) -> sqlx::Result<Change> {
     let mut tx = pool.begin().await?;
     let locked = totals::lock_league(&mut tx, league_id).await?;
@@ -371,11 +375,8 @@ pub async fn void(
     if status != "recorded" {
         return Ok(Change::Gone);
     }
-    if version.is_some_and(|v| v != current) {
+    if version != current {
         return Ok(Change::Stale(current));
-    }
-    if let Some(map) = event.as_object_mut() {
-        map.insert("version".into(), (current + 1).into());
     }
     let mut news = vec![("game.voided", event)];
     if outcome != "redeal" {
@@ -384,10 +385,13 @@ pub async fn void(
         news.push(("standings.changed", serde_json::Value::Null));
     }
     events::emit(&mut tx, league_id, &news).await?;
-    sqlx::query("UPDATE games SET status = 'voided', version = version + 1, updated_at = now() WHERE id = $1")
-        .bind(id)
-        .execute(&mut *tx)
-        .await?;
+    sqlx::query(
+        "UPDATE games SET status = 'voided', version = version + 1, updated_at = $2 WHERE id = $1",
+    )
+    .bind(id)
+    .bind(at)
+    .execute(&mut *tx)
+    .await?;
     sqlx::query("INSERT INTO game_audit (game_id, actor, action, before, after) VALUES ($1, $2, 'voided', $3, NULL)")
         .bind(id)
         .bind(actor)
@@ -404,9 +408,9 @@ pub struct AuditEntry {
     pub actor: String,
     /// recorded, amended or voided.
     pub action: String,
-    #[schema(value_type = Option<Object>)]
+    #[schema(required = true, value_type = Option<Object>)]
     pub before: Option<serde_json::Value>,
-    #[schema(value_type = Option<Object>)]
+    #[schema(required = true, value_type = Option<Object>)]
     pub after: Option<serde_json::Value>,
 }
 

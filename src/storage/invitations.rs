@@ -15,6 +15,7 @@ pub struct Invitation {
     #[schema(example = "member")]
     pub role: String,
     /// The display name of who sent it (absent once their account is gone).
+    #[schema(required = true)]
     pub invited_by: Option<String>,
     pub created_at: DateTime<Utc>,
     /// After this the link no longer works; inviting the address again sends a new one.

@@ -18,6 +18,9 @@ pub struct NewGame {
     pub jokerless: bool,
     /// (player, seat, score, breakdown, dead)
     pub scores: Vec<(i64, String, i64, String, bool)>,
+    /// When it was entered (a new game's `created_at`; an amendment's `updated_at`), taken
+    /// before it is written so that the answer and the events made before the write say it.
+    pub at: chrono::DateTime<chrono::Utc>,
 }
 
 /// Why a game could not be stored.

@@ -15,6 +15,7 @@ pub struct Player {
     pub active: bool,
     pub created_at: DateTime<Utc>,
     /// The player's id at a ranking body, for tournament results (optional).
+    #[schema(required = true)]
     pub ranking_id: Option<String>,
 }
 

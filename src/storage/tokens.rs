@@ -12,7 +12,9 @@ pub struct TokenInfo {
     pub name: String,
     pub scopes: Vec<String>,
     pub created_at: DateTime<Utc>,
+    #[schema(required = true)]
     pub last_used_at: Option<DateTime<Utc>>,
+    #[schema(required = true)]
     pub revoked_at: Option<DateTime<Utc>>,
 }
 

@@ -144,7 +144,7 @@ pub struct Prior {
 /// One statement, so one transaction: claims the idempotency key (`{KEY}`: `k` yields a row
 /// when it is this request's), then takes league `$1`'s lock and writes the events (`$2`, `$3`:
 /// see `EMIT`); inserts game `$4` (`$10`…`$21`) with its place in the standings order, its
-/// seats (`$23`…`$27`) and its audit entry (by `$22`); and, when it counts (`$5`) and the totals
+/// seats (`$23`…`$27`), its time (`$28`) and its audit entry (by `$22`); and, when it counts (`$5`) and the totals
 /// are fresh, adds it to its players' totals with the ratings worked out before (`$6` players,
 /// `$7` μ, `$8` σ; none while the ratings are being replayed). A player's new rating is written
 /// only where the stamp read with the old one (`$9`) is still there, and takes stamp `st.v`;
@@ -156,8 +156,8 @@ const COUNT: &str = concat!(
          RETURNING club_id, revision, standings_stale, ratings_dirty <> ratings_clean AS ratings_dirty), \
        {EMIT}, \
        g AS (INSERT INTO games (id, table_id, number, east_player, outcome, submitted, engine, line_id, line_value, \
-                                winner, discarder, won_by, jokerless, standings_order) \
-         SELECT $4, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, nextval('game_standings_order') FROM l \
+                                winner, discarder, won_by, jokerless, standings_order, created_at, updated_at) \
+         SELECT $4, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, nextval('game_standings_order'), $28, $28 FROM l \
          RETURNING id, winner, discarder, won_by, jokerless, outcome), \
        s AS (INSERT INTO game_scores (game_id, player_id, seat, score, breakdown, dead) \
          SELECT g.id, u.* FROM g, unnest($23::BIGINT[], $24::TEXT[], $25::BIGINT[], $26::TEXT[], $27::BOOL[]) AS u \
@@ -376,7 +376,7 @@ pub async fn record_game(pool: &PgPool, entry: Entry<'_>) -> Result<Stored, Inse
             "{KEY}",
             if claim.is_some() {
                 "k AS (INSERT INTO idempotency_keys (club_id, key, request_hash, response_code, response_body) \
-                 VALUES ($28, $29, $30, 201, $31) ON CONFLICT DO NOTHING RETURNING 1),"
+                 VALUES ($29, $30, $31, 201, $32) ON CONFLICT DO NOTHING RETURNING 1),"
             } else {
                 ""
             },
@@ -422,7 +422,8 @@ pub async fn record_game(pool: &PgPool, entry: Entry<'_>) -> Result<Stored, Inse
         .bind(&winds)
         .bind(&points)
         .bind(&breakdowns)
-        .bind(&dead);
+        .bind(&dead)
+        .bind(g.at);
     if let Some(c) = &claim {
         query = query
             .bind(c.club_id)

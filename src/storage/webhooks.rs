@@ -15,13 +15,16 @@ pub struct WebhookInfo {
     /// Consecutive failed attempts (0 while it works).
     pub failures: i32,
     /// When the current run of failures began.
+    #[schema(required = true)]
     pub failing_since: Option<DateTime<Utc>>,
     /// Set when the URL had failed for a day; nothing is sent until it is resumed (what
     /// happened meanwhile is kept and sent then).
+    #[schema(required = true)]
     pub paused_at: Option<DateTime<Utc>>,
     /// Events waiting to be delivered.
     pub pending: i64,
     pub delivered: i64,
+    #[schema(required = true)]
     pub last_delivered_at: Option<DateTime<Utc>>,
 }
 
@@ -94,6 +97,19 @@ pub async fn get(
         .await
 }
 
+/// A webhook's URL and secret, for a test delivery.
+pub async fn target(
+    pool: &PgPool,
+    club_id: i64,
+    id: i64,
+) -> sqlx::Result<Option<(String, String)>> {
+    sqlx::query_as("SELECT url, secret FROM webhooks WHERE club_id = $1 AND id = $2")
+        .bind(club_id)
+        .bind(id)
+        .fetch_optional(pool)
+        .await
+}
+
 pub async fn list(pool: &PgPool, club_id: i64) -> sqlx::Result<Vec<WebhookInfo>> {
     let sql = format!("{INFO} WHERE w.club_id = $1 ORDER BY w.id");
     sqlx::query_as(sqlx::AssertSqlSafe(sql))
@@ -135,13 +151,18 @@ pub struct Delivery {
     #[schema(example = "game.recorded")]
     pub kind: String,
     /// pending or delivered.
+    #[schema(schema_with = delivery_status)]
     pub status: String,
     pub attempts: i32,
+    #[schema(required = true)]
     pub last_attempt_at: Option<DateTime<Utc>>,
     /// The receiver's HTTP status at the last attempt.
+    #[schema(required = true)]
     pub last_status: Option<i32>,
     /// Why the last attempt failed, when it did.
+    #[schema(required = true)]
     pub last_error: Option<String>,
+    #[schema(required = true)]
     pub delivered_at: Option<DateTime<Utc>>,
     pub created_at: DateTime<Utc>,
 }
@@ -312,4 +333,13 @@ pub async fn pending_count(pool: &PgPool) -> sqlx::Result<i64> {
     sqlx::query_scalar("SELECT count(*) FROM webhook_deliveries WHERE status = 'pending'")
         .fetch_one(pool)
         .await
+}
+
+/// A delivery's status, as its schema says it.
+fn delivery_status() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+    utoipa::openapi::ObjectBuilder::new()
+        .schema_type(utoipa::openapi::schema::Type::String)
+        .enum_values(Some(["pending", "delivered"]))
+        .examples(["delivered"])
+        .into()
 }

@@ -242,15 +242,17 @@ export function sending(s) {
 
   /** A stored game joins the table's played games, and its scores the players' totals. */
   function addPlayed(view) {
+    // A game's players; an answer stored for a retry before games had one shape says `scores`.
+    const players = view.players || view.scores || [];
     const summary = (view.outcome === "mahjong" ? "Mah Jongg" + (view.line ? ", " + view.line : "") :
       view.outcome === "wall" ? "Wall game" : "Redeal") + ": " +
-      view.scores.map((sc) => sc.player.name + " " + signed(sc.score)).join(", ");
+      players.map((sc) => sc.player.name + " " + signed(sc.score)).join(", ");
     const li = document.createElement("li");
     li.textContent = "Game " + view.number + ": " + summary;
     $("played").appendChild(li);
     $("played-count").textContent = String($("played").children.length);
     document.querySelector("details.played").hidden = false;
-    view.scores.forEach((sc) => {
+    players.forEach((sc) => {
       const cell = document.querySelector("[data-total-of='" + sc.player.id + "']");
       if (cell) cell.textContent = String(Number(cell.textContent) + sc.score);
     });

@@ -1,0 +1,110 @@
+// An app's first minutes with mahjong-league in TypeScript, through types generated from the
+// served OpenAPI document (openapi-typescript) and openapi-fetch. `scripts/client-check.sh`
+// generates `api.d.ts`, type-checks this file with `tsc --strict` and runs it against a
+// throwaway service with the demo club:
+//
+//     node build/quickstart.js http://127.0.0.1:8080
+//
+// It finds the demo club's public league, reads its standings (and asks again with their ETag),
+// pages through every game, then asks for the changes since. No token is needed: the league
+// is public.
+
+import createClient from "openapi-fetch";
+import type { components, paths } from "./api.js";
+
+type Game = components["schemas"]["Game"];
+type Seat = Game["players"][number]["seat"];
+
+const base = process.argv[2] ?? "http://127.0.0.1:8080";
+const api = createClient<paths>({ baseUrl: base });
+
+/** A game in words; the switch is exhaustive, so a new outcome fails to compile. */
+function inWords(g: Game): string {
+  const name = (id: number | null): string =>
+    g.players.find((p) => p.player.id === id)?.player.name ?? "?";
+  switch (g.outcome) {
+    case "mahjong": {
+      const how = g.won_by === "discard" ? ` on ${name(g.discarder)}'s discard` : g.won_by === "self_pick" ? ", self-picked" : "";
+      return `${name(g.winner)} went out${how}: ${g.line ?? "?"} (${g.value ?? 0})`;
+    }
+    case "wall":
+      return "wall game";
+    case "redeal":
+      return "redeal";
+    default: {
+      const never: never = g.outcome;
+      return never;
+    }
+  }
+}
+
+function fail(what: string, response: Response): never {
+  throw new Error(`${what}: the service answered ${response.status}`);
+}
+
+async function main(): Promise<void> {
+  // 1. Find the club's public league.
+  const found = await api.GET("/api/v1/leagues", { params: { query: { q: "demo" } } });
+  if (!found.data) fail("discovery", found.response);
+  const league = found.data.leagues.find((l) => l.club === "demo");
+  if (!league) throw new Error("the demo club's league is not listed");
+  console.log(`league ${league.id}: ${league.name} (${league.club_name}, dates in ${league.time_zone}), ranked by ${league.board}`);
+  console.log(`  limit: ${found.response.headers.get("RateLimit-Remaining")} of ${found.response.headers.get("RateLimit-Limit")} requests left`);
+
+  // 2. Its standings, then again with their ETag: 304 while nothing changed.
+  const path = { league: league.id };
+  const standings = await api.GET("/api/v1/leagues/{league}/standings", { params: { path } });
+  if (!standings.data) fail("standings", standings.response);
+  console.log(`  ${standings.data.board_in_words} (revision ${standings.data.revision})`);
+  for (const row of standings.data.standings.slice(0, 5)) {
+    // What the board counts (0 is a count too); `counted_points` is null on a board that counts every game.
+    const counted = row.counted_points ?? row.points;
+    console.log(`  ${String(row.rank ?? "-").padStart(3)}  ${row.player.padEnd(20)} ${String(counted).padStart(6)}`);
+  }
+  const tag = standings.response.headers.get("ETag");
+  if (!tag) throw new Error("the standings came without an ETag");
+  const again = await fetch(`${base}/api/v1/leagues/${league.id}/standings`, { headers: { "If-None-Match": tag } });
+  if (again.status !== 304) throw new Error(`asked again with the ETag: ${again.status}, not 304`);
+
+  // 3. Every game, page by page; keep `last_event` to ask later for the changes only.
+  const games: Game[] = [];
+  let cursor: string | undefined;
+  let lastEvent = 0;
+  let pages = 0;
+  for (;;) {
+    const query = cursor === undefined ? { limit: 25 } : { limit: 25, cursor };
+    const page = await api.GET("/api/v1/leagues/{league}/games", { params: { path, query } });
+    if (!page.data) fail("a page of games", page.response);
+    games.push(...page.data.games);
+    lastEvent = page.data.last_event;
+    pages += 1;
+    if (page.data.next === null) break;
+    cursor = page.data.next;
+  }
+  const ids = new Set(games.map((g) => g.id));
+  if (ids.size !== games.length) throw new Error("a game was listed twice");
+  const seats = new Set<Seat>(games.flatMap((g) => g.players.map((p) => p.seat)));
+  const judged = games.flatMap((g) => g.dead).filter((d) => d.engine_verdict !== null).length;
+  console.log(`${games.length} games in ${pages} pages, as of event ${lastEvent}; seats ${[...seats].sort().join(" ")}; ${judged} dead-hand calls judged by the engine`);
+  const first = games[0];
+  if (first) console.log(`  the first: night ${first.night.number} (${first.night.date}), table ${first.table.number}, game ${first.number}: ${inWords(first)}`);
+
+  // 4. Later: only what was recorded, amended or voided since.
+  const changed = await api.GET("/api/v1/leagues/{league}/games", { params: { path, query: { since: lastEvent } } });
+  if (!changed.data) fail("the changes since", changed.response);
+  console.log(`${changed.data.games.length} games changed since event ${lastEvent}`);
+
+  // A cursor is only good for the list that gave it: an edited one is refused, naming it.
+  if (cursor !== undefined) {
+    const edited = await api.GET("/api/v1/leagues/{league}/games", { params: { path, query: { cursor: cursor.slice(0, -2) + "xx" } } });
+    const problem = edited.error;
+    if (edited.response.status !== 422 || problem?.errors?.[0]?.field !== "cursor") {
+      throw new Error(`an edited cursor answered ${edited.response.status}`);
+    }
+  }
+}
+
+main().catch((e: unknown) => {
+  console.error(e);
+  process.exit(1);
+});
