@@ -342,7 +342,7 @@ async fn board_settings_out_of_range_are_refused_naming_the_field() {
     }
     // Nothing was made.
     let (_, leagues) = send(owner.get(app.url("/api/v1/clubs/club/leagues"))).await;
-    assert_eq!(leagues.as_array().unwrap().len(), 0);
+    assert_eq!(leagues["leagues"].as_array().unwrap().len(), 0);
 }
 
 #[tokio::test]

@@ -64,7 +64,8 @@ async fn players_are_created_renamed_and_deactivated() {
         .await
         .unwrap();
     assert_eq!(off["active"], false);
-    let active: Vec<Value> = o.get(&url).send().await.unwrap().json().await.unwrap();
+    let active: Value = o.get(&url).send().await.unwrap().json().await.unwrap();
+    let active = active["players"].as_array().unwrap();
     assert_eq!(
         active
             .iter()
@@ -72,7 +73,7 @@ async fn players_are_created_renamed_and_deactivated() {
             .collect::<Vec<_>>(),
         ["Sam"]
     );
-    let all: Vec<Value> = o
+    let all: Value = o
         .get(format!("{url}?all=true"))
         .send()
         .await
@@ -80,6 +81,7 @@ async fn players_are_created_renamed_and_deactivated() {
         .json()
         .await
         .unwrap();
+    let all = all["players"].as_array().unwrap();
     assert_eq!(all.len(), 2);
     assert_eq!(
         o.patch(format!("{url}/999999"))
@@ -167,13 +169,19 @@ async fn cards_upload_with_line_numbered_errors_and_visibility() {
             .status(),
         200
     );
-    let listed: Vec<Value> = reqwest::get(app.url("/api/v1/cards"))
+    let listed: Value = reqwest::get(app.url("/api/v1/cards"))
         .await
         .unwrap()
         .json()
         .await
         .unwrap();
-    assert!(listed.iter().all(|c| c["id"] != id.as_str()));
+    assert!(
+        listed["cards"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|c| c["id"] != id.as_str())
+    );
     let public: Value = a
         .post(app.url("/api/v1/clubs/a-club/cards"))
         .json(&json!({"source": EXAMPLE, "public": true}))
@@ -183,14 +191,15 @@ async fn cards_upload_with_line_numbered_errors_and_visibility() {
         .json()
         .await
         .unwrap();
-    let listed: Vec<Value> = reqwest::get(app.url("/api/v1/cards"))
+    let listed: Value = reqwest::get(app.url("/api/v1/cards"))
         .await
         .unwrap()
         .json()
         .await
         .unwrap();
+    let listed = listed["cards"].as_array().unwrap();
     assert!(listed.iter().any(|c| c["id"] == public["id"]));
-    let club_cards: Vec<Value> = a
+    let club_cards: Value = a
         .get(app.url("/api/v1/clubs/a-club/cards"))
         .send()
         .await
@@ -198,6 +207,7 @@ async fn cards_upload_with_line_numbered_errors_and_visibility() {
         .json()
         .await
         .unwrap();
+    let club_cards = club_cards["cards"].as_array().unwrap();
     let builtin = mahjong_league::rules::builtin::names().count();
     assert_eq!(
         club_cards.len(),
@@ -309,8 +319,8 @@ async fn leagues_take_presets_or_their_own_ruleset() {
             .status(),
         401
     );
-    let list: Vec<Value> = o.get(&url).send().await.unwrap().json().await.unwrap();
-    assert_eq!(list.len(), 1);
+    let list: Value = o.get(&url).send().await.unwrap().json().await.unwrap();
+    assert_eq!(list["leagues"].as_array().unwrap().len(), 1);
 }
 
 /// A line's targets, for entering a hand from the card: every concrete way to make it, its

@@ -720,7 +720,7 @@ async fn corrections_need_the_current_version_and_are_audited() {
             .all(|r| r["games"] == 1 && r["wall_games"] == 1)
     );
 
-    let audit: Vec<Value> = s
+    let audit: Value = s
         .owner
         .get(format!("{game}/audit"))
         .send()
@@ -729,15 +729,17 @@ async fn corrections_need_the_current_version_and_are_audited() {
         .json()
         .await
         .unwrap();
-    let actions: Vec<&str> = audit
+    let actions: Vec<&str> = audit["audit"]
+        .as_array()
+        .unwrap()
         .iter()
         .map(|a| a["action"].as_str().unwrap())
         .collect();
     assert_eq!(actions, ["recorded", "amended", "voided"]);
-    assert_eq!(audit[1]["before"]["winner"], bea);
-    assert_eq!(audit[1]["after"]["winner"], ann);
+    assert_eq!(audit["audit"][1]["before"]["winner"], bea);
+    assert_eq!(audit["audit"][1]["after"]["winner"], ann);
     assert!(
-        audit[1]["actor"]
+        audit["audit"][1]["actor"]
             .as_str()
             .unwrap()
             .contains("o@example.org")

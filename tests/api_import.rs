@@ -375,7 +375,7 @@ async fn opening_balances_count_in_full_and_show_as_carried_in() {
         "{csv}"
     );
     let (_, listed) = send(owner.get(&url)).await;
-    assert_eq!(listed.as_array().unwrap().len(), 2);
+    assert_eq!(listed["balances"].as_array().unwrap().len(), 2);
 
     // A bad sheet: refused with the line and column, the balances as they were.
     let (status, refused) = send(

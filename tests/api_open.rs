@@ -79,7 +79,7 @@ async fn anyone_finds_a_clubs_public_leagues_and_never_a_members_only_one() {
             .unwrap(),
     )
     .await;
-    let ids: Vec<i64> = seen
+    let ids: Vec<i64> = seen["leagues"]
         .as_array()
         .unwrap()
         .iter()
@@ -95,7 +95,7 @@ async fn anyone_finds_a_clubs_public_leagues_and_never_a_members_only_one() {
     )
     .await;
     assert_eq!(
-        stranger.as_array().unwrap().len(),
+        stranger["leagues"].as_array().unwrap().len(),
         2,
         "a member of another club is a stranger here"
     );
@@ -107,7 +107,7 @@ async fn anyone_finds_a_clubs_public_leagues_and_never_a_members_only_one() {
             .unwrap(),
     )
     .await;
-    assert_eq!(member.as_array().unwrap().len(), 3);
+    assert_eq!(member["leagues"].as_array().unwrap().len(), 3);
     // A club with nothing public is not found, as one that does not exist.
     let quiet = anyone
         .get(app.url("/api/v1/clubs/quiet/leagues"))
@@ -1186,4 +1186,97 @@ async fn standings_line_up_with_events_tags_hold_and_head_and_the_engine_say_the
         );
     }
     assert_eq!(left[0], left[1] + 1, "{left:?}");
+}
+
+/// What the API guide promises an app, held against the service: unknown fields in a body are
+/// refused naming the field (a preview's `result`, read as the CLI reads one, ignores them, as
+/// the document says); discovery's `board` takes every board, as the document's enum lists
+/// them; every list is an object with its items and `next`.
+#[tokio::test]
+async fn the_api_guide_promises_hold() {
+    let app = spawn_app().await;
+    let owner = club_owner(&app, "tiles", "o@example.org").await;
+    let t = one_table(&app, &owner, "tiles", &["Ann", "Bea", "Cy", "Dot"]).await;
+    let res = owner
+        .post(app.url(&format!("/api/v1/tables/{}/games", t.table)))
+        .json(&json!({"outcome": "wall", "colour": "blue"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 400, "a body that cannot be read as this operation's");
+    let problem: Value = res.json().await.unwrap();
+    assert!(problem.to_string().contains("colour"), "{problem}");
+    let res = app
+        .client
+        .post(app.url("/api/v1/scores/preview"))
+        .json(&json!({"card": "demo-2026", "ruleset": "nmjl-money",
+                      "result": {"seats": ["E", "S", "W", "N"], "outcome": "wall", "colour": "blue"}}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200, "a result's unknown fields are ignored");
+
+    // Every board, in discovery and in the document.
+    let doc: Value = app
+        .client
+        .get(app.url("/api/openapi.json"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let boards = &doc["components"]["schemas"]["LeagueListing"]["properties"]["board"]["enum"];
+    assert_eq!(boards, &json!(["total", "average", "best_per_night"]));
+    for board in ["total", "average", "best_per_night"] {
+        let res = owner
+            .post(app.url("/api/v1/clubs/tiles/leagues"))
+            .json(
+                &json!({"name": format!("By {board}"), "card": "demo-2026", "ruleset": "nmjl-money",
+                          "visibility": "public", "board": board}),
+            )
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(res.status(), 201);
+    }
+    let found = ok_json(
+        app.client
+            .get(app.url("/api/v1/leagues?q=By"))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    let mut listed: Vec<&str> = found["leagues"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["board"].as_str().unwrap())
+        .collect();
+    listed.sort_unstable();
+    assert_eq!(listed, ["average", "best_per_night", "total"]);
+
+    // Lists: an object with the items and `next`, in the answers and in the document.
+    for (path, items) in [
+        ("/api/v1/clubs/tiles/leagues", "leagues"),
+        (&*format!("/api/v1/leagues/{}/nights", t.league), "nights"),
+        ("/api/v1/clubs/tiles/players", "players"),
+        ("/api/v1/clubs/tiles/members", "members"),
+    ] {
+        let list = ok_json(owner.get(app.url(path)).send().await.unwrap()).await;
+        assert!(list[items].is_array(), "{path}: {list}");
+        assert_eq!(list["next"], Value::Null, "{path}");
+    }
+    for (path, op) in doc["paths"].as_object().unwrap() {
+        for (method, op) in op.as_object().unwrap() {
+            let Some(schema) = op.pointer("/responses/200/content/application~1json/schema") else {
+                continue;
+            };
+            assert_ne!(
+                schema["type"], "array",
+                "{method} {path} answers a bare array"
+            );
+        }
+    }
 }

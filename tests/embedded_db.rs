@@ -271,7 +271,7 @@ async fn players_of(client: &reqwest::Client, base: &str, slug: &str) -> usize {
         .json()
         .await
         .unwrap();
-    players.as_array().unwrap().len()
+    players["players"].as_array().unwrap().len()
 }
 
 /// SIGTERM to a `serve` the test started; it must exit 0.

@@ -413,7 +413,7 @@ async fn after_a_night_its_players_get_their_night_and_stop_it_with_one_tap() {
         .json()
         .await
         .unwrap();
-    let log = log.as_array().unwrap();
+    let log = log["mail"].as_array().unwrap();
     assert_eq!(log.len(), 3, "{log:?}");
     assert!(
         log.iter()

@@ -481,7 +481,7 @@ async fn reminders_and_cancellations_are_mailed_and_bad_input_is_named() {
         200,
     )
     .await;
-    let ids: Vec<i64> = list
+    let ids: Vec<i64> = list["scheduled_nights"]
         .as_array()
         .unwrap()
         .iter()

@@ -294,7 +294,7 @@ async fn an_owner_runs_the_club_by_keyboard_and_a_scorer_saves_offline() {
         .json()
         .await
         .unwrap();
-    let sam = members
+    let sam = members["members"]
         .as_array()
         .unwrap()
         .iter()
@@ -311,7 +311,7 @@ async fn an_owner_runs_the_club_by_keyboard_and_a_scorer_saves_offline() {
     click(&c, &format!("form:has(#role-{sam}) button[type=submit]")).await;
     wait_text(&c, ".flash.ok", "sam@example.org is now organizer").await;
     shots(&c, "members").await;
-    let owner_id = members
+    let owner_id = members["members"]
         .as_array()
         .unwrap()
         .iter()
@@ -335,7 +335,7 @@ async fn an_owner_runs_the_club_by_keyboard_and_a_scorer_saves_offline() {
         .json()
         .await
         .unwrap();
-    assert_eq!(members.as_array().unwrap().len(), 1, "{members}");
+    assert_eq!(members["members"].as_array().unwrap().len(), 1, "{members}");
 
     // API tokens: the secret is shown once, works, and stops working when revoked.
     c.goto(&url("/clubs/friday")).await.unwrap();

@@ -426,7 +426,7 @@ async fn players_come_in_bulk_and_league_settings_are_on_the_pages() {
         "{flash}"
     );
     let players = api(&owner, &app, "/api/v1/clubs/bulk/players").await;
-    assert_eq!(players.as_array().unwrap().len(), 4, "{players}");
+    assert_eq!(players["players"].as_array().unwrap().len(), 4, "{players}");
 
     // A league with its games per table, board and dates from the form.
     fill(&c, "#league-name", "Spring").await;

@@ -174,7 +174,7 @@ async fn a_two_hundred_player_tournament_runs_through_the_api() {
             .collect();
         // Where do I sit: everyone, alphabetically.
         let seats = ok(anyone.get(app.url(&format!("/api/v1/nights/{night}/seats")))).await;
-        let names: Vec<&str> = seats
+        let names: Vec<&str> = seats["seats"]
             .as_array()
             .unwrap()
             .iter()

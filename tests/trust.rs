@@ -537,7 +537,7 @@ async fn one_person_one_name_in_forms_files_and_balances() {
     .await;
     assert_eq!(res.status(), 409);
     let listed: serde_json::Value = answered(owner.get(&players)).await.json().await.unwrap();
-    assert_eq!(listed.as_array().unwrap().len(), 2, "{listed}");
+    assert_eq!(listed["players"].as_array().unwrap().len(), 2, "{listed}");
 
     // A games file and a balance sheet name her as other files do.
     let league: serde_json::Value = answered(

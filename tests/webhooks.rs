@@ -357,16 +357,19 @@ async fn a_url_failing_for_a_day_is_paused_and_an_organizer_resumes_it() {
     let until = Instant::now() + Duration::from_secs(10);
     let hooks = loop {
         let hooks = ok_json(owner.get(app.url("/api/v1/clubs/club/webhooks"))).await;
-        if hooks[0]["pending"] == 0 || Instant::now() > until {
+        if hooks["webhooks"][0]["pending"] == 0 || Instant::now() > until {
             break hooks;
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     };
     assert_eq!(receiver.ok.load(Ordering::SeqCst), 2);
-    assert_eq!(hooks[0]["pending"], 0);
-    assert_eq!(hooks[0]["delivered"], 2);
-    assert_eq!(hooks[0]["failures"], 0);
-    assert!(hooks[0].get("secret").is_none(), "the secret is shown once");
+    assert_eq!(hooks["webhooks"][0]["pending"], 0);
+    assert_eq!(hooks["webhooks"][0]["delivered"], 2);
+    assert_eq!(hooks["webhooks"][0]["failures"], 0);
+    assert!(
+        hooks["webhooks"][0].get("secret").is_none(),
+        "the secret is shown once"
+    );
 
     // Removed: no more deliveries.
     let res = owner

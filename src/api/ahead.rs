@@ -10,6 +10,8 @@ use crate::domain::ahead::{self, Answer, NewScheduledNight, ScheduledView, Start
 use crate::domain::{AppState, Caller, Error};
 use crate::error::AppError;
 
+crate::api::listed!(ScheduledList, scheduled_nights, ScheduledView);
+
 /// A reply.
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -36,14 +38,16 @@ pub async fn schedule(
 /// The league's scheduled nights from today on, with the replies' counts (and, for members of
 /// the club, who replied what).
 #[utoipa::path(operation_id = "list_scheduled_nights", tag = "nights", params(("league" = i64, Path, minimum = 1, example = 1)),
-    responses((status = 200, body = [ScheduledView]), (status = 404, body = crate::error::Problem, content_type = "application/problem+json")))]
+    responses((status = 200, body = ScheduledList), (status = 404, body = crate::error::Problem, content_type = "application/problem+json")))]
 #[get("/api/v1/leagues/{league}/schedule")]
 pub async fn list(
     state: web::Data<AppState>,
     caller: Caller,
     league: web::Path<i64>,
 ) -> Result<HttpResponse, AppError> {
-    Ok(HttpResponse::Ok().json(ahead::list(&state, &caller, *league).await?))
+    Ok(HttpResponse::Ok().json(ScheduledList::from(
+        ahead::list(&state, &caller, *league).await?,
+    )))
 }
 
 /// A scheduled night.

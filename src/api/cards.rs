@@ -8,11 +8,13 @@ use crate::domain::cards::{self, CardUpload, CardView};
 use crate::domain::{AppState, Caller, Error, members};
 use crate::error::AppError;
 
+crate::api::listed!(CardList, cards, CardView);
+
 /// Built-in cards and cards clubs made public.
-#[utoipa::path(tag = "cards", responses((status = 200, body = [CardView])))]
+#[utoipa::path(tag = "cards", responses((status = 200, body = CardList)))]
 #[get("/api/v1/cards")]
 pub async fn list_public(state: web::Data<AppState>) -> Result<HttpResponse, AppError> {
-    Ok(HttpResponse::Ok().json(cards::list_public(&state).await?))
+    Ok(HttpResponse::Ok().json(CardList::from(cards::list_public(&state).await?)))
 }
 
 /// One card with its lines (built-in, public, or of a club the caller reads).
@@ -42,14 +44,16 @@ pub async fn line_targets(
 }
 
 /// The club's uploaded cards, then the built-in ones.
-#[utoipa::path(tag = "cards", params(("club" = String, Path, example = "tuesday-tiles")), responses((status = 200, body = [CardView])))]
+#[utoipa::path(tag = "cards", params(("club" = String, Path, example = "tuesday-tiles")), responses((status = 200, body = CardList)))]
 #[get("/api/v1/clubs/{club}/cards")]
 pub async fn list_for_club(
     state: web::Data<AppState>,
     caller: Caller,
     club: web::Path<String>,
 ) -> Result<HttpResponse, AppError> {
-    Ok(HttpResponse::Ok().json(cards::list_for_club(&state, &caller, &club).await?))
+    Ok(HttpResponse::Ok().json(CardList::from(
+        cards::list_for_club(&state, &caller, &club).await?,
+    )))
 }
 
 /// Upload a card file. Invalid files get 422 with each error's line and hand.

@@ -11,6 +11,11 @@ use crate::domain::members::{
 use crate::domain::{AppState, Caller};
 use crate::error::AppError;
 
+crate::api::listed!(MemberList, members, Member);
+crate::api::listed!(InvitationList, invitations, Invitation);
+crate::api::listed!(TokenList, tokens, TokenInfo);
+crate::api::listed!(MailList, mail, crate::domain::mail::ClubMail);
+
 /// Create a club; the caller becomes its owner.
 #[utoipa::path(operation_id = "create_club", tag = "clubs", request_body = NewClub,
     responses((status = 201, body = ClubView), (status = 409, body = crate::error::Problem, content_type = "application/problem+json"),
@@ -39,21 +44,23 @@ pub async fn show(
 }
 
 /// Members and their roles (organizers and owners).
-#[utoipa::path(tag = "clubs", params(("club" = String, Path, example = "tuesday-tiles")), responses((status = 200, body = [Member])))]
+#[utoipa::path(tag = "clubs", params(("club" = String, Path, example = "tuesday-tiles")), responses((status = 200, body = MemberList)))]
 #[get("/api/v1/clubs/{club}/members")]
 pub async fn members(
     state: web::Data<AppState>,
     caller: Caller,
     club: web::Path<String>,
 ) -> Result<HttpResponse, AppError> {
-    Ok(HttpResponse::Ok().json(membership::list(&state, &caller, &club).await?))
+    Ok(HttpResponse::Ok().json(MemberList::from(
+        membership::list(&state, &caller, &club).await?,
+    )))
 }
 
 /// Change a member's role by their email, or invite anyone else. An invitation is answered 202
 /// whether or not the address has an account; the mail holds a link valid 14 days. Only owners
 /// make or invite owners.
 #[utoipa::path(tag = "clubs", params(("club" = String, Path, example = "tuesday-tiles")), request_body = SetRole,
-    responses((status = 200, body = [Member], description = "The address is a member's: their role changed; the members after the change"),
+    responses((status = 200, body = MemberList, description = "The address is a member's: their role changed; the members after the change"),
               (status = 202, body = Invited, description = "Anyone else: an invitation is on its way"),
               (status = 403, body = crate::error::Problem, content_type = "application/problem+json"),
               (status = 422, body = crate::error::Problem, content_type = "application/problem+json")))]
@@ -66,7 +73,7 @@ pub async fn set_member(
 ) -> Result<HttpResponse, AppError> {
     Ok(
         match membership::set_role(&state, &caller, &club, body.0).await? {
-            Added::Changed(list) => HttpResponse::Ok().json(list),
+            Added::Changed(list) => HttpResponse::Ok().json(MemberList::from(list)),
             Added::Invited(invited) => HttpResponse::Accepted().json(invited),
         },
     )
@@ -74,14 +81,16 @@ pub async fn set_member(
 
 /// The club's invitations not yet accepted or withdrawn, newest first (expired ones too, until
 /// the address is invited again).
-#[utoipa::path(tag = "clubs", params(("club" = String, Path, example = "tuesday-tiles")), responses((status = 200, body = [Invitation])))]
+#[utoipa::path(tag = "clubs", params(("club" = String, Path, example = "tuesday-tiles")), responses((status = 200, body = InvitationList)))]
 #[get("/api/v1/clubs/{club}/invitations")]
 pub async fn invitations(
     state: web::Data<AppState>,
     caller: Caller,
     club: web::Path<String>,
 ) -> Result<HttpResponse, AppError> {
-    Ok(HttpResponse::Ok().json(membership::invitations(&state, &caller, &club).await?))
+    Ok(HttpResponse::Ok().json(InvitationList::from(
+        membership::invitations(&state, &caller, &club).await?,
+    )))
 }
 
 /// Withdraw an invitation: its link stops working at once.
@@ -112,14 +121,16 @@ pub async fn remove_member(
 }
 
 /// The club's API tokens (never their secrets).
-#[utoipa::path(tag = "tokens", params(("club" = String, Path, example = "tuesday-tiles")), responses((status = 200, body = [TokenInfo])))]
+#[utoipa::path(tag = "tokens", params(("club" = String, Path, example = "tuesday-tiles")), responses((status = 200, body = TokenList)))]
 #[get("/api/v1/clubs/{club}/tokens")]
 pub async fn list_tokens(
     state: web::Data<AppState>,
     caller: Caller,
     club: web::Path<String>,
 ) -> Result<HttpResponse, AppError> {
-    Ok(HttpResponse::Ok().json(membership::tokens(&state, &caller, &club).await?))
+    Ok(HttpResponse::Ok().json(TokenList::from(
+        membership::tokens(&state, &caller, &club).await?,
+    )))
 }
 
 /// Create an API token (owners and organizers). The secret is in this response only.
@@ -177,7 +188,7 @@ pub async fn set_origins(
 /// The club's latest 50 messages (mail after its nights, …), newest first, with what became of
 /// each: sent, waiting to be tried again and why, or failed (organizers).
 #[utoipa::path(tag = "clubs", params(("club" = String, Path, example = "tuesday-tiles")),
-    responses((status = 200, body = [crate::domain::mail::ClubMail]),
+    responses((status = 200, body = MailList),
               (status = 401, body = crate::error::Problem, content_type = "application/problem+json"),
               (status = 403, body = crate::error::Problem, content_type = "application/problem+json"),
               (status = 404, body = crate::error::Problem, content_type = "application/problem+json")))]
@@ -187,5 +198,7 @@ pub async fn mail_log(
     caller: Caller,
     club: web::Path<String>,
 ) -> Result<HttpResponse, AppError> {
-    Ok(HttpResponse::Ok().json(crate::domain::mail::club_log(&state, &caller, &club).await?))
+    Ok(HttpResponse::Ok().json(MailList::from(
+        crate::domain::mail::club_log(&state, &caller, &club).await?,
+    )))
 }

@@ -11,6 +11,8 @@ use crate::domain::games::{self, AuditEntry, GameInput};
 use crate::domain::{AppState, Caller};
 use crate::error::AppError;
 
+crate::api::listed!(AuditList, audit, AuditEntry);
+
 /// The version a correction starts from, as sent (`If-Match`).
 fn if_match(req: &HttpRequest) -> Option<&str> {
     req.headers()
@@ -103,14 +105,14 @@ pub async fn void(
 }
 
 /// Every change to a game: who, when, before and after.
-#[utoipa::path(tag = "games", params(("game" = i64, Path, minimum = 1, example = 1)), responses((status = 200, body = [AuditEntry])))]
+#[utoipa::path(tag = "games", params(("game" = i64, Path, minimum = 1, example = 1)), responses((status = 200, body = AuditList)))]
 #[get("/api/v1/games/{game}/audit")]
 pub async fn audit(
     state: web::Data<AppState>,
     caller: Caller,
     id: web::Path<i64>,
 ) -> Result<HttpResponse, AppError> {
-    Ok(HttpResponse::Ok().json(games::audit(&state, &caller, *id).await?))
+    Ok(HttpResponse::Ok().json(AuditList::from(games::audit(&state, &caller, *id).await?)))
 }
 
 #[derive(serde::Deserialize, utoipa::IntoParams)]

@@ -8,6 +8,8 @@ use crate::domain::imports::{self, BalancesReport, IMPORT_LIMIT, ImportReport};
 use crate::domain::{AppState, Caller};
 use crate::error::AppError;
 
+crate::api::listed!(BalanceList, balances, imports::Balance);
+
 #[derive(serde::Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct DryRun {
@@ -69,7 +71,7 @@ pub async fn import_games(
 /// The league's opening balances: points, games and wins players carried in from before the
 /// league was kept here (same access as the standings).
 #[utoipa::path(tag = "standings", params(("league" = i64, Path, minimum = 1, example = 1)),
-    responses((status = 200, body = [imports::Balance]),
+    responses((status = 200, body = BalanceList),
               (status = 404, body = crate::error::Problem, content_type = "application/problem+json")))]
 #[get("/api/v1/leagues/{league}/opening-balances")]
 pub async fn balances(
@@ -77,7 +79,9 @@ pub async fn balances(
     caller: Caller,
     id: web::Path<i64>,
 ) -> Result<HttpResponse, AppError> {
-    Ok(HttpResponse::Ok().json(imports::balances(&state, &caller, *id).await?))
+    Ok(HttpResponse::Ok().json(BalanceList::from(
+        imports::balances(&state, &caller, *id).await?,
+    )))
 }
 
 /// Set the league's opening balances from a CSV with the columns `player`, `points`, `games`

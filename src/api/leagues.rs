@@ -10,16 +10,20 @@ use crate::domain::leagues::{self, LeagueInput, LeaguePage, LeagueView, NewLeagu
 use crate::domain::{AppState, Caller};
 use crate::error::AppError;
 
+crate::api::listed!(LeagueList, leagues, LeagueView);
+
 /// The club's leagues: all of them for its members and tokens, its public leagues for anyone
 /// else (no login needed). A club with no league the caller may see answers 404.
-#[utoipa::path(operation_id = "list_club_leagues", tag = "leagues", params(("club" = String, Path, example = "tuesday-tiles")), responses((status = 200, body = [LeagueView])))]
+#[utoipa::path(operation_id = "list_club_leagues", tag = "leagues", params(("club" = String, Path, example = "tuesday-tiles")), responses((status = 200, body = LeagueList)))]
 #[get("/api/v1/clubs/{club}/leagues")]
 pub async fn list(
     state: web::Data<AppState>,
     caller: Caller,
     club: web::Path<String>,
 ) -> Result<HttpResponse, AppError> {
-    Ok(HttpResponse::Ok().json(leagues::list(&state, &caller, &club).await?))
+    Ok(HttpResponse::Ok().json(LeagueList::from(
+        leagues::list(&state, &caller, &club).await?,
+    )))
 }
 
 /// Create a league.

@@ -17,6 +17,31 @@ pub mod standings;
 pub mod webhooks;
 
 use utoipa::OpenApi;
+
+/// A list answer: every list the API gives is an object naming its items, with `next` (the
+/// cursor of the next page; `null` when the list is whole), as `GET /leagues` and the games
+/// lists are. `listed!(NightList, nights, NightView)` makes `NightList { nights, next }`.
+macro_rules! listed {
+    ($name:ident, $field:ident, $item:ty) => {
+        #[derive(serde::Serialize, utoipa::ToSchema)]
+        pub struct $name {
+            pub $field: Vec<$item>,
+            /// The cursor of the next page (as `cursor=`); null: the list is whole.
+            #[schema(required = true)]
+            pub next: Option<String>,
+        }
+
+        impl From<Vec<$item>> for $name {
+            fn from(items: Vec<$item>) -> Self {
+                $name {
+                    $field: items,
+                    next: None,
+                }
+            }
+        }
+    };
+}
+pub(crate) use listed;
 use utoipa_actix_web::service_config::ServiceConfig;
 
 use crate::error::{FieldError, Problem};
@@ -475,7 +500,8 @@ pub fn allowed_methods(path: &str) -> Option<String> {
                 let segments = pattern.split('/').map(str::to_string).collect();
                 let methods = [
                     ("GET", item.get.is_some()),
-                    ("HEAD", item.get.is_some()),
+                    // `http::head` answers HEAD as GET on the API.
+                    ("HEAD", item.get.is_some() && pattern.starts_with("/api/")),
                     ("POST", item.post.is_some()),
                     ("PUT", item.put.is_some()),
                     ("PATCH", item.patch.is_some()),

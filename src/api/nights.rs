@@ -9,6 +9,9 @@ use crate::domain::rounds::{self, RoundStatus, SeatRow, TimerChange};
 use crate::domain::{AppState, Caller};
 use crate::error::AppError;
 
+crate::api::listed!(NightList, nights, NightView);
+crate::api::listed!(SeatList, seats, SeatRow);
+
 /// The night after a change.
 async fn reloaded(state: &AppState, id: i64) -> Result<HttpResponse, AppError> {
     Ok(HttpResponse::Ok().json(nights::reloaded(state, id).await?))
@@ -29,14 +32,16 @@ pub async fn create(
 }
 
 /// The league's nights.
-#[utoipa::path(operation_id = "list_nights", tag = "nights", params(("league" = i64, Path, minimum = 1, example = 1)), responses((status = 200, body = [NightView])))]
+#[utoipa::path(operation_id = "list_nights", tag = "nights", params(("league" = i64, Path, minimum = 1, example = 1)), responses((status = 200, body = NightList)))]
 #[get("/api/v1/leagues/{league}/nights")]
 pub async fn list(
     state: web::Data<AppState>,
     caller: Caller,
     league: web::Path<i64>,
 ) -> Result<HttpResponse, AppError> {
-    Ok(HttpResponse::Ok().json(nights::list(&state, &caller, *league).await?))
+    Ok(HttpResponse::Ok().json(NightList::from(
+        nights::list(&state, &caller, *league).await?,
+    )))
 }
 
 /// A night: check-ins, the proposal and the locked tables.
@@ -160,12 +165,14 @@ pub async fn timer(
 }
 
 /// Where everyone sits this round: every seated player, alphabetically, with table and seat.
-#[utoipa::path(tag = "nights", params(("night" = i64, Path, minimum = 1, example = 1)), responses((status = 200, body = [SeatRow])))]
+#[utoipa::path(tag = "nights", params(("night" = i64, Path, minimum = 1, example = 1)), responses((status = 200, body = SeatList)))]
 #[get("/api/v1/nights/{night}/seats")]
 pub async fn seats(
     state: web::Data<AppState>,
     caller: Caller,
     id: web::Path<i64>,
 ) -> Result<HttpResponse, AppError> {
-    Ok(HttpResponse::Ok().json(rounds::seats(&state, &caller, *id).await?.rows))
+    Ok(HttpResponse::Ok().json(SeatList::from(
+        rounds::seats(&state, &caller, *id).await?.rows,
+    )))
 }

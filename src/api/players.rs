@@ -9,6 +9,8 @@ use crate::domain::players::{self, NewPlayer, Player, PlayerChange, PlayerStats}
 use crate::domain::{AppState, Caller};
 use crate::error::AppError;
 
+crate::api::listed!(PlayerList, players, Player);
+
 #[derive(Deserialize, IntoParams)]
 pub struct ListQuery {
     /// Include deactivated players.
@@ -17,7 +19,7 @@ pub struct ListQuery {
 }
 
 /// The club's players, active ones unless `all=true`.
-#[utoipa::path(operation_id = "list_players", tag = "players", params(("club" = String, Path, example = "tuesday-tiles"), ListQuery), responses((status = 200, body = [Player])))]
+#[utoipa::path(operation_id = "list_players", tag = "players", params(("club" = String, Path, example = "tuesday-tiles"), ListQuery), responses((status = 200, body = PlayerList)))]
 #[get("/api/v1/clubs/{club}/players")]
 pub async fn list(
     state: web::Data<AppState>,
@@ -25,7 +27,9 @@ pub async fn list(
     club: web::Path<String>,
     q: web::Query<ListQuery>,
 ) -> Result<HttpResponse, AppError> {
-    Ok(HttpResponse::Ok().json(players::list(&state, &caller, &club, q.all).await?))
+    Ok(HttpResponse::Ok().json(PlayerList::from(
+        players::list(&state, &caller, &club, q.all).await?,
+    )))
 }
 
 /// Add a player.

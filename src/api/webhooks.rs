@@ -9,6 +9,8 @@ use crate::domain::webhooks::{self, CreatedWebhook, Delivery, NewWebhook, Webhoo
 use crate::domain::{AppState, Caller};
 use crate::error::AppError;
 
+crate::api::listed!(WebhookList, webhooks, WebhookInfo);
+
 /// Register a webhook (owners and organizers): every event of the club's leagues
 /// (`game.recorded`, `game.amended`, `game.voided`, `night.closed`, `night.reopened`,
 /// `standings.changed`) is
@@ -33,14 +35,16 @@ pub async fn create(
 
 /// The club's webhooks and how their deliveries stand (never their secrets).
 #[utoipa::path(operation_id = "list_webhooks", tag = "webhooks", params(("club" = String, Path, example = "tuesday-tiles")),
-    responses((status = 200, body = [WebhookInfo])))]
+    responses((status = 200, body = WebhookList)))]
 #[get("/api/v1/clubs/{club}/webhooks")]
 pub async fn list(
     state: web::Data<AppState>,
     caller: Caller,
     club: web::Path<String>,
 ) -> Result<HttpResponse, AppError> {
-    Ok(HttpResponse::Ok().json(webhooks::list(&state, &caller, &club).await?))
+    Ok(HttpResponse::Ok().json(WebhookList::from(
+        webhooks::list(&state, &caller, &club).await?,
+    )))
 }
 
 /// Remove a webhook: nothing more is sent to it.
