@@ -1203,7 +1203,11 @@ async fn the_api_guide_promises_hold() {
         .send()
         .await
         .unwrap();
-    assert_eq!(res.status(), 400, "a body that cannot be read as this operation's");
+    assert_eq!(
+        res.status(),
+        400,
+        "a body that cannot be read as this operation's"
+    );
     let problem: Value = res.json().await.unwrap();
     assert!(problem.to_string().contains("colour"), "{problem}");
     let res = app

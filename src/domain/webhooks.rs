@@ -230,6 +230,9 @@ pub async fn resume(state: &AppState, caller: &Caller, slug: &str, id: i64) -> R
 /// What a webhook's test delivery came to.
 #[derive(Serialize, ToSchema)]
 pub struct TestDelivery {
+    /// The webhook's URL, where the event was sent.
+    #[schema(example = "https://scores.example.org/mahjong")]
+    pub url: String,
     /// The receiver answered 2xx.
     pub delivered: bool,
     /// The receiver's HTTP status, when it answered.
@@ -280,6 +283,7 @@ pub async fn send_test(
             Err((status, why)) => (false, status, Some(why)),
         };
     Ok(TestDelivery {
+        url: due.url,
         delivered,
         status,
         error,

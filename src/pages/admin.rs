@@ -14,6 +14,7 @@ use crate::domain::members::{
     self as membership, Added, CreatedToken, Invitation, Member, NewToken, Organized, SetRole,
     TokenInfo, organized,
 };
+use crate::domain::webhooks::{self, WebhookInfo};
 use crate::domain::{AppState, Error};
 use crate::error::{AppError, OwnBody};
 
@@ -166,6 +167,10 @@ struct TokensPage {
     websites_error: Option<String>,
     /// The result of saving the websites, shown beside the box (not at the top of the page).
     websites_saved: Option<Flash>,
+    /// The club's webhooks (added by apps through the API).
+    webhooks: Vec<WebhookInfo>,
+    /// The result of a webhook's test event, shown in the webhooks' section.
+    webhook_tested: Option<Flash>,
 }
 
 impl TokensPage {
@@ -173,6 +178,25 @@ impl TokensPage {
     fn at(&self, t: &chrono::DateTime<chrono::Utc>) -> String {
         super::view::local_time(*t, &self.club.time_zone)
     }
+
+    /// A webhook's state in words (never by colour alone).
+    fn webhook_state(&self, w: &WebhookInfo) -> String {
+        match (&w.paused_at, &w.failing_since) {
+            (Some(at), _) => format!("Paused since {}: failing for a day", self.at(at)),
+            (None, Some(since)) => {
+                format!("Failing since {} ({} tries)", self.at(since), w.failures)
+            }
+            (None, None) => "Working".into(),
+        }
+    }
+}
+
+/// Which section of the tokens page a result belongs in.
+#[derive(Clone, Copy, PartialEq)]
+enum Saved {
+    Nothing,
+    Websites,
+    Webhook,
 }
 
 /// What was typed in the websites' box, and why it was refused.
@@ -188,20 +212,21 @@ async fn tokens_page(
     created: Option<CreatedToken>,
     refused: Option<RefusedWebsites>,
 ) -> Result<HttpResponse, AppError> {
-    tokens_page_with(page, state, club, created, refused, false).await
+    tokens_page_with(page, state, club, created, refused, Saved::Nothing).await
 }
 
-/// The tokens page; `websites_saved`: the page's flash is the result of saving the websites, so
-/// it is shown in that section, where the organizer is looking.
+/// The tokens page; `saved`: the page's flash is the result of saving the websites or of a
+/// webhook's test, so it is shown in that section, where the organizer is looking.
 async fn tokens_page_with(
     page: &Page,
     state: &AppState,
     club: Organized,
     created: Option<CreatedToken>,
     refused: Option<RefusedWebsites>,
-    websites_saved: bool,
+    saved: Saved,
 ) -> Result<HttpResponse, AppError> {
     let tokens = membership::tokens_of(state, &club).await?;
+    let webhooks = webhooks::list(state, &page.caller, &club.club().slug).await?;
     let (websites, websites_error) = match refused {
         Some(r) => (r.text, Some(r.error)),
         None => {
@@ -210,7 +235,12 @@ async fn tokens_page_with(
         }
     };
     let mut ctx = page.ctx.clone();
-    let websites_saved = if websites_saved {
+    let websites_saved = if saved == Saved::Websites {
+        ctx.flash.take()
+    } else {
+        None
+    };
+    let webhook_tested = if saved == Saved::Webhook {
         ctx.flash.take()
     } else {
         None
@@ -223,12 +253,14 @@ async fn tokens_page_with(
         websites,
         websites_error,
         websites_saved,
+        webhooks,
+        webhook_tested,
     })
 }
 
 #[derive(Deserialize)]
 struct TokensQuery {
-    /// `websites` after the websites were saved.
+    /// `websites` after the websites were saved, `webhook` after a webhook's test.
     saved: Option<String>,
 }
 
@@ -240,8 +272,12 @@ async fn tokens_list(
     query: web::Query<TokensQuery>,
 ) -> Result<HttpResponse, AppError> {
     let club = organized(&state, &page.caller, &slug).await?;
-    let websites = query.saved.as_deref() == Some("websites");
-    tokens_page_with(&page, &state, club, None, None, websites).await
+    let saved = match query.saved.as_deref() {
+        Some("websites") => Saved::Websites,
+        Some("webhook") => Saved::Webhook,
+        _ => Saved::Nothing,
+    };
+    tokens_page_with(&page, &state, club, None, None, saved).await
 }
 
 #[derive(Deserialize)]
@@ -291,6 +327,34 @@ async fn tokens_revoke(
         .await
         .map(|_| "Token revoked: it no longer works.".to_string());
     after(&format!("/clubs/{slug}/tokens"), result)
+}
+
+/// Sends a webhook a test event and says, in the webhooks' section, what its receiver answered.
+#[post("/clubs/{slug}/webhooks/{id}/test")]
+async fn webhook_test(
+    state: web::Data<AppState>,
+    path: web::Path<(String, i64)>,
+    posted: Posted<serde::de::IgnoredAny>,
+) -> Result<HttpResponse, AppError> {
+    let (slug, id) = path.into_inner();
+    let result = webhooks::send_test(&state, &posted.caller, &slug, id)
+        .await
+        .and_then(|sent| {
+            let url = sent.url;
+            match (sent.delivered, sent.status, sent.error) {
+                (true, Some(status), _) => Ok(format!(
+                    "Test event sent to {url}: its receiver answered {status}, so it takes events."
+                )),
+                (_, _, Some(why)) => Err(Error::Conflict(format!(
+                    "The test event did not reach {url}: {why}. Nothing else was sent."
+                ))),
+                _ => Err(Error::Conflict(format!(
+                    "The test event did not reach {url}."
+                ))),
+            }
+        });
+    // The form was sent to `…#webhooks`: the browser keeps the fragment through the redirect.
+    after(&format!("/clubs/{slug}/tokens?saved=webhook"), result)
 }
 
 #[derive(Deserialize)]
@@ -502,6 +566,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(tokens_list)
         .service(tokens_create)
         .service(tokens_revoke)
+        .service(webhook_test)
         .service(websites_save)
         .service(cards_list)
         .service(cards_upload);
