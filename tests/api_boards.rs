@@ -407,6 +407,10 @@ async fn results_follow_the_standings_with_shared_placements_and_the_events_fact
     .await;
     let (status, r) = send(owner.get(app.url(&format!("/api/v1/leagues/{lg}/results")))).await;
     assert_eq!(status, 200, "{r}");
+    // `club` is the club's slug here as in a league and in discovery; its name beside it.
+    let (_, shown) = send(owner.get(app.url(&format!("/api/v1/leagues/{lg}")))).await;
+    assert_eq!(r["club"], shown["club"]);
+    assert!(r["club_name"].is_string());
     assert_eq!(
         (
             &r["event"],
@@ -477,11 +481,11 @@ async fn results_follow_the_standings_with_shared_placements_and_the_events_fact
     let mut lines = csv.lines();
     assert_eq!(
         lines.next().unwrap(),
-        "placement,shared,player,ranking_id,games,wins,points,figure,figure_name,event,club,starts_on,ends_on,place,sanctioning_number,tie"
+        "placement,shared,player,ranking_id,games,wins,points,figure,figure_name,event,club,club_name,starts_on,ends_on,place,sanctioning_number,tie"
     );
     assert_eq!(
         lines.next().unwrap(),
-        "1,true,Ann,AMJ-1001,2,1,20,20,points,Spring Open,club,2026-01-02,2026-01-03,\"Grange Hall, Springfield\",2026-114,shared (head-to-head 20)"
+        "1,true,Ann,AMJ-1001,2,1,20,20,points,Spring Open,club,club,2026-01-02,2026-01-03,\"Grange Hall, Springfield\",2026-114,shared (head-to-head 20)"
     );
     assert_eq!(lines.count(), 3);
 

@@ -10,7 +10,7 @@ use crate::error::AppError;
 #[derive(Serialize, ToSchema)]
 pub struct Health {
     /// `ok` or `ready`.
-    #[schema(example = "ok")]
+    #[schema(schema_with = crate::domain::schemas::health_status)]
     pub status: &'static str,
 }
 

@@ -134,7 +134,7 @@ pub struct InvitationView {
     pub club_name: String,
     /// The address it was sent to.
     pub email: String,
-    #[schema(example = "member")]
+    #[schema(schema_with = crate::domain::schemas::role)]
     pub role: String,
     #[schema(required = true)]
     pub invited_by: Option<String>,
@@ -201,7 +201,7 @@ pub struct JoiningNew {
 pub struct Joined {
     #[schema(example = "friday")]
     pub club: String,
-    #[schema(example = "member")]
+    #[schema(schema_with = crate::domain::schemas::role)]
     pub role: String,
     #[schema(example = "Welcome to Friday Mah Jongg: you are a member.")]
     pub message: String,

@@ -219,6 +219,7 @@ pub struct ClubMail {
     pub to: String,
     pub subject: String,
     /// `pending` (waiting, or being tried again), `sent` or `failed` (given up).
+    #[schema(schema_with = crate::domain::schemas::mail_status)]
     pub status: String,
     pub attempts: i32,
     /// Why the last try failed.

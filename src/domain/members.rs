@@ -62,7 +62,7 @@ pub struct SetRole {
     #[schema(example = "sam@example.org", min_length = 3, max_length = 254)]
     pub email: String,
     /// owner, organizer, scorer or member.
-    #[schema(example = "scorer", pattern = "^(owner|organizer|scorer|member)$")]
+    #[schema(schema_with = crate::domain::schemas::role)]
     pub role: String,
 }
 

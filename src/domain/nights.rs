@@ -29,7 +29,7 @@ pub struct PlayerRef {
 #[derive(Serialize, ToSchema)]
 pub struct SeatView {
     /// The seat's wind at the night's first game: E, S, W, N.
-    #[schema(example = "E")]
+    #[schema(schema_with = crate::domain::schemas::seat)]
     pub seat: &'static str,
     pub player: PlayerRef,
 }

@@ -20,9 +20,14 @@ pub struct ResultsView {
     /// The event's name (the league's).
     #[schema(example = "Spring Open 2026")]
     pub event: String,
-    /// The club that ran it.
+    /// The club that ran it: its slug, as `club` is everywhere in the API.
+    #[schema(example = "tuesday-tiles")]
     pub club: String,
+    /// The club's name.
+    #[schema(example = "Tuesday Tiles")]
+    pub club_name: String,
     /// `league` or `tournament`.
+    #[schema(schema_with = crate::domain::schemas::league_kind)]
     pub kind: String,
     /// The league's first date, or its first night's when that is earlier (or the league has
     /// none).
@@ -121,7 +126,8 @@ pub async fn results(state: &AppState, caller: &Caller, id: i64) -> Result<Resul
         league: league.id,
         board_in_words: board_in_words(&league),
         event: league.name,
-        club: club.name,
+        club: club.slug,
+        club_name: club.name,
         kind: league.kind,
         // The dates cover every night: a league's own dates are widened by nights outside
         // them (an import of earlier nights), never shown ending before they start.
@@ -159,6 +165,7 @@ pub async fn results_csv(state: &AppState, caller: &Caller, id: i64) -> Result<C
         "figure_name",
         "event",
         "club",
+        "club_name",
         "starts_on",
         "ends_on",
         "place",
@@ -181,6 +188,7 @@ pub async fn results_csv(state: &AppState, caller: &Caller, id: i64) -> Result<C
             r.figure_name.clone(),
             cell(r.event.clone()),
             cell(r.club.clone()),
+            cell(r.club_name.clone()),
             date(r.starts_on),
             date(r.ends_on),
             text(&r.place),

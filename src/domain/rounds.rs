@@ -205,6 +205,7 @@ pub struct SeatRow {
     pub player: String,
     pub table: i32,
     /// The seat's wind at the round's first game: E, S, W, N.
+    #[schema(schema_with = crate::domain::schemas::seat)]
     pub seat: &'static str,
 }
 

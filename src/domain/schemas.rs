@@ -268,6 +268,23 @@ pub fn scheduled_status() -> RefOr<Schema> {
     schema(json!({"type": "string", "enum": ["ahead", "started", "cancelled"], "example": "ahead"}))
 }
 
+/// A member's role in a club.
+pub fn role() -> RefOr<Schema> {
+    schema(
+        json!({"type": "string", "enum": ["owner", "organizer", "scorer", "member"], "example": "member"}),
+    )
+}
+
+/// A club mail's status.
+pub fn mail_status() -> RefOr<Schema> {
+    schema(json!({"type": "string", "enum": ["pending", "sent", "failed"], "example": "sent"}))
+}
+
+/// The health endpoints' status.
+pub fn health_status() -> RefOr<Schema> {
+    schema(json!({"type": "string", "enum": ["ok", "ready"], "example": "ok"}))
+}
+
 /// A game's status.
 pub fn game_status() -> RefOr<Schema> {
     schema(json!({"type": "string", "enum": ["recorded", "voided"], "example": "recorded"}))

@@ -23,6 +23,7 @@ use crate::storage::{games, imports, totals};
 pub struct StandingsView {
     pub league: i64,
     /// `total`, `average` or `best_per_night`.
+    #[schema(schema_with = crate::domain::schemas::board)]
     pub board: String,
     pub min_games: i32,
     /// On a `best_per_night` board: the game scores of each night that count.

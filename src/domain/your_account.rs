@@ -30,6 +30,7 @@ pub struct ClubRole {
     pub slug: String,
     pub name: String,
     /// `owner`, `organizer`, `scorer` or `member`.
+    #[schema(schema_with = crate::domain::schemas::role)]
     pub role: String,
     /// You are its only owner: the club needs another owner before you can leave.
     pub only_owner: bool,

@@ -18,7 +18,7 @@ pub struct Member {
     pub user_id: i64,
     pub email: String,
     pub display_name: String,
-    #[schema(example = "organizer")]
+    #[schema(schema_with = super::role_schema)]
     pub role: String,
 }
 

@@ -12,7 +12,7 @@ pub struct Invitation {
     pub id: i64,
     #[schema(example = "rose@example.org")]
     pub email: String,
-    #[schema(example = "member")]
+    #[schema(schema_with = super::role_schema)]
     pub role: String,
     /// The display name of who sent it (absent once their account is gone).
     #[schema(required = true)]

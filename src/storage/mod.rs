@@ -147,3 +147,12 @@ pub async fn ping(pool: &PgPool) -> bool {
     .map(|r| r.is_ok())
     .unwrap_or(false)
 }
+
+/// A member's role in a club, as the document says it (the roles `domain::access` orders).
+pub(crate) fn role_schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+    utoipa::openapi::ObjectBuilder::new()
+        .schema_type(utoipa::openapi::schema::Type::String)
+        .enum_values(Some(["owner", "organizer", "scorer", "member"]))
+        .examples(["member"])
+        .into()
+}

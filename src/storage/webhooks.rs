@@ -148,7 +148,7 @@ pub struct Delivery {
     /// The event's id (the receiver's de-duplication key).
     pub event: i64,
     #[serde(rename = "type")]
-    #[schema(example = "game.recorded")]
+    #[schema(schema_with = delivery_kind)]
     pub kind: String,
     /// pending or delivered.
     #[schema(schema_with = delivery_status)]
@@ -341,5 +341,21 @@ fn delivery_status() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> 
         .schema_type(utoipa::openapi::schema::Type::String)
         .enum_values(Some(["pending", "delivered"]))
         .examples(["delivered"])
+        .into()
+}
+
+/// A delivery's event type, as its schema says it.
+fn delivery_kind() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+    utoipa::openapi::ObjectBuilder::new()
+        .schema_type(utoipa::openapi::schema::Type::String)
+        .enum_values(Some([
+            "game.recorded",
+            "game.amended",
+            "game.voided",
+            "night.closed",
+            "night.reopened",
+            "standings.changed",
+        ]))
+        .examples(["game.recorded"])
         .into()
 }
