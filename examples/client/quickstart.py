@@ -93,7 +93,7 @@ def record_a_game(base: str, league: int) -> None:
         return res.json() if res.content else None
 
     call("POST", "/api/v1/session", {"email": os.environ["SCORER_EMAIL"], "password": os.environ["SCORER_PASSWORD"]})
-    players = [p["id"] for p in call("GET", "/api/v1/clubs/demo/players")][:4]
+    players = [p["id"] for p in call("GET", "/api/v1/clubs/demo/players")["players"]][:4]
     night = call("POST", f"/api/v1/leagues/{league}/nights", {"date": time.strftime("%Y-%m-%d")})
     for p in players:
         call("PUT", f"/api/v1/nights/{night['id']}/checkins/{p}")
