@@ -6,13 +6,14 @@
 //     node build/quickstart.js http://127.0.0.1:8080
 //
 // It finds the demo club's public league, reads its standings (and asks again with their ETag),
-// pages through every game, then asks for the changes since. No token is needed: the league
-// is public.
+// pages through every game, asks for the changes since, and reads the league's event stream
+// from its start to its first game's event. No token is needed: the league is public.
 
 import createClient from "openapi-fetch";
 import type { components, paths } from "./api.js";
 
 type Game = components["schemas"]["Game"];
+type EventView = components["schemas"]["EventView"];
 type Seat = Game["players"][number]["seat"];
 
 const base = process.argv[2] ?? "http://127.0.0.1:8080";
@@ -35,6 +36,37 @@ function inWords(g: Game): string {
       const never: never = g.outcome;
       return never;
     }
+  }
+}
+
+/** The first `game.*` event of a stream, read until it comes (at most 30 s). */
+async function firstGameEvent(url: string): Promise<EventView & { data: Game }> {
+  const abort = new AbortController();
+  const timer = setTimeout(() => abort.abort(), 30_000);
+  const res = await fetch(url, { headers: { Accept: "text/event-stream" }, signal: abort.signal });
+  if (!res.body) throw new Error(`the stream answered ${res.status}`);
+  const reader = res.body.getReader();
+  const decoder = new TextDecoder();
+  let buffered = "";
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) throw new Error("the stream ended before a game's event");
+      buffered += decoder.decode(value, { stream: true });
+      let end: number;
+      while ((end = buffered.indexOf("\n\n")) >= 0) {
+        const frame = buffered.slice(0, end);
+        buffered = buffered.slice(end + 2);
+        const data = frame.split("\n").find((l) => l.startsWith("data:"));
+        if (!data) continue;
+        const event = JSON.parse(data.slice(5)) as EventView;
+        if (event.type.startsWith("game.")) return event as EventView & { data: Game };
+      }
+    }
+  } finally {
+    clearTimeout(timer);
+    // Done with the stream: close it (the service frees its slot at once).
+    await reader.cancel().catch(() => undefined);
   }
 }
 
@@ -93,6 +125,17 @@ async function main(): Promise<void> {
   const changed = await api.GET("/api/v1/leagues/{league}/games", { params: { path, query: { since: lastEvent } } });
   if (!changed.data) fail("the changes since", changed.response);
   console.log(`${changed.data.games.length} games changed since event ${lastEvent}`);
+
+  // 5. The event stream (Server-Sent Events), read from its start: the first game's event
+  // carries the game in the same shape as the lists.
+  const event = await firstGameEvent(`${base}/api/v1/leagues/${league.id}/events?last_event_id=0`);
+  if (event.type === "game.recorded" && "players" in event.data) {
+    const listed = games.find((g) => g.id === event.data.id);
+    if (!listed || listed.number !== event.data.number) throw new Error("the event's game is not the listed one");
+    console.log(`stream: event ${event.id}, ${event.type}: ${inWords(event.data)}`);
+  } else {
+    throw new Error(`the stream's first game event was ${event.type}`);
+  }
 
   // A cursor is only good for the list that gave it: an edited one is refused, naming it.
   if (cursor !== undefined) {

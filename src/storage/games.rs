@@ -188,20 +188,6 @@ pub async fn get(db: impl sqlx::PgExecutor<'_>, id: i64) -> sqlx::Result<Option<
     .await
 }
 
-/// Scores of a game: (player id, name, seat, score, breakdown, dead), in seat order E S W N.
-pub async fn scores(
-    db: impl sqlx::PgExecutor<'_>,
-    game_id: i64,
-) -> sqlx::Result<Vec<(i64, String, String, i64, String, bool)>> {
-    sqlx::query_as(
-        "SELECT s.player_id, p.name, s.seat, s.score, s.breakdown, s.dead FROM game_scores s JOIN players p ON p.id = s.player_id \
-         WHERE s.game_id = $1 ORDER BY array_position(ARRAY['E','S','W','N'], s.seat)",
-    )
-    .bind(game_id)
-    .fetch_all(db)
-    .await
-}
-
 /// Claims an idempotency key inside the transaction; `false` when it is already taken.
 /// A stored key: (request hash, response code, response body).
 pub async fn saved_response(
