@@ -1094,6 +1094,12 @@ async fn standings_line_up_with_events_tags_hold_and_head_and_the_engine_say_the
         let again = get(url.clone(), Some(tag.clone())).await.unwrap();
         assert_eq!(again.status(), 304, "{url}: its own tag");
         assert!(again.bytes().await.unwrap().is_empty());
+        // If-None-Match compares weakly (RFC 9110): the tag marked weak, among others, holds.
+        let listed = format!("\"other\", W/{tag}");
+        let weak = get(url.clone(), Some(listed)).await.unwrap();
+        assert_eq!(weak.status(), 304, "{url}: W/ its tag");
+        let other = get(url.clone(), Some("\"other\"".into())).await.unwrap();
+        assert_eq!(other.status(), 200, "{url}: another tag");
         tags.push(tag);
     }
     let league = ok_json(get(league_url.clone(), None).await.unwrap()).await;

@@ -300,6 +300,19 @@ pub fn paged(req: &actix_web::HttpRequest, next: Option<&str>) -> actix_web::Htt
     res
 }
 
+/// Whether `If-None-Match` names one of `tags` (or `*`): compared weakly, as RFC 9110 says for
+/// this header, so `W/"…"` matches too.
+pub fn none_match(req: &actix_web::HttpRequest, tags: &[&str]) -> bool {
+    req.headers()
+        .get(actix_web::http::header::IF_NONE_MATCH)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| {
+            v.split(',')
+                .map(|t| t.trim().trim_start_matches("W/"))
+                .any(|t| t == "*" || tags.contains(&t))
+        })
+}
+
 /// `body` as JSON with an `ETag` (a hash of its bytes): an app sending that tag back in
 /// `If-None-Match` gets 304 and no body while nothing changed. `res` may carry other headers
 /// (a page's `Link`).
@@ -308,19 +321,10 @@ pub fn tagged_json(
     mut res: actix_web::HttpResponseBuilder,
     body: &impl serde::Serialize,
 ) -> Result<actix_web::HttpResponse, crate::error::AppError> {
-    use actix_web::http::header::{ETAG, IF_NONE_MATCH};
+    use actix_web::http::header::ETAG;
     let bytes = serde_json::to_vec(body).map_err(crate::domain::Error::internal)?;
-    let tag = format!("\"{:032x}\"", xxhash_rust::xxh3::xxh3_128(&bytes));
-    let matches = req
-        .headers()
-        .get(IF_NONE_MATCH)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| {
-            v.split(',')
-                .map(|t| t.trim().trim_start_matches("W/"))
-                .any(|t| t == tag || t == "*")
-        });
-    if matches {
+    let tag = crate::domain::standings::entity_tag(&bytes);
+    if none_match(req, &[&tag]) {
         return Ok(actix_web::HttpResponse::NotModified()
             .insert_header((ETAG, tag))
             .finish());
@@ -346,7 +350,8 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
 pub fn finish(mut doc: utoipa::openapi::OpenApi) -> utoipa::openapi::OpenApi {
     use utoipa::Modify;
     CommonAnswers.modify(&mut doc);
-    let mut v = serde_json::to_value(text_rules(doc)).expect("the document serialises");
+    let mut v = serde_json::to_value(&doc).expect("the document serialises");
+    text_rules(&mut v);
     security_and_headers(&mut v);
     serde_json::from_value(v).expect("the document reads back")
 }
@@ -434,7 +439,7 @@ fn security_and_headers(v: &mut serde_json::Value) {
 /// What every request's text obeys, said in the document where the derive cannot: a string in a
 /// JSON body holds no NUL character (`json::ValidJson` refuses one: PostgreSQL text cannot hold
 /// it), and a header is a string, never `null` (an optional header is one not sent).
-fn text_rules(doc: utoipa::openapi::OpenApi) -> utoipa::openapi::OpenApi {
+fn text_rules(v: &mut serde_json::Value) {
     use serde_json::Value;
     /// Adds the no-NUL pattern to every free-text string schema under `v`.
     fn no_nul(v: &mut Value) {
@@ -457,7 +462,6 @@ fn text_rules(doc: utoipa::openapi::OpenApi) -> utoipa::openapi::OpenApi {
             _ => {}
         }
     }
-    let mut v = serde_json::to_value(&doc).expect("the document serialises");
     if let Some(schemas) = v.pointer_mut("/components/schemas") {
         no_nul(schemas);
     }
@@ -483,7 +487,6 @@ fn text_rules(doc: utoipa::openapi::OpenApi) -> utoipa::openapi::OpenApi {
             }
         }
     }
-    serde_json::from_value(v).expect("the document reads back")
 }
 
 /// The methods the API serves on `path` (`/api/v1/clubs/x` → GET), from its own document; `None`

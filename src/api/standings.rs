@@ -1,8 +1,6 @@
 //! Standings and CSV exports of a league (public leagues: no login needed).
 
-use actix_web::http::header::{
-    ACCEPT_ENCODING, CONTENT_DISPOSITION, CONTENT_ENCODING, ETAG, IF_NONE_MATCH, VARY,
-};
+use actix_web::http::header::{ACCEPT_ENCODING, CONTENT_DISPOSITION, CONTENT_ENCODING, ETAG, VARY};
 use actix_web::{HttpRequest, HttpResponse, get, web};
 
 use crate::domain::results::{self as final_results, ResultsView};
@@ -25,16 +23,8 @@ pub async fn show(
     let body = standings::show(&state, &caller, *id).await?;
     let gzip = takes_gzip(&req);
     let gzip_tag = body.gzip_tag();
-    let matches = req
-        .headers()
-        .get(IF_NONE_MATCH)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| {
-            v.split(',').map(str::trim).any(|t| {
-                // Either form's tag names these standings.
-                t == body.tag || t == gzip_tag || t == "*"
-            })
-        });
+    // Either form's tag names these standings.
+    let matches = crate::api::none_match(&req, &[&body.tag, &gzip_tag]);
     let tag = if gzip { gzip_tag } else { body.tag.clone() };
     let vary = (VARY, "Accept-Encoding");
     if matches {

@@ -79,19 +79,9 @@ pub struct WebhookTestData {
 }
 
 fn event_kind() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
-    utoipa::openapi::ObjectBuilder::new()
-        .schema_type(utoipa::openapi::schema::Type::String)
-        .enum_values(Some([
-            GAME_RECORDED,
-            "game.amended",
-            GAME_VOIDED,
-            "night.closed",
-            "night.reopened",
-            STANDINGS_CHANGED,
-            "webhook.test",
-        ]))
-        .examples(["game.recorded"])
-        .into()
+    let mut kinds = crate::storage::events::KINDS.to_vec();
+    kinds.push("webhook.test");
+    crate::storage::string_enum(&kinds, GAME_RECORDED)
 }
 
 fn event_data() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {

@@ -261,20 +261,31 @@ impl Game {
         version: i32,
         recorded_at: DateTime<Utc>,
     ) -> Game {
-        let mut scores: Vec<&(i64, String, i64, String, bool)> = game.scores.iter().collect();
-        scores.sort_by_key(|s| SEAT_WINDS.iter().position(|w| *w == s.1));
-        let entered = Entered::of(&game.submitted);
-        Game {
+        let mut scores: Vec<ListedScore> = game
+            .scores
+            .iter()
+            .map(|(pid, seat, score, breakdown, dead)| ListedScore {
+                game_id: id,
+                player_id: *pid,
+                name: players
+                    .iter()
+                    .find(|(p, _)| p == pid)
+                    .map(|(_, n)| n.clone())
+                    .unwrap_or_default(),
+                seat: seat.clone(),
+                score: *score,
+                breakdown: breakdown.clone(),
+                dead: *dead,
+            })
+            .collect();
+        scores.sort_by_key(|s| SEAT_WINDS.iter().position(|w| *w == s.seat));
+        let row = ListedGame {
             id,
-            night: GameNight {
-                id: ctx.night_id,
-                number: ctx.night_number,
-                date: ctx.night_date,
-            },
-            table: GameTable {
-                id: ctx.table_id,
-                number: ctx.table_number,
-            },
+            night_id: ctx.night_id,
+            night_number: ctx.night_number,
+            night_date: ctx.night_date,
+            table_id: ctx.table_id,
+            table_number: ctx.table_number,
             number: game.number,
             status: "recorded".into(),
             version,
@@ -283,33 +294,15 @@ impl Game {
             winner: game.winner,
             discarder: game.discarder,
             jokerless: game.jokerless,
-            line: game.line_id.clone(),
-            value: game.line_value,
-            east: game.east_player,
-            players: scores
-                .into_iter()
-                .map(|(pid, seat, score, breakdown, dead)| GamePlayer {
-                    player: PlayerRef {
-                        id: *pid,
-                        name: players
-                            .iter()
-                            .find(|(p, _)| p == pid)
-                            .map(|(_, n)| n.clone())
-                            .unwrap_or_default(),
-                    },
-                    seat: seat.clone(),
-                    score: *score,
-                    breakdown: breakdown.clone(),
-                    dead: *dead,
-                })
-                .collect(),
-            hand: entered.hand,
-            exposures: entered.exposures,
-            misnamed_discard: entered.misnamed_discard,
-            dead: entered.dead,
-            recorded_at,
+            line_id: game.line_id.clone(),
+            line_value: game.line_value,
+            east_player: game.east_player,
+            submitted: game.submitted.clone(),
+            created_at: recorded_at,
             updated_at: game.at,
-        }
+            event_id: None,
+        };
+        Game::stored(row, scores)
     }
 
     /// The player's name, when they played in this game.

@@ -270,9 +270,7 @@ pub fn scheduled_status() -> RefOr<Schema> {
 
 /// A member's role in a club.
 pub fn role() -> RefOr<Schema> {
-    schema(
-        json!({"type": "string", "enum": ["owner", "organizer", "scorer", "member"], "example": "member"}),
-    )
+    crate::storage::role_schema()
 }
 
 /// A club mail's status.

@@ -489,7 +489,7 @@ fn write_body(
 
 /// A strong entity tag for a body: 128 bits of XXH3, as 32 hex digits in quotes. Not a secret,
 /// only a name for these bytes, the same in every process that serves them.
-fn entity_tag(body: &[u8]) -> String {
+pub(crate) fn entity_tag(body: &[u8]) -> String {
     format!("\"{:032x}\"", xxhash_rust::xxh3::xxh3_128(body))
 }
 

@@ -7,6 +7,16 @@
 use chrono::{DateTime, Utc};
 use sqlx::{PgPool, Postgres, Transaction};
 
+/// Every kind of league event.
+pub const KINDS: &[&str] = &[
+    "game.recorded",
+    "game.amended",
+    "game.voided",
+    "night.closed",
+    "night.reopened",
+    "standings.changed",
+];
+
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct Event {
     pub id: i64,

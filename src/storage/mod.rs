@@ -148,11 +148,20 @@ pub async fn ping(pool: &PgPool) -> bool {
     .unwrap_or(false)
 }
 
-/// A member's role in a club, as the document says it (the roles `domain::access` orders).
-pub(crate) fn role_schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+/// A string that takes one of `values`, as the OpenAPI document says it (for answer fields
+/// kept as text, here and in `domain`).
+pub(crate) fn string_enum(
+    values: &[&'static str],
+    example: &'static str,
+) -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
     utoipa::openapi::ObjectBuilder::new()
         .schema_type(utoipa::openapi::schema::Type::String)
-        .enum_values(Some(["owner", "organizer", "scorer", "member"]))
-        .examples(["member"])
+        .enum_values(Some(values.iter().copied()))
+        .examples([example])
         .into()
+}
+
+/// A member's role in a club, as the document says it (the roles `domain::access` orders).
+pub(crate) fn role_schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+    string_enum(&["owner", "organizer", "scorer", "member"], "member")
 }

@@ -337,25 +337,10 @@ pub async fn pending_count(pool: &PgPool) -> sqlx::Result<i64> {
 
 /// A delivery's status, as its schema says it.
 fn delivery_status() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
-    utoipa::openapi::ObjectBuilder::new()
-        .schema_type(utoipa::openapi::schema::Type::String)
-        .enum_values(Some(["pending", "delivered"]))
-        .examples(["delivered"])
-        .into()
+    super::string_enum(&["pending", "delivered"], "delivered")
 }
 
 /// A delivery's event type, as its schema says it.
 fn delivery_kind() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
-    utoipa::openapi::ObjectBuilder::new()
-        .schema_type(utoipa::openapi::schema::Type::String)
-        .enum_values(Some([
-            "game.recorded",
-            "game.amended",
-            "game.voided",
-            "night.closed",
-            "night.reopened",
-            "standings.changed",
-        ]))
-        .examples(["game.recorded"])
-        .into()
+    super::string_enum(super::events::KINDS, "game.recorded")
 }
