@@ -2,6 +2,7 @@
 
 pub mod accounts;
 pub mod ahead;
+pub mod card_drafts;
 pub mod cards;
 pub mod clubs;
 pub mod engine;
@@ -239,6 +240,16 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(cards::line_targets)
         .service(cards::list_for_club)
         .service(cards::upload)
+        .service(card_drafts::check_line)
+        .service(card_drafts::source)
+        .service(card_drafts::list)
+        .service(card_drafts::start)
+        .service(card_drafts::show)
+        .service(card_drafts::save)
+        .service(card_drafts::remove)
+        .service(card_drafts::paste)
+        .service(card_drafts::try_hand)
+        .service(card_drafts::publish)
         .service(leagues::list)
         .service(leagues::discover)
         .service(leagues::create)

@@ -189,6 +189,21 @@ pub struct CardView {
     pub targets: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sections: Option<Vec<SectionView>>,
+    /// An uploaded or typed card's version (1 for its first); null for a built-in card.
+    #[schema(required = true, example = 1)]
+    pub version: Option<i32>,
+    /// With one card: every version of it, first to last (empty for a built-in card).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub versions: Option<Vec<CardVersion>>,
+}
+
+/// One version of a card.
+#[derive(Serialize, ToSchema, Clone)]
+pub struct CardVersion {
+    #[schema(example = "12")]
+    pub id: String,
+    pub version: i32,
+    pub created_at: chrono::DateTime<chrono::Utc>,
 }
 
 /// One concrete way to make a line: its 14 tiles in the card's order, and the sizes of its groups.
@@ -266,6 +281,8 @@ fn line_view(l: &crate::rules::card::Line) -> LineView {
 
 fn view(id: String, card: &Card, builtin: bool, public: bool, with_lines: bool) -> CardView {
     CardView {
+        version: None,
+        versions: None,
         id,
         name: card.name.clone(),
         year: card.year,
@@ -299,7 +316,63 @@ fn builtin_views(with_lines: bool) -> Vec<CardView> {
 
 async fn stored_view(state: &AppState, s: &StoredCard, with_lines: bool) -> Result<CardView> {
     let card = compiled(state, s).await?;
-    Ok(view(s.id.to_string(), &card, false, s.public, with_lines))
+    Ok(CardView {
+        version: Some(s.version),
+        ..view(s.id.to_string(), &card, false, s.public, with_lines)
+    })
+}
+
+/// Every version of a stored card, first to last.
+pub async fn versions(state: &AppState, s: &StoredCard) -> Result<Vec<CardVersion>> {
+    Ok(cards::versions(&state.db, s.family)
+        .await?
+        .into_iter()
+        .map(|v| CardVersion {
+            id: v.id.to_string(),
+            version: v.version,
+            created_at: v.created_at,
+        })
+        .collect())
+}
+
+/// A stored card the caller may read, by id; 404 otherwise.
+pub async fn stored(state: &AppState, caller: &Caller, id: &str) -> Result<Option<StoredCard>> {
+    if builtin::get(id).is_some() {
+        return Ok(None);
+    }
+    find(state, caller, id).await?;
+    let n: i64 = id
+        .parse()
+        .map_err(|_| Error::NotFound(format!("no card `{id}`")))?;
+    Ok(cards::get(&state.db, n).await?)
+}
+
+/// A card's file (rules.md §2), for any card the caller may read: uploading it again gives the
+/// same hands. The file name to save it under, and its text.
+pub async fn source(state: &AppState, caller: &Caller, id: &str) -> Result<(String, String)> {
+    if let Some(text) = builtin::source(id) {
+        return Ok((format!("{id}.toml"), text.to_string()));
+    }
+    let s = stored(state, caller, id)
+        .await?
+        .ok_or_else(|| Error::NotFound(format!("no card `{id}`")))?;
+    let slug: String = s
+        .name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    let slug = slug
+        .split('-')
+        .filter(|p| !p.is_empty())
+        .collect::<Vec<_>>()
+        .join("-");
+    Ok((format!("{slug}-{}-v{}.toml", s.year, s.version), s.source))
 }
 
 /// Built-in cards and cards clubs made public.
@@ -317,11 +390,14 @@ pub async fn show(state: &AppState, caller: &Caller, id: String) -> Result<CardV
         return Ok(view(id, card, true, true, true));
     }
     let card = find(state, caller, &id).await?;
-    let public = match id.parse::<i64>() {
-        Ok(n) => cards::get(&state.db, n).await?.is_some_and(|c| c.public),
-        Err(_) => false,
-    };
-    Ok(view(id, &card, false, public, true))
+    let s = stored(state, caller, &id)
+        .await?
+        .ok_or_else(|| Error::NotFound(format!("no card `{id}`")))?;
+    Ok(CardView {
+        version: Some(s.version),
+        versions: Some(versions(state, &s).await?),
+        ..view(id, &card, false, s.public, true)
+    })
 }
 
 /// The club's uploaded cards, then the built-in ones.
@@ -335,9 +411,27 @@ pub async fn list_for_club(state: &AppState, caller: &Caller, slug: &str) -> Res
     Ok(all)
 }
 
-/// The uploaded cards of a club its organizer runs.
-pub async fn uploaded(state: &AppState, club: &Organized) -> Result<Vec<StoredCard>> {
-    Ok(cards::list_for_club(&state.db, club.club().id).await?)
+/// A newer version of the card a league plays, for its organizers: (the version it plays, the
+/// newest one).
+pub async fn newer_version(
+    state: &AppState,
+    league: &crate::domain::leagues::League,
+) -> Result<Option<(StoredCard, StoredCard)>> {
+    let Some(id) = league.card_id else {
+        return Ok(None);
+    };
+    let Some(current) = cards::get(&state.db, id).await? else {
+        return Ok(None);
+    };
+    let newest = cards::versions(&state.db, current.family).await?.pop();
+    Ok(newest
+        .filter(|n| n.version > current.version)
+        .map(|n| (current, n)))
+}
+
+/// The club's cards, the latest version of each.
+pub async fn latest(state: &AppState, club: &Organized) -> Result<Vec<StoredCard>> {
+    Ok(cards::latest_for_club(&state.db, club.club().id).await?)
 }
 
 /// An upload as JSON (a card file can also be sent as the raw body, `Content-Type: application/toml`).
@@ -384,5 +478,8 @@ pub async fn store(
 
 /// The answer to an upload: the stored card with its lines.
 pub fn stored_card_view(stored: &StoredCard, card: &Card) -> CardView {
-    view(stored.id.to_string(), card, false, stored.public, true)
+    CardView {
+        version: Some(stored.version),
+        ..view(stored.id.to_string(), card, false, stored.public, true)
+    }
 }

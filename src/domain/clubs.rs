@@ -168,7 +168,10 @@ pub async fn cards_for(
         for c in stored_cards::list_for_club(&state.db, club.id).await? {
             cards.push((
                 c.id.to_string(),
-                format!("{} {} (card {})", c.name, c.year, c.id),
+                format!(
+                    "{} {} (card {}, version {})",
+                    c.name, c.year, c.id, c.version
+                ),
             ));
         }
     }

@@ -9,6 +9,7 @@
 pub mod access;
 pub mod accounts;
 pub mod ahead;
+pub mod card_drafts;
 pub mod cards;
 pub mod clubs;
 pub mod codes;

@@ -327,3 +327,43 @@ pub fn origins() -> RefOr<Schema> {
         "example": ["https://tuesdaytiles.example"]
     }))
 }
+
+/// A card's own fields in the editor, as typed.
+pub fn card_head() -> RefOr<Schema> {
+    schema(
+        json!({"type": "object", "additionalProperties": false, "properties": {
+            "name": {"type": "string", "maxLength": 200, "example": "Our club card"},
+            "year": {"type": "string", "maxLength": 10, "description": "as typed; a whole number when right", "example": "2027"},
+            "publisher": {"type": "string", "maxLength": 200}
+        }}),
+    )
+}
+
+fn draft_line_value() -> serde_json::Value {
+    json!({"type": "object", "additionalProperties": false,
+        "description": "A hand line as typed: every field as text, kept with its mistakes; empty options mean the card file's defaults (rules.md §2).",
+        "properties": {
+        "section": {"type": "string", "maxLength": 80, "example": "2468"},
+        "pattern": {"type": "string", "maxLength": 300, "description": "the pattern; alternatives separated by ` or `", "example": "FF 2222:g 44:r 66:r 8888:g"},
+        "value": {"type": "string", "maxLength": 20, "description": "as typed; a whole number above 0 when right", "example": "25"},
+        "concealed": {"type": "boolean", "description": "C on the printed card"},
+        "suits": {"type": "string", "maxLength": 20, "description": "empty or `distinct`, or `any`"},
+        "numbers": {"type": "string", "maxLength": 40, "description": "empty or `as-written`, `any`, or the values the lowest number may take (`1 3 5`)"},
+        "winds": {"type": "string", "maxLength": 20, "description": "empty or `as-written`, or `any`"},
+        "note": {"type": "string", "maxLength": 300},
+        "id": {"type": "string", "maxLength": 80, "description": "the line's id when it is not `<section>#<n>`"},
+        "unread": {"type": "string", "maxLength": 600, "description": "for a pasted line that could not be read, what was wrong"}
+    }})
+}
+
+/// One hand line in the editor.
+pub fn draft_line() -> RefOr<Schema> {
+    schema(draft_line_value())
+}
+
+/// The hand lines of a draft.
+pub fn draft_lines() -> RefOr<Schema> {
+    schema(
+        json!({"type": "array", "maxItems": crate::domain::card_drafts::MAX_LINES, "items": draft_line_value()}),
+    )
+}

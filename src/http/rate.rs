@@ -23,7 +23,9 @@ fn counted(path: &str) -> bool {
 
 /// The stateless engine's endpoints.
 fn engine(path: &str) -> bool {
-    path.starts_with("/api/v1/hands/") || path.starts_with("/api/v1/scores/")
+    path.starts_with("/api/v1/hands/")
+        || path.starts_with("/api/v1/scores/")
+        || path == "/api/v1/lines/check"
 }
 
 pub async fn api_rate(

@@ -452,7 +452,7 @@ async fn cards_page(
     club: &Organized,
     refused: Option<(CardUpload, Vec<CardProblem>)>,
 ) -> Result<HttpResponse, AppError> {
-    let cards = cards::uploaded(state, club).await?;
+    let cards = cards::latest(state, club).await?;
     let (source, public, problems) = match refused {
         Some((u, p)) => (u.source, u.public, p),
         None => (String::new(), false, Vec::new()),

@@ -25,6 +25,7 @@ const SCORE_MODULES: [(&str, &str); 8] = [
     ("store", include_str!("../../static/score/store.js")),
 ];
 const UPLOAD_JS: &str = include_str!("../../static/upload.js");
+const CARD_EDITOR_JS: &str = include_str!("../../static/card-editor.js");
 const KEEP_JS: &str = include_str!("../../static/keep.js");
 const SERVICE_WORKER: &str = include_str!("../../static/sw.js");
 const COPY_JS: &str = include_str!("../../static/copy.js");
@@ -139,6 +140,13 @@ async fn keep_js() -> HttpResponse {
     file("text/javascript; charset=utf-8", KEEP_JS)
 }
 
+/// The card editor's script: asked for again on every load, so an upgrade never leaves an
+/// editor running an old script against a new API.
+#[get("/static/card-editor.js")]
+async fn card_editor_js() -> HttpResponse {
+    module(CARD_EDITOR_JS)
+}
+
 #[get("/static/upload.js")]
 async fn upload_js() -> HttpResponse {
     file("text/javascript; charset=utf-8", UPLOAD_JS)
@@ -161,6 +169,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(score_js)
         .service(score_module)
         .service(upload_js)
+        .service(card_editor_js)
         .service(keep_js)
         .service(copy_js)
         .service(tournament_js)

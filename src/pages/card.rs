@@ -4,6 +4,9 @@ use actix_web::{HttpResponse, get, web};
 use askama::Template;
 
 use super::{Ctx, Page};
+use serde::Deserialize;
+
+use crate::domain::cards::CardVersion;
 use crate::domain::{AppState, cards};
 use crate::error::AppError;
 use crate::rules::pattern::Pattern;
@@ -32,10 +35,52 @@ struct Section {
 #[template(path = "pages/card.html")]
 struct CardPage {
     ctx: Ctx,
+    id: String,
     name: String,
     year: i64,
     publisher: Option<String>,
     sections: Vec<Section>,
+    /// For a club's card: its version and every version of it.
+    version: Option<i32>,
+    versions: Vec<CardVersion>,
+}
+
+/// A card as printed for the table: the same lines, sized for a sheet of paper.
+#[derive(Template)]
+#[template(path = "pages/card_print.html")]
+struct PrintPage {
+    name: String,
+    year: i64,
+    publisher: Option<String>,
+    sections: Vec<Section>,
+    /// `A4` or `letter`, for the page's `@page` size.
+    paper: &'static str,
+}
+
+#[derive(Deserialize)]
+struct PrintQuery {
+    paper: Option<String>,
+}
+
+#[get("/cards/{id}/print")]
+async fn print(
+    page: Page,
+    state: web::Data<AppState>,
+    id: web::Path<String>,
+    q: web::Query<PrintQuery>,
+) -> Result<HttpResponse, AppError> {
+    let card = cards::find(&state, &page.caller, &id).await?;
+    let paper = match q.paper.as_deref().map(str::to_ascii_lowercase).as_deref() {
+        Some("a4") => "A4",
+        _ => "letter",
+    };
+    page.render(PrintPage {
+        name: card.name.clone(),
+        year: card.year,
+        publisher: card.publisher.clone(),
+        sections: sections(&card),
+        paper,
+    })
 }
 
 #[get("/cards/{id}")]
@@ -45,9 +90,25 @@ async fn show(
     id: web::Path<String>,
 ) -> Result<HttpResponse, AppError> {
     let card = cards::find(&state, &page.caller, &id).await?;
-    let card: &crate::rules::Card = &card;
-    let sections = card
-        .sections
+    let stored = cards::stored(&state, &page.caller, &id).await?;
+    let (version, versions) = match &stored {
+        Some(s) => (Some(s.version), cards::versions(&state, s).await?),
+        None => (None, Vec::new()),
+    };
+    page.render(CardPage {
+        ctx: page.ctx.clone(),
+        id: id.into_inner(),
+        name: card.name.clone(),
+        year: card.year,
+        publisher: card.publisher.clone(),
+        sections: sections(&card),
+        version,
+        versions,
+    })
+}
+
+fn sections(card: &crate::rules::Card) -> Vec<Section> {
+    card.sections
         .iter()
         .map(|s| Section {
             name: s.clone(),
@@ -82,16 +143,9 @@ async fn show(
                 })
                 .collect(),
         })
-        .collect();
-    page.render(CardPage {
-        ctx: page.ctx.clone(),
-        name: card.name.clone(),
-        year: card.year,
-        publisher: card.publisher.clone(),
-        sections,
-    })
+        .collect()
 }
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.service(show);
+    cfg.service(print).service(show);
 }

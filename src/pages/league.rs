@@ -47,6 +47,11 @@ struct Column {
 #[derive(Template)]
 #[template(path = "pages/league.html")]
 struct LeaguePage {
+    /// For organizers, when the league's card has a newer version: (the version played, the newest).
+    card_move: Option<(
+        crate::domain::cards::StoredCard,
+        crate::domain::cards::StoredCard,
+    )>,
     ctx: Ctx,
     league: League,
     club: Club,
@@ -83,6 +88,33 @@ struct NextSeasonForm {
     starts_on: Option<String>,
     #[serde(default)]
     ends_on: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct CardMoveForm {
+    card: i64,
+}
+
+/// Moves the league to a newer version of its card: stored games keep their scores.
+#[post("/leagues/{id}/card")]
+async fn move_card(
+    state: web::Data<AppState>,
+    id: web::Path<i64>,
+    posted: Posted<CardMoveForm>,
+) -> Result<HttpResponse, AppError> {
+    let input = LeagueInput {
+        card: Some(posted.form.card.to_string()),
+        ..LeagueInput::default()
+    };
+    let result = leagues::update(&state, &posted.caller, *id, input)
+        .await
+        .map(|(league, _)| {
+            format!(
+                "{} now plays card {}. Games already stored keep their scores; games from now on are checked against this version.",
+                league.name, posted.form.card
+            )
+        });
+    after(&format!("/leagues/{id}"), result)
 }
 
 /// Starts the league's next season (same settings and scoring) and opens it.
@@ -299,8 +331,14 @@ async fn show(
             )
         })
     };
+    let card_move = if o.organizer {
+        crate::domain::cards::newer_version(&state, &league).await?
+    } else {
+        None
+    };
     page.render(LeaguePage {
         ctx: page.ctx.clone(),
+        card_move,
         ahead,
         calendar,
         embed,
@@ -475,5 +513,6 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(new_night)
         .service(settings)
         .service(results_page)
-        .service(start_next_season);
+        .service(start_next_season)
+        .service(move_card);
 }

@@ -11,6 +11,7 @@ mod admin;
 mod ahead;
 mod assets;
 mod card;
+mod card_editor;
 mod club;
 mod codes;
 pub mod csrf;
@@ -330,6 +331,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     codes::configure(cfg);
     score::configure(cfg);
     player::configure(cfg);
+    card_editor::configure(cfg);
     card::configure(cfg);
 }
 

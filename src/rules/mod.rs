@@ -7,6 +7,7 @@ pub mod adjudicate;
 pub mod answers;
 pub mod builtin;
 pub mod card;
+pub mod card_text;
 pub mod matching;
 pub mod pattern;
 pub mod scoring;

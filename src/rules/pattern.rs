@@ -143,6 +143,47 @@ pub fn group_sizes(pattern: &str) -> Vec<usize> {
         .collect()
 }
 
+/// One group of a pattern drawn as typed: its symbols, its colour letter as written, and
+/// the index of its colour among the line's suited groups (`None` for unsuited groups).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sketched {
+    pub symbols: String,
+    pub letter: Option<char>,
+    pub colour: Option<usize>,
+}
+
+/// A pattern drawn as far as it reads, for an editor showing a line while it is typed: every
+/// group, even when the pattern has the wrong number of tiles or a group the parser refuses.
+/// Colours are numbered as `Pattern::display_groups` numbers them.
+pub fn sketch(text: &str) -> Vec<Sketched> {
+    let mut colours: Vec<Option<char>> = Vec::new();
+    text.split_whitespace()
+        .filter(|t| !is_decoration(t))
+        .map(|token| {
+            let (body, letter) = match token.split_once(':') {
+                Some((b, suffix)) => (b, suffix.chars().next()),
+                None => (token, None),
+            };
+            let symbols = body.to_ascii_uppercase();
+            let suited = symbols.chars().any(|c| matches!(c, '1'..='9' | 'D'));
+            let colour = suited.then(|| {
+                colours
+                    .iter()
+                    .position(|c| *c == letter)
+                    .unwrap_or_else(|| {
+                        colours.push(letter);
+                        colours.len() - 1
+                    })
+            });
+            Sketched {
+                symbols,
+                letter,
+                colour,
+            }
+        })
+        .collect()
+}
+
 fn is_decoration(token: &str) -> bool {
     matches!(token, "+" | "=" | "x" | "*" | "X")
 }

@@ -1,5 +1,5 @@
 //! Uploaded cards. A card's file is stored as uploaded and compiled when used; it never changes
-//! (a fix is a new card), so a card a game used stays what it was.
+//! (a fix is a new card, or a new version of it), so a card a game used stays what it was.
 
 use chrono::{DateTime, Utc};
 use sqlx::PgPool;
@@ -13,12 +13,16 @@ pub struct StoredCard {
     pub source: String,
     pub public: bool,
     pub created_at: DateTime<Utc>,
+    /// The id of the card's first version (its own id on a first version).
+    pub family: i64,
+    pub version: i32,
 }
 
-const COLUMNS: &str = "id, club_id, name, year, source, public, created_at";
+const COLUMNS: &str =
+    "id, club_id, name, year, source, public, created_at, coalesce(family, id) AS family, version";
 
-pub async fn create(
-    pool: &PgPool,
+pub async fn create<'e>(
+    db: impl sqlx::PgExecutor<'e>,
     club_id: i64,
     name: &str,
     year: i32,
@@ -33,7 +37,55 @@ pub async fn create(
     .bind(year)
     .bind(source)
     .bind(public)
-    .fetch_one(pool)
+    .fetch_one(db)
+    .await
+}
+
+/// Stores a card as the next version of `family` (the first version's id), inside `tx`. Two
+/// publishing at once: the second fails on the unique (family, version) index.
+pub async fn create_version(
+    tx: &mut sqlx::PgConnection,
+    family: i64,
+    name: &str,
+    year: i32,
+    source: &str,
+    public: bool,
+) -> sqlx::Result<StoredCard> {
+    sqlx::query_as::<_, StoredCard>(sqlx::AssertSqlSafe(format!(
+        "INSERT INTO cards (club_id, name, year, source, public, family, version)
+         SELECT f.club_id, $2, $3, $4, $5, f.id,
+                (SELECT max(version) + 1 FROM cards WHERE coalesce(family, id) = f.id)
+         FROM cards f WHERE f.id = $1
+         RETURNING {COLUMNS}"
+    )))
+    .bind(family)
+    .bind(name)
+    .bind(year)
+    .bind(source)
+    .bind(public)
+    .fetch_one(&mut *tx)
+    .await
+}
+
+/// Every version of a card's family, first to last.
+pub async fn versions(pool: &PgPool, family: i64) -> sqlx::Result<Vec<StoredCard>> {
+    sqlx::query_as::<_, StoredCard>(sqlx::AssertSqlSafe(format!(
+        "SELECT {COLUMNS} FROM cards WHERE coalesce(family, id) = $1 ORDER BY version"
+    )))
+    .bind(family)
+    .fetch_all(pool)
+    .await
+}
+
+/// The club's cards, the latest version of each.
+pub async fn latest_for_club(pool: &PgPool, club_id: i64) -> sqlx::Result<Vec<StoredCard>> {
+    sqlx::query_as::<_, StoredCard>(sqlx::AssertSqlSafe(format!(
+        "SELECT {COLUMNS} FROM cards c WHERE club_id = $1
+           AND version = (SELECT max(version) FROM cards v WHERE coalesce(v.family, v.id) = coalesce(c.family, c.id))
+         ORDER BY coalesce(family, id)"
+    )))
+    .bind(club_id)
+    .fetch_all(pool)
     .await
 }
 
