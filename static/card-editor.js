@@ -4,8 +4,15 @@
 // revision it changed, so a second device never overwrites the first.
 (() => {
   "use strict";
+  let keySeq = 0;
+  function nextKey() { keySeq += 1; return "k" + keySeq; }
   const root = document.getElementById("editor");
   if (!root) return;
+  try { start(root); } catch (e) {
+    document.getElementById("save-state").textContent = "The editor could not start (" + e.message + "); reload the page.";
+    throw e;
+  }
+  function start(root) {
   const $ = (s, el) => (el || document).querySelector(s);
   const club = root.dataset.club;
   const id = root.dataset.id;
@@ -22,8 +29,6 @@
   const pending = new Map();
   // How long each keystroke took to be checked and drawn (ms), for the measurement script.
   window.cardEditorTimings = [];
-  let keySeq = 0;
-  function nextKey() { keySeq += 1; return "k" + keySeq; }
 
   const saveState = $("#save-state");
   const say = (text) => { saveState.textContent = text; };
@@ -545,5 +550,6 @@
   if (!draft.lines.length) {
     // A blank card starts with one section and one line, ready to type.
     head.name.focus();
+  }
   }
 })();

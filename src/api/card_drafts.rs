@@ -19,7 +19,7 @@ crate::api::listed!(DraftList, drafts, DraftListing);
 
 /// Check one hand line with the card parser, as the editor does at each keystroke: its problems
 /// in words, how many concrete hands it stands for, and its pattern as drawn.
-#[utoipa::path(tag = "engine", request_body = LineCheckRequest,
+#[utoipa::path(operation_id = "check_line", tag = "engine", request_body = LineCheckRequest,
     responses((status = 200, body = LineCheck),
               (status = 422, body = crate::error::Problem, content_type = "application/problem+json"),
               (status = 429, description = "Rate limited", body = crate::error::Problem, content_type = "application/problem+json")))]
@@ -29,7 +29,7 @@ pub async fn check_line(body: ValidJson<LineCheckRequest>) -> Result<HttpRespons
 }
 
 /// A card's file (rules.md §2) for any card the caller may read; uploading it gives the same hands.
-#[utoipa::path(tag = "cards", params(("id" = String, Path, description = "built-in name or uploaded card id", example = "demo-2026")),
+#[utoipa::path(operation_id = "card_source", tag = "cards", params(("id" = String, Path, description = "built-in name or uploaded card id", example = "demo-2026")),
     responses((status = 200, description = "The card file", content_type = "application/toml", body = String),
               (status = 404, body = crate::error::Problem, content_type = "application/problem+json")))]
 #[get("/api/v1/cards/{id}/source")]
@@ -49,7 +49,7 @@ pub async fn source(
 }
 
 /// The club's card drafts, last changed first.
-#[utoipa::path(tag = "cards", params(("club" = String, Path, example = "tuesday-tiles")), responses((status = 200, body = DraftList)))]
+#[utoipa::path(operation_id = "list_card_drafts", tag = "cards", params(("club" = String, Path, example = "tuesday-tiles")), responses((status = 200, body = DraftList)))]
 #[get("/api/v1/clubs/{club}/card-drafts")]
 pub async fn list(
     state: web::Data<AppState>,
@@ -62,7 +62,7 @@ pub async fn list(
 
 /// Start a card draft: blank, from a built-in card, from one of the club's cards as next year's
 /// (`as: copy`), or as the next version of one (`as: version`).
-#[utoipa::path(tag = "cards", params(("club" = String, Path, example = "tuesday-tiles")), request_body = NewDraft,
+#[utoipa::path(operation_id = "start_card_draft", tag = "cards", params(("club" = String, Path, example = "tuesday-tiles")), request_body = NewDraft,
     responses((status = 201, body = DraftView), (status = 422, body = crate::error::Problem, content_type = "application/problem+json")))]
 #[post("/api/v1/clubs/{club}/card-drafts")]
 pub async fn start(
@@ -81,7 +81,7 @@ pub async fn start(
 }
 
 /// One draft with its problems, line by line.
-#[utoipa::path(tag = "cards", params(("club" = String, Path, example = "tuesday-tiles"), ("id" = i64, Path)),
+#[utoipa::path(operation_id = "show_card_draft", tag = "cards", params(("club" = String, Path, example = "tuesday-tiles"), ("id" = i64, Path)),
     responses((status = 200, body = DraftView), (status = 404, body = crate::error::Problem, content_type = "application/problem+json")))]
 #[get("/api/v1/clubs/{club}/card-drafts/{id}")]
 pub async fn show(
@@ -96,7 +96,7 @@ pub async fn show(
 
 /// Save a draft as it now stands. The save names the revision it changed: a save from an older
 /// revision (another device saved meanwhile) is refused with 409, never stored over the newer.
-#[utoipa::path(tag = "cards", params(("club" = String, Path, example = "tuesday-tiles"), ("id" = i64, Path)), request_body = DraftSave,
+#[utoipa::path(operation_id = "save_card_draft", tag = "cards", params(("club" = String, Path, example = "tuesday-tiles"), ("id" = i64, Path)), request_body = DraftSave,
     responses((status = 200, body = DraftView),
               (status = 409, description = "Another device saved first", body = crate::error::Problem, content_type = "application/problem+json"),
               (status = 422, body = crate::error::Problem, content_type = "application/problem+json")))]
@@ -114,7 +114,7 @@ pub async fn save(
 }
 
 /// Throw a draft away.
-#[utoipa::path(tag = "cards", params(("club" = String, Path, example = "tuesday-tiles"), ("id" = i64, Path)),
+#[utoipa::path(operation_id = "remove_card_draft", tag = "cards", params(("club" = String, Path, example = "tuesday-tiles"), ("id" = i64, Path)),
     responses((status = 204), (status = 404, body = crate::error::Problem, content_type = "application/problem+json")))]
 #[delete("/api/v1/clubs/{club}/card-drafts/{id}")]
 pub async fn remove(
@@ -133,7 +133,7 @@ pub async fn remove(
 /// `any winds`). Tabs work as separators too. A line of a few words alone is a section heading
 /// for the three-part lines (`pattern | value | X`) under it. Lines that cannot be read are kept,
 /// each marked with its problem.
-#[utoipa::path(tag = "cards", params(("club" = String, Path, example = "tuesday-tiles"), ("id" = i64, Path)), request_body = Paste,
+#[utoipa::path(operation_id = "paste_card_draft", tag = "cards", params(("club" = String, Path, example = "tuesday-tiles"), ("id" = i64, Path)), request_body = Paste,
     responses((status = 200, body = DraftView),
               (status = 409, description = "Another device saved first", body = crate::error::Problem, content_type = "application/problem+json"),
               (status = 422, body = crate::error::Problem, content_type = "application/problem+json")))]
@@ -151,7 +151,7 @@ pub async fn paste(
 }
 
 /// Try a hand on a draft: which lines it matches, and what East would score winning with it.
-#[utoipa::path(tag = "cards", params(("club" = String, Path, example = "tuesday-tiles"), ("id" = i64, Path)), request_body = TryHand,
+#[utoipa::path(operation_id = "try_card_draft", tag = "cards", params(("club" = String, Path, example = "tuesday-tiles"), ("id" = i64, Path)), request_body = TryHand,
     responses((status = 200, body = TryAnswer),
               (status = 422, description = "The hand cannot be read, or the draft has problems", body = crate::error::Problem, content_type = "application/problem+json")))]
 #[post("/api/v1/clubs/{club}/card-drafts/{id}/try")]
@@ -176,7 +176,7 @@ pub struct Publish {
 
 /// Publish a draft: a new card, or the next version of the card it changes. Leagues keep the
 /// version they play until an organizer moves them.
-#[utoipa::path(tag = "cards", params(("club" = String, Path, example = "tuesday-tiles"), ("id" = i64, Path)), request_body = Publish,
+#[utoipa::path(operation_id = "publish_card_draft", tag = "cards", params(("club" = String, Path, example = "tuesday-tiles"), ("id" = i64, Path)), request_body = Publish,
     responses((status = 201, body = CardView),
               (status = 409, description = "Another device saved or published first", body = crate::error::Problem, content_type = "application/problem+json"),
               (status = 422, description = "The draft has problems, each named by line", body = crate::error::Problem, content_type = "application/problem+json")))]

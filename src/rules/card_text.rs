@@ -155,7 +155,8 @@ pub fn write(head: &HeadText, lines: &[LineText]) -> Written {
         }
         for (key, text) in [("suits", &l.suits), ("winds", &l.winds)] {
             let t = text.trim();
-            if !t.is_empty() && !(key == "suits" && t == "distinct") && t != "as-written" {
+            let default = t.is_empty() || t == "as-written" || (key == "suits" && t == "distinct");
+            if !default {
                 out.push_str(&format!("{key} = {}\n", quoted(t)));
             }
         }
