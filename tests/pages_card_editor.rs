@@ -118,6 +118,20 @@ async fn check_axe(c: &Client, at: &str) {
     assert_eq!(found, json!([]), "axe at {at}");
 }
 
+/// Screenshots of the page (`target/screenshots/{name}-*.png`) and axe at tablet and phone
+/// widths; the window is a tablet's again afterwards.
+async fn look(c: &Client, name: &str) {
+    shots(c, name).await;
+    for (w, h) in [(820, 1180), (390, 844)] {
+        c.set_window_size(w, h).await.unwrap();
+        let shot = c.screenshot().await.unwrap();
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/screenshots");
+        std::fs::write(dir.join(format!("{name}-{w}.png")), shot).unwrap();
+        check_axe(c, &format!("{name} at {w} px")).await;
+    }
+    c.set_window_size(820, 1180).await.unwrap();
+}
+
 #[tokio::test]
 async fn an_organizer_types_a_card_tries_a_hand_publishes_and_a_league_scores_on_it() {
     let app = spawn_app().await;
@@ -148,6 +162,7 @@ async fn an_organizer_types_a_card_tries_a_hand_publishes_and_a_league_scores_on
     .await;
     click(&c, "#type-card").await;
     wait_text(&c, "h1", "Type a card").await;
+    look(&c, "card-new").await;
     click(&c, "#start-blank").await;
     wait_text(&c, "h1", "Card editor").await;
     wait_text(&c, "#publish-state", "Type at least one line").await;
@@ -306,6 +321,24 @@ async fn an_organizer_types_a_card_tries_a_hand_publishes_and_a_league_scores_on
     let card_url = c.current_url().await.unwrap();
     let card_id = card_url.path().trim_start_matches("/cards/").to_string();
     assert!(text_of(&c, "main").await.contains("Version 1"));
+    look(&c, "card-published").await;
+    c.goto(&app.url(&format!("/cards/{card_id}/print?paper=a4")))
+        .await
+        .unwrap();
+    assert_eq!(
+        c.find_all(Locator::Css(".cols li")).await.unwrap().len(),
+        10
+    );
+    // Styled for paper (its own stylesheet, as the pages' policy allows no inline style).
+    let laid = c
+        .execute(
+            "return [getComputedStyle(document.querySelector('.cols')).columnCount, getComputedStyle(document.body).page];",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(laid, json!(["2", "a4"]));
+    look(&c, "card-print").await;
 
     // Start a league on it from the club page.
     c.goto(&app.url("/clubs/tiles")).await.unwrap();
@@ -348,5 +381,59 @@ async fn an_organizer_types_a_card_tries_a_hand_publishes_and_a_league_scores_on
         .await
         .unwrap();
     assert_eq!(stored, [("369#2".to_string(),)]);
+
+    // The card changes: version 2 (369#2 now 30). The league page offers the move and says
+    // what it changes; the compare page shows the line before and after.
+    let drafts = app.url("/api/v1/clubs/tiles/card-drafts");
+    let d: Value = owner
+        .post(&drafts)
+        .json(&json!({"from": card_id, "as": "version"}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let mut lines = d["lines"].clone();
+    lines[9]["value"] = json!("30");
+    let put = format!("{drafts}/{}", d["id"]);
+    let saved: Value = owner
+        .put(&put)
+        .json(&json!({"revision": d["revision"], "head": d["head"], "lines": lines}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let v2: Value = owner
+        .post(format!("{put}/publish"))
+        .json(&json!({"revision": saved["revision"]}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(v2["version"], 2, "{v2}");
+    c.goto(league_url.as_str()).await.unwrap();
+    let notice = text_of(&c, "#card-version").await;
+    assert!(
+        notice.contains("version 1") && notice.contains("games already stored keep their scores"),
+        "{notice}"
+    );
+    look(&c, "league-card-version").await;
+    click(&c, "#card-version a[href^='/cards/compare']").await;
+    wait_text(&c, "h1", "What changed").await;
+    let row = text_of(&c, "table.compare tbody tr").await;
+    assert!(row.contains("~ changed") && row.contains("369#2"), "{row}");
+    look(&c, "card-compare").await;
+    c.goto(league_url.as_str()).await.unwrap();
+    click(&c, "#card-version button[type=submit]").await;
+    let moved = wait_text(&c, ".flash.ok", "now plays").await;
+    assert!(
+        moved.contains("Tuesday Club Card 2027, version 2"),
+        "{moved}"
+    );
     c.close().await.unwrap();
 }

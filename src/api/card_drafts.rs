@@ -12,10 +12,21 @@ use crate::domain::card_drafts::{
     TryAnswer, TryHand,
 };
 use crate::domain::cards::{self, CardView};
+use crate::domain::members::Organized;
 use crate::domain::{AppState, Caller, members};
 use crate::error::AppError;
 
 crate::api::listed!(DraftList, drafts, DraftListing);
+
+/// A draft's club, when the caller runs it (checked before any body is read), and its id.
+async fn draft_of(
+    state: &AppState,
+    caller: &Caller,
+    path: web::Path<(String, i64)>,
+) -> Result<(Organized, i64), AppError> {
+    let (club, id) = path.into_inner();
+    Ok((members::organized(state, caller, &club).await?, id))
+}
 
 /// Check one hand line with the card parser, as the editor does at each keystroke: its problems
 /// in words, how many concrete hands it stands for, and its pattern as drawn.
@@ -24,8 +35,11 @@ crate::api::listed!(DraftList, drafts, DraftListing);
               (status = 422, body = crate::error::Problem, content_type = "application/problem+json"),
               (status = 429, description = "Rate limited", body = crate::error::Problem, content_type = "application/problem+json")))]
 #[post("/api/v1/lines/check")]
-pub async fn check_line(body: ValidJson<LineCheckRequest>) -> Result<HttpResponse, AppError> {
-    Ok(HttpResponse::Ok().json(card_drafts::check_line(&body.0)?))
+pub async fn check_line(
+    state: web::Data<AppState>,
+    body: ValidJson<LineCheckRequest>,
+) -> Result<HttpResponse, AppError> {
+    Ok(HttpResponse::Ok().json(card_drafts::check_line(&state, body.0).await?))
 }
 
 /// A card's file (rules.md §2) for any card the caller may read; uploading it gives the same hands.
@@ -89,8 +103,7 @@ pub async fn show(
     caller: Caller,
     path: web::Path<(String, i64)>,
 ) -> Result<HttpResponse, AppError> {
-    let (club, id) = path.into_inner();
-    let club = members::organized(&state, &caller, &club).await?;
+    let (club, id) = draft_of(&state, &caller, path).await?;
     Ok(HttpResponse::Ok().json(card_drafts::get(&state, &club, id).await?))
 }
 
@@ -107,8 +120,7 @@ pub async fn save(
     path: web::Path<(String, i64)>,
     bytes: web::Bytes,
 ) -> Result<HttpResponse, AppError> {
-    let (club, id) = path.into_inner();
-    let club = members::organized(&state, &caller, &club).await?;
+    let (club, id) = draft_of(&state, &caller, path).await?;
     let body: DraftSave = json::parse(&bytes)?;
     Ok(HttpResponse::Ok().json(card_drafts::save(&state, &club, id, &body).await?))
 }
@@ -122,8 +134,7 @@ pub async fn remove(
     caller: Caller,
     path: web::Path<(String, i64)>,
 ) -> Result<HttpResponse, AppError> {
-    let (club, id) = path.into_inner();
-    let club = members::organized(&state, &caller, &club).await?;
+    let (club, id) = draft_of(&state, &caller, path).await?;
     card_drafts::discard(&state, &club, id).await?;
     Ok(HttpResponse::NoContent().finish())
 }
@@ -144,8 +155,7 @@ pub async fn paste(
     path: web::Path<(String, i64)>,
     bytes: web::Bytes,
 ) -> Result<HttpResponse, AppError> {
-    let (club, id) = path.into_inner();
-    let club = members::organized(&state, &caller, &club).await?;
+    let (club, id) = draft_of(&state, &caller, path).await?;
     let body: Paste = json::parse(&bytes)?;
     Ok(HttpResponse::Ok().json(card_drafts::paste(&state, &club, id, &body).await?))
 }
@@ -161,8 +171,7 @@ pub async fn try_hand(
     path: web::Path<(String, i64)>,
     bytes: web::Bytes,
 ) -> Result<HttpResponse, AppError> {
-    let (club, id) = path.into_inner();
-    let club = members::organized(&state, &caller, &club).await?;
+    let (club, id) = draft_of(&state, &caller, path).await?;
     let body: TryHand = json::parse(&bytes)?;
     Ok(HttpResponse::Ok().json(card_drafts::try_hand(&state, &club, id, &body).await?))
 }
@@ -187,8 +196,7 @@ pub async fn publish(
     path: web::Path<(String, i64)>,
     bytes: web::Bytes,
 ) -> Result<HttpResponse, AppError> {
-    let (club, id) = path.into_inner();
-    let club = members::organized(&state, &caller, &club).await?;
+    let (club, id) = draft_of(&state, &caller, path).await?;
     let body: Publish = json::parse(&bytes)?;
     let (_, view) = card_drafts::publish(&state, &club, id, body.revision).await?;
     Ok(HttpResponse::Created().json(view))

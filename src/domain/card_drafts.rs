@@ -68,13 +68,16 @@ pub struct LineCheckRequest {
     pub line: LineText,
 }
 
-/// Checks one line with the card parser.
-pub fn check_line(req: &LineCheckRequest) -> Result<LineCheck> {
+/// Checks one line with the card parser (on the card pool: a line may stand for thousands of
+/// hands).
+pub async fn check_line(state: &AppState, req: LineCheckRequest) -> Result<LineCheck> {
     bounded_line(&req.line, "line")?;
-    let (problems, targets) = match card_text::check_line(&req.line) {
-        Ok(n) => (Vec::new(), Some(n)),
-        Err(p) => (p, None),
-    };
+    let line = req.line.clone();
+    let (problems, targets) =
+        match cards::on_card_pool(state, move || card_text::check_line(&line)).await? {
+            Ok(n) => (Vec::new(), Some(n)),
+            Err(p) => (p, None),
+        };
     Ok(LineCheck {
         problems,
         targets,
@@ -117,15 +120,21 @@ pub struct DraftListing {
     pub updated_at: DateTime<Utc>,
 }
 
-fn view(d: Draft) -> DraftView {
-    let problems = match card_text::check(&d.head, &d.lines) {
+/// The draft checked as a whole by the card parser, on the card pool.
+async fn checked(state: &AppState, d: &Draft) -> Result<std::result::Result<Card, Problems>> {
+    let (head, lines) = (d.head.0.clone(), d.lines.0.clone());
+    cards::on_card_pool(state, move || card_text::check(&head, &lines)).await
+}
+
+async fn view(state: &AppState, d: Draft) -> Result<DraftView> {
+    let problems = match checked(state, &d).await? {
         Ok(_) => Problems {
             card: Vec::new(),
             lines: vec![Vec::new(); d.lines.len()],
         },
         Err(p) => p,
     };
-    DraftView {
+    Ok(DraftView {
         id: d.id,
         ready: problems.is_empty(),
         card_problems: problems.card,
@@ -136,7 +145,7 @@ fn view(d: Draft) -> DraftView {
         replaces: d.replaces,
         revision: d.revision,
         updated_at: d.updated_at,
-    }
+    })
 }
 
 fn too_long(field: String, what: &str, max: usize) -> Error {
@@ -271,7 +280,7 @@ pub async fn start(
         user,
     )
     .await?;
-    Ok(view(d))
+    view(state, d).await
 }
 
 async fn draft(state: &AppState, club: &Organized, id: i64) -> Result<Draft> {
@@ -287,7 +296,7 @@ async fn draft(state: &AppState, club: &Organized, id: i64) -> Result<Draft> {
 
 /// One draft of a club its organizer runs.
 pub async fn get(state: &AppState, club: &Organized, id: i64) -> Result<DraftView> {
-    Ok(view(draft(state, club, id).await?))
+    view(state, draft(state, club, id).await?).await
 }
 
 /// The club's drafts, last changed first.
@@ -354,7 +363,7 @@ pub async fn save(
     )
     .await?
     {
-        Some(d) => Ok(view(d)),
+        Some(d) => view(state, d).await,
         None => Err(stale(state, club, id, save.revision).await),
     }
 }
@@ -421,8 +430,8 @@ pub async fn discard(state: &AppState, club: &Organized, id: i64) -> Result<()> 
 }
 
 /// The draft as a compiled card, or a 422 listing every problem by line.
-fn compiled_draft(d: &Draft) -> Result<Card> {
-    card_text::check(&d.head, &d.lines).map_err(|p| {
+async fn compiled_draft(state: &AppState, d: &Draft) -> Result<Card> {
+    checked(state, d).await?.map_err(|p| {
         let mut errors: Vec<FieldError> = p
             .card
             .iter()
@@ -503,7 +512,7 @@ pub async fn try_hand(
     t: &TryHand,
 ) -> Result<TryAnswer> {
     let d = draft(state, club, id).await?;
-    let card = compiled_draft(&d)?;
+    let card = compiled_draft(state, &d).await?;
     let hand = t
         .hand
         .parse()
@@ -562,7 +571,7 @@ pub async fn publish(
     if d.revision != revision {
         return Err(stale(state, club, id, revision).await);
     }
-    let card = compiled_draft(&d)?;
+    let card = compiled_draft(state, &d).await?;
     let year = i32::try_from(card.year)
         .map_err(|_| Error::invalid("head.year", "year is out of range"))?;
     let source = card_text::write(&d.head, &d.lines).text;

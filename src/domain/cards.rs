@@ -44,10 +44,13 @@ pub fn card_errors(errors: Vec<crate::rules::CardError>, field: &str) -> Error {
 /// compiles in about 0.1 s (release build; 2 s unoptimised); the budget bounds a request under load.
 const COMPILE_BUDGET: Duration = Duration::from_secs(20);
 
-/// Compiles a card file on the blocking pool, a few at a time, within `COMPILE_BUDGET`; its
-/// errors are an invalid `field`.
-pub async fn compile(state: &AppState, source: String, field: &str) -> Result<Card> {
-    let work = async {
+/// Runs card work (parsing, expanding patterns) on the blocking pool, a few at a time, within
+/// `COMPILE_BUDGET`: it grows with what a client typed, so it never runs on a request's thread.
+pub async fn on_card_pool<T: Send + 'static>(
+    state: &AppState,
+    work: impl FnOnce() -> T + Send + 'static,
+) -> Result<T> {
+    let run = async {
         // The turn goes with the work: a compilation that outlives its request still counts.
         let turn = state
             .cards
@@ -57,20 +60,27 @@ pub async fn compile(state: &AppState, source: String, field: &str) -> Result<Ca
             .await
             .map_err(Error::internal)?;
         tokio::task::spawn_blocking(move || {
-            let card = Card::parse(&source);
+            let done = work();
             drop(turn);
-            card
+            done
         })
         .await
         .map_err(Error::internal)
     };
-    match tokio::time::timeout(COMPILE_BUDGET, work).await {
-        Ok(compiled) => compiled?.map_err(|e| card_errors(e, field)),
+    match tokio::time::timeout(COMPILE_BUDGET, run).await {
+        Ok(done) => done,
         Err(_) => Err(Error::Unavailable(format!(
             "compiling the card took longer than {} s; try again, or use a smaller card",
             COMPILE_BUDGET.as_secs()
         ))),
     }
+}
+
+/// Compiles a card file on the card pool; its errors are an invalid `field`.
+pub async fn compile(state: &AppState, source: String, field: &str) -> Result<Card> {
+    on_card_pool(state, move || Card::parse(&source))
+        .await?
+        .map_err(|e| card_errors(e, field))
 }
 
 /// A stored card, compiled (from the process's cache when it was compiled before).
@@ -117,25 +127,54 @@ pub async fn resolve(
             ),
         )
     };
-    let id: i64 = spec.trim().parse().map_err(|_| not_found())?;
-    let stored = cards::get(&state.db, id).await?.ok_or_else(not_found)?;
-    // A table code reads its own league's card.
-    let league_card = match caller.code_table() {
-        Some((_, league)) => crate::storage::leagues::get(&state.db, league)
-            .await?
-            .is_some_and(|l| l.card_id == Some(stored.id)),
-        None => false,
-    };
-    if !stored.public && !league_card {
-        let club = clubs::by_id(&state.db, stored.club_id)
-            .await?
-            .ok_or_else(not_found)?;
-        caller
-            .club_access(state, club, Need::Read)
-            .await
-            .map_err(|_| not_found())?;
-    }
+    let stored = readable(state, caller, spec).await?.ok_or_else(not_found)?;
     Ok(CardRef::Shared(compiled(state, &stored).await?))
+}
+
+/// An uploaded card by id, when the caller may read it: public, of a club the caller reads, or
+/// the card of the league a table code scores. `None` for anything else (no card, not theirs).
+async fn readable(state: &AppState, caller: &Caller, id: &str) -> Result<Option<StoredCard>> {
+    let Ok(id) = id.trim().parse::<i64>() else {
+        return Ok(None);
+    };
+    let Some(stored) = cards::get(&state.db, id).await? else {
+        return Ok(None);
+    };
+    if stored.public {
+        return Ok(Some(stored));
+    }
+    // A table code reads its own league's card.
+    if let Some((_, league)) = caller.code_table()
+        && crate::storage::leagues::get(&state.db, league)
+            .await?
+            .is_some_and(|l| l.card_id == Some(stored.id))
+    {
+        return Ok(Some(stored));
+    }
+    let Some(club) = clubs::by_id(&state.db, stored.club_id).await? else {
+        return Ok(None);
+    };
+    Ok(caller
+        .club_access(state, club, Need::Read)
+        .await
+        .is_ok()
+        .then_some(stored))
+}
+
+/// A card the caller may see, and for an uploaded one its stored row; 404 otherwise.
+pub async fn with_stored(
+    state: &AppState,
+    caller: &Caller,
+    id: &str,
+) -> Result<(CardRef, Option<StoredCard>)> {
+    if let Some(card) = builtin::get(id) {
+        return Ok((CardRef::Builtin(card), None));
+    }
+    let stored = readable(state, caller, id)
+        .await?
+        .ok_or_else(|| Error::NotFound(format!("no card `{id}`")))?;
+    let card = CardRef::Shared(compiled(state, &stored).await?);
+    Ok((card, Some(stored)))
 }
 
 /// A card the caller may see, by built-in name or uploaded card id; 404 otherwise.
@@ -340,11 +379,10 @@ pub async fn stored(state: &AppState, caller: &Caller, id: &str) -> Result<Optio
     if builtin::get(id).is_some() {
         return Ok(None);
     }
-    find(state, caller, id).await?;
-    let n: i64 = id
-        .parse()
-        .map_err(|_| Error::NotFound(format!("no card `{id}`")))?;
-    Ok(cards::get(&state.db, n).await?)
+    match readable(state, caller, id).await? {
+        Some(s) => Ok(Some(s)),
+        None => Err(Error::NotFound(format!("no card `{id}`"))),
+    }
 }
 
 /// A card's file (rules.md §2), for any card the caller may read: uploading it again gives the
@@ -389,10 +427,8 @@ pub async fn show(state: &AppState, caller: &Caller, id: String) -> Result<CardV
     if let Some(card) = builtin::get(&id) {
         return Ok(view(id, card, true, true, true));
     }
-    let card = find(state, caller, &id).await?;
-    let s = stored(state, caller, &id)
-        .await?
-        .ok_or_else(|| Error::NotFound(format!("no card `{id}`")))?;
+    let (card, s) = with_stored(state, caller, &id).await?;
+    let s = s.ok_or_else(|| Error::NotFound(format!("no card `{id}`")))?;
     Ok(CardView {
         version: Some(s.version),
         versions: Some(versions(state, &s).await?),

@@ -12,6 +12,7 @@ use crate::error::AppError;
 use crate::rules::builtin;
 
 const STYLE: &str = include_str!("../../static/style.css");
+const CARD_PRINT_CSS: &str = include_str!("../../static/card-print.css");
 const SCORE_JS: &str = include_str!("../../static/score.js");
 /// The scoring screen's modules, by name (`/static/score/{name}.js`), imported by `score.js`.
 const SCORE_MODULES: [(&str, &str); 8] = [
@@ -97,6 +98,11 @@ async fn stylesheet() -> HttpResponse {
     file("text/css; charset=utf-8", STYLE)
 }
 
+#[get("/static/card-print.css")]
+async fn card_print_css() -> HttpResponse {
+    file("text/css; charset=utf-8", CARD_PRINT_CSS)
+}
+
 /// The scoring screen's modules import one another: each is asked for again on every load
 /// (small; the service worker keeps them for offline), so after an upgrade a tablet never runs a
 /// new module beside an old one kept by its HTTP cache.
@@ -170,6 +176,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(score_module)
         .service(upload_js)
         .service(card_editor_js)
+        .service(card_print_css)
         .service(keep_js)
         .service(copy_js)
         .service(tournament_js)

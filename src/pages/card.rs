@@ -89,8 +89,7 @@ async fn show(
     state: web::Data<AppState>,
     id: web::Path<String>,
 ) -> Result<HttpResponse, AppError> {
-    let card = cards::find(&state, &page.caller, &id).await?;
-    let stored = cards::stored(&state, &page.caller, &id).await?;
+    let (card, stored) = cards::with_stored(&state, &page.caller, &id).await?;
     let (version, versions) = match &stored {
         Some(s) => (Some(s.version), cards::versions(&state, s).await?),
         None => (None, Vec::new()),

@@ -206,12 +206,11 @@ fn side(card: &crate::rules::Card, i: usize) -> Side {
     }
 }
 
-async fn title(state: &AppState, page: &Page, id: &str, card: &crate::rules::Card) -> String {
-    let version = match cards::stored(state, &page.caller, id).await {
-        Ok(Some(s)) => format!(", version {}", s.version),
-        _ => String::new(),
-    };
-    format!("{} {}{version}", card.name, card.year)
+fn title(card: &crate::rules::Card, stored: &Option<StoredCard>) -> String {
+    match stored {
+        Some(s) => format!("{} {}, version {}", card.name, card.year, s.version),
+        None => format!("{} {}", card.name, card.year),
+    }
 }
 
 #[get("/cards/compare")]
@@ -220,8 +219,8 @@ async fn compare_page(
     state: web::Data<AppState>,
     q: web::Query<CompareQuery>,
 ) -> Result<HttpResponse, AppError> {
-    let a = cards::find(&state, &page.caller, &q.a).await?;
-    let b = cards::find(&state, &page.caller, &q.b).await?;
+    let (a, a_stored) = cards::with_stored(&state, &page.caller, &q.a).await?;
+    let (b, b_stored) = cards::with_stored(&state, &page.caller, &q.b).await?;
     let compared = compare(&a, &b);
     let same = compared.iter().filter(|r| r.change == Change::Same).count();
     let rows = compared
@@ -238,8 +237,8 @@ async fn compare_page(
         .collect();
     page.render(ComparePage {
         ctx: page.ctx.clone(),
-        a: (q.a.clone(), title(&state, &page, &q.a, &a).await),
-        b: (q.b.clone(), title(&state, &page, &q.b, &b).await),
+        a: (q.a.clone(), title(&a, &a_stored)),
+        b: (q.b.clone(), title(&b, &b_stored)),
         rows,
         same,
     })

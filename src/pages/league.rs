@@ -102,18 +102,23 @@ async fn move_card(
     id: web::Path<i64>,
     posted: Posted<CardMoveForm>,
 ) -> Result<HttpResponse, AppError> {
-    let input = LeagueInput {
-        card: Some(posted.form.card.to_string()),
-        ..LeagueInput::default()
-    };
-    let result = leagues::update(&state, &posted.caller, *id, input)
-        .await
-        .map(|(league, _)| {
-            format!(
-                "{} now plays card {}. Games already stored keep their scores; games from now on are checked against this version.",
-                league.name, posted.form.card
-            )
-        });
+    let card = posted.form.card.to_string();
+    let result = async {
+        let named = match crate::domain::cards::stored(&state, &posted.caller, &card).await? {
+            Some(c) => format!("{} {}, version {}", c.name, c.year, c.version),
+            None => format!("card {card}"),
+        };
+        let input = LeagueInput {
+            card: Some(card.clone()),
+            ..LeagueInput::default()
+        };
+        let (league, _) = leagues::update(&state, &posted.caller, *id, input).await?;
+        Ok(format!(
+            "{} now plays {named}. Games already stored keep their scores; games from now on are checked against this version.",
+            league.name
+        ))
+    }
+    .await;
     after(&format!("/leagues/{id}"), result)
 }
 

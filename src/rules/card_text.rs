@@ -52,10 +52,6 @@ impl Problems {
     pub fn is_empty(&self) -> bool {
         self.card.is_empty() && self.lines.iter().all(Vec::is_empty)
     }
-
-    pub fn count(&self) -> usize {
-        self.card.len() + self.lines.iter().map(Vec::len).sum::<usize>()
-    }
 }
 
 /// A TOML string, quoted and escaped.
@@ -129,9 +125,13 @@ pub fn write(head: &HeadText, lines: &[LineText]) -> Written {
         out.push_str(&format!("publisher = {}\n", quoted(head.publisher.trim())));
     }
     let mut hand_lines = Vec::with_capacity(lines.len());
+    // Newlines so far, counted once each: the text before `counted` is counted.
+    let (mut newlines, mut counted) = (0, 0);
     for (i, l) in lines.iter().enumerate() {
         out.push_str("\n[[hand]]\n");
-        hand_lines.push(out.matches('\n').count());
+        newlines += out[counted..].matches('\n').count();
+        counted = out.len();
+        hand_lines.push(newlines);
         out.push_str(&format!("section = {}\n", quoted(l.section.trim())));
         let alts = alternatives(&l.pattern);
         match alts.len() {
@@ -410,40 +410,6 @@ pub fn parse_paste(text: &str) -> Vec<LineText> {
     out
 }
 
-/// The paste layout of typed lines (the inverse of `parse_paste` for lines that read).
-pub fn to_paste(lines: &[LineText]) -> String {
-    let mut out = String::new();
-    for l in lines {
-        let mut options = Vec::new();
-        if l.suits.trim() == "any" {
-            options.push("any suits".to_string());
-        }
-        match l.numbers.trim() {
-            "" | "as-written" => {}
-            "any" => options.push("any numbers".into()),
-            list => options.push(format!("numbers {}", list.replace(',', " "))),
-        }
-        if l.winds.trim() == "any" {
-            options.push("any winds".into());
-        }
-        let mut parts = vec![
-            l.section.trim().to_string(),
-            l.pattern.trim().to_string(),
-            l.value.trim().to_string(),
-            if l.concealed { "C" } else { "X" }.to_string(),
-        ];
-        if !options.is_empty() || !l.note.trim().is_empty() {
-            parts.push(options.join(", "));
-        }
-        if !l.note.trim().is_empty() {
-            parts.push(l.note.trim().to_string());
-        }
-        out.push_str(&parts.join(" | "));
-        out.push('\n');
-    }
-    out
-}
-
 /// How a line of one card differs in another.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -543,6 +509,40 @@ mod tests {
             value: value.into(),
             ..LineText::default()
         }
+    }
+
+    /// The paste layout of typed lines (the inverse of `parse_paste` for lines that read).
+    fn to_paste(lines: &[LineText]) -> String {
+        let mut out = String::new();
+        for l in lines {
+            let mut options = Vec::new();
+            if l.suits.trim() == "any" {
+                options.push("any suits".to_string());
+            }
+            match l.numbers.trim() {
+                "" | "as-written" => {}
+                "any" => options.push("any numbers".into()),
+                list => options.push(format!("numbers {}", list.replace(',', " "))),
+            }
+            if l.winds.trim() == "any" {
+                options.push("any winds".into());
+            }
+            let mut parts = vec![
+                l.section.trim().to_string(),
+                l.pattern.trim().to_string(),
+                l.value.trim().to_string(),
+                if l.concealed { "C" } else { "X" }.to_string(),
+            ];
+            if !options.is_empty() || !l.note.trim().is_empty() {
+                parts.push(options.join(", "));
+            }
+            if !l.note.trim().is_empty() {
+                parts.push(l.note.trim().to_string());
+            }
+            out.push_str(&parts.join(" | "));
+            out.push('\n');
+        }
+        out
     }
 
     fn head() -> HeadText {
