@@ -74,9 +74,9 @@ pub async fn list(
     Ok(HttpResponse::Ok().json(DraftList::from(card_drafts::list(&state, &club).await?)))
 }
 
-/// Start a card draft: blank, from a built-in card, from one of the club's cards as next year's
+/// Start a card draft (no body: a blank card): blank, from a built-in card, from one of the club's cards as next year's
 /// (`as: copy`), or as the next version of one (`as: version`).
-#[utoipa::path(operation_id = "start_card_draft", tag = "cards", params(("club" = String, Path, example = "tuesday-tiles")), request_body = NewDraft,
+#[utoipa::path(operation_id = "start_card_draft", tag = "cards", params(("club" = String, Path, example = "tuesday-tiles")), request_body = Option<NewDraft>,
     responses((status = 201, body = DraftView), (status = 422, body = crate::error::Problem, content_type = "application/problem+json")))]
 #[post("/api/v1/clubs/{club}/card-drafts")]
 pub async fn start(
@@ -86,7 +86,8 @@ pub async fn start(
     bytes: web::Bytes,
 ) -> Result<HttpResponse, AppError> {
     let club = members::organized(&state, &caller, &club).await?;
-    let new: NewDraft = if bytes.is_empty() {
+    // No body (or `null`): a blank card.
+    let new: NewDraft = if bytes.trim_ascii().is_empty() || bytes.trim_ascii() == b"null" {
         NewDraft::default()
     } else {
         json::parse(&bytes)?
