@@ -85,6 +85,10 @@ pub struct Standing {
     /// of the league with a game, the player's missed ones included.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub nights: Option<Vec<NightCount>>,
+    /// On a `best_per_week` board: week by week (each week the player played), the matches
+    /// and what counted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub weeks: Option<Vec<WeekCount>>,
     /// What the player carried into the league from before it was kept here (an opening
     /// balance), already part of `games`, `wins` and `points` (and counted in full on any
     /// board). Absent when nothing was carried in.
@@ -132,19 +136,116 @@ pub struct NightCount {
     pub dropped: bool,
 }
 
+/// One calendar week (Monday to Sunday, on the league's clock) of a player on a
+/// `best_per_week` board.
+#[derive(Debug, Clone, Serialize, ToSchema, PartialEq)]
+pub struct WeekCount {
+    /// The week's Monday.
+    pub week: chrono::NaiveDate,
+    /// Matches the player played that week (a match: their games at one table on one day).
+    pub matches: i64,
+    /// Their points in those matches, every game.
+    pub points: i64,
+    /// The points that count: their best `best_per_week` match scores of the week.
+    pub counted: i64,
+    /// Matches whose scores count.
+    pub counted_matches: i64,
+    /// Matches left out by the league's limit on matches a week with the same three
+    /// opponents (`same_table_per_week`).
+    pub over_limit: i64,
+}
+
 /// What a board counts besides a plain sum: the best `best_per_night` game scores of each of a
-/// player's nights, and `drop_worst_nights` of their lowest nights left out.
+/// player's nights, and `drop_worst_nights` of their lowest nights left out; or, by calendar
+/// week, the best `best_per_week` match scores of each week, with at most `same_table_per_week`
+/// matches a week with the same three opponents.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Counting {
     pub best_per_night: Option<usize>,
     pub drop_worst_nights: usize,
+    pub best_per_week: Option<usize>,
+    pub same_table_per_week: Option<usize>,
 }
 
 impl Counting {
     /// True when every game counts (nothing to work out night by night).
     pub fn is_plain(&self) -> bool {
-        self.best_per_night.is_none() && self.drop_worst_nights == 0
+        self.best_per_night.is_none() && self.drop_worst_nights == 0 && self.best_per_week.is_none()
     }
+}
+
+/// A player's score in one match (their games at one table on one day), for boards by week.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MatchScore {
+    pub player: i64,
+    /// The match's night number in the league (its order among the week's matches).
+    pub night: i32,
+    pub date: chrono::NaiveDate,
+    /// The player's points in the match's counted games.
+    pub points: i64,
+    /// The player's counted games in it.
+    pub games: i64,
+    /// Everyone at the table, the player included, in id order.
+    pub table: Vec<i64>,
+}
+
+/// The Monday of `date`'s week.
+pub fn week_of(date: chrono::NaiveDate) -> chrono::NaiveDate {
+    use chrono::Datelike;
+    date - chrono::Duration::days(date.weekday().num_days_from_monday() as i64)
+}
+
+/// Works out a `best_per_week` board: for each player and each calendar week they played, their
+/// matches in date order; a match at a table they already sat at `same_table` times that week
+/// (the same three opponents) does not count; of the others, the `best` highest scores count
+/// (every one when there are that many or fewer; among equal scores the earlier). Answers, per
+/// player, (counted points, counted games) and the weeks.
+pub fn weekly(
+    scores: &[MatchScore],
+    best: usize,
+    same_table: Option<usize>,
+) -> HashMap<i64, ((i64, i64), Vec<WeekCount>)> {
+    let mut by_player: HashMap<i64, Vec<&MatchScore>> = HashMap::new();
+    for m in scores {
+        by_player.entry(m.player).or_default().push(m);
+    }
+    by_player
+        .into_iter()
+        .map(|(player, mut list)| {
+            list.sort_by_key(|m| (m.date, m.night));
+            let mut weeks: Vec<WeekCount> = Vec::new();
+            let (mut points, mut games) = (0, 0);
+            for week in list.chunk_by(|a, b| week_of(a.date) == week_of(b.date)) {
+                let mut seen: HashMap<&[i64], usize> = HashMap::new();
+                let mut eligible: Vec<&MatchScore> = Vec::new();
+                let mut over = 0;
+                for m in week {
+                    let times = seen.entry(m.table.as_slice()).or_default();
+                    *times += 1;
+                    if same_table.is_some_and(|limit| *times > limit) {
+                        over += 1;
+                    } else {
+                        eligible.push(m);
+                    }
+                }
+                // Highest first; a stable sort keeps the earlier of equal scores first.
+                eligible.sort_by(|a, b| b.points.cmp(&a.points));
+                let counted = &eligible[..best.min(eligible.len())];
+                let week_points: i64 = counted.iter().map(|m| m.points).sum();
+                points += week_points;
+                games += counted.iter().map(|m| m.games).sum::<i64>();
+                weeks.push(WeekCount {
+                    week: week_of(week[0].date),
+                    matches: week.len() as i64,
+                    points: week.iter().map(|m| m.points).sum(),
+                    counted: week_points,
+                    counted_matches: counted.len() as i64,
+                    over_limit: over,
+                });
+            }
+            (player, ((points, games), weeks))
+        })
+        .collect()
 }
 
 /// Works out what counts for each player, from the league's nights with a counted game
@@ -581,6 +682,7 @@ fn standing(l: &Line, rank: Option<u32>, shared: bool) -> Standing {
             }
         }),
         nights: None,
+        weeks: None,
         carried: None,
     }
 }
@@ -747,6 +849,7 @@ mod tests {
         let c = Counting {
             best_per_night: Some(2),
             drop_worst_nights: 1,
+            ..Default::default()
         };
         let got = counting(&[1, 2, 3], &night_scores(), c);
         let figure = |p: i64| got[&p].0;
@@ -790,6 +893,7 @@ mod tests {
             Counting {
                 best_per_night: Some(2),
                 drop_worst_nights: 0,
+                ..Default::default()
             },
         );
         assert_eq!(kept[&1].0, (15, 5));
@@ -802,6 +906,7 @@ mod tests {
             Counting {
                 best_per_night: None,
                 drop_worst_nights: 3,
+                ..Default::default()
             },
         );
         assert_eq!(all[&1].0, (0, 0));
@@ -812,6 +917,7 @@ mod tests {
             Counting {
                 best_per_night: None,
                 drop_worst_nights: 1,
+                ..Default::default()
             },
         );
         assert_eq!(total[&1].0, (50, 4));
@@ -823,6 +929,7 @@ mod tests {
         let c = Counting {
             best_per_night: Some(2),
             drop_worst_nights: 1,
+            ..Default::default()
         };
         let got = counting(&[1, 2, 3], &night_scores(), c);
         // Games, wins, points of every game; Bea and Dee are equal on what counts, Dee has more
@@ -984,5 +1091,45 @@ mod rating_tests {
         assert_eq!(shown(Skill::default()), 0.0, "a new player shows 0");
         let once = ratings(&games[..12]);
         assert_eq!(once, r, "the equal-score game changes nothing");
+    }
+
+    /// The best 2 matches of each calendar week, with a limit of one counted match a week at
+    /// the same table, worked by hand.
+    #[test]
+    fn best_matches_per_week_count_each_weeks_best_and_the_limit() {
+        let d = |s: &str| s.parse::<chrono::NaiveDate>().unwrap();
+        let m = |night, date: &str, points, table: &[i64]| MatchScore {
+            player: 1,
+            night,
+            date: d(date),
+            points,
+            games: 4,
+            table: table.to_vec(),
+        };
+        let (a, b) = (&[1, 2, 3, 4][..], &[1, 5, 6, 7][..]);
+        // Week of Monday 2026-11-02: 30, 50, 10 (Sunday the 8th); week of the 9th: 20 and,
+        // at the same table again, 90.
+        let scores = [
+            m(1, "2026-11-02", 30, a),
+            m(2, "2026-11-04", 50, b),
+            m(3, "2026-11-08", 10, a),
+            m(4, "2026-11-09", 20, a),
+            m(5, "2026-11-10", 90, a),
+        ];
+        let free = weekly(&scores, 2, None);
+        let ((points, games), weeks) = &free[&1];
+        // 50 + 30, then 90 + 20.
+        assert_eq!((*points, *games), (80 + 110, 16));
+        assert_eq!(weeks.len(), 2);
+        assert_eq!(weeks[0].week, d("2026-11-02"));
+        assert_eq!((weeks[0].matches, weeks[0].points, weeks[0].counted), (3, 90, 80));
+        assert_eq!(weeks[1].week, d("2026-11-09"));
+        let limited = weekly(&scores, 2, Some(1));
+        let ((points, _), weeks) = &limited[&1];
+        // Week 1: table a once (30), b (50): 80, the second a (10) over the limit. Week 2:
+        // only the first match at a (20) may count.
+        assert_eq!(*points, 80 + 20);
+        assert_eq!((weeks[0].over_limit, weeks[1].over_limit), (1, 1));
+        assert_eq!(weeks[1].counted_matches, 1);
     }
 }

@@ -70,6 +70,7 @@ impl Application {
         tokio::spawn(domain::standings::hear_changes(state.clone().into_inner()));
         tokio::spawn(domain::webhooks::run_worker(state.clone().into_inner()));
         tokio::spawn(domain::mail::run_worker(state.clone().into_inner()));
+        tokio::spawn(domain::matches::run_sweeper(state.clone().into_inner()));
         let trust_proxy = settings.trust_proxy;
         let metrics_token = crate::http::metrics::MetricsToken::new(
             settings.metrics_token.as_ref().map(|t| t.expose()),

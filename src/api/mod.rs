@@ -12,6 +12,7 @@ pub mod health;
 pub mod imports;
 pub mod json;
 pub mod leagues;
+pub mod matches;
 pub mod nights;
 pub mod players;
 pub mod standings;
@@ -67,6 +68,7 @@ use crate::error::{FieldError, Problem};
         (name = "leagues", description = "Leagues and their settings"),
         (name = "nights", description = "League nights and tournament rounds: check-in, seating, tables, round status and timer"),
         (name = "games", description = "Game results: entry, validation, scoring"),
+        (name = "open play", description = "Open-play leagues: matches members arrange, and the players' confirmations of the games"),
         (name = "standings", description = "Standings, CSV exports and the live event stream"),
         (name = "webhooks", description = "Signed webhooks: every event of a club's leagues, POSTed to its URL")
     )
@@ -250,6 +252,15 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(card_drafts::paste)
         .service(card_drafts::try_hand)
         .service(card_drafts::publish)
+        .service(matches::create)
+        .service(matches::list)
+        .service(matches::show)
+        .service(matches::join)
+        .service(matches::leave)
+        .service(matches::checks)
+        .service(matches::confirm)
+        .service(matches::dispute)
+        .service(matches::settle)
         .service(leagues::list)
         .service(leagues::discover)
         .service(leagues::create)

@@ -244,7 +244,7 @@ pub fn when_words(s: &Scheduled) -> String {
     when_in_words(s.night_date, s.local_time)
 }
 
-fn when_in_words(date: NaiveDate, time: NaiveTime) -> String {
+pub(crate) fn when_in_words(date: NaiveDate, time: NaiveTime) -> String {
     format!(
         "{} at {}",
         date.format("%A, %B %-d, %Y"),
@@ -262,13 +262,13 @@ impl ScheduledView {
     }
 }
 
-fn time_zone(club: &Club) -> chrono_tz::Tz {
+pub(crate) fn time_zone(club: &Club) -> chrono_tz::Tz {
     club.time_zone.parse().unwrap_or(chrono_tz::UTC)
 }
 
 /// The moment `date` `time` on the club's clock: the earlier of two in a repeated hour; an
 /// hour skipped by a clock change is refused.
-fn moment(club: &Club, date: NaiveDate, time: NaiveTime) -> Result<DateTime<Utc>> {
+pub(crate) fn moment(club: &Club, date: NaiveDate, time: NaiveTime) -> Result<DateTime<Utc>> {
     time_zone(club)
         .from_local_datetime(&date.and_time(time))
         .earliest()
@@ -286,7 +286,7 @@ fn moment(club: &Club, date: NaiveDate, time: NaiveTime) -> Result<DateTime<Utc>
 }
 
 /// One line of text from a form or JSON: trimmed, no control characters.
-fn one_line(field: &str, value: &str, max: usize) -> Result<String> {
+pub(crate) fn one_line(field: &str, value: &str, max: usize) -> Result<String> {
     let v = value.trim();
     if v.is_empty() || v.chars().count() > max {
         return Err(Error::invalid(field, format!("give 1 to {max} characters")));
@@ -300,7 +300,7 @@ fn one_line(field: &str, value: &str, max: usize) -> Result<String> {
     Ok(v.to_string())
 }
 
-fn parse_time(s: &str) -> Result<NaiveTime> {
+pub(crate) fn parse_time(s: &str) -> Result<NaiveTime> {
     NaiveTime::parse_from_str(s.trim(), "%H:%M").map_err(|_| {
         Error::invalid(
             "time",

@@ -144,6 +144,11 @@ pub struct Game {
     pub dead: Vec<DeadCall>,
     pub recorded_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
+    /// What an open-play game waits for before it counts: `players` (the other players to
+    /// confirm it, or its time to run out) or `organizer` (a player disputed it); null when it
+    /// waits for nothing (every game of other leagues). See `GET /api/v1/games/{id}/checks`.
+    #[schema(required = true, schema_with = crate::domain::schemas::awaiting)]
+    pub awaiting: Option<String>,
 }
 
 /// Tiles as entered (`"2B 2B"` or `["2B", "2B"]`) as one text.
@@ -248,6 +253,11 @@ impl Game {
             dead: entered.dead,
             recorded_at: g.created_at,
             updated_at: g.updated_at,
+            awaiting: match (g.awaiting, g.disputed_at) {
+                (false, _) => None,
+                (true, None) => Some("players".into()),
+                (true, Some(_)) => Some("organizer".into()),
+            },
         }
     }
 
@@ -301,6 +311,8 @@ impl Game {
             created_at: recorded_at,
             updated_at: game.at,
             event_id: None,
+            awaiting: game.awaiting,
+            disputed_at: None,
         };
         Game::stored(row, scores)
     }

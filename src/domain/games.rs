@@ -332,6 +332,9 @@ async fn prepare(
         jokerless: report.line.as_ref().is_some_and(|l| l.jokerless),
         scores,
         at: stored_now(),
+        // An open-play game waits for the other players (a redeal never counts anyway).
+        awaiting: league.is_open_play() && input.outcome.as_str() != "redeal",
+        entered_by: None,
     })
 }
 
@@ -370,6 +373,16 @@ async fn table_for(
     // A table code opens its own table for scoring, and nothing more.
     if caller.code_table() == Some((table_id, sheet.ctx.league_id)) && need <= Need::Score {
         return Ok(sheet);
+    }
+    // In open play the players at the table enter its games.
+    if need <= Need::Score
+        && let Some(player) =
+            super::matches::seat_of(state, caller, &sheet.league, &sheet.club, table_id).await?
+    {
+        return Ok(TableSheet {
+            seated: Some(player),
+            ..sheet
+        });
     }
     let (league, club) = caller
         .admit(state, sheet.league, sheet.club, need)
@@ -481,7 +494,8 @@ pub async fn record(
     let slots = state.standings.entry_slots(ctx.league_id);
     let _slot = slots.acquire().await.map_err(Error::internal)?;
     let players = &sheet.players;
-    let game = prepare(state, league, table_id, players, sheet.next_number, &input).await?;
+    let mut game = prepare(state, league, table_id, players, sheet.next_number, &input).await?;
+    game.entered_by = sheet.seated;
     let id = sheet
         .game_id
         .ok_or_else(|| Error::internal("no id was taken for the new game"))?;
@@ -619,10 +633,20 @@ async fn game_access(
     if let Some(league) = by_code(state, caller, g.table_id, need).await? {
         return Ok((g, ctx, league));
     }
-    let (league, _) = caller
-        .league(state, ctx.league_id, need)
-        .await
-        .map_err(|e| e.or_not_found(not_found))?;
+    let league = match caller.league(state, ctx.league_id, need).await {
+        Ok((league, _)) => league,
+        // In open play the players at the table correct its games while they wait.
+        Err(Error::Forbidden(why)) if need == Need::Score => {
+            let (league, club) = caller.league(state, ctx.league_id, Need::Read).await?;
+            let seated =
+                super::matches::seat_of(state, caller, &league, &club, g.table_id).await?;
+            if seated.is_none() {
+                return Err(Error::Forbidden(why));
+            }
+            league
+        }
+        Err(e) => return Err(e.or_not_found(not_found)),
+    };
     Ok((g, ctx, league))
 }
 
@@ -724,7 +748,15 @@ pub async fn amend(
     }
     input.number = Some(input.number.unwrap_or(g.number));
     let players = games::table_players(&state.db, g.table_id).await?;
-    let game = prepare(state, &league, g.table_id, &players, g.number, &input).await?;
+    let mut game = prepare(state, &league, g.table_id, &players, g.number, &input).await?;
+    // A game that counts stays counted; one still waiting waits again, from now, with the
+    // corrector (at the table, in open play) having confirmed it.
+    game.awaiting = g.awaiting && game.outcome != "redeal";
+    if g.awaiting {
+        let (league_row, club) = caller.league(state, ctx.league_id, Need::Read).await?;
+        game.entered_by =
+            super::matches::seat_of(state, caller, &league_row, &club, g.table_id).await?;
+    }
     let amended = Game::entered(g.id, &ctx, &game, &players, version + 1, g.created_at);
     let event = serde_json::to_value(&amended).map_err(Error::internal)?;
     let _unheard = state.freshness.unheard();

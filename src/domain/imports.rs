@@ -1001,6 +1001,8 @@ pub async fn games(
                 created_at: game.recorded_at,
                 updated_at: game.recorded_at,
                 event_id: None,
+                awaiting: false,
+                disputed_at: None,
             };
             let scores: Vec<ListedScore> = game
                 .scores

@@ -38,6 +38,15 @@ pub struct LeagueView {
     /// On any board: how many of each player's lowest nights do not count (a missed night
     /// counts 0 and may be one of them).
     pub drop_worst_nights: i32,
+    /// On a `best_per_week` board: the match scores of each calendar week (in `time_zone`)
+    /// that count; `null` on others.
+    #[schema(required = true)]
+    pub best_per_week: Option<i32>,
+    /// Open play: hours a game waits for the other players before it counts unconfirmed.
+    pub confirm_hours: i32,
+    /// Open play: counted matches a week with the same three opponents; `null`: no limit.
+    #[schema(required = true)]
+    pub same_table_per_week: Option<i32>,
     /// Where the event is held, for its results.
     #[schema(required = true)]
     pub place: Option<String>,
@@ -53,7 +62,8 @@ pub struct LeagueView {
     pub starts_on: Option<NaiveDate>,
     #[schema(required = true)]
     pub ends_on: Option<NaiveDate>,
-    /// `league` (weekly; its sessions are nights) or `tournament` (its sessions are rounds).
+    /// `league` (weekly; its sessions are nights), `tournament` (its sessions are rounds) or
+    /// `open` (open play: members arrange their own matches, each a night of one table).
     #[schema(schema_with = crate::domain::schemas::league_kind)]
     pub kind: String,
     /// The club's time zone (IANA): the league's dates (`starts_on`, `ends_on`, a night's
@@ -68,6 +78,9 @@ impl LeagueView {
             card: card_name(&l),
             best_per_night: (l.board == "best_per_night").then_some(l.best_per_night),
             drop_worst_nights: l.drop_worst_nights,
+            best_per_week: (l.board == "best_per_week").then_some(l.best_per_week),
+            confirm_hours: l.confirm_hours,
+            same_table_per_week: l.same_table_per_week,
             place: l.place.clone(),
             sanctioning_number: l.sanctioning_number.clone(),
             previous_season: l.previous_id,
@@ -117,7 +130,7 @@ pub struct NewLeague {
     pub games_per_table: Option<i32>,
     #[schema(schema_with = crate::domain::schemas::visibility)]
     pub visibility: Option<String>,
-    /// `total`, `average` or `best_per_night`.
+    /// `total`, `average`, `best_per_night` or `best_per_week`.
     #[schema(schema_with = crate::domain::schemas::board)]
     pub board: Option<String>,
     #[schema(minimum = 0, maximum = 10000)]
@@ -141,10 +154,23 @@ pub struct NewLeague {
     pub sanctioning_number: Option<String>,
     pub starts_on: Option<NaiveDate>,
     pub ends_on: Option<NaiveDate>,
-    /// `league` (the default: its sessions are nights) or `tournament` (its sessions are
-    /// rounds); pages and messages use the league's word.
+    /// `league` (the default: its sessions are nights), `tournament` (its sessions are
+    /// rounds) or `open` (open play: members arrange their own matches); pages and messages use
+    /// the league's word.
     #[schema(schema_with = crate::domain::schemas::league_kind)]
     pub kind: Option<String>,
+    /// On a `best_per_week` board: how many of a player's best match scores count each
+    /// calendar week (default 2).
+    #[schema(example = 2, minimum = 1, maximum = 20)]
+    pub best_per_week: Option<i32>,
+    /// Open play: hours a game waits for the other players to confirm it before it counts
+    /// unconfirmed (default 48).
+    #[schema(example = 48, minimum = 1, maximum = 336)]
+    pub confirm_hours: Option<i32>,
+    /// Open play: at most this many counted matches a week with the same three opponents; `0`
+    /// (the default) sets no limit.
+    #[schema(example = 1, minimum = 0, maximum = 20)]
+    pub same_table_per_week: Option<i32>,
 }
 
 impl From<NewLeague> for LeagueInput {
@@ -164,6 +190,9 @@ impl From<NewLeague> for LeagueInput {
             starts_on: n.starts_on,
             ends_on: n.ends_on,
             kind: n.kind,
+            best_per_week: n.best_per_week,
+            confirm_hours: n.confirm_hours,
+            same_table_per_week: n.same_table_per_week,
         }
     }
 }
@@ -190,7 +219,7 @@ pub struct LeagueInput {
     pub games_per_table: Option<i32>,
     #[schema(schema_with = crate::domain::schemas::visibility)]
     pub visibility: Option<String>,
-    /// `total`, `average` or `best_per_night`.
+    /// `total`, `average`, `best_per_night` or `best_per_week`.
     #[schema(schema_with = crate::domain::schemas::board)]
     pub board: Option<String>,
     #[schema(minimum = 0, maximum = 10000)]
@@ -214,10 +243,23 @@ pub struct LeagueInput {
     pub sanctioning_number: Option<String>,
     pub starts_on: Option<NaiveDate>,
     pub ends_on: Option<NaiveDate>,
-    /// `league` (the default: its sessions are nights) or `tournament` (its sessions are
-    /// rounds); pages and messages use the league's word.
+    /// `league` (the default: its sessions are nights), `tournament` (its sessions are
+    /// rounds) or `open` (open play: members arrange their own matches); pages and messages use
+    /// the league's word.
     #[schema(schema_with = crate::domain::schemas::league_kind)]
     pub kind: Option<String>,
+    /// On a `best_per_week` board: how many of a player's best match scores count each
+    /// calendar week (default 2).
+    #[schema(example = 2, minimum = 1, maximum = 20)]
+    pub best_per_week: Option<i32>,
+    /// Open play: hours a game waits for the other players to confirm it before it counts
+    /// unconfirmed (default 48).
+    #[schema(example = 48, minimum = 1, maximum = 336)]
+    pub confirm_hours: Option<i32>,
+    /// Open play: at most this many counted matches a week with the same three opponents; `0`
+    /// (the default) sets no limit.
+    #[schema(example = 1, minimum = 0, maximum = 20)]
+    pub same_table_per_week: Option<i32>,
 }
 
 /// Applies input over current fields, validating each.
@@ -288,17 +330,20 @@ async fn merge(
         f.visibility = v;
     }
     if let Some(b) = input.board {
-        if !matches!(b.as_str(), "total" | "average" | "best_per_night") {
+        if !matches!(
+            b.as_str(),
+            "total" | "average" | "best_per_night" | "best_per_week"
+        ) {
             return Err(Error::invalid(
                 "board",
-                "use total, average or best_per_night",
+                "use total, average, best_per_night or best_per_week",
             ));
         }
         f.board = b;
     }
     if let Some(k) = input.kind {
-        if k != "league" && k != "tournament" {
-            return Err(Error::invalid("kind", "use league or tournament"));
+        if !matches!(k.as_str(), "league" | "tournament" | "open") {
+            return Err(Error::invalid("kind", "use league, tournament or open"));
         }
         f.kind = k;
     }
@@ -307,6 +352,30 @@ async fn merge(
             return Err(Error::invalid("best_per_night", "use 1 to 20"));
         }
         f.best_per_night = n;
+    }
+    if let Some(n) = input.best_per_week {
+        if !(1..=20).contains(&n) {
+            return Err(Error::invalid("best_per_week", "use 1 to 20"));
+        }
+        f.best_per_week = n;
+    }
+    if let Some(n) = input.confirm_hours {
+        if !(1..=336).contains(&n) {
+            return Err(Error::invalid(
+                "confirm_hours",
+                "use 1 to 336 (two weeks)",
+            ));
+        }
+        f.confirm_hours = n;
+    }
+    if let Some(n) = input.same_table_per_week {
+        if !(0..=20).contains(&n) {
+            return Err(Error::invalid(
+                "same_table_per_week",
+                "use 0 (no limit) to 20",
+            ));
+        }
+        f.same_table_per_week = (n > 0).then_some(n);
     }
     if let Some(k) = input.drop_worst_nights {
         if !(0..=20).contains(&k) {
@@ -345,6 +414,12 @@ async fn merge(
     }
     if let Some(d) = input.ends_on {
         f.ends_on = Some(sensible_date("ends_on", d)?);
+    }
+    if f.board == "best_per_week" && f.drop_worst_nights > 0 {
+        return Err(Error::invalid(
+            "drop_worst_nights",
+            "a best_per_week board counts weeks, not nights: set drop_worst_nights to 0",
+        ));
     }
     if let (Some(s), Some(e)) = (f.starts_on, f.ends_on)
         && e < s
@@ -510,6 +585,9 @@ pub async fn create(
         kind: "league".into(),
         best_per_night: 2,
         drop_worst_nights: 0,
+        best_per_week: 2,
+        confirm_hours: 48,
+        same_table_per_week: None,
         place: None,
         sanctioning_number: None,
     };
@@ -555,23 +633,7 @@ pub async fn update(
     input: LeagueInput,
 ) -> Result<(League, Club)> {
     let (league, club) = caller.league(state, id, Need::Admin).await?;
-    let current = LeagueFields {
-        name: league.name.clone(),
-        card_id: league.card_id,
-        builtin_card: league.builtin_card.clone(),
-        ruleset: league.ruleset.clone(),
-        games_per_table: league.games_per_table,
-        visibility: league.visibility.clone(),
-        board: league.board.clone(),
-        min_games: league.min_games,
-        starts_on: league.starts_on,
-        ends_on: league.ends_on,
-        kind: league.kind.clone(),
-        best_per_night: league.best_per_night,
-        drop_worst_nights: league.drop_worst_nights,
-        place: league.place.clone(),
-        sanctioning_number: league.sanctioning_number.clone(),
-    };
+    let current = LeagueFields::of(&league);
     let fields = merge(state, club.id, input, current).await?;
     // Standings answered from memory check the league again (its visibility, its board).
     let _unheard = state.freshness.unheard();
@@ -610,21 +672,10 @@ pub async fn next_season(
 ) -> Result<(League, Club)> {
     let (league, club) = caller.league(state, id, Need::Admin).await?;
     let current = LeagueFields {
-        name: league.name.clone(),
-        card_id: league.card_id,
-        builtin_card: league.builtin_card.clone(),
-        ruleset: league.ruleset.clone(),
-        games_per_table: league.games_per_table,
-        visibility: league.visibility.clone(),
-        board: league.board.clone(),
-        min_games: league.min_games,
         starts_on: None,
         ends_on: None,
-        kind: league.kind.clone(),
-        best_per_night: league.best_per_night,
-        drop_worst_nights: league.drop_worst_nights,
-        place: league.place.clone(),
         sanctioning_number: None,
+        ..LeagueFields::of(&league)
     };
     let input = LeagueInput {
         name: Some(next.name),

@@ -23,6 +23,7 @@ pub mod imports;
 pub mod invitations;
 pub mod leagues;
 pub mod mail;
+pub mod matches;
 pub mod members;
 pub mod night_mail;
 pub mod nights;

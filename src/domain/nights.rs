@@ -20,7 +20,7 @@ use crate::storage::{clubs, nights, players};
 /// How long a seating proposal may search (it usually finishes far sooner).
 const SEATING_BUDGET: Duration = Duration::from_millis(800);
 
-#[derive(Serialize, ToSchema)]
+#[derive(Serialize, ToSchema, Clone)]
 pub struct PlayerRef {
     pub id: i64,
     pub name: String,

@@ -244,7 +244,7 @@ pub fn won_by() -> RefOr<Schema> {
 /// How a league's standings rank players.
 pub fn board() -> RefOr<Schema> {
     schema(
-        json!({"type": "string", "enum": ["total", "average", "best_per_night"], "example": "total"}),
+        json!({"type": "string", "enum": ["total", "average", "best_per_night", "best_per_week"], "example": "total"}),
     )
 }
 
@@ -253,9 +253,19 @@ pub fn visibility() -> RefOr<Schema> {
     schema(json!({"type": "string", "enum": ["public", "members"], "example": "public"}))
 }
 
+/// What an open-play game waits for.
+pub fn awaiting() -> RefOr<Schema> {
+    schema(json!({"type": ["string", "null"], "enum": ["players", "organizer", null], "example": "players"}))
+}
+
+/// A match's status.
+pub fn match_status() -> RefOr<Schema> {
+    schema(json!({"type": "string", "enum": ["forming", "locked", "cancelled"], "example": "forming"}))
+}
+
 /// A league's kind.
 pub fn league_kind() -> RefOr<Schema> {
-    schema(json!({"type": "string", "enum": ["league", "tournament"], "example": "league"}))
+    schema(json!({"type": "string", "enum": ["league", "tournament", "open"], "example": "league"}))
 }
 
 /// A night's (a round's) status.

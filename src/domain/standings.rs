@@ -22,7 +22,7 @@ use crate::storage::{games, imports, totals};
 #[derive(Clone, Serialize, ToSchema)]
 pub struct StandingsView {
     pub league: i64,
-    /// `total`, `average` or `best_per_night`.
+    /// `total`, `average`, `best_per_night` or `best_per_week`.
     #[schema(schema_with = crate::domain::schemas::board)]
     pub board: String,
     pub min_games: i32,
@@ -31,6 +31,16 @@ pub struct StandingsView {
     pub best_per_night: Option<i32>,
     /// Each player's lowest nights that do not count.
     pub drop_worst_nights: i32,
+    /// On a `best_per_week` board: the match scores of each calendar week that count.
+    #[schema(required = true)]
+    pub best_per_week: Option<i32>,
+    /// Open play: counted matches a week with the same three opponents; null: no limit.
+    #[schema(required = true)]
+    pub same_table_per_week: Option<i32>,
+    /// Open play: games entered that wait for their players to confirm them (not counted yet).
+    pub games_awaiting: i64,
+    /// Open play: games a player disputed, waiting for an organizer (not counted).
+    pub games_disputed: i64,
     /// The board in one sentence, e.g. "Ranked by each night's 2 best game scores, …".
     pub board_in_words: String,
     /// True while the ratings are being replayed after a correction or a void (the totals are
@@ -141,6 +151,8 @@ struct Computed {
     revision: i64,
     ratings_updating: bool,
     league: Arc<League>,
+    /// Open play: games waiting for their players, and for an organizer.
+    waiting: (i64, i64),
 }
 
 /// The league's standings, ranked (totals rebuilt first if they were written by hand).
@@ -283,10 +295,35 @@ async fn compute_held(
     } else {
         HashMap::new()
     };
-    // A board that does not count every game works night by night from the games' scores.
+    // A board that does not count every game works night by night (or week by week) from the
+    // games' scores.
     let counting = counting_of(&league);
     let mut nights = HashMap::new();
-    if !counting.is_plain() {
+    let mut weeks = HashMap::new();
+    if let Some(best) = counting.best_per_week {
+        let scores: Vec<standings::MatchScore> =
+            crate::storage::matches::match_scores(&state.db, league_id)
+                .await?
+                .into_iter()
+                .map(|(player, night, date, points, games, table)| standings::MatchScore {
+                    player,
+                    night,
+                    date,
+                    points,
+                    games,
+                    table,
+                })
+                .collect();
+        weeks = standings::weekly(&scores, best, counting.same_table_per_week);
+        for l in &mut lines {
+            let (points, games) = weeks.get(&l.player_id).map(|c| c.0).unwrap_or((0, 0));
+            let c = carried.get(&l.player_id);
+            l.counted = Some((
+                points + c.map_or(0, |c| c.points),
+                games + c.map_or(0, |c| c.games),
+            ));
+        }
+    } else if !counting.is_plain() {
         let scores = totals::night_scores(&state.db, league_id).await?;
         let mut numbers: Vec<i32> = scores.iter().map(|(_, n, _)| *n).collect();
         numbers.sort_unstable();
@@ -310,13 +347,22 @@ async fn compute_held(
         if let Some((_, list)) = nights.remove(&s.player_id) {
             s.nights = Some(list);
         }
+        if counting.best_per_week.is_some() {
+            s.weeks = Some(weeks.remove(&s.player_id).map(|w| w.1).unwrap_or_default());
+        }
         s.carried = carried.get(&s.player_id).copied();
     }
+    let waiting = if league.is_open_play() {
+        crate::storage::matches::waiting_counts(&state.db, league_id).await?
+    } else {
+        (0, 0)
+    };
     Ok(Computed {
         standings: ranked,
         revision,
         ratings_updating: updating,
         league,
+        waiting,
     })
 }
 
@@ -325,31 +371,55 @@ pub fn counting_of(league: &League) -> standings::Counting {
     standings::Counting {
         best_per_night: (league.board == "best_per_night")
             .then_some(league.best_per_night.clamp(1, 20) as usize),
-        drop_worst_nights: league.drop_worst_nights.clamp(0, 20) as usize,
+        drop_worst_nights: if league.board == "best_per_week" {
+            0
+        } else {
+            league.drop_worst_nights.clamp(0, 20) as usize
+        },
+        best_per_week: (league.board == "best_per_week")
+            .then_some(league.best_per_week.clamp(1, 20) as usize),
+        same_table_per_week: league
+            .same_table_per_week
+            .map(|n| n.clamp(1, 20) as usize),
     }
 }
 
 /// The league's board in one sentence, as its page explains it.
 pub fn board_in_words(league: &League) -> String {
     let night = league.session_lower();
+    let nights = league.sessions().to_lowercase();
     let mut text = match league.board.as_str() {
         "average" => format!(
             "Ranked by average points per game (at least {} games)",
             league.min_games
         ),
         "best_per_night" => format!(
-            "Ranked by each {night}'s {} best game scores, added up over the {night}s (every game counts when a player played {} or fewer)",
+            "Ranked by each {night}'s {} best game scores, added up over the {nights} (every game counts when a player played {} or fewer)",
             league.best_per_night, league.best_per_night
         ),
+        "best_per_week" => {
+            let mut t = format!(
+                "Ranked by each calendar week's {} best match scores (Monday to Sunday, {}), added up over the weeks (every match counts in a week with {} or fewer)",
+                league.best_per_week, "on the club's clock", league.best_per_week
+            );
+            if let Some(n) = league.same_table_per_week {
+                t.push_str(&format!(
+                    "; at most {n} {} a week with the same three opponents count{}",
+                    if n == 1 { "match" } else { "matches" },
+                    if n == 1 { "s" } else { "" }
+                ));
+            }
+            t
+        }
         _ => "Ranked by total points".to_string(),
     };
-    match league.drop_worst_nights {
+    match counting_of(league).drop_worst_nights {
         0 => {}
         1 => text.push_str(&format!(
             "; each player's lowest {night} is dropped (a {night} missed counts 0 and may be the one dropped)"
         )),
         k => text.push_str(&format!(
-            "; each player's {k} lowest {night}s are dropped (a {night} missed counts 0 and may be one of them)"
+            "; each player's {k} lowest {nights} are dropped (a {night} missed counts 0 and may be one of them)"
         )),
     }
     if league.carried_in {
@@ -371,9 +441,13 @@ pub fn board_short(league: &League) -> String {
             "standings by each {night}'s {} best games",
             league.best_per_night
         ),
+        "best_per_week" => format!(
+            "standings by each week's {} best matches",
+            league.best_per_week
+        ),
         _ => "standings by total points".to_string(),
     };
-    match league.drop_worst_nights {
+    match counting_of(league).drop_worst_nights {
         0 => {}
         1 => text.push_str(&format!(", lowest {night} dropped")),
         k => text.push_str(&format!(", {k} lowest {night}s dropped")),
@@ -507,7 +581,12 @@ async fn render(
         min_games: computed.league.min_games,
         best_per_night: (computed.league.board == "best_per_night")
             .then_some(computed.league.best_per_night),
-        drop_worst_nights: computed.league.drop_worst_nights,
+        drop_worst_nights: counting_of(&computed.league).drop_worst_nights as i32,
+        best_per_week: (computed.league.board == "best_per_week")
+            .then_some(computed.league.best_per_week),
+        same_table_per_week: computed.league.same_table_per_week,
+        games_awaiting: computed.waiting.0,
+        games_disputed: computed.waiting.1,
         board_in_words: board_in_words(&computed.league),
         ratings_updating: computed.ratings_updating,
         revision: computed.revision,
@@ -874,6 +953,10 @@ mod tests {
             min_games: 0,
             best_per_night: None,
             drop_worst_nights: 0,
+            best_per_week: None,
+            same_table_per_week: None,
+            games_awaiting: 0,
+            games_disputed: 0,
             board_in_words: "Ranked by total points \"as \\ said\".".into(),
             ratings_updating: false,
             revision: 3,

@@ -418,6 +418,12 @@ pub(super) struct LeagueForm {
     #[serde(default)]
     drop_worst_nights: Option<String>,
     #[serde(default)]
+    best_per_week: Option<String>,
+    #[serde(default)]
+    confirm_hours: Option<String>,
+    #[serde(default)]
+    same_table_per_week: Option<String>,
+    #[serde(default)]
     place: Option<String>,
     #[serde(default)]
     sanctioning_number: Option<String>,
@@ -486,6 +492,21 @@ pub(super) fn league_input(f: LeagueForm, create: bool) -> Result<LeagueInput, E
             "drop_worst_nights",
             f.drop_worst_nights.as_deref(),
             "the nights dropped",
+        )?,
+        best_per_week: number(
+            "best_per_week",
+            f.best_per_week.as_deref(),
+            "the matches that count each week",
+        )?,
+        confirm_hours: number(
+            "confirm_hours",
+            f.confirm_hours.as_deref(),
+            "the hours a game waits",
+        )?,
+        same_table_per_week: number(
+            "same_table_per_week",
+            f.same_table_per_week.as_deref(),
+            "the matches with the same three opponents",
         )?,
         starts_on,
         ends_on,

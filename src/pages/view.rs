@@ -302,6 +302,9 @@ pub fn league_form_refusal(e: crate::domain::Error) -> crate::domain::Error {
             "min_games" => "Games needed to be ranked",
             "best_per_night" => "Games that count each night or round",
             "drop_worst_nights" => "Lowest nights or rounds dropped",
+            "best_per_week" => "Matches that count each week",
+            "confirm_hours" => "Hours a game waits to be confirmed",
+            "same_table_per_week" => "Counted matches a week with the same three opponents",
             "starts_on" => "First night or round",
             "ends_on" => "Last night or round",
             "place" => "Place",
@@ -349,6 +352,10 @@ pub struct LeagueFields {
     pub kind: String,
     pub best_per_night: i32,
     pub drop_worst_nights: i32,
+    pub best_per_week: i32,
+    pub confirm_hours: i32,
+    /// 0: no limit.
+    pub same_table_per_week: i32,
     pub place: String,
     pub sanctioning_number: String,
 }
@@ -356,10 +363,10 @@ pub struct LeagueFields {
 impl LeagueFields {
     /// What the league's sessions are called: night, or round in a tournament.
     pub fn session(&self) -> &'static str {
-        if self.kind == "tournament" {
-            "round"
-        } else {
-            "night"
+        match self.kind.as_str() {
+            "tournament" => "round",
+            "open" => "match",
+            _ => "night",
         }
     }
 }
@@ -377,6 +384,9 @@ impl Default for LeagueFields {
             kind: "league".into(),
             best_per_night: 2,
             drop_worst_nights: 0,
+            best_per_week: 2,
+            confirm_hours: 48,
+            same_table_per_week: 0,
             place: String::new(),
             sanctioning_number: String::new(),
         }
@@ -396,6 +406,9 @@ impl LeagueFields {
             kind: l.kind.clone(),
             best_per_night: l.best_per_night,
             drop_worst_nights: l.drop_worst_nights,
+            best_per_week: l.best_per_week,
+            confirm_hours: l.confirm_hours,
+            same_table_per_week: l.same_table_per_week.unwrap_or(0),
             place: l.place.clone().unwrap_or_default(),
             sanctioning_number: l.sanctioning_number.clone().unwrap_or_default(),
         }

@@ -29,6 +29,9 @@ pub struct ListedGame {
     pub updated_at: DateTime<Utc>,
     /// For a list of changes: the league event that last changed the game.
     pub event_id: Option<i64>,
+    /// Open play: not counted yet (waiting for the players, or an organizer after a dispute).
+    pub awaiting: bool,
+    pub disputed_at: Option<DateTime<Utc>>,
 }
 
 /// A player's line in a listed game.
@@ -45,7 +48,7 @@ pub struct ListedScore {
 
 const GAME_COLUMNS: &str = "g.id, n.id AS night_id, n.number AS night_number, n.night_date, t.id AS table_id, \
      t.number AS table_number, g.number, g.status, g.version, g.outcome, g.won_by, g.winner, g.discarder, g.jokerless, \
-     g.line_id, g.line_value, g.east_player, g.submitted, g.created_at, g.updated_at";
+     g.line_id, g.line_value, g.east_player, g.submitted, g.created_at, g.updated_at, g.awaiting, g.disputed_at";
 
 /// The league's games (one night's when `night` is given) with ids after `after`, in id order;
 /// at most `limit`.

@@ -48,6 +48,8 @@ pub struct TableSheet {
     pub next_number: i32,
     /// An id taken for a new game (when asked for).
     pub game_id: Option<i64>,
+    /// In open play, the caller's player when they sit at this table (set by game entry).
+    pub seated: Option<i64>,
 }
 
 /// The table as game entry reads it; with `reserve`, an id is taken for a new game too.
@@ -111,6 +113,7 @@ pub async fn table_sheet(
             priors,
             next_number: r.next_number,
             game_id: r.game_id,
+            seated: None,
         }
     }))
 }
@@ -177,11 +180,13 @@ pub struct GameRow {
     pub status: String,
     pub version: i32,
     pub created_at: chrono::DateTime<chrono::Utc>,
+    /// Open play: waiting for its players (or an organizer) before it counts.
+    pub awaiting: bool,
 }
 
 pub async fn get(db: impl sqlx::PgExecutor<'_>, id: i64) -> sqlx::Result<Option<GameRow>> {
     sqlx::query_as::<_, GameRow>(
-        "SELECT id, table_id, number, east_player, outcome, submitted, engine, line_id, line_value, status, version, created_at FROM games WHERE id = $1",
+        "SELECT id, table_id, number, east_player, outcome, submitted, engine, line_id, line_value, status, version, created_at, awaiting FROM games WHERE id = $1",
     )
     .bind(id)
     .fetch_optional(db)
@@ -265,20 +270,44 @@ pub async fn amend(
 ) -> sqlx::Result<Change> {
     let mut tx = pool.begin().await?;
     let locked = totals::lock_league(&mut tx, league_id).await?;
-    let before: Option<(serde_json::Value, String, i32)> = sqlx::query_as(
-        "SELECT submitted, outcome, version FROM games WHERE id = $1 AND status = 'recorded' FOR UPDATE",
+    let before: Option<(serde_json::Value, String, i32, bool)> = sqlx::query_as(
+        "SELECT submitted, outcome, version, awaiting FROM games WHERE id = $1 AND status = 'recorded' FOR UPDATE",
     )
     .bind(id)
     .fetch_optional(&mut *tx)
     .await?;
-    let Some((before, old_outcome, current)) = before else {
+    let Some((before, old_outcome, current, awaiting)) = before else {
         return Ok(Change::Gone);
     };
     if current != version {
         return Ok(Change::Stale(current));
     }
-    // Out of the totals as it was, back in as it becomes (nothing commits unless both do).
-    if old_outcome != "redeal" {
+    // Out of the totals as it was, back in as it becomes (nothing commits unless both do). An
+    // open-play game still waiting for confirmation is in no totals: it waits again, from now,
+    // for the players to confirm it as corrected (the corrector's word stands for them).
+    let counts = !awaiting;
+    if awaiting {
+        sqlx::query("DELETE FROM game_checks WHERE game_id = $1")
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
+        // A redeal never counts: it waits for nothing.
+        sqlx::query("UPDATE games SET disputed_at = NULL, awaiting = $2 <> 'redeal' WHERE id = $1")
+            .bind(id)
+            .bind(&g.outcome)
+            .execute(&mut *tx)
+            .await?;
+        if let Some(p) = g.entered_by {
+            sqlx::query(
+                "INSERT INTO game_checks (game_id, player_id, answer) VALUES ($1, $2, 'confirmed')",
+            )
+            .bind(id)
+            .bind(p)
+            .execute(&mut *tx)
+            .await?;
+        }
+    }
+    if counts && old_outcome != "redeal" {
         totals::adjust(&mut tx, locked, league_id, id, -1).await?;
     }
     let updated = sqlx::query(
@@ -323,11 +352,11 @@ pub async fn amend(
         .bind(&g.submitted)
         .execute(&mut *tx)
         .await?;
-    if g.outcome != "redeal" {
+    if counts && g.outcome != "redeal" {
         totals::adjust(&mut tx, locked, league_id, id, 1).await?;
     }
     let mut news = vec![("game.amended", event)];
-    if old_outcome != "redeal" || g.outcome != "redeal" {
+    if counts && (old_outcome != "redeal" || g.outcome != "redeal") {
         totals::mark_ratings_dirty(&mut tx, league_id).await?;
         news.push(("standings.changed", serde_json::Value::Null));
     }
@@ -349,13 +378,13 @@ pub async fn void(
 ) -> sqlx::Result<Change> {
     let mut tx = pool.begin().await?;
     let locked = totals::lock_league(&mut tx, league_id).await?;
-    let row: Option<(String, i32, serde_json::Value, String)> = sqlx::query_as(
-        "SELECT status, version, submitted, outcome FROM games WHERE id = $1 FOR UPDATE",
+    let row: Option<(String, i32, serde_json::Value, String, bool)> = sqlx::query_as(
+        "SELECT status, version, submitted, outcome, awaiting FROM games WHERE id = $1 FOR UPDATE",
     )
     .bind(id)
     .fetch_optional(&mut *tx)
     .await?;
-    let Some((status, current, submitted, outcome)) = row else {
+    let Some((status, current, submitted, outcome, awaiting)) = row else {
         return Ok(Change::Gone);
     };
     if status != "recorded" {
@@ -365,14 +394,15 @@ pub async fn void(
         return Ok(Change::Stale(current));
     }
     let mut news = vec![("game.voided", event)];
-    if outcome != "redeal" {
+    // A game still waiting for confirmation was in no totals.
+    if outcome != "redeal" && !awaiting {
         totals::adjust(&mut tx, locked, league_id, id, -1).await?;
         totals::mark_ratings_dirty(&mut tx, league_id).await?;
         news.push(("standings.changed", serde_json::Value::Null));
     }
     events::emit(&mut tx, league_id, &news).await?;
     sqlx::query(
-        "UPDATE games SET status = 'voided', version = version + 1, updated_at = $2 WHERE id = $1",
+        "UPDATE games SET status = 'voided', awaiting = false, version = version + 1, updated_at = $2 WHERE id = $1",
     )
     .bind(id)
     .bind(at)

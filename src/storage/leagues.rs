@@ -25,6 +25,12 @@ pub struct League {
     pub best_per_night: i32,
     /// On any board: how many of a player's lowest nights do not count.
     pub drop_worst_nights: i32,
+    /// On a `best_per_week` board: how many of a player's best match scores count each week.
+    pub best_per_week: i32,
+    /// Open play: hours a game waits for the other players before it counts unconfirmed.
+    pub confirm_hours: i32,
+    /// Open play: counted matches a week with the same three opponents (`None`: no limit).
+    pub same_table_per_week: Option<i32>,
     /// Where the event is held (for results).
     pub place: Option<String>,
     /// The event's sanctioning number at a ranking body (for results).
@@ -55,36 +61,71 @@ pub struct LeagueFields {
     pub kind: String,
     pub best_per_night: i32,
     pub drop_worst_nights: i32,
+    pub best_per_week: i32,
+    pub confirm_hours: i32,
+    pub same_table_per_week: Option<i32>,
     pub place: Option<String>,
     pub sanctioning_number: Option<String>,
 }
 
+impl LeagueFields {
+    /// A league's fields as stored.
+    pub fn of(l: &League) -> LeagueFields {
+        LeagueFields {
+            name: l.name.clone(),
+            card_id: l.card_id,
+            builtin_card: l.builtin_card.clone(),
+            ruleset: l.ruleset.clone(),
+            games_per_table: l.games_per_table,
+            visibility: l.visibility.clone(),
+            board: l.board.clone(),
+            min_games: l.min_games,
+            starts_on: l.starts_on,
+            ends_on: l.ends_on,
+            kind: l.kind.clone(),
+            best_per_night: l.best_per_night,
+            drop_worst_nights: l.drop_worst_nights,
+            best_per_week: l.best_per_week,
+            confirm_hours: l.confirm_hours,
+            same_table_per_week: l.same_table_per_week,
+            place: l.place.clone(),
+            sanctioning_number: l.sanctioning_number.clone(),
+        }
+    }
+}
+
 impl League {
-    /// What the league calls one of its sessions: "Night" for a league, "Round" for a tournament.
+    /// What the league calls one of its sessions: "Night" for a league, "Round" for a
+    /// tournament, "Match" in open play.
     pub fn session(&self) -> &'static str {
-        if self.kind == "tournament" {
-            "Round"
-        } else {
-            "Night"
+        match self.kind.as_str() {
+            "tournament" => "Round",
+            "open" => "Match",
+            _ => "Night",
         }
     }
 
-    /// The same word as it reads inside a sentence ("night", "round").
+    /// The same word as it reads inside a sentence ("night", "round", "match").
     pub fn session_lower(&self) -> &'static str {
-        if self.kind == "tournament" {
-            "round"
-        } else {
-            "night"
+        match self.kind.as_str() {
+            "tournament" => "round",
+            "open" => "match",
+            _ => "night",
         }
     }
 
-    /// The plural: "Nights", or "Rounds" in a tournament.
+    /// The plural: "Nights", "Rounds" in a tournament, "Matches" in open play.
     pub fn sessions(&self) -> &'static str {
-        if self.kind == "tournament" {
-            "Rounds"
-        } else {
-            "Nights"
+        match self.kind.as_str() {
+            "tournament" => "Rounds",
+            "open" => "Matches",
+            _ => "Nights",
         }
+    }
+
+    /// An open-play league: members arrange their own matches.
+    pub fn is_open_play(&self) -> bool {
+        self.kind == "open"
     }
 
     /// "tonight", or "this round" in a tournament.
@@ -97,7 +138,7 @@ impl League {
     }
 }
 
-const COLUMNS: &str = "id, club_id, name, card_id, builtin_card, ruleset, games_per_table, visibility, board, min_games, starts_on, ends_on, kind, best_per_night, drop_worst_nights, place, sanctioning_number, previous_id, next_id, carried_in, created_at, revision";
+const COLUMNS: &str = "id, club_id, name, card_id, builtin_card, ruleset, games_per_table, visibility, board, min_games, starts_on, ends_on, kind, best_per_night, drop_worst_nights, best_per_week, confirm_hours, same_table_per_week, place, sanctioning_number, previous_id, next_id, carried_in, created_at, revision";
 
 /// A league of the club with this name (any case), other than `except`: (id, name as stored).
 /// Read on a transaction holding the club's row, so two saves of one name cannot both pass.
@@ -153,8 +194,8 @@ async fn insert(
     f: &LeagueFields,
 ) -> sqlx::Result<League> {
     sqlx::query_as::<_, League>(sqlx::AssertSqlSafe(format!(
-        "INSERT INTO leagues (club_id, name, card_id, builtin_card, ruleset, games_per_table, visibility, board, min_games, starts_on, ends_on, kind, best_per_night, drop_worst_nights, place, sanctioning_number) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) RETURNING {COLUMNS}"
+        "INSERT INTO leagues (club_id, name, card_id, builtin_card, ruleset, games_per_table, visibility, board, min_games, starts_on, ends_on, kind, best_per_night, drop_worst_nights, place, sanctioning_number, best_per_week, confirm_hours, same_table_per_week) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19) RETURNING {COLUMNS}"
     )))
     .bind(club_id)
     .bind(&f.name)
@@ -172,6 +213,9 @@ async fn insert(
     .bind(f.drop_worst_nights)
     .bind(&f.place)
     .bind(&f.sanctioning_number)
+    .bind(f.best_per_week)
+    .bind(f.confirm_hours)
+    .bind(f.same_table_per_week)
     .fetch_one(&mut *tx)
     .await
 }
@@ -234,7 +278,7 @@ pub async fn update(pool: &PgPool, club_id: i64, id: i64, f: &LeagueFields) -> s
     }
     let league = sqlx::query_as::<_, League>(sqlx::AssertSqlSafe(format!(
         "UPDATE leagues SET name = $2, card_id = $3, builtin_card = $4, ruleset = $5, games_per_table = $6, visibility = $7, \
-         board = $8, min_games = $9, starts_on = $10, ends_on = $11, kind = $12, best_per_night = $13, drop_worst_nights = $14, place = $15, sanctioning_number = $16, revision = revision + 1 WHERE id = $1 RETURNING {COLUMNS}"
+         board = $8, min_games = $9, starts_on = $10, ends_on = $11, kind = $12, best_per_night = $13, drop_worst_nights = $14, place = $15, sanctioning_number = $16, best_per_week = $17, confirm_hours = $18, same_table_per_week = $19, revision = revision + 1 WHERE id = $1 RETURNING {COLUMNS}"
     )))
     .bind(id)
     .bind(&f.name)
@@ -252,6 +296,9 @@ pub async fn update(pool: &PgPool, club_id: i64, id: i64, f: &LeagueFields) -> s
     .bind(f.drop_worst_nights)
     .bind(&f.place)
     .bind(&f.sanctioning_number)
+    .bind(f.best_per_week)
+    .bind(f.confirm_hours)
+    .bind(f.same_table_per_week)
     .fetch_one(&mut *tx)
     .await?;
     tx.commit().await?;
@@ -279,7 +326,7 @@ pub async fn get(pool: &PgPool, id: i64) -> sqlx::Result<Option<League>> {
 /// The columns of `League` read from `leagues l`, and of its club (`Club`) read from `clubs c`
 /// as `club_slug`, `club_name` and `club_time_zone`.
 pub const WITH_CLUB_COLUMNS: &str = "l.id, l.club_id, l.name, l.card_id, l.builtin_card, l.ruleset, l.games_per_table, \
-     l.visibility, l.board, l.min_games, l.starts_on, l.ends_on, l.kind, l.best_per_night, l.drop_worst_nights, l.place, l.sanctioning_number, l.previous_id, l.next_id, l.carried_in, l.created_at, l.revision, \
+     l.visibility, l.board, l.min_games, l.starts_on, l.ends_on, l.kind, l.best_per_night, l.drop_worst_nights, l.best_per_week, l.confirm_hours, l.same_table_per_week, l.place, l.sanctioning_number, l.previous_id, l.next_id, l.carried_in, l.created_at, l.revision, \
      c.slug AS club_slug, c.name AS club_name, c.time_zone AS club_time_zone";
 
 /// A row of `WITH_CLUB_COLUMNS`.

@@ -14,6 +14,7 @@ pub mod imports;
 pub mod invitations;
 pub mod leagues;
 pub mod mail;
+pub mod matches;
 pub mod names;
 pub mod new_game;
 pub mod nights;

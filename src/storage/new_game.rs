@@ -21,6 +21,10 @@ pub struct NewGame {
     /// When it was entered (a new game's `created_at`; an amendment's `updated_at`), taken
     /// before it is written so that the answer and the events made before the write say it.
     pub at: chrono::DateTime<chrono::Utc>,
+    /// Open play: the game waits for the other players to confirm it before it counts.
+    pub awaiting: bool,
+    /// Open play: the player at the table who entered it (who has confirmed it by entering).
+    pub entered_by: Option<i64>,
 }
 
 /// Why a game could not be stored.

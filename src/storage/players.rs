@@ -216,6 +216,16 @@ pub async fn club_of(pool: &PgPool, id: i64) -> sqlx::Result<Option<i64>> {
         .await
 }
 
+/// Links a player to an account (a player just made for a member who had none).
+pub async fn link(pool: &PgPool, player_id: i64, user_id: i64) -> sqlx::Result<()> {
+    sqlx::query("UPDATE players SET user_id = $2 WHERE id = $1 AND user_id IS NULL")
+        .bind(player_id)
+        .bind(user_id)
+        .execute(pool)
+        .await?;
+    Ok(())
+}
+
 /// Who a player is linked to, and who claims to be them: `(user_id, claimed_by)`.
 pub async fn link_of(
     pool: &PgPool,

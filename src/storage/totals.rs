@@ -43,9 +43,9 @@ const CONTRIBUTIONS: &str = concat!(
     " FROM game_scores s JOIN games g ON g.id = s.game_id"
 );
 
-/// The counted games of league `$1` (recorded, not redeals), for joining after `games g`.
+/// The counted games of league `$1` (recorded, not redeals, not waiting for confirmation), for joining after `games g`.
 const LEAGUE_GAMES: &str = "JOIN night_tables t ON t.id = g.table_id JOIN nights n ON n.id = t.night_id \
-     WHERE n.league_id = $1 AND g.status = 'recorded' AND g.outcome <> 'redeal'";
+     WHERE n.league_id = $1 AND g.status = 'recorded' AND g.outcome <> 'redeal' AND NOT g.awaiting";
 
 /// The opening balances of league `$1` as rows of `CONTRIBUTIONS`, to follow its games: what
 /// players carried in counts in their totals as games do.
@@ -144,7 +144,8 @@ pub struct Prior {
 /// One statement, so one transaction: claims the idempotency key (`{KEY}`: `k` yields a row
 /// when it is this request's), then takes league `$1`'s lock and writes the events (`$2`, `$3`:
 /// see `EMIT`); inserts game `$4` (`$10`…`$21`) with its place in the standings order, its
-/// seats (`$23`…`$27`), its time (`$28`) and its audit entry (by `$22`); and, when it counts (`$5`) and the totals
+/// seats (`$23`…`$27`), its time (`$28`), whether it waits for confirmation (`$29`) and who
+/// entered it at the table (`$30`, confirming it), and its audit entry (by `$22`); and, when it counts (`$5`) and the totals
 /// are fresh, adds it to its players' totals with the ratings worked out before (`$6` players,
 /// `$7` μ, `$8` σ; none while the ratings are being replayed). A player's new rating is written
 /// only where the stamp read with the old one (`$9`) is still there, and takes stamp `st.v`;
@@ -156,9 +157,10 @@ const COUNT: &str = concat!(
          RETURNING club_id, revision, standings_stale, ratings_dirty <> ratings_clean AS ratings_dirty), \
        {EMIT}, \
        g AS (INSERT INTO games (id, table_id, number, east_player, outcome, submitted, engine, line_id, line_value, \
-                                winner, discarder, won_by, jokerless, standings_order, created_at, updated_at) \
-         SELECT $4, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, nextval('game_standings_order'), $28, $28 FROM l \
+                                winner, discarder, won_by, jokerless, standings_order, created_at, updated_at, awaiting) \
+         SELECT $4, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, nextval('game_standings_order'), $28, $28, $29 FROM l \
          RETURNING id, winner, discarder, won_by, jokerless, outcome), \
+       ck AS (INSERT INTO game_checks (game_id, player_id, answer) SELECT g.id, $30, 'confirmed' FROM g WHERE $30::BIGINT IS NOT NULL), \
        s AS (INSERT INTO game_scores (game_id, player_id, seat, score, breakdown, dead) \
          SELECT g.id, u.* FROM g, unnest($23::BIGINT[], $24::TEXT[], $25::BIGINT[], $26::TEXT[], $27::BOOL[]) AS u \
          RETURNING game_id, player_id, score, dead), \
@@ -339,7 +341,7 @@ pub async fn record_game(pool: &PgPool, entry: Entry<'_>) -> Result<Stored, Inse
         priors,
         claim,
     } = entry;
-    let counted = g.outcome != "redeal";
+    let counted = g.outcome != "redeal" && !g.awaiting;
     let mut seats: Vec<(i64, i64, Prior)> = g
         .scores
         .iter()
@@ -376,7 +378,7 @@ pub async fn record_game(pool: &PgPool, entry: Entry<'_>) -> Result<Stored, Inse
             "{KEY}",
             if claim.is_some() {
                 "k AS (INSERT INTO idempotency_keys (club_id, key, request_hash, response_code, response_body) \
-                 VALUES ($29, $30, $31, 201, $32) ON CONFLICT DO NOTHING RETURNING 1),"
+                 VALUES ($31, $32, $33, 201, $34) ON CONFLICT DO NOTHING RETURNING 1),"
             } else {
                 ""
             },
@@ -423,7 +425,9 @@ pub async fn record_game(pool: &PgPool, entry: Entry<'_>) -> Result<Stored, Inse
         .bind(&points)
         .bind(&breakdowns)
         .bind(&dead)
-        .bind(g.at);
+        .bind(g.at)
+        .bind(g.awaiting)
+        .bind(g.entered_by);
     if let Some(c) = &claim {
         query = query
             .bind(c.club_id)

@@ -1,0 +1,742 @@
+//! Open play: members of an `open` league arrange their own matches (a table of four on a day,
+//! at a time and a place). A match is open (anyone in the league joins until four have) or made
+//! with three named players; it locks when it has four, which makes a night of one table where
+//! any of the four enters the games, and mails the four. Before it locks a player may leave;
+//! after, leaving is for emergencies and mails the other three. Games entered in open play wait
+//! for the other players: each confirms with a tap or disputes with a reason; a game counts
+//! when every player at the table has confirmed it, or when its wait (`confirm_hours`) runs out
+//! with no dispute; a disputed game waits for an organizer, who counts it (after correcting it,
+//! if need be) or voids it.
+
+use chrono::{DateTime, Duration, NaiveDate, Utc};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::domain::ahead::{moment, one_line, parse_time, when_in_words};
+use crate::domain::nights::PlayerRef;
+use crate::domain::{AppState, Caller, Error, Need, Result, mail, night_mail};
+use crate::storage::clubs::Club;
+use crate::storage::leagues::League;
+use crate::storage::matches::{self as stored, Joined, Left, Match, Word};
+use crate::storage::{games as stored_games, players};
+
+/// A match as the API shows it.
+#[derive(Serialize, ToSchema, Clone)]
+pub struct MatchView {
+    pub id: i64,
+    pub league: i64,
+    /// The day, on the club's clock (the league's `time_zone`).
+    pub date: NaiveDate,
+    /// The start on the club's clock, HH:MM.
+    #[schema(example = "14:00")]
+    pub time: String,
+    /// The same moment in UTC.
+    pub starts_at: DateTime<Utc>,
+    /// The day and time in words: "Tuesday, December 8, 2026 at 2:00 PM".
+    pub when: String,
+    #[schema(example = "Rose's kitchen, 12 Elm St")]
+    pub place: String,
+    #[schema(required = true)]
+    pub note: Option<String>,
+    /// Open to anyone in the league until four have joined; false: made with named players.
+    pub open: bool,
+    /// `forming` (fewer than four), `locked` (four: games can be entered) or `cancelled`.
+    #[schema(schema_with = crate::domain::schemas::match_status)]
+    pub status: String,
+    /// In the order they joined; the first is East at the first game.
+    pub players: Vec<PlayerRef>,
+    /// Seats still free.
+    pub seats_left: usize,
+    /// Once locked: the match's night (its number in the league) and table, where the games
+    /// are entered (`POST /api/v1/tables/{table}/games`).
+    #[schema(required = true)]
+    pub night: Option<i64>,
+    #[schema(required = true)]
+    pub night_number: Option<i32>,
+    #[schema(required = true)]
+    pub table: Option<i64>,
+    /// The caller's player is in this match.
+    pub you_are_in: bool,
+}
+
+impl MatchView {
+    fn of(m: &Match, me: Option<i64>) -> MatchView {
+        MatchView {
+            id: m.id,
+            league: m.league_id,
+            date: m.match_date,
+            time: m.local_time.format("%H:%M").to_string(),
+            starts_at: m.starts_at,
+            when: when_in_words(m.match_date, m.local_time),
+            place: m.place.clone(),
+            note: m.note.clone(),
+            open: m.open,
+            status: m.status.clone(),
+            players: m
+                .players
+                .iter()
+                .map(|(id, name, _)| PlayerRef {
+                    id: *id,
+                    name: name.clone(),
+                })
+                .collect(),
+            seats_left: 4usize.saturating_sub(m.players.len()),
+            night: m.night_id,
+            night_number: m.night_number,
+            table: m.table_id,
+            you_are_in: me.is_some_and(|p| m.players.iter().any(|x| x.0 == p)),
+        }
+    }
+
+    /// The players' names in words: "Ann, Bea and Cy".
+    pub fn names(&self) -> String {
+        names_in_words(self.players.iter().map(|p| p.name.as_str()).collect())
+    }
+}
+
+fn names_in_words(names: Vec<&str>) -> String {
+    match names.as_slice() {
+        [] => "nobody yet".into(),
+        [one] => one.to_string(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
+/// A match proposed by a member.
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewMatch {
+    /// The day, on the club's clock.
+    pub date: NaiveDate,
+    /// The start, HH:MM on a 24-hour clock.
+    #[schema(example = "14:00", pattern = r"^\s*\d{1,2}:\d{2}\s*$")]
+    pub time: String,
+    #[schema(example = "Rose's kitchen, 12 Elm St", min_length = 1, max_length = 200)]
+    pub place: String,
+    /// A word to the others (parking, who brings the tiles).
+    #[serde(default)]
+    #[schema(max_length = 500)]
+    pub note: Option<String>,
+    /// Three players of the club to play with (their ids): the match is made and locked at
+    /// once. Without them (or empty) the match is open to anyone in the league.
+    #[serde(default)]
+    #[schema(max_items = 3)]
+    pub players: Vec<i64>,
+}
+
+/// Leaving a match.
+#[derive(Deserialize, ToSchema, Default)]
+#[serde(deny_unknown_fields)]
+pub struct Leave {
+    /// A locked match is left only in an emergency: say so (`true`), with a reason for the
+    /// other three, who are mailed.
+    #[serde(default)]
+    pub emergency: bool,
+    #[serde(default)]
+    #[schema(max_length = 500)]
+    pub reason: Option<String>,
+}
+
+/// The open-play league `id`, for a member (`Need::Read`), with the caller's player there.
+async fn open_league(state: &AppState, caller: &Caller, id: i64) -> Result<(League, Club)> {
+    let (league, club) = caller.league(state, id, Need::Read).await?;
+    if !league.is_open_play() {
+        return Err(Error::Conflict(format!(
+            "{} is not an open-play league: its organizers seat the tables on its {}s",
+            league.name,
+            league.session_lower()
+        )));
+    }
+    Ok((league, club))
+}
+
+/// The caller's player in the club: a logged-in member's linked player, made for them (under
+/// their name) when they have none and the name is free.
+async fn my_player(state: &AppState, caller: &Caller, club: &Club) -> Result<(i64, String)> {
+    let user = caller.user()?;
+    caller.club_access(state, club.clone(), Need::Read).await?;
+    if let Some(p) = stored::player_of_user(&state.db, club.id, user.id).await? {
+        return Ok(p);
+    }
+    let name = user.display_name.trim();
+    match players::create(&state.db, club.id, name).await? {
+        Ok(p) => {
+            players::link(&state.db, p.id, user.id).await?;
+            Ok((p.id, p.name))
+        }
+        Err(existing) => Err(Error::Conflict(format!(
+            "{} has a player named {}: if that is you, say \"this is me\" on the player's page and an organizer confirms it; then join",
+            club.name, existing.name
+        ))),
+    }
+}
+
+/// The caller's player if the caller is a logged-in member with one (no player is made).
+async fn me_in(state: &AppState, caller: &Caller, club: &Club) -> Result<Option<i64>> {
+    let Ok(user) = caller.user() else {
+        return Ok(None);
+    };
+    Ok(stored::player_of_user(&state.db, club.id, user.id)
+        .await?
+        .map(|p| p.0))
+}
+
+/// Mail about a match to some of its players, in `tx`.
+async fn write_mail(
+    state: &AppState,
+    tx: &mut sqlx::PgConnection,
+    league: &League,
+    club: &Club,
+    m: &Match,
+    to: &[i64],
+    subject: &str,
+    paragraph: &str,
+) -> Result<()> {
+    let page = format!("{}/matches/{}", state.public_url, m.id);
+    for (_, user, email, name) in stored::readers_of(tx, league.id, to).await? {
+        let unsubscribe = night_mail::unsubscribe_link(state, user, league.id);
+        let greeting = format!("Hello {name},");
+        let paragraphs = [paragraph.to_string()];
+        let after = [format!(
+            "You get this as a member of {} playing in {}. To stop mail about {}, open: {unsubscribe}",
+            club.name, league.name, league.name
+        )];
+        let (text_body, html_body) = mail::Letter {
+            greeting: &greeting,
+            paragraphs: &paragraphs,
+            actions: &[("See the match", page.as_str())],
+            after: &after,
+        }
+        .render();
+        mail::enqueue(
+            tx,
+            &crate::storage::mail::NewMail {
+                kind: "match",
+                club_id: Some(club.id),
+                to_address: email,
+                to_name: Some(name),
+                subject: subject.to_string(),
+                text_body,
+                html_body,
+                unsubscribe: Some(unsubscribe),
+            },
+        )
+        .await?;
+    }
+    Ok(())
+}
+
+/// The mail to all four when a match locks.
+async fn mail_locked(
+    state: &AppState,
+    tx: &mut sqlx::PgConnection,
+    league: &League,
+    club: &Club,
+    m: &Match,
+) -> Result<()> {
+    let view = MatchView::of(m, None);
+    let subject = format!("{}: your match is on, {}", league.name, view.when);
+    let text = format!(
+        "Your table is full: {} play {} at {}. Any of you enters the games on the scoring screen ({}/tables/{}/score); the others confirm them.",
+        view.names(),
+        view.when,
+        m.place,
+        state.public_url,
+        m.table_id.unwrap_or_default()
+    );
+    let all: Vec<i64> = m.players.iter().map(|p| p.0).collect();
+    write_mail(state, tx, league, club, m, &all, &subject, &text).await
+}
+
+/// Proposes a match: open, or with three named players (then it is locked at once).
+pub async fn create(
+    state: &AppState,
+    caller: &Caller,
+    league_id: i64,
+    n: NewMatch,
+) -> Result<MatchView> {
+    let (league, club) = open_league(state, caller, league_id).await?;
+    let (me, _) = my_player(state, caller, &club).await?;
+    let date = crate::domain::sensible_date("date", n.date)?;
+    let time = parse_time(&n.time)?;
+    let place = one_line("place", &n.place, 200)?;
+    let note = match n.note.as_deref().map(str::trim) {
+        None | Some("") => None,
+        Some(t) if t.chars().count() > 500 || t.contains('\0') => {
+            return Err(Error::invalid("note", "give at most 500 characters"));
+        }
+        Some(t) => Some(t.to_string()),
+    };
+    let starts_at = moment(&club, date, time)?;
+    let now = Utc::now();
+    if starts_at < now - Duration::days(14) || starts_at > now + Duration::days(366) {
+        return Err(Error::invalid(
+            "date",
+            "give a day from two weeks ago (a match already played) to a year ahead",
+        ));
+    }
+    let mut players = vec![me];
+    if !n.players.is_empty() {
+        if n.players.len() != 3 {
+            return Err(Error::invalid(
+                "players",
+                format!(
+                    "name three players to play with (you make the fourth), or none for an open match; {} given",
+                    n.players.len()
+                ),
+            ));
+        }
+        for (i, &p) in n.players.iter().enumerate() {
+            let field = format!("players[{i}]");
+            let Some(player) = players::get(&state.db, club.id, p).await? else {
+                return Err(Error::invalid(
+                    &field,
+                    format!("{} has no player {p}", club.name),
+                ));
+            };
+            if players.contains(&p) {
+                return Err(Error::invalid(
+                    &field,
+                    format!("{} is named twice (you are in the match already)", player.name),
+                ));
+            }
+            if !player.active {
+                return Err(Error::invalid(
+                    &field,
+                    format!("{} is not an active player of the club", player.name),
+                ));
+            }
+            players.push(p);
+        }
+    }
+    let mut tx = state.db.begin().await?;
+    let m = stored::create(
+        &mut tx,
+        &stored::NewMatch {
+            league_id: league.id,
+            date,
+            time,
+            starts_at,
+            place: &place,
+            note: note.as_deref(),
+            open: n.players.is_empty(),
+            created_by: caller.user().ok().map(|u| u.id),
+            players: &players,
+        },
+    )
+    .await?;
+    if m.status == "locked" {
+        mail_locked(state, &mut tx, &league, &club, &m).await?;
+    }
+    tx.commit().await?;
+    mail::wake(state);
+    state.events.poke();
+    Ok(MatchView::of(&m, Some(me)))
+}
+
+/// The match `id` in an open-play league the caller may read.
+async fn match_for(state: &AppState, caller: &Caller, id: i64) -> Result<(Match, League, Club)> {
+    let not_found = || format!("no match {id}");
+    let m = stored::get(&state.db, id)
+        .await?
+        .ok_or_else(|| Error::NotFound(not_found()))?;
+    let (league, club) = caller
+        .league(state, m.league_id, Need::Read)
+        .await
+        .map_err(|e| e.or_not_found(not_found))?;
+    Ok((m, league, club))
+}
+
+/// One match.
+pub async fn show(state: &AppState, caller: &Caller, id: i64) -> Result<(MatchView, League, Club)> {
+    let (m, league, club) = match_for(state, caller, id).await?;
+    let me = me_in(state, caller, &club).await?;
+    Ok((MatchView::of(&m, me), league, club))
+}
+
+/// The match played as night `night_id`, if the night is a match's.
+pub async fn of_night(state: &AppState, night_id: i64) -> Result<Option<MatchView>> {
+    Ok(stored::of_night(&state.db, night_id)
+        .await?
+        .map(|m| MatchView::of(&m, None)))
+}
+
+/// The most matches one list answers.
+pub const LIST_LIMIT: i64 = 200;
+
+/// The league's matches from today on the club's clock (`all`: every match), soonest first.
+pub async fn list(
+    state: &AppState,
+    caller: &Caller,
+    league_id: i64,
+    all: bool,
+) -> Result<(Vec<MatchView>, League, Club)> {
+    let (league, club) = open_league(state, caller, league_id).await?;
+    let me = me_in(state, caller, &club).await?;
+    let from = (!all).then(|| {
+        let tz = crate::domain::ahead::time_zone(&club);
+        let today = Utc::now().with_timezone(&tz).date_naive();
+        moment(&club, today, chrono::NaiveTime::MIN).unwrap_or_else(|_| Utc::now())
+    });
+    let matches = stored::list(&state.db, league.id, from, LIST_LIMIT).await?;
+    Ok((
+        matches.iter().map(|m| MatchView::of(m, me)).collect(),
+        league,
+        club,
+    ))
+}
+
+/// The caller joins an open match; the fourth to join locks it and all four are mailed.
+pub async fn join(state: &AppState, caller: &Caller, id: i64) -> Result<MatchView> {
+    let (m, league, club) = match_for(state, caller, id).await?;
+    if !m.open {
+        return Err(Error::Conflict(format!(
+            "this match was made with named players ({}): it is not open to join",
+            MatchView::of(&m, None).names()
+        )));
+    }
+    let (me, _) = my_player(state, caller, &club).await?;
+    let mut tx = state.db.begin().await?;
+    let view = match stored::join(&mut tx, league.id, id, me).await? {
+        Joined::Gone => return Err(Error::NotFound(format!("no match {id}"))),
+        Joined::Already(m) => return Ok(MatchView::of(&m, Some(me))),
+        Joined::Closed(m) => {
+            let v = MatchView::of(&m, Some(me));
+            return Err(Error::Conflict(if m.status == "cancelled" {
+                "this match was called off".to_string()
+            } else {
+                format!(
+                    "this match is full: {} play {}; find another on the league's matches page",
+                    v.names(),
+                    v.when
+                )
+            }));
+        }
+        Joined::Joined(m) => MatchView::of(&m, Some(me)),
+        Joined::Locked(m) => {
+            mail_locked(state, &mut tx, &league, &club, &m).await?;
+            MatchView::of(&m, Some(me))
+        }
+    };
+    tx.commit().await?;
+    mail::wake(state);
+    state.events.poke();
+    Ok(view)
+}
+
+/// The caller leaves a match. A locked match is left only in an emergency (`leave.emergency`,
+/// with a reason): the other three are mailed and the seat opens again.
+pub async fn leave(state: &AppState, caller: &Caller, id: i64, leave: Leave) -> Result<MatchView> {
+    let (m, league, club) = match_for(state, caller, id).await?;
+    let user = caller.user()?;
+    let Some((me, my_name)) = stored::player_of_user(&state.db, club.id, user.id).await? else {
+        return Err(Error::Conflict("you are not in this match".into()));
+    };
+    let reason = match leave.reason.as_deref().map(str::trim) {
+        None | Some("") => None,
+        Some(r) if r.chars().count() > 500 || r.contains('\0') => {
+            return Err(Error::invalid("reason", "give at most 500 characters"));
+        }
+        Some(r) => Some(r.to_string()),
+    };
+    if m.status == "locked" && !(leave.emergency && reason.is_some()) {
+        return Err(Error::invalid(
+            "emergency",
+            "this match has its four and is on: leave only in an emergency, saying why (the other three are mailed)",
+        ));
+    }
+    let was_locked = m.status == "locked";
+    let mut tx = state.db.begin().await?;
+    let after = match stored::leave(&mut tx, league.id, id, me).await? {
+        Left::Gone => return Err(Error::NotFound(format!("no match {id}"))),
+        Left::NotIn => return Err(Error::Conflict("you are not in this match".into())),
+        Left::Played => {
+            return Err(Error::Conflict(
+                "games are entered for this match already: ask an organizer".into(),
+            ));
+        }
+        Left::Left(m) => m,
+    };
+    if was_locked {
+        let view = MatchView::of(&m, None);
+        let others: Vec<i64> = after.players.iter().map(|p| p.0).collect();
+        let subject = format!("{}: {my_name} cannot come {}", league.name, view.when);
+        let text = format!(
+            "{my_name} had to leave your match {} at {}: \"{}\". The seat is open again: anyone in {} can take it from the match's page, or you can ask someone.",
+            view.when,
+            m.place,
+            reason.as_deref().unwrap_or_default(),
+            league.name
+        );
+        write_mail(state, &mut tx, &league, &club, &after, &others, &subject, &text).await?;
+    }
+    tx.commit().await?;
+    mail::wake(state);
+    state.events.poke();
+    Ok(MatchView::of(&after, Some(me)))
+}
+
+/// The caller's player if they sit at `table_id` of an open-play league (who may enter and
+/// correct games there, and confirm or dispute them).
+pub async fn seat_of(
+    state: &AppState,
+    caller: &Caller,
+    league: &League,
+    club: &Club,
+    table_id: i64,
+) -> Result<Option<i64>> {
+    if !league.is_open_play() {
+        return Ok(None);
+    }
+    let Ok(user) = caller.user() else {
+        return Ok(None);
+    };
+    if caller
+        .club_access(state, club.clone(), Need::Read)
+        .await
+        .is_err()
+    {
+        return Ok(None);
+    }
+    let Some((player, _)) = stored::player_of_user(&state.db, club.id, user.id).await? else {
+        return Ok(None);
+    };
+    Ok(stored::seated(&state.db, table_id, player)
+        .await?
+        .then_some(player))
+}
+
+/// A player's word on a game.
+#[derive(Serialize, ToSchema)]
+pub struct CheckView {
+    pub player: PlayerRef,
+    /// `confirmed` or `disputed`.
+    #[schema(example = "confirmed")]
+    pub answer: String,
+    #[schema(required = true)]
+    pub reason: Option<String>,
+    pub at: DateTime<Utc>,
+}
+
+/// Where a game of open play stands with its players.
+#[derive(Serialize, ToSchema)]
+pub struct Checks {
+    pub game: i64,
+    /// `players`, `organizer`, or null once it counts (or in a league that is not open play).
+    #[schema(required = true, schema_with = crate::domain::schemas::awaiting)]
+    pub awaiting: Option<String>,
+    /// When it counts unconfirmed, if nobody disputes it first.
+    #[schema(required = true)]
+    pub counts_at: Option<DateTime<Utc>>,
+    pub checks: Vec<CheckView>,
+    /// Players at the table who have not said yet.
+    pub waiting_for: Vec<PlayerRef>,
+}
+
+/// The game `id` as a word on it needs: its view, league and club (read access checked).
+async fn game_for(
+    state: &AppState,
+    caller: &Caller,
+    id: i64,
+) -> Result<(crate::domain::game_view::Game, League, Club)> {
+    let game = crate::domain::games::show(state, caller, id).await?;
+    let ctx = stored_games::table_context(&state.db, game.table.id)
+        .await?
+        .ok_or_else(|| Error::NotFound(format!("no game {id}")))?;
+    let (league, club) = caller.league(state, ctx.league_id, Need::Read).await?;
+    Ok((game, league, club))
+}
+
+/// The players' words on a game.
+pub async fn checks(state: &AppState, caller: &Caller, id: i64) -> Result<Checks> {
+    let (game, league, _) = game_for(state, caller, id).await?;
+    let said = stored::checks(&state.db, id).await?;
+    let waiting_for = game
+        .players
+        .iter()
+        .filter(|p| !said.iter().any(|c| c.player_id == p.player.id))
+        .map(|p| p.player.clone())
+        .collect();
+    let counts_at = (game.awaiting.as_deref() == Some("players"))
+        .then(|| game.updated_at + Duration::hours(league.confirm_hours as i64));
+    Ok(Checks {
+        game: id,
+        awaiting: game.awaiting.clone(),
+        counts_at,
+        checks: said
+            .into_iter()
+            .map(|c| CheckView {
+                player: PlayerRef {
+                    id: c.player_id,
+                    name: c.name,
+                },
+                answer: c.answer,
+                reason: c.reason,
+                at: c.at,
+            })
+            .collect(),
+        waiting_for,
+    })
+}
+
+/// The caller's player at the game's table, or why not.
+async fn player_at(
+    state: &AppState,
+    caller: &Caller,
+    game: &crate::domain::game_view::Game,
+    league: &League,
+    club: &Club,
+) -> Result<i64> {
+    if !league.is_open_play() {
+        return Err(Error::Conflict(format!(
+            "{} is not open play: its games count as entered",
+            league.name
+        )));
+    }
+    seat_of(state, caller, league, club, game.table.id)
+        .await?
+        .ok_or_else(|| {
+            Error::Forbidden(
+                "only the players at this game's table confirm or dispute it".into(),
+            )
+        })
+}
+
+/// A game as its event tells it, read after the change.
+async fn event_of(state: &AppState, id: i64) -> Result<serde_json::Value> {
+    let mut conn = state.db.acquire().await?;
+    let g = crate::domain::games::view(&mut conn, id).await?;
+    serde_json::to_value(&g).map_err(Error::internal)
+}
+
+fn word_refused(word: Word, game: &crate::domain::game_view::Game) -> Result<()> {
+    match word {
+        Word::Gone => Err(Error::NotFound(format!("no game {}", game.id))),
+        Word::NotWaiting => Err(Error::Conflict(match game.awaiting.as_deref() {
+            Some("organizer") => {
+                "this game is disputed: it waits for an organizer to settle it".into()
+            }
+            _ => "this game waits for nobody: it counts already, or was voided".into(),
+        })),
+        _ => Ok(()),
+    }
+}
+
+/// The caller confirms a game at their table. Answers the game's checks after.
+pub async fn confirm(state: &AppState, caller: &Caller, id: i64) -> Result<Checks> {
+    let (game, league, club) = game_for(state, caller, id).await?;
+    let me = player_at(state, caller, &game, &league, &club).await?;
+    let event = serde_json::to_value(&game).map_err(Error::internal)?;
+    let word = stored::confirm(
+        &state.db,
+        league.id,
+        id,
+        me,
+        caller.user().ok().map(|u| u.id),
+        event,
+    )
+    .await?;
+    word_refused(word, &game)?;
+    after_word(state, league.id);
+    checks(state, caller, id).await
+}
+
+/// The caller disputes a game at their table, with a reason: it waits for an organizer.
+pub async fn dispute(state: &AppState, caller: &Caller, id: i64, reason: &str) -> Result<Checks> {
+    let (game, league, club) = game_for(state, caller, id).await?;
+    let me = player_at(state, caller, &game, &league, &club).await?;
+    let reason = reason.trim();
+    if reason.is_empty() || reason.chars().count() > 500 || reason.contains('\0') {
+        return Err(Error::invalid(
+            "reason",
+            "say what is wrong with the game in 1 to 500 characters",
+        ));
+    }
+    let mut event = serde_json::to_value(&game).map_err(Error::internal)?;
+    event["awaiting"] = "organizer".into();
+    let word = stored::dispute(
+        &state.db,
+        league.id,
+        id,
+        me,
+        caller.user().ok().map(|u| u.id),
+        reason,
+        event,
+    )
+    .await?;
+    word_refused(word, &game)?;
+    after_word(state, league.id);
+    checks(state, caller, id).await
+}
+
+/// How an organizer settles a waiting game.
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Settle {
+    /// `count` (as it stands; correct it first with `PUT /api/v1/games/{id}` if need be) or
+    /// `void`.
+    #[schema(example = "count", pattern = "^(count|void)$")]
+    pub decision: String,
+}
+
+/// An organizer counts or voids a waiting (or disputed) game.
+pub async fn settle(state: &AppState, caller: &Caller, id: i64, s: Settle) -> Result<Checks> {
+    let game = crate::domain::games::show(state, caller, id).await?;
+    let ctx = stored_games::table_context(&state.db, game.table.id)
+        .await?
+        .ok_or_else(|| Error::NotFound(format!("no game {id}")))?;
+    let (league, _) = caller
+        .league(state, ctx.league_id, Need::Admin)
+        .await
+        .map_err(|e| e.or_not_found(|| format!("no game {id}")))?;
+    match s.decision.as_str() {
+        "count" => {
+            let mut event = serde_json::to_value(&game).map_err(Error::internal)?;
+            event["awaiting"] = serde_json::Value::Null;
+            let word = stored::settle_count(&state.db, league.id, id, event).await?;
+            word_refused(word, &game)?;
+            after_word(state, league.id);
+        }
+        "void" => {
+            crate::domain::games::void(state, caller, id, None).await?;
+        }
+        _ => return Err(Error::invalid("decision", "use count or void")),
+    }
+    checks(state, caller, id).await
+}
+
+/// After a word on a game: the standings and the streams hear of it.
+fn after_word(state: &AppState, league_id: i64) {
+    state.freshness.changed();
+    crate::domain::standings::replay_ratings(state, league_id);
+    state.events.poke();
+}
+
+/// Counts the games whose wait ran out with no dispute (a few at a time); how many.
+pub async fn count_overdue(state: &AppState) -> Result<usize> {
+    let mut counted = 0;
+    for (league, game) in stored::overdue(&state.db, 20).await? {
+        let mut event = event_of(state, game).await?;
+        event["awaiting"] = serde_json::Value::Null;
+        if stored::count_overdue(&state.db, league, game, event).await? {
+            counted += 1;
+            after_word(state, league);
+        }
+    }
+    Ok(counted)
+}
+
+/// Counts overdue games for as long as the process runs (every few seconds).
+pub async fn run_sweeper(state: std::sync::Arc<AppState>) {
+    loop {
+        tokio::time::sleep(std::time::Duration::from_secs(5)).await;
+        if let Err(e) = count_overdue(&state).await {
+            tracing::debug!(error = %e, "counting overdue open-play games waits");
+        }
+    }
+}
+
+/// Games of the league waiting: (for their players, for an organizer).
+pub async fn waiting(state: &AppState, league_id: i64) -> Result<(i64, i64)> {
+    Ok(stored::waiting_counts(&state.db, league_id).await?)
+}

@@ -1,0 +1,607 @@
+//! Open play: matches members arrange (a table of four on a day, time and place), the players
+//! in them, and each player's word on the games entered (confirmed or disputed).
+
+use chrono::{DateTime, NaiveDate, NaiveTime, Utc};
+use sqlx::{PgConnection, PgPool, Postgres, Transaction};
+
+use super::{events, nights, totals};
+
+/// A match as stored, with its players in the order they joined.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct Match {
+    pub id: i64,
+    pub league_id: i64,
+    pub match_date: NaiveDate,
+    pub local_time: NaiveTime,
+    pub starts_at: DateTime<Utc>,
+    pub place: String,
+    pub note: Option<String>,
+    pub open: bool,
+    /// `forming`, `locked` or `cancelled`.
+    pub status: String,
+    pub created_by: Option<i64>,
+    pub created_at: DateTime<Utc>,
+    pub locked_at: Option<DateTime<Utc>>,
+    pub night_id: Option<i64>,
+    /// The night's number once locked.
+    pub night_number: Option<i32>,
+    /// The match's table once locked.
+    pub table_id: Option<i64>,
+    /// In the order they joined: (player id, name, linked account).
+    #[sqlx(json)]
+    pub players: Vec<(i64, String, Option<i64>)>,
+}
+
+const SELECT: &str = "SELECT m.id, m.league_id, m.match_date, m.local_time, m.starts_at, m.place, m.note, m.open, m.status, \
+       m.created_by, m.created_at, m.locked_at, m.night_id, n.number AS night_number, \
+       (SELECT t.id FROM night_tables t WHERE t.night_id = m.night_id ORDER BY t.number LIMIT 1) AS table_id, \
+       coalesce((SELECT jsonb_agg(jsonb_build_array(p.id, p.name, p.user_id) ORDER BY mp.joined_at, p.id) \
+          FROM match_players mp JOIN players p ON p.id = mp.player_id WHERE mp.match_id = m.id), '[]'::jsonb) AS players \
+     FROM matches m LEFT JOIN nights n ON n.id = m.night_id";
+
+/// A new match.
+pub struct NewMatch<'a> {
+    pub league_id: i64,
+    pub date: NaiveDate,
+    pub time: NaiveTime,
+    pub starts_at: DateTime<Utc>,
+    pub place: &'a str,
+    pub note: Option<&'a str>,
+    pub open: bool,
+    pub created_by: Option<i64>,
+    /// The players in it from the start, the proposer first.
+    pub players: &'a [i64],
+}
+
+pub async fn get(db: impl sqlx::PgExecutor<'_>, id: i64) -> sqlx::Result<Option<Match>> {
+    sqlx::query_as(sqlx::AssertSqlSafe(format!("{SELECT} WHERE m.id = $1")))
+        .bind(id)
+        .fetch_optional(db)
+        .await
+}
+
+/// The match whose night is `night_id`, if the night is a match's.
+pub async fn of_night(pool: &PgPool, night_id: i64) -> sqlx::Result<Option<Match>> {
+    sqlx::query_as(sqlx::AssertSqlSafe(format!("{SELECT} WHERE m.night_id = $1")))
+        .bind(night_id)
+        .fetch_optional(pool)
+        .await
+}
+
+/// The league's matches starting from `from` (all when `None`), soonest first; at most `limit`.
+pub async fn list(
+    pool: &PgPool,
+    league_id: i64,
+    from: Option<DateTime<Utc>>,
+    limit: i64,
+) -> sqlx::Result<Vec<Match>> {
+    sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "{SELECT} WHERE m.league_id = $1 AND m.status <> 'cancelled' AND ($2::timestamptz IS NULL OR m.starts_at >= $2) \
+         ORDER BY m.starts_at, m.id LIMIT $3"
+    )))
+    .bind(league_id)
+    .bind(from)
+    .bind(limit)
+    .fetch_all(pool)
+    .await
+}
+
+/// Locks the league's row (so matches lock and nights take numbers one at a time) and the match.
+async fn lock(tx: &mut Transaction<'_, Postgres>, league_id: i64, id: i64) -> sqlx::Result<()> {
+    sqlx::query("SELECT id FROM leagues WHERE id = $1 FOR UPDATE")
+        .bind(league_id)
+        .execute(&mut **tx)
+        .await?;
+    sqlx::query("SELECT id FROM matches WHERE id = $1 FOR UPDATE")
+        .bind(id)
+        .execute(&mut **tx)
+        .await?;
+    Ok(())
+}
+
+/// Makes the match's night: one table, its four players seated in the order they joined (the
+/// first is East at the first game). The league's row is locked.
+async fn make_night(tx: &mut Transaction<'_, Postgres>, id: i64) -> sqlx::Result<i64> {
+    let (league_id, date): (i64, NaiveDate) =
+        sqlx::query_as("SELECT league_id, match_date FROM matches WHERE id = $1")
+            .bind(id)
+            .fetch_one(&mut **tx)
+            .await?;
+    let night = nights::create_in(tx, league_id, date).await?;
+    let table_id: i64 = sqlx::query_scalar(
+        "INSERT INTO night_tables (night_id, number) VALUES ($1, 1) RETURNING id",
+    )
+    .bind(night.id)
+    .fetch_one(&mut **tx)
+    .await?;
+    sqlx::query(
+        "INSERT INTO table_seats (table_id, seat, player_id) \
+         SELECT $1, (row_number() OVER (ORDER BY joined_at, player_id) - 1)::INT, player_id FROM match_players WHERE match_id = $2",
+    )
+    .bind(table_id)
+    .bind(id)
+    .execute(&mut **tx)
+    .await?;
+    sqlx::query("UPDATE nights SET status = 'seated' WHERE id = $1")
+        .bind(night.id)
+        .execute(&mut **tx)
+        .await?;
+    sqlx::query(
+        "UPDATE matches SET status = 'locked', locked_at = now(), night_id = $2 WHERE id = $1",
+    )
+    .bind(id)
+    .bind(night.id)
+    .execute(&mut **tx)
+    .await?;
+    Ok(night.id)
+}
+
+/// Writes the match's event (the league's row is locked).
+async fn emit(
+    tx: &mut Transaction<'_, Postgres>,
+    league_id: i64,
+    kind: &str,
+    id: i64,
+) -> sqlx::Result<()> {
+    events::emit(tx, league_id, &[(kind, serde_json::json!({ "match": id }))]).await
+}
+
+/// What a change to a match's players did.
+#[derive(Debug)]
+pub enum Joined {
+    /// In, and the match still forming.
+    Joined(Match),
+    /// In as the fourth: the match locked, with its night.
+    Locked(Match),
+    /// The player was in it already.
+    Already(Match),
+    /// The match has four, or is not forming.
+    Closed(Match),
+    Gone,
+}
+
+/// Creates a match with its first players, in `tx`; locks it at once when it has four. The
+/// caller writes the mail in the same transaction.
+pub async fn create(tx: &mut Transaction<'_, Postgres>, m: &NewMatch<'_>) -> sqlx::Result<Match> {
+    sqlx::query("SELECT id FROM leagues WHERE id = $1 FOR UPDATE")
+        .bind(m.league_id)
+        .execute(&mut **tx)
+        .await?;
+    let id: i64 = sqlx::query_scalar(
+        "INSERT INTO matches (league_id, match_date, local_time, starts_at, place, note, open, created_by) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id",
+    )
+    .bind(m.league_id)
+    .bind(m.date)
+    .bind(m.time)
+    .bind(m.starts_at)
+    .bind(m.place)
+    .bind(m.note)
+    .bind(m.open)
+    .bind(m.created_by)
+    .fetch_one(&mut **tx)
+    .await?;
+    for p in m.players {
+        sqlx::query("INSERT INTO match_players (match_id, player_id) VALUES ($1, $2)")
+            .bind(id)
+            .bind(p)
+            .execute(&mut **tx)
+            .await?;
+    }
+    emit(tx, m.league_id, "match.opened", id).await?;
+    if m.players.len() == 4 {
+        make_night(tx, id).await?;
+        emit(tx, m.league_id, "match.locked", id).await?;
+    }
+    Ok(get(&mut **tx, id).await?.ok_or(sqlx::Error::RowNotFound)?)
+}
+
+/// Adds a player to a forming match, in `tx`; the fourth locks it (its night made).
+pub async fn join(
+    tx: &mut Transaction<'_, Postgres>,
+    league_id: i64,
+    id: i64,
+    player_id: i64,
+) -> sqlx::Result<Joined> {
+    lock(tx, league_id, id).await?;
+    let Some(m) = get(&mut **tx, id).await? else {
+        return Ok(Joined::Gone);
+    };
+    if m.players.iter().any(|p| p.0 == player_id) {
+        return Ok(Joined::Already(m));
+    }
+    if m.status != "forming" || m.players.len() >= 4 {
+        return Ok(Joined::Closed(m));
+    }
+    sqlx::query("INSERT INTO match_players (match_id, player_id) VALUES ($1, $2)")
+        .bind(id)
+        .bind(player_id)
+        .execute(&mut **tx)
+        .await?;
+    let full = m.players.len() + 1 == 4;
+    if full {
+        make_night(tx, id).await?;
+        emit(tx, league_id, "match.locked", id).await?;
+    } else {
+        emit(tx, league_id, "match.changed", id).await?;
+    }
+    let m = get(&mut **tx, id).await?.ok_or(sqlx::Error::RowNotFound)?;
+    Ok(if full {
+        Joined::Locked(m)
+    } else {
+        Joined::Joined(m)
+    })
+}
+
+/// What leaving did.
+#[derive(Debug)]
+pub enum Left {
+    /// Out; the match forms again (or was cancelled, its last player gone).
+    Left(Match),
+    /// The player was not in it.
+    NotIn,
+    /// Games are recorded at the match's table: an organizer must sort it out.
+    Played,
+    Gone,
+}
+
+/// Takes a player out of a match, in `tx`. A locked match with no game yet loses its night and
+/// forms again; a match left empty is cancelled.
+pub async fn leave(
+    tx: &mut Transaction<'_, Postgres>,
+    league_id: i64,
+    id: i64,
+    player_id: i64,
+) -> sqlx::Result<Left> {
+    lock(tx, league_id, id).await?;
+    let Some(m) = get(&mut **tx, id).await? else {
+        return Ok(Left::Gone);
+    };
+    if m.status == "cancelled" {
+        return Ok(Left::Gone);
+    }
+    if !m.players.iter().any(|p| p.0 == player_id) {
+        return Ok(Left::NotIn);
+    }
+    if let Some(night) = m.night_id {
+        let played: bool = sqlx::query_scalar(
+            "SELECT EXISTS (SELECT 1 FROM games g JOIN night_tables t ON t.id = g.table_id WHERE t.night_id = $1)",
+        )
+        .bind(night)
+        .fetch_one(&mut **tx)
+        .await?;
+        if played {
+            return Ok(Left::Played);
+        }
+        sqlx::query("UPDATE matches SET status = 'forming', locked_at = NULL, night_id = NULL WHERE id = $1")
+            .bind(id)
+            .execute(&mut **tx)
+            .await?;
+        sqlx::query("DELETE FROM nights WHERE id = $1")
+            .bind(night)
+            .execute(&mut **tx)
+            .await?;
+    }
+    sqlx::query("DELETE FROM match_players WHERE match_id = $1 AND player_id = $2")
+        .bind(id)
+        .bind(player_id)
+        .execute(&mut **tx)
+        .await?;
+    if m.players.len() == 1 {
+        sqlx::query("UPDATE matches SET status = 'cancelled' WHERE id = $1")
+            .bind(id)
+            .execute(&mut **tx)
+            .await?;
+    }
+    emit(tx, league_id, "match.changed", id).await?;
+    let m = get(&mut **tx, id).await?.ok_or(sqlx::Error::RowNotFound)?;
+    Ok(Left::Left(m))
+}
+
+/// Accounts of the club's members to mail about a match: (user id, email, display name) of the
+/// given players who have one and have not turned the league's mail off.
+pub async fn readers_of(
+    conn: &mut PgConnection,
+    league_id: i64,
+    players: &[i64],
+) -> sqlx::Result<Vec<(i64, i64, String, String)>> {
+    sqlx::query_as(
+        "SELECT p.id, u.id, u.email, u.display_name FROM players p JOIN users u ON u.id = p.user_id \
+         JOIN leagues l ON l.id = $1 JOIN memberships m ON m.club_id = l.club_id AND m.user_id = u.id \
+         WHERE p.id = ANY($2) \
+           AND NOT EXISTS (SELECT 1 FROM mail_unsubscribes x WHERE x.user_id = u.id AND x.league_id = l.id) \
+         ORDER BY p.id",
+    )
+    .bind(league_id)
+    .bind(players)
+    .fetch_all(conn)
+    .await
+}
+
+/// A player's word on a waiting game.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct Check {
+    pub player_id: i64,
+    pub name: String,
+    /// `confirmed` or `disputed`.
+    pub answer: String,
+    pub reason: Option<String>,
+    pub at: DateTime<Utc>,
+}
+
+/// The players' words on a game, in the order given.
+pub async fn checks(pool: &PgPool, game_id: i64) -> sqlx::Result<Vec<Check>> {
+    sqlx::query_as(
+        "SELECT c.player_id, p.name, c.answer, c.reason, c.at FROM game_checks c JOIN players p ON p.id = c.player_id \
+         WHERE c.game_id = $1 ORDER BY c.at, c.player_id",
+    )
+    .bind(game_id)
+    .fetch_all(pool)
+    .await
+}
+
+/// What a player's word did to a game.
+#[derive(Debug, PartialEq)]
+pub enum Word {
+    /// Kept; the game still waits for others.
+    Kept,
+    /// The last confirmation: the game counts now.
+    Counted,
+    /// The game waits no more (counted, voided or settled).
+    NotWaiting,
+    /// The player has already said so.
+    Said,
+    Gone,
+}
+
+/// Counts a waiting game: out of waiting, into its players' totals, its ratings replayed; with
+/// `events` (the league's row is locked by `lock_league` first).
+async fn count_in(
+    tx: &mut Transaction<'_, Postgres>,
+    league_id: i64,
+    game_id: i64,
+    news: &[(&str, serde_json::Value)],
+) -> sqlx::Result<()> {
+    let locked = totals::lock_league(tx, league_id).await?;
+    sqlx::query(
+        "UPDATE games SET awaiting = false, disputed_at = NULL, updated_at = clock_timestamp() WHERE id = $1",
+    )
+    .bind(game_id)
+    .execute(&mut **tx)
+    .await?;
+    totals::adjust(tx, locked, league_id, game_id, 1).await?;
+    totals::mark_ratings_dirty(tx, league_id).await?;
+    let mut all: Vec<(&str, serde_json::Value)> = news.to_vec();
+    all.push(("standings.changed", serde_json::Value::Null));
+    events::emit(tx, league_id, &all).await
+}
+
+/// The game's row as a word on it needs it: (waiting, disputed, players at its table).
+async fn waiting_game(
+    tx: &mut Transaction<'_, Postgres>,
+    game_id: i64,
+) -> sqlx::Result<Option<(bool, bool, Vec<i64>)>> {
+    sqlx::query_as(
+        "SELECT g.awaiting AND g.status = 'recorded', g.disputed_at IS NOT NULL, \
+                (SELECT array_agg(s.player_id) FROM game_scores s WHERE s.game_id = g.id) \
+         FROM games g WHERE g.id = $1 FOR UPDATE",
+    )
+    .bind(game_id)
+    .fetch_optional(&mut **tx)
+    .await
+}
+
+/// A player at the game's table confirms it; the game counts once every player has (with
+/// `event`, the game as it will read, for `game.confirmed`).
+pub async fn confirm(
+    pool: &PgPool,
+    league_id: i64,
+    game_id: i64,
+    player_id: i64,
+    user_id: Option<i64>,
+    event: serde_json::Value,
+) -> sqlx::Result<Word> {
+    let mut tx = pool.begin().await?;
+    sqlx::query("SELECT id FROM leagues WHERE id = $1 FOR UPDATE")
+        .bind(league_id)
+        .execute(&mut *tx)
+        .await?;
+    let Some((waiting, disputed, players)) = waiting_game(&mut tx, game_id).await? else {
+        return Ok(Word::Gone);
+    };
+    if !waiting || disputed {
+        return Ok(Word::NotWaiting);
+    }
+    let added = sqlx::query(
+        "INSERT INTO game_checks (game_id, player_id, answer, by_user) VALUES ($1, $2, 'confirmed', $3) ON CONFLICT DO NOTHING",
+    )
+    .bind(game_id)
+    .bind(player_id)
+    .bind(user_id)
+    .execute(&mut *tx)
+    .await?
+    .rows_affected();
+    if added == 0 {
+        return Ok(Word::Said);
+    }
+    let confirmed: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM game_checks WHERE game_id = $1 AND answer = 'confirmed' AND player_id = ANY($2)",
+    )
+    .bind(game_id)
+    .bind(&players)
+    .fetch_one(&mut *tx)
+    .await?;
+    let word = if confirmed as usize >= players.len() {
+        count_in(&mut tx, league_id, game_id, &[("game.confirmed", event)]).await?;
+        Word::Counted
+    } else {
+        events::emit(&mut tx, league_id, &[("game.confirmed", event)]).await?;
+        Word::Kept
+    };
+    tx.commit().await?;
+    Ok(word)
+}
+
+/// A player at the game's table disputes it: it waits for an organizer (with `event` for
+/// `game.disputed`).
+pub async fn dispute(
+    pool: &PgPool,
+    league_id: i64,
+    game_id: i64,
+    player_id: i64,
+    user_id: Option<i64>,
+    reason: &str,
+    event: serde_json::Value,
+) -> sqlx::Result<Word> {
+    let mut tx = pool.begin().await?;
+    sqlx::query("SELECT id FROM leagues WHERE id = $1 FOR UPDATE")
+        .bind(league_id)
+        .execute(&mut *tx)
+        .await?;
+    let Some((waiting, disputed, _)) = waiting_game(&mut tx, game_id).await? else {
+        return Ok(Word::Gone);
+    };
+    if !waiting {
+        return Ok(Word::NotWaiting);
+    }
+    sqlx::query(
+        "INSERT INTO game_checks (game_id, player_id, answer, reason, by_user) VALUES ($1, $2, 'disputed', $3, $4) \
+         ON CONFLICT (game_id, player_id) DO UPDATE SET answer = 'disputed', reason = excluded.reason, by_user = excluded.by_user, at = now()",
+    )
+    .bind(game_id)
+    .bind(player_id)
+    .bind(reason)
+    .bind(user_id)
+    .execute(&mut *tx)
+    .await?;
+    if !disputed {
+        sqlx::query("UPDATE games SET disputed_at = now() WHERE id = $1")
+            .bind(game_id)
+            .execute(&mut *tx)
+            .await?;
+    }
+    events::emit(&mut tx, league_id, &[("game.disputed", event)]).await?;
+    tx.commit().await?;
+    Ok(Word::Kept)
+}
+
+/// An organizer counts a waiting or disputed game as it stands (with `event`).
+pub async fn settle_count(
+    pool: &PgPool,
+    league_id: i64,
+    game_id: i64,
+    event: serde_json::Value,
+) -> sqlx::Result<Word> {
+    let mut tx = pool.begin().await?;
+    sqlx::query("SELECT id FROM leagues WHERE id = $1 FOR UPDATE")
+        .bind(league_id)
+        .execute(&mut *tx)
+        .await?;
+    let Some((waiting, _, _)) = waiting_game(&mut tx, game_id).await? else {
+        return Ok(Word::Gone);
+    };
+    if !waiting {
+        return Ok(Word::NotWaiting);
+    }
+    count_in(&mut tx, league_id, game_id, &[("game.confirmed", event)]).await?;
+    tx.commit().await?;
+    Ok(Word::Counted)
+}
+
+/// Games whose wait ran out with no dispute: (league, game), at most `limit`.
+pub async fn overdue(pool: &PgPool, limit: i64) -> sqlx::Result<Vec<(i64, i64)>> {
+    sqlx::query_as(
+        "SELECT n.league_id, g.id FROM games g JOIN night_tables t ON t.id = g.table_id JOIN nights n ON n.id = t.night_id \
+         JOIN leagues l ON l.id = n.league_id \
+         WHERE g.awaiting AND g.status = 'recorded' AND g.disputed_at IS NULL \
+           AND g.updated_at + make_interval(hours => l.confirm_hours) <= now() \
+         ORDER BY g.updated_at LIMIT $1",
+    )
+    .bind(limit)
+    .fetch_all(pool)
+    .await
+}
+
+/// Counts a game whose wait ran out (unless a word came meanwhile), with `event`.
+pub async fn count_overdue(
+    pool: &PgPool,
+    league_id: i64,
+    game_id: i64,
+    event: serde_json::Value,
+) -> sqlx::Result<bool> {
+    let mut tx = pool.begin().await?;
+    sqlx::query("SELECT id FROM leagues WHERE id = $1 FOR UPDATE")
+        .bind(league_id)
+        .execute(&mut *tx)
+        .await?;
+    let due: bool = sqlx::query_scalar(
+        "SELECT EXISTS (SELECT 1 FROM games g, leagues l WHERE g.id = $1 AND l.id = $2 AND g.awaiting \
+           AND g.status = 'recorded' AND g.disputed_at IS NULL \
+           AND g.updated_at + make_interval(hours => l.confirm_hours) <= now() FOR UPDATE OF g)",
+    )
+    .bind(game_id)
+    .bind(league_id)
+    .fetch_one(&mut *tx)
+    .await?;
+    if !due {
+        return Ok(false);
+    }
+    count_in(&mut tx, league_id, game_id, &[("game.confirmed", event)]).await?;
+    tx.commit().await?;
+    Ok(true)
+}
+
+/// Games of the league still waiting: (waiting for players, waiting for an organizer).
+pub async fn waiting_counts(pool: &PgPool, league_id: i64) -> sqlx::Result<(i64, i64)> {
+    sqlx::query_as(
+        "SELECT count(*) FILTER (WHERE g.disputed_at IS NULL), count(*) FILTER (WHERE g.disputed_at IS NOT NULL) \
+         FROM games g JOIN night_tables t ON t.id = g.table_id JOIN nights n ON n.id = t.night_id \
+         WHERE n.league_id = $1 AND g.awaiting AND g.status = 'recorded'",
+    )
+    .bind(league_id)
+    .fetch_one(pool)
+    .await
+}
+
+/// A player's match scores (the sum of their counted games at a table of a night) with the
+/// night's date and the table's players, for boards by week: (player, night number, date,
+/// score, games, the table's players in id order).
+pub async fn match_scores(
+    pool: &PgPool,
+    league_id: i64,
+) -> sqlx::Result<Vec<(i64, i32, NaiveDate, i64, i64, Vec<i64>)>> {
+    sqlx::query_as(
+        "SELECT s.player_id, n.number, n.night_date, sum(s.score)::BIGINT, count(*), \
+                (SELECT array_agg(DISTINCT ts.player_id ORDER BY ts.player_id) FROM night_tables t2 JOIN table_seats ts ON ts.table_id = t2.id WHERE t2.id = t.id) \
+         FROM game_scores s JOIN games g ON g.id = s.game_id JOIN night_tables t ON t.id = g.table_id JOIN nights n ON n.id = t.night_id \
+         WHERE n.league_id = $1 AND g.status = 'recorded' AND g.outcome <> 'redeal' AND NOT g.awaiting \
+         GROUP BY s.player_id, n.number, n.night_date, t.id",
+    )
+    .bind(league_id)
+    .fetch_all(pool)
+    .await
+}
+
+/// The player of the club linked to `user_id`, if any: (id, name).
+pub async fn player_of_user(
+    db: impl sqlx::PgExecutor<'_>,
+    club_id: i64,
+    user_id: i64,
+) -> sqlx::Result<Option<(i64, String)>> {
+    sqlx::query_as("SELECT id, name FROM players WHERE club_id = $1 AND user_id = $2")
+        .bind(club_id)
+        .bind(user_id)
+        .fetch_optional(db)
+        .await
+}
+
+/// Whether `player_id` sits at table `table_id`.
+pub async fn seated(pool: &PgPool, table_id: i64, player_id: i64) -> sqlx::Result<bool> {
+    sqlx::query_scalar(
+        "SELECT EXISTS (SELECT 1 FROM table_seats WHERE table_id = $1 AND player_id = $2)",
+    )
+    .bind(table_id)
+    .bind(player_id)
+    .fetch_one(pool)
+    .await
+}
