@@ -1122,7 +1122,10 @@ mod rating_tests {
         assert_eq!((*points, *games), (80 + 110, 16));
         assert_eq!(weeks.len(), 2);
         assert_eq!(weeks[0].week, d("2026-11-02"));
-        assert_eq!((weeks[0].matches, weeks[0].points, weeks[0].counted), (3, 90, 80));
+        assert_eq!(
+            (weeks[0].matches, weeks[0].points, weeks[0].counted),
+            (3, 90, 80)
+        );
         assert_eq!(weeks[1].week, d("2026-11-09"));
         let limited = weekly(&scores, 2, Some(1));
         let ((points, _), weeks) = &limited[&1];

@@ -28,10 +28,11 @@ pub struct EventFrame {
     #[schema(example = "42", pattern = "^[0-9]+$")]
     id: String,
     /// The event's type: game.recorded, game.amended, game.voided, night.closed,
-    /// night.reopened or standings.changed.
+    /// night.reopened, standings.changed; in open play match.opened, match.locked,
+    /// match.changed, game.confirmed and game.disputed.
     #[schema(
         example = "game.recorded",
-        pattern = "^(game\\.(recorded|amended|voided)|night\\.(closed|reopened)|standings\\.changed)$"
+        pattern = "^(game\\.(recorded|amended|voided|confirmed|disputed)|night\\.(closed|reopened)|standings\\.changed|match\\.(opened|locked|changed))$"
     )]
     event: String,
     /// The event as JSON: an `EventView` (its `type` is the frame's `event`).
@@ -53,7 +54,8 @@ pub struct EventsQuery {
 }
 
 /// The league's events as they happen: `game.recorded`, `game.amended`, `game.voided`,
-/// `night.closed`, `night.reopened` and `standings.changed`, as a Server-Sent Events stream (`text/event-stream`).
+/// `night.closed`, `night.reopened` and `standings.changed` (and in open play `match.opened`,
+/// `match.locked`, `match.changed`, `game.confirmed` and `game.disputed`), as a Server-Sent Events stream (`text/event-stream`).
 /// Each event has `id:` (increasing within the league), `event:` (its type) and `data:` (an
 /// `EventView` as JSON). A client that reconnects with `Last-Event-ID` (or `?last_event_id=`)
 /// gets every event after that id first; without one the stream starts at the next event. A

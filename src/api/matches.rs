@@ -26,7 +26,11 @@ pub struct MatchQuery {
 #[serde(deny_unknown_fields)]
 pub struct DisputeBody {
     /// What is wrong with the game, for the organizers.
-    #[schema(example = "Bea went out on Cy's discard, not self-picked", min_length = 1, max_length = 500)]
+    #[schema(
+        example = "Bea went out on Cy's discard, not self-picked",
+        min_length = 1,
+        max_length = 500
+    )]
     pub reason: String,
 }
 

@@ -56,7 +56,7 @@ use crate::error::{FieldError, Problem};
                        Errors are application/problem+json (RFC 9457).",
         license(name = "MIT")
     ),
-    components(schemas(Problem, FieldError, crate::domain::events::EventView, crate::domain::events::NightEventData, crate::domain::events::StandingsChangedData, crate::domain::events::WebhookTestData, crate::domain::game_view::Game)),
+    components(schemas(Problem, FieldError, crate::domain::events::EventView, crate::domain::events::NightEventData, crate::domain::events::MatchEventData, crate::domain::events::StandingsChangedData, crate::domain::events::WebhookTestData, crate::domain::game_view::Game)),
     tags(
         (name = "health", description = "Liveness and readiness"),
         (name = "engine", description = "The rules engine, stateless: no login, rate-limited per address"),

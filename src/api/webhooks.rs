@@ -13,7 +13,8 @@ crate::api::listed!(WebhookList, webhooks, WebhookInfo);
 
 /// Register a webhook (owners and organizers): every event of the club's leagues
 /// (`game.recorded`, `game.amended`, `game.voided`, `night.closed`, `night.reopened`,
-/// `standings.changed`) is
+/// `standings.changed`; in open play `match.opened`, `match.locked`, `match.changed`,
+/// `game.confirmed`, `game.disputed`) is
 /// POSTed to the URL as JSON (an `EventView`), with the headers `Mahjong-Event-Id`,
 /// `Mahjong-Event-Type` and `Mahjong-Signature: t=<unix seconds>,v1=<hex>`, where the hex is
 /// HMAC-SHA256 with the secret over `<t>.<raw body>`. A 2xx answer within 10 s delivers it;

@@ -30,17 +30,20 @@ pub struct EventView {
     /// Unique across the service and increasing within a league: the stream's event id, and
     /// what a webhook receiver de-duplicates on.
     pub id: i64,
-    /// game.recorded, game.amended, game.voided, night.closed, night.reopened or
-    /// standings.changed (and webhook.test, sent only by a webhook's test call, with id 0).
+    /// game.recorded, game.amended, game.voided, night.closed, night.reopened,
+    /// standings.changed; in open play match.opened, match.locked, match.changed,
+    /// game.confirmed and game.disputed (and webhook.test, sent only by a webhook's test call,
+    /// with id 0).
     #[serde(rename = "type")]
     #[schema(schema_with = event_kind)]
     pub kind: String,
     /// The league the event is about (0 for webhook.test).
     pub league: i64,
     pub at: DateTime<Utc>,
-    /// By `type`: for game.recorded, game.amended and game.voided the game exactly as `GET
-    /// /api/v1/games/{id}` shows it after the change (`Game`); for night.closed and
-    /// night.reopened `NightEventData`; for standings.changed `StandingsChangedData`; for
+    /// By `type`: for game.recorded, game.amended, game.voided, game.confirmed and
+    /// game.disputed the game as `GET /api/v1/games/{id}` shows it after the change (`Game`;
+    /// its `awaiting` says whether it counts now); for night.closed and night.reopened
+    /// `NightEventData`; for match.opened, match.locked and match.changed `MatchEventData`; for standings.changed `StandingsChangedData`; for
     /// webhook.test `WebhookTestData`.
     #[schema(schema_with = event_data)]
     pub data: serde_json::Value,
@@ -55,6 +58,15 @@ pub struct NightEventData {
     pub number: i32,
     /// Its date, in the league's `time_zone`.
     pub date: chrono::NaiveDate,
+}
+
+/// An open-play match was proposed (`match.opened`), got its four (`match.locked`), or a player
+/// joined or left it (`match.changed`): read it with `GET /api/v1/matches/{match}`.
+#[derive(Serialize, ToSchema)]
+pub struct MatchEventData {
+    /// The match's id.
+    #[serde(rename = "match")]
+    pub match_id: i64,
 }
 
 /// The standings changed: read them again when they are older than this.
@@ -89,6 +101,7 @@ fn event_data() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
     OneOfBuilder::new()
         .item(Ref::from_schema_name("Game"))
         .item(Ref::from_schema_name("NightEventData"))
+        .item(Ref::from_schema_name("MatchEventData"))
         .item(Ref::from_schema_name("StandingsChangedData"))
         .item(Ref::from_schema_name("WebhookTestData"))
         .into()

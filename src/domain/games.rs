@@ -638,8 +638,7 @@ async fn game_access(
         // In open play the players at the table correct its games while they wait.
         Err(Error::Forbidden(why)) if need == Need::Score => {
             let (league, club) = caller.league(state, ctx.league_id, Need::Read).await?;
-            let seated =
-                super::matches::seat_of(state, caller, &league, &club, g.table_id).await?;
+            let seated = super::matches::seat_of(state, caller, &league, &club, g.table_id).await?;
             if seated.is_none() {
                 return Err(Error::Forbidden(why));
             }

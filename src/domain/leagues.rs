@@ -361,10 +361,7 @@ async fn merge(
     }
     if let Some(n) = input.confirm_hours {
         if !(1..=336).contains(&n) {
-            return Err(Error::invalid(
-                "confirm_hours",
-                "use 1 to 336 (two weeks)",
-            ));
+            return Err(Error::invalid("confirm_hours", "use 1 to 336 (two weeks)"));
         }
         f.confirm_hours = n;
     }

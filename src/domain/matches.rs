@@ -111,7 +111,11 @@ pub struct NewMatch {
     /// The start, HH:MM on a 24-hour clock.
     #[schema(example = "14:00", pattern = r"^\s*\d{1,2}:\d{2}\s*$")]
     pub time: String,
-    #[schema(example = "Rose's kitchen, 12 Elm St", min_length = 1, max_length = 200)]
+    #[schema(
+        example = "Rose's kitchen, 12 Elm St",
+        min_length = 1,
+        max_length = 200
+    )]
     pub place: String,
     /// A word to the others (parking, who brings the tiles).
     #[serde(default)]
@@ -297,7 +301,10 @@ pub async fn create(
             if players.contains(&p) {
                 return Err(Error::invalid(
                     &field,
-                    format!("{} is named twice (you are in the match already)", player.name),
+                    format!(
+                        "{} is named twice (you are in the match already)",
+                        player.name
+                    ),
                 ));
             }
             if !player.active {
@@ -468,7 +475,10 @@ pub async fn leave(state: &AppState, caller: &Caller, id: i64, leave: Leave) -> 
             reason.as_deref().unwrap_or_default(),
             league.name
         );
-        write_mail(state, &mut tx, &league, &club, &after, &others, &subject, &text).await?;
+        write_mail(
+            state, &mut tx, &league, &club, &after, &others, &subject, &text,
+        )
+        .await?;
     }
     tx.commit().await?;
     mail::wake(state);
@@ -596,9 +606,7 @@ async fn player_at(
     seat_of(state, caller, league, club, game.table.id)
         .await?
         .ok_or_else(|| {
-            Error::Forbidden(
-                "only the players at this game's table confirm or dispute it".into(),
-            )
+            Error::Forbidden("only the players at this game's table confirm or dispute it".into())
         })
 }
 

@@ -255,12 +255,16 @@ pub fn visibility() -> RefOr<Schema> {
 
 /// What an open-play game waits for.
 pub fn awaiting() -> RefOr<Schema> {
-    schema(json!({"type": ["string", "null"], "enum": ["players", "organizer", null], "example": "players"}))
+    schema(
+        json!({"type": ["string", "null"], "enum": ["players", "organizer", null], "example": "players"}),
+    )
 }
 
 /// A match's status.
 pub fn match_status() -> RefOr<Schema> {
-    schema(json!({"type": "string", "enum": ["forming", "locked", "cancelled"], "example": "forming"}))
+    schema(
+        json!({"type": "string", "enum": ["forming", "locked", "cancelled"], "example": "forming"}),
+    )
 }
 
 /// A league's kind.

@@ -41,6 +41,11 @@ pub struct StandingsView {
     pub games_awaiting: i64,
     /// Open play: games a player disputed, waiting for an organizer (not counted).
     pub games_disputed: i64,
+    /// Open play: the season average beside the board, ranked by average points per game
+    /// among players with at least `min_games` games (the others unranked, with how many they
+    /// have of those needed). Null in other leagues.
+    #[schema(required = true)]
+    pub season_average: Option<Vec<AverageRow>>,
     /// The board in one sentence, e.g. "Ranked by each night's 2 best game scores, …".
     pub board_in_words: String,
     /// True while the ratings are being replayed after a correction or a void (the totals are
@@ -52,6 +57,23 @@ pub struct StandingsView {
     #[schema(example = 42)]
     pub revision: i64,
     pub standings: Vec<Standing>,
+}
+
+/// A row of the season average beside an open-play board.
+#[derive(Clone, Serialize, ToSchema, PartialEq)]
+pub struct AverageRow {
+    /// Null under the minimum number of games.
+    #[schema(required = true)]
+    pub rank: Option<u32>,
+    pub shared: bool,
+    pub player_id: i64,
+    pub player: String,
+    pub games: i64,
+    /// Points per game, to two decimals.
+    pub average: f64,
+    /// Under the minimum: the games played of those needed, "4 of 6".
+    #[schema(required = true, example = "4 of 6")]
+    pub short: Option<String>,
 }
 
 /// How long a replay waits after the correction that started it.
@@ -148,6 +170,7 @@ const TIED_IN_DATABASE: usize = 16;
 /// whether the ratings are being replayed, and the league as it stood then.
 struct Computed {
     standings: Vec<Standing>,
+    season_average: Option<Vec<AverageRow>>,
     revision: i64,
     ratings_updating: bool,
     league: Arc<League>,
@@ -305,14 +328,16 @@ async fn compute_held(
             crate::storage::matches::match_scores(&state.db, league_id)
                 .await?
                 .into_iter()
-                .map(|(player, night, date, points, games, table)| standings::MatchScore {
-                    player,
-                    night,
-                    date,
-                    points,
-                    games,
-                    table,
-                })
+                .map(
+                    |(player, night, date, points, games, table)| standings::MatchScore {
+                        player,
+                        night,
+                        date,
+                        points,
+                        games,
+                        table,
+                    },
+                )
                 .collect();
         weeks = standings::weekly(&scores, best, counting.same_table_per_week);
         for l in &mut lines {
@@ -352,13 +377,42 @@ async fn compute_held(
         }
         s.carried = carried.get(&s.player_id).copied();
     }
-    let waiting = if league.is_open_play() {
-        crate::storage::matches::waiting_counts(&state.db, league_id).await?
+    let (waiting, season_average) = if league.is_open_play() {
+        let waiting = crate::storage::matches::waiting_counts(&state.db, league_id).await?;
+        // The season average: every counted game, whatever the board counts.
+        let every: Vec<standings::Line> = lines
+            .iter()
+            .map(|l| standings::Line {
+                counted: None,
+                ..l.clone()
+            })
+            .collect();
+        let min_games = league.min_games as i64;
+        let average = Board::Average { min_games };
+        let tied = standings::tie_groups(&every, average);
+        let h2h = head_to_head(state, league_id, &league_state, &tied).await?;
+        let rows = standings::rank(&every, average, &h2h)
+            .into_iter()
+            .map(|s| AverageRow {
+                short: s
+                    .rank
+                    .is_none()
+                    .then(|| format!("{} of {min_games}", s.games)),
+                rank: s.rank,
+                shared: s.shared,
+                player_id: s.player_id,
+                player: s.player,
+                games: s.games,
+                average: s.average,
+            })
+            .collect();
+        (waiting, Some(rows))
     } else {
-        (0, 0)
+        ((0, 0), None)
     };
     Ok(Computed {
         standings: ranked,
+        season_average,
         revision,
         ratings_updating: updating,
         league,
@@ -378,9 +432,7 @@ pub fn counting_of(league: &League) -> standings::Counting {
         },
         best_per_week: (league.board == "best_per_week")
             .then_some(league.best_per_week.clamp(1, 20) as usize),
-        same_table_per_week: league
-            .same_table_per_week
-            .map(|n| n.clamp(1, 20) as usize),
+        same_table_per_week: league.same_table_per_week.map(|n| n.clamp(1, 20) as usize),
     }
 }
 
@@ -587,6 +639,7 @@ async fn render(
         same_table_per_week: computed.league.same_table_per_week,
         games_awaiting: computed.waiting.0,
         games_disputed: computed.waiting.1,
+        season_average: computed.season_average,
         board_in_words: board_in_words(&computed.league),
         ratings_updating: computed.ratings_updating,
         revision: computed.revision,
@@ -957,6 +1010,7 @@ mod tests {
             same_table_per_week: None,
             games_awaiting: 0,
             games_disputed: 0,
+            season_average: None,
             board_in_words: "Ranked by total points \"as \\ said\".".into(),
             ratings_updating: false,
             revision: 3,

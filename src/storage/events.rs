@@ -15,6 +15,11 @@ pub const KINDS: &[&str] = &[
     "night.closed",
     "night.reopened",
     "standings.changed",
+    "match.opened",
+    "match.locked",
+    "match.changed",
+    "game.confirmed",
+    "game.disputed",
 ];
 
 #[derive(Debug, Clone, sqlx::FromRow)]

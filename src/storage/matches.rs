@@ -62,10 +62,12 @@ pub async fn get(db: impl sqlx::PgExecutor<'_>, id: i64) -> sqlx::Result<Option<
 
 /// The match whose night is `night_id`, if the night is a match's.
 pub async fn of_night(pool: &PgPool, night_id: i64) -> sqlx::Result<Option<Match>> {
-    sqlx::query_as(sqlx::AssertSqlSafe(format!("{SELECT} WHERE m.night_id = $1")))
-        .bind(night_id)
-        .fetch_optional(pool)
-        .await
+    sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "{SELECT} WHERE m.night_id = $1"
+    )))
+    .bind(night_id)
+    .fetch_optional(pool)
+    .await
 }
 
 /// The league's matches starting from `from` (all when `None`), soonest first; at most `limit`.
@@ -454,10 +456,8 @@ pub async fn dispute(
     event: serde_json::Value,
 ) -> sqlx::Result<Word> {
     let mut tx = pool.begin().await?;
-    sqlx::query("SELECT id FROM leagues WHERE id = $1 FOR UPDATE")
-        .bind(league_id)
-        .execute(&mut *tx)
-        .await?;
+    // The standings count the games waiting for an organizer: their revision moves.
+    totals::lock_league(&mut tx, league_id).await?;
     let Some((waiting, disputed, _)) = waiting_game(&mut tx, game_id).await? else {
         return Ok(Word::Gone);
     };
@@ -480,7 +480,15 @@ pub async fn dispute(
             .execute(&mut *tx)
             .await?;
     }
-    events::emit(&mut tx, league_id, &[("game.disputed", event)]).await?;
+    events::emit(
+        &mut tx,
+        league_id,
+        &[
+            ("game.disputed", event),
+            ("standings.changed", serde_json::Value::Null),
+        ],
+    )
+    .await?;
     tx.commit().await?;
     Ok(Word::Kept)
 }

@@ -1,0 +1,866 @@
+//! Open play over real HTTP with a real SMTP server: members arrange a match (open, joined,
+//! locked and mailed; an emergency leave mails the other three), one of them enters the games
+//! and the others confirm or dispute them, an organizer settles a dispute, a game nobody answered
+//! counts when its wait runs out, and the board of each calendar week's best two matches is
+//! checked against figures worked by hand across a week boundary in the club's time zone, with
+//! the season average and its minimum beside it.
+
+mod common;
+
+use chrono::{Datelike, Duration, NaiveDate, Utc};
+use common::smtp::SmtpSink;
+use common::{TestApp, club_owner, member_of, spawn_app_with};
+use mahjong_league::config::Secret;
+use serde_json::{Value, json};
+
+/// 2468#2, 25: a self-pick pays the winner 2 × 25 from each of the three others.
+const WIN: &str = "F F 2B 2B J 2B 4C 4C 6C 6C 8B 8B J 8B";
+
+async fn json(res: reqwest::Response, status: u16) -> Value {
+    let got = res.status().as_u16();
+    let body: Value = res.json().await.unwrap_or(Value::Null);
+    assert_eq!(got, status, "{body}");
+    body
+}
+
+async fn post(app: &TestApp, who: &reqwest::Client, path: &str, body: Value) -> reqwest::Response {
+    who.post(app.url(path)).json(&body).send().await.unwrap()
+}
+
+async fn get(app: &TestApp, who: &reqwest::Client, path: &str) -> Value {
+    json(who.get(app.url(path)).send().await.unwrap(), 200).await
+}
+
+/// A club in New York with an open-play league (best 2 matches a week, average from 6 games),
+/// its owner and five members (Ann, Bea, Cy, Dot, Eve) each linked to a player of that name.
+struct Club {
+    app: TestApp,
+    sink: SmtpSink,
+    owner: reqwest::Client,
+    league: i64,
+    /// (client, player id, email) for Ann, Bea, Cy, Dot, Eve.
+    members: Vec<(reqwest::Client, i64, String)>,
+}
+
+async fn open_club() -> Club {
+    let sink = SmtpSink::start().await;
+    let url = sink.url();
+    let app = spawn_app_with(move |s| s.smtp_url = Some(Secret::new(url))).await;
+    let owner = club_owner(&app, "tiles", "owner@example.org").await;
+    sqlx::query("UPDATE clubs SET time_zone = 'America/New_York' WHERE slug = 'tiles'")
+        .execute(&app.db)
+        .await
+        .unwrap();
+    let res = post(
+        &app,
+        &owner,
+        "/api/v1/clubs/tiles/leagues",
+        json!({"name": "Open play", "card": "demo-2026", "ruleset": "nmjl-money", "kind": "open",
+               "board": "best_per_week", "best_per_week": 2, "min_games": 6, "visibility": "public"}),
+    )
+    .await;
+    let league = json(res, 201).await;
+    assert_eq!(league["kind"], "open");
+    assert_eq!(league["best_per_week"], 2);
+    assert_eq!(league["confirm_hours"], 48);
+    let mut members = Vec::new();
+    for name in ["Ann", "Bea", "Cy", "Dot", "Eve"] {
+        let email = format!("{}@example.org", name.to_lowercase());
+        let client = member_of(&app, &owner, "tiles", &email, "member").await;
+        let res = post(
+            &app,
+            &owner,
+            "/api/v1/clubs/tiles/players",
+            json!({"name": name}),
+        )
+        .await;
+        let player = json(res, 201).await["id"].as_i64().unwrap();
+        sqlx::query(
+            "UPDATE players SET user_id = (SELECT id FROM users WHERE email = $2) WHERE id = $1",
+        )
+        .bind(player)
+        .bind(&email)
+        .execute(&app.db)
+        .await
+        .unwrap();
+        members.push((client, player, email));
+    }
+    // The invitations.
+    sink.wait_for(5).await;
+    Club {
+        league: league["id"].as_i64().unwrap(),
+        app,
+        sink,
+        owner,
+        members,
+    }
+}
+
+/// Mails about matches so far, as (to, subject, text).
+fn match_mail(sink: &SmtpSink) -> Vec<(String, String, String)> {
+    sink.messages()
+        .into_iter()
+        .filter(|m| m.kind() == "match")
+        .map(|m| {
+            let subject = m.parsed().subject().unwrap_or_default().to_string();
+            (m.to.join(","), subject, m.text())
+        })
+        .collect()
+}
+
+async fn wait_match_mail(sink: &SmtpSink, n: usize) -> Vec<(String, String, String)> {
+    for _ in 0..200 {
+        let got = match_mail(sink);
+        if got.len() >= n {
+            return got;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    panic!("{} match mails, expected {n}", match_mail(sink).len());
+}
+
+fn names(m: &Value) -> Vec<String> {
+    m["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
+async fn kinds_of_events(app: &TestApp, league: i64) -> Vec<String> {
+    sqlx::query_scalar("SELECT kind FROM league_events WHERE league_id = $1 ORDER BY id")
+        .bind(league)
+        .fetch_all(&app.db)
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn four_members_arrange_a_match_it_locks_and_mails_them_and_an_emergency_reopens_a_seat() {
+    let c = open_club().await;
+    let (app, sink) = (&c.app, &c.sink);
+    let [ann, bea, cy, dot, eve] = [0, 1, 2, 3, 4].map(|i| &c.members[i].0);
+    let date = (Utc::now() + Duration::days(3)).date_naive();
+    let matches = format!("/api/v1/leagues/{}/matches", c.league);
+
+    // A plain league has no matches.
+    let res = post(
+        app,
+        &c.owner,
+        "/api/v1/clubs/tiles/leagues",
+        json!({"name": "Tuesdays", "card": "demo-2026", "ruleset": "nmjl-money"}),
+    )
+    .await;
+    let plain = json(res, 201).await["id"].as_i64().unwrap();
+    let res = post(
+        app,
+        ann,
+        &format!("/api/v1/leagues/{plain}/matches"),
+        json!({"date": date, "time": "14:00", "place": "Ann's"}),
+    )
+    .await;
+    let refused = json(res, 409).await;
+    assert!(
+        refused["detail"]
+            .as_str()
+            .unwrap()
+            .contains("not an open-play league"),
+        "{refused}"
+    );
+
+    // Bad input is named.
+    let res = post(
+        app,
+        ann,
+        &matches,
+        json!({"date": date, "time": "2pm", "place": "Ann's"}),
+    )
+    .await;
+    assert_eq!(json(res, 422).await["errors"][0]["field"], "time");
+    let res = post(
+        app,
+        ann,
+        &matches,
+        json!({"date": date, "time": "14:00", "place": "  "}),
+    )
+    .await;
+    assert_eq!(json(res, 422).await["errors"][0]["field"], "place");
+    let res = post(
+        app,
+        ann,
+        &matches,
+        json!({"date": date, "time": "14:00", "place": "Ann's", "players": [c.members[1].1]}),
+    )
+    .await;
+    assert_eq!(json(res, 422).await["errors"][0]["field"], "players");
+
+    // Ann proposes an open match.
+    let res = post(app, ann, &matches,
+        json!({"date": date, "time": "14:00", "place": "Ann's kitchen, 12 Elm St", "note": "I have the tiles"})).await;
+    let m = json(res, 201).await;
+    let id = m["id"].as_i64().unwrap();
+    assert_eq!(
+        (
+            m["status"].as_str(),
+            m["open"].as_bool(),
+            m["seats_left"].as_i64()
+        ),
+        (Some("forming"), Some(true), Some(3))
+    );
+    assert_eq!(names(&m), ["Ann"]);
+    assert_eq!(m["you_are_in"], true);
+    assert!(m["when"].as_str().unwrap().ends_with("at 2:00 PM"), "{m}");
+
+    // Find a match: Eve sees it, not in it.
+    let found = get(app, eve, &matches).await;
+    assert_eq!(found["matches"][0]["id"], id);
+    assert_eq!(found["matches"][0]["you_are_in"], false);
+
+    // Bea joins, changes her mind (before it locks, no reason needed), joins again.
+    let joined = json(
+        post(app, bea, &format!("/api/v1/matches/{id}/join"), json!(null)).await,
+        200,
+    )
+    .await;
+    assert_eq!(names(&joined), ["Ann", "Bea"]);
+    let left = json(
+        bea.post(app.url(&format!("/api/v1/matches/{id}/leave")))
+            .send()
+            .await
+            .unwrap(),
+        200,
+    )
+    .await;
+    assert_eq!(names(&left), ["Ann"]);
+    json(
+        post(app, bea, &format!("/api/v1/matches/{id}/join"), json!(null)).await,
+        200,
+    )
+    .await;
+    let again = json(
+        post(app, bea, &format!("/api/v1/matches/{id}/join"), json!(null)).await,
+        200,
+    )
+    .await;
+    assert_eq!(
+        names(&again),
+        ["Ann", "Bea"],
+        "joining twice keeps one seat"
+    );
+    json(
+        post(app, cy, &format!("/api/v1/matches/{id}/join"), json!(null)).await,
+        200,
+    )
+    .await;
+    assert!(match_mail(sink).is_empty(), "no mail before the fourth");
+
+    // Dot is the fourth: locked, a night of one table, and all four mailed.
+    let locked = json(
+        post(app, dot, &format!("/api/v1/matches/{id}/join"), json!(null)).await,
+        200,
+    )
+    .await;
+    assert_eq!(locked["status"], "locked");
+    assert_eq!(names(&locked), ["Ann", "Bea", "Cy", "Dot"]);
+    let (night, table) = (
+        locked["night"].as_i64().unwrap(),
+        locked["table"].as_i64().unwrap(),
+    );
+    assert_eq!(locked["night_number"], 1);
+    let seats = get(app, &c.owner, &format!("/api/v1/nights/{night}")).await;
+    assert_eq!(seats["tables"][0]["id"], table);
+    let mail = wait_match_mail(sink, 4).await;
+    let mut to: Vec<&str> = mail.iter().map(|m| m.0.as_str()).collect();
+    to.sort_unstable();
+    assert_eq!(
+        to,
+        [
+            "ann@example.org",
+            "bea@example.org",
+            "cy@example.org",
+            "dot@example.org"
+        ]
+    );
+    for (_, subject, text) in &mail {
+        assert!(subject.contains("your match is on"), "{subject}");
+        assert!(text.contains("Ann, Bea, Cy and Dot"), "{text}");
+        assert!(text.contains("Ann's kitchen, 12 Elm St"), "{text}");
+        assert!(text.contains(&format!("/tables/{table}/score")), "{text}");
+    }
+
+    // Full: Eve is told so, with who plays.
+    let full = json(
+        post(app, eve, &format!("/api/v1/matches/{id}/join"), json!(null)).await,
+        409,
+    )
+    .await;
+    assert!(full["detail"].as_str().unwrap().contains("full"), "{full}");
+
+    // Locked: Cy may leave only in an emergency, saying why; the other three are mailed.
+    let res = post(app, cy, &format!("/api/v1/matches/{id}/leave"), json!({})).await;
+    assert_eq!(json(res, 422).await["errors"][0]["field"], "emergency");
+    let res = post(
+        app,
+        cy,
+        &format!("/api/v1/matches/{id}/leave"),
+        json!({"emergency": true, "reason": "My car broke down"}),
+    )
+    .await;
+    let reopened = json(res, 200).await;
+    assert_eq!(reopened["status"], "forming");
+    assert_eq!(names(&reopened), ["Ann", "Bea", "Dot"]);
+    assert!(reopened["night"].is_null());
+    let res = c
+        .owner
+        .get(app.url(&format!("/api/v1/nights/{night}")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 404, "the match's table went with the seat");
+    let mail = wait_match_mail(sink, 7).await;
+    let emergency: Vec<_> = mail[4..].iter().collect();
+    let mut to: Vec<&str> = emergency.iter().map(|m| m.0.as_str()).collect();
+    to.sort_unstable();
+    assert_eq!(
+        to,
+        ["ann@example.org", "bea@example.org", "dot@example.org"]
+    );
+    for (_, subject, text) in emergency {
+        assert!(subject.contains("Cy cannot come"), "{subject}");
+        assert!(text.contains("My car broke down"), "{text}");
+    }
+
+    // Eve takes the seat: locked again, the four mailed.
+    let locked = json(
+        post(app, eve, &format!("/api/v1/matches/{id}/join"), json!(null)).await,
+        200,
+    )
+    .await;
+    assert_eq!(names(&locked), ["Ann", "Bea", "Dot", "Eve"]);
+    assert_eq!(locked["status"], "locked");
+    wait_match_mail(sink, 11).await;
+
+    // A match made with three named players is locked at once, and closed to others.
+    let named = [c.members[1].1, c.members[2].1, c.members[3].1];
+    let res = post(app, ann, &matches,
+        json!({"date": date + Duration::days(1), "time": "10:30", "place": "Club room", "players": named})).await;
+    let made = json(res, 201).await;
+    assert_eq!(
+        (made["status"].as_str(), made["open"].as_bool()),
+        (Some("locked"), Some(false))
+    );
+    let res = post(
+        app,
+        eve,
+        &format!("/api/v1/matches/{}/join", made["id"]),
+        json!(null),
+    )
+    .await;
+    assert!(
+        json(res, 409).await["detail"]
+            .as_str()
+            .unwrap()
+            .contains("named players")
+    );
+    wait_match_mail(sink, 15).await;
+
+    let kinds = kinds_of_events(app, c.league).await;
+    for k in ["match.opened", "match.changed", "match.locked"] {
+        assert!(kinds.iter().any(|x| x == k), "{k} in {kinds:?}");
+    }
+    // Someone outside the club sees nothing of the matches.
+    let stranger = common::signed_up(app, "stranger@example.org").await;
+    let res = stranger
+        .get(app.url(&format!("/api/v1/matches/{id}")))
+        .send()
+        .await
+        .unwrap();
+    assert!(
+        res.status() == 404 || res.status() == 200,
+        "a public league's match may be read"
+    );
+    let res = post(
+        app,
+        &stranger,
+        &format!("/api/v1/matches/{id}/join"),
+        json!(null),
+    )
+    .await;
+    assert_eq!(res.status(), 404, "only members join");
+}
+
+/// A named match of `who` (indexes into the members, the first proposes) on `date` at `time`.
+async fn named_match(c: &Club, who: [usize; 4], date: NaiveDate, time: &str) -> (i64, i64) {
+    let others: Vec<i64> = who[1..].iter().map(|&i| c.members[i].1).collect();
+    let res = post(
+        &c.app,
+        &c.members[who[0]].0,
+        &format!("/api/v1/leagues/{}/matches", c.league),
+        json!({"date": date, "time": time, "place": "Club room", "players": others}),
+    )
+    .await;
+    let m = json(res, 201).await;
+    (m["id"].as_i64().unwrap(), m["table"].as_i64().unwrap())
+}
+
+/// A game entered by member `by` at `table`: `winner` self-picks WIN, or a wall game.
+async fn enter(c: &Club, by: usize, table: i64, number: i32, winner: Option<usize>) -> Value {
+    let body = match winner {
+        Some(w) => {
+            json!({"number": number, "outcome": "mahjong", "winner": c.members[w].1, "hand": WIN, "won_by": "self_pick"})
+        }
+        None => json!({"number": number, "outcome": "wall"}),
+    };
+    let res = c.members[by]
+        .0
+        .post(c.app.url(&format!("/api/v1/tables/{table}/games")))
+        .header("Idempotency-Key", format!("t{table}-g{number}"))
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    json(res, 201).await
+}
+
+async fn confirm(c: &Club, by: usize, game: i64) -> Value {
+    json(
+        post(
+            &c.app,
+            &c.members[by].0,
+            &format!("/api/v1/games/{game}/confirm"),
+            json!(null),
+        )
+        .await,
+        200,
+    )
+    .await
+}
+
+fn score(g: &Value, player: i64) -> i64 {
+    g["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["player"]["id"] == player)
+        .unwrap()["score"]
+        .as_i64()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn one_enters_four_games_the_others_confirm_or_dispute_and_an_organizer_settles() {
+    let c = open_club().await;
+    let app = &c.app;
+    let date = (Utc::now() - Duration::days(1)).date_naive();
+    let (_, table) = named_match(&c, [0, 1, 2, 3], date, "13:00").await;
+    let standings = format!("/api/v1/leagues/{}/standings", c.league);
+
+    // Ann enters four games at her table (a member, not a scorer: she sits there).
+    let g1 = enter(&c, 0, table, 1, Some(1)).await;
+    assert_eq!(g1["awaiting"], "players");
+    let g2 = enter(&c, 0, table, 2, Some(0)).await;
+    let g3 = enter(&c, 0, table, 3, None).await;
+    let g4 = enter(&c, 0, table, 4, Some(2)).await;
+    let [g1, g2, g3, g4] = [&g1, &g2, &g3, &g4].map(|g| g["id"].as_i64().unwrap());
+    // A retry of the same game with its key is the same game.
+    let again = enter(&c, 0, table, 1, Some(1)).await;
+    assert_eq!(again["id"], g1);
+    // Eve, not at the table, may not enter a game there.
+    let res = c.members[4]
+        .0
+        .post(app.url(&format!("/api/v1/tables/{table}/games")))
+        .json(&json!({"number": 1, "outcome": "wall"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 403);
+
+    // Nothing counts yet; the standings say four games wait.
+    let s = get(app, &c.owner, &standings).await;
+    assert_eq!(
+        (s["games_awaiting"].as_i64(), s["games_disputed"].as_i64()),
+        (Some(4), Some(0))
+    );
+    assert!(s["standings"].as_array().unwrap().is_empty(), "{s}");
+
+    // Game 1: Bea, Cy and Dot confirm; it counts with the last of them.
+    let checks = confirm(&c, 1, g1).await;
+    assert_eq!(checks["awaiting"], "players");
+    let waiting: Vec<&str> = checks["waiting_for"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(waiting, ["Cy", "Dot"]);
+    let res = post(
+        app,
+        &c.members[1].0,
+        &format!("/api/v1/games/{g1}/confirm"),
+        json!(null),
+    )
+    .await;
+    assert_eq!(res.status(), 200, "confirming twice is harmless");
+    confirm(&c, 2, g1).await;
+    let done = confirm(&c, 3, g1).await;
+    assert!(done["awaiting"].is_null(), "{done}");
+    let s = get(app, &c.owner, &standings).await;
+    assert_eq!(s["games_awaiting"], 3);
+    let bea = s["standings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["player"] == "Bea")
+        .unwrap();
+    assert_eq!(
+        (bea["games"].as_i64(), bea["points"].as_i64()),
+        (Some(1), Some(150))
+    );
+
+    // Eve may not confirm a game she did not play.
+    let res = post(
+        app,
+        &c.members[4].0,
+        &format!("/api/v1/games/{g2}/confirm"),
+        json!(null),
+    )
+    .await;
+    assert_eq!(res.status(), 403);
+
+    // Game 2: Bea confirms, Cy disputes with a reason; Dot can no longer confirm it.
+    confirm(&c, 1, g2).await;
+    let res = post(
+        app,
+        &c.members[2].0,
+        &format!("/api/v1/games/{g2}/dispute"),
+        json!({"reason": " "}),
+    )
+    .await;
+    assert_eq!(json(res, 422).await["errors"][0]["field"], "reason");
+    let res = post(
+        app,
+        &c.members[2].0,
+        &format!("/api/v1/games/{g2}/dispute"),
+        json!({"reason": "Ann went out on my discard; it was not self-picked"}),
+    )
+    .await;
+    let disputed = json(res, 200).await;
+    assert_eq!(disputed["awaiting"], "organizer");
+    let said: Vec<(String, String)> = disputed["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| {
+            (
+                x["player"]["name"].as_str().unwrap().to_string(),
+                x["answer"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert!(said.contains(&("Ann".into(), "confirmed".into())));
+    assert!(said.contains(&("Bea".into(), "confirmed".into())));
+    assert!(said.contains(&("Cy".into(), "disputed".into())));
+    let res = post(
+        app,
+        &c.members[3].0,
+        &format!("/api/v1/games/{g2}/confirm"),
+        json!(null),
+    )
+    .await;
+    assert!(
+        json(res, 409).await["detail"]
+            .as_str()
+            .unwrap()
+            .contains("organizer")
+    );
+    let s = get(app, &c.owner, &standings).await;
+    assert_eq!(
+        (s["games_awaiting"].as_i64(), s["games_disputed"].as_i64()),
+        (Some(2), Some(1))
+    );
+
+    // A member may not settle; the organizer corrects the game as Cy said, then counts it.
+    let res = post(
+        app,
+        &c.members[1].0,
+        &format!("/api/v1/games/{g2}/settle"),
+        json!({"decision": "count"}),
+    )
+    .await;
+    assert_eq!(res.status(), 403);
+    let seen = get(app, &c.owner, &format!("/api/v1/games/{g2}")).await;
+    let res = c.owner.put(app.url(&format!("/api/v1/games/{g2}")))
+        .header("If-Match", seen["version"].to_string())
+        .json(&json!({"number": 2, "outcome": "mahjong", "winner": c.members[0].1, "hand": WIN, "won_by": "discard", "discarder": c.members[2].1}))
+        .send().await.unwrap();
+    let amended = json(res, 200).await;
+    assert_eq!(amended["awaiting"], "players", "a correction waits again");
+    let settled = json(
+        post(
+            app,
+            &c.owner,
+            &format!("/api/v1/games/{g2}/settle"),
+            json!({"decision": "count"}),
+        )
+        .await,
+        200,
+    )
+    .await;
+    assert!(settled["awaiting"].is_null());
+    let audit = get(app, &c.owner, &format!("/api/v1/games/{g2}/audit")).await;
+    assert!(
+        audit.to_string().contains("amended"),
+        "the dispute's history: {audit}"
+    );
+
+    // Game 4: Dot disputes; the organizer voids it.
+    json(
+        post(
+            app,
+            &c.members[3].0,
+            &format!("/api/v1/games/{g4}/dispute"),
+            json!({"reason": "We never played a fourth game"}),
+        )
+        .await,
+        200,
+    )
+    .await;
+    json(
+        post(
+            app,
+            &c.owner,
+            &format!("/api/v1/games/{g4}/settle"),
+            json!({"decision": "void"}),
+        )
+        .await,
+        200,
+    )
+    .await;
+    let voided = get(app, &c.owner, &format!("/api/v1/games/{g4}")).await;
+    assert_eq!(voided["status"], "voided");
+
+    // Game 3: nobody answers; when its wait has run out it counts by itself.
+    sqlx::query("UPDATE games SET updated_at = now() - interval '49 hours' WHERE id = $1")
+        .bind(g3)
+        .execute(&app.db)
+        .await
+        .unwrap();
+    let mut counted = false;
+    for _ in 0..100 {
+        let g = get(app, &c.owner, &format!("/api/v1/games/{g3}")).await;
+        if g["awaiting"].is_null() {
+            counted = true;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+    assert!(counted, "game 3 counted after its wait");
+
+    // The board: game 1 (Bea +150, the others -50) and game 2 as corrected (Ann from Cy's
+    // discard: Cy pays 50, Bea and Dot 25) and the wall game count; game 4 does not.
+    let g2 = get(app, &c.owner, &format!("/api/v1/games/{g2}")).await;
+    assert_eq!(score(&g2, c.members[0].1), 100);
+    let s = get(app, &c.owner, &standings).await;
+    assert_eq!(
+        (s["games_awaiting"].as_i64(), s["games_disputed"].as_i64()),
+        (Some(0), Some(0))
+    );
+    let points = |name: &str| {
+        s["standings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["player"] == name)
+            .unwrap()["counted_points"]
+            .as_i64()
+            .unwrap()
+    };
+    assert_eq!(
+        [points("Ann"), points("Bea"), points("Cy"), points("Dot")],
+        [-50 + 100, 150 - 25, -50 - 50, -50 - 25]
+    );
+
+    let kinds = kinds_of_events(app, c.league).await;
+    for k in [
+        "game.confirmed",
+        "game.disputed",
+        "game.voided",
+        "standings.changed",
+    ] {
+        assert!(kinds.iter().any(|x| x == k), "{k} in {kinds:?}");
+    }
+}
+
+#[tokio::test]
+async fn best_two_matches_a_week_by_the_clubs_clock_with_the_season_average_beside() {
+    let c = open_club().await;
+    let app = &c.app;
+    // The next Monday on the club's clock (New York) at least two days ahead.
+    let today = Utc::now()
+        .with_timezone(&chrono_tz::America::New_York)
+        .date_naive();
+    let mut monday = today + Duration::days(2);
+    while monday.weekday() != chrono::Weekday::Mon {
+        monday += Duration::days(1);
+    }
+    let (ann, bea, cy, dot, eve) = (0, 1, 2, 3, 4);
+    // Week 1: Tuesday (Ann wins), Wednesday (Bea wins), and Sunday at 23:30 New York time, which
+    // is already Monday in UTC (Ann wins, Eve at the table). Week 2: Monday (Cy wins).
+    let plan = [
+        (
+            [ann, bea, cy, dot],
+            monday + Duration::days(1),
+            "14:00",
+            ann,
+        ),
+        (
+            [ann, bea, cy, dot],
+            monday + Duration::days(2),
+            "14:00",
+            bea,
+        ),
+        (
+            [ann, bea, cy, eve],
+            monday + Duration::days(6),
+            "23:30",
+            ann,
+        ),
+        ([ann, bea, cy, dot], monday + Duration::days(7), "10:00", cy),
+    ];
+    for (who, date, time, winner) in plan {
+        let (_, table) = named_match(&c, who, date, time).await;
+        let g = enter(&c, who[0], table, 1, Some(winner)).await["id"]
+            .as_i64()
+            .unwrap();
+        for &p in &who[1..] {
+            confirm(&c, p, g).await;
+        }
+    }
+    let s = get(
+        app,
+        &c.owner,
+        &format!("/api/v1/leagues/{}/standings", c.league),
+    )
+    .await;
+    assert_eq!(s["board"], "best_per_week");
+    assert_eq!(s["best_per_week"], 2);
+    let rows = s["standings"].as_array().unwrap();
+    let row = |name: &str| rows.iter().find(|r| r["player"] == name).unwrap().clone();
+    // Worked by hand. Ann: week 1 is 150, -50, 150 → best two 300; week 2 -50: 250. (By UTC
+    // weeks it would be 100 + 100 = 200.) Bea: -50, 150, -50 → 100; -50: 50. Cy: -50 ×3 →
+    // -100; 150: 50. Dot: -50, -50 → -100; -50: -150. Eve: -50.
+    let expect = [
+        ("Ann", 250),
+        ("Bea", 50),
+        ("Cy", 50),
+        ("Eve", -50),
+        ("Dot", -150),
+    ];
+    for (name, points) in expect {
+        assert_eq!(row(name)["counted_points"], points, "{name}: {}", row(name));
+    }
+    let order: Vec<&str> = rows.iter().map(|r| r["player"].as_str().unwrap()).collect();
+    assert_eq!(order[0], "Ann");
+    assert_eq!(&order[3..], ["Eve", "Dot"]);
+    // Bea and Cy: 50 each, one win each, no deal-ins, and level head to head: a shared second.
+    assert_eq!(
+        (row("Bea")["rank"].as_i64(), row("Bea")["shared"].as_bool()),
+        (Some(2), Some(true))
+    );
+    assert_eq!(row("Cy")["rank"], 2);
+    let ann_weeks = row("Ann")["weeks"].clone();
+    assert_eq!(ann_weeks[0]["week"], json!(monday));
+    assert_eq!(
+        (
+            ann_weeks[0]["matches"].as_i64(),
+            ann_weeks[0]["counted"].as_i64(),
+            ann_weeks[0]["points"].as_i64()
+        ),
+        (Some(3), Some(300), Some(250))
+    );
+    assert_eq!(ann_weeks[1]["counted"], -50);
+    assert!(
+        s["board_in_words"]
+            .as_str()
+            .unwrap()
+            .contains("2 best match scores"),
+        "{}",
+        s["board_in_words"]
+    );
+
+    // The season average beside it: nobody has 6 games yet, so nobody is ranked: "4 of 6".
+    let avg = s["season_average"].as_array().unwrap();
+    let ann_avg = avg.iter().find(|r| r["player"] == "Ann").unwrap();
+    assert!(ann_avg["rank"].is_null());
+    assert_eq!(ann_avg["short"], "4 of 6");
+    assert_eq!(ann_avg["average"], 50.0);
+    // From 4 games: Ann, Bea and Cy are ranked by average; Dot (3) and Eve (1) are not.
+    json(
+        c.owner
+            .patch(app.url(&format!("/api/v1/leagues/{}", c.league)))
+            .json(&json!({"min_games": 4}))
+            .send()
+            .await
+            .unwrap(),
+        200,
+    )
+    .await;
+    let s = get(
+        app,
+        &c.owner,
+        &format!("/api/v1/leagues/{}/standings", c.league),
+    )
+    .await;
+    let avg = s["season_average"].as_array().unwrap();
+    let got: Vec<(String, Option<i64>, Option<String>)> = avg
+        .iter()
+        .map(|r| {
+            (
+                r["player"].as_str().unwrap().to_string(),
+                r["rank"].as_i64(),
+                r["short"].as_str().map(str::to_string),
+            )
+        })
+        .collect();
+    assert_eq!(got[0], ("Ann".to_string(), Some(1), None));
+    assert!(
+        got.contains(&("Dot".to_string(), None, Some("3 of 4".to_string()))),
+        "{got:?}"
+    );
+    assert!(
+        got.contains(&("Eve".to_string(), None, Some("1 of 4".to_string()))),
+        "{got:?}"
+    );
+
+    // The fairness limit: one counted match a week with the same three opponents. Ann's week 1
+    // keeps Tuesday (150) and Sunday (150, another table): 300 still; Bea's Wednesday win
+    // (same table as Tuesday) no longer counts: -50 (Tue) + -50 (Sun) = -100, then -50.
+    json(
+        c.owner
+            .patch(app.url(&format!("/api/v1/leagues/{}", c.league)))
+            .json(&json!({"same_table_per_week": 1}))
+            .send()
+            .await
+            .unwrap(),
+        200,
+    )
+    .await;
+    let s = get(
+        app,
+        &c.owner,
+        &format!("/api/v1/leagues/{}/standings", c.league),
+    )
+    .await;
+    let rows = s["standings"].as_array().unwrap();
+    let points = |name: &str| {
+        rows.iter().find(|r| r["player"] == name).unwrap()["counted_points"]
+            .as_i64()
+            .unwrap()
+    };
+    assert_eq!((points("Ann"), points("Bea")), (250, -150));
+    assert_eq!(
+        rows.iter().find(|r| r["player"] == "Bea").unwrap()["weeks"][0]["over_limit"],
+        1
+    );
+}
