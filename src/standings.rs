@@ -229,7 +229,7 @@ pub fn weekly(
                     }
                 }
                 // Highest first; a stable sort keeps the earlier of equal scores first.
-                eligible.sort_by(|a, b| b.points.cmp(&a.points));
+                eligible.sort_by_key(|m| std::cmp::Reverse(m.points));
                 let counted = &eligible[..best.min(eligible.len())];
                 let week_points: i64 = counted.iter().map(|m| m.points).sum();
                 points += week_points;

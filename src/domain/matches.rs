@@ -186,6 +186,7 @@ async fn me_in(state: &AppState, caller: &Caller, club: &Club) -> Result<Option<
 }
 
 /// Mail about a match to some of its players, in `tx`.
+#[allow(clippy::too_many_arguments)]
 async fn write_mail(
     state: &AppState,
     tx: &mut sqlx::PgConnection,
@@ -462,7 +463,7 @@ pub async fn leave(state: &AppState, caller: &Caller, id: i64, leave: Leave) -> 
                 "games are entered for this match already: ask an organizer".into(),
             ));
         }
-        Left::Left(m) => m,
+        Left::Left(m) => *m,
     };
     if was_locked {
         let view = MatchView::of(&m, None);

@@ -195,7 +195,7 @@ pub async fn create(tx: &mut Transaction<'_, Postgres>, m: &NewMatch<'_>) -> sql
         make_night(tx, id).await?;
         emit(tx, m.league_id, "match.locked", id).await?;
     }
-    Ok(get(&mut **tx, id).await?.ok_or(sqlx::Error::RowNotFound)?)
+    get(&mut **tx, id).await?.ok_or(sqlx::Error::RowNotFound)
 }
 
 /// Adds a player to a forming match, in `tx`; the fourth locks it (its night made).
@@ -239,7 +239,7 @@ pub async fn join(
 #[derive(Debug)]
 pub enum Left {
     /// Out; the match forms again (or was cancelled, its last player gone).
-    Left(Match),
+    Left(Box<Match>),
     /// The player was not in it.
     NotIn,
     /// Games are recorded at the match's table: an organizer must sort it out.
@@ -297,7 +297,7 @@ pub async fn leave(
     }
     emit(tx, league_id, "match.changed", id).await?;
     let m = get(&mut **tx, id).await?.ok_or(sqlx::Error::RowNotFound)?;
-    Ok(Left::Left(m))
+    Ok(Left::Left(Box::new(m)))
 }
 
 /// Accounts of the club's members to mail about a match: (user id, email, display name) of the
