@@ -335,6 +335,33 @@ impl Standing {
         }
     }
 
+    /// Week by week on a `best_per_week` board, e.g. "Nov 2: 300 (2 of 3 matches); Nov 9: -50
+    /// (1 of 1)"; empty on other boards.
+    pub fn weeks_text(&self) -> String {
+        let Some(weeks) = &self.weeks else {
+            return String::new();
+        };
+        weeks
+            .iter()
+            .map(|w| {
+                let over = if w.over_limit > 0 {
+                    format!(", {} over the same-table limit", w.over_limit)
+                } else {
+                    String::new()
+                };
+                format!(
+                    "{}: {} ({} of {} {}{over})",
+                    w.week.format("%b %-d"),
+                    w.counted,
+                    w.counted_matches,
+                    w.matches,
+                    if w.matches == 1 { "match" } else { "matches" }
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("; ")
+    }
+
     /// When a tie-break (wins, deal-ins or head-to-head points, not the board's own figure)
     /// placed this player above the next: its words ("ahead of Kim Lee on wins: 12 to 10").
     pub fn tie_break(&self) -> Option<&str> {

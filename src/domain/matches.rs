@@ -749,3 +749,96 @@ pub async fn run_sweeper(state: std::sync::Arc<AppState>) {
 pub async fn waiting(state: &AppState, league_id: i64) -> Result<(i64, i64)> {
     Ok(stored::waiting_counts(&state.db, league_id).await?)
 }
+
+/// A game of a match with the players' words on it.
+pub struct MatchGame {
+    pub game: crate::domain::game_view::Game,
+    pub checks: Vec<CheckView>,
+    /// The caller (at the table) has not said yet and may confirm or dispute it.
+    pub yours_to_answer: bool,
+    /// When it counts unconfirmed, on the club's clock in words.
+    pub counts_at: Option<String>,
+}
+
+/// Everything a match's page shows.
+pub struct MatchPage {
+    pub view: MatchView,
+    pub league: League,
+    pub club: Club,
+    pub games: Vec<MatchGame>,
+    /// The caller is an organizer of the club (settles disputes).
+    pub organizer: bool,
+    /// The caller is a logged-in member who may join.
+    pub member: bool,
+}
+
+/// A match with its games and the words on them, for its page.
+pub async fn page(state: &AppState, caller: &Caller, id: i64) -> Result<MatchPage> {
+    let (m, league, club) = match_for(state, caller, id).await?;
+    let me = me_in(state, caller, &club).await?;
+    let role = caller.role_in(state, &club).await?;
+    let view = MatchView::of(&m, me);
+    let mut games = Vec::new();
+    if let Some(night) = m.night_id {
+        let query = crate::domain::game_lists::GameQuery {
+            limit: Some(100),
+            cursor: None,
+            since: None,
+        };
+        let listed = crate::domain::game_lists::of_night(state, caller, night, &query).await?;
+        let tz = crate::domain::ahead::time_zone(&club);
+        for game in listed.games {
+            let said = if game.awaiting.is_some() {
+                stored::checks(&state.db, game.id).await?
+            } else {
+                Vec::new()
+            };
+            let yours_to_answer = game.awaiting.as_deref() == Some("players")
+                && game.status == "recorded"
+                && me.is_some_and(|p| {
+                    game.players.iter().any(|x| x.player.id == p)
+                        && !said.iter().any(|c| c.player_id == p)
+                });
+            let counts_at = (game.awaiting.as_deref() == Some("players")).then(|| {
+                (game.updated_at + Duration::hours(league.confirm_hours as i64))
+                    .with_timezone(&tz)
+                    .format("%a %-d %b, %-I:%M %p")
+                    .to_string()
+            });
+            games.push(MatchGame {
+                checks: said
+                    .into_iter()
+                    .map(|c| CheckView {
+                        player: PlayerRef {
+                            id: c.player_id,
+                            name: c.name,
+                        },
+                        answer: c.answer,
+                        reason: c.reason,
+                        at: c.at,
+                    })
+                    .collect(),
+                game,
+                yours_to_answer,
+                counts_at,
+            });
+        }
+    }
+    Ok(MatchPage {
+        view,
+        league,
+        club,
+        games,
+        organizer: role.is_some_and(|r| r >= crate::domain::Role::Organizer),
+        member: role.is_some(),
+    })
+}
+
+/// The club's active players, for naming three in a match: (id, name).
+pub async fn club_players(state: &AppState, club: &Club) -> Result<Vec<(i64, String)>> {
+    Ok(players::list(&state.db, club.id, false)
+        .await?
+        .into_iter()
+        .map(|p| (p.id, p.name))
+        .collect())
+}

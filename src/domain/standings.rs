@@ -916,6 +916,10 @@ pub struct Overview {
     /// The first `charted` players of the standings: id, name and points on each of those nights.
     pub series: Vec<(i64, String, Vec<i64>)>,
     pub nights: Vec<Night>,
+    /// Open play: games waiting for their players, and for an organizer.
+    pub waiting: (i64, i64),
+    /// Open play: the season average beside the board.
+    pub season_average: Option<Vec<AverageRow>>,
 }
 
 /// The league's page: standings, the points per night of the top `charted` players, nights.
@@ -933,6 +937,8 @@ pub async fn overview(
     let Computed {
         standings: rows,
         ratings_updating,
+        waiting,
+        season_average,
         ..
     } = compute(state, &league).await?;
     let leaders: Vec<(i64, String)> = rows
@@ -971,6 +977,8 @@ pub async fn overview(
         night_numbers,
         series,
         nights,
+        waiting,
+        season_average,
     })
 }
 

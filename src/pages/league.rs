@@ -77,6 +77,10 @@ struct LeaguePage {
     ahead: Vec<crate::domain::ahead::ScheduledView>,
     /// The league's calendar feed for this viewer (a members-only league's carries their key).
     calendar: Option<String>,
+    /// Open play: games waiting for their players, and for an organizer.
+    waiting: (i64, i64),
+    /// Open play: the season average beside the board.
+    season_average: Option<Vec<standings::AverageRow>>,
 }
 
 #[derive(Deserialize)]
@@ -261,7 +265,14 @@ async fn show(
     }
     if counted {
         order.insert(2, ("counted", super::view::figure_heading(&league)));
-        order.push(("dropped", "Dropped nights"));
+        order.push((
+            "dropped",
+            if league.board == "best_per_week" {
+                "Weeks (Monday to Sunday)"
+            } else {
+                "Dropped nights"
+            },
+        ));
     }
     let key = order
         .iter()
@@ -346,6 +357,8 @@ async fn show(
         card_move,
         ahead,
         calendar,
+        waiting: o.waiting,
+        season_average: o.season_average,
         embed,
         previous_season,
         next_season,

@@ -18,6 +18,7 @@ pub mod csrf;
 mod game;
 mod history;
 mod league;
+mod matches;
 mod night;
 mod player;
 mod score;
@@ -324,6 +325,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     admin::configure(cfg);
     league::configure(cfg);
     ahead::configure(cfg);
+    matches::configure(cfg);
     history::configure(cfg);
     night::configure(cfg);
     tournament::configure(cfg);

@@ -49,6 +49,8 @@ struct ScorePage {
     /// The league's card and ruleset for the live check, as JSON.
     card: String,
     ruleset: String,
+    /// Open play: the match this table is, whose page the other players confirm the games on.
+    match_id: Option<i64>,
 }
 
 pub(super) fn wind_name(letter: &str) -> &'static str {
@@ -107,8 +109,16 @@ async fn show(
             .collect::<Vec<_>>(),
     )
     .map_err(|e| AppError::Domain(Error::Internal(e.into())))?;
+    let match_id = if t.league.is_open_play() {
+        crate::domain::matches::of_night(&state, t.night_id)
+            .await?
+            .map(|m| m.id)
+    } else {
+        None
+    };
     page.render(ScorePage {
         ctx: page.ctx.clone(),
+        match_id,
         table_id: *id,
         table_number: t.table_number,
         night_id: t.night_id,

@@ -128,12 +128,12 @@ impl League {
         self.kind == "open"
     }
 
-    /// "tonight", or "this round" in a tournament.
+    /// "tonight", "this round" in a tournament, "in this match" in open play.
     pub fn tonight(&self) -> &'static str {
-        if self.kind == "tournament" {
-            "this round"
-        } else {
-            "tonight"
+        match self.kind.as_str() {
+            "tournament" => "this round",
+            "open" => "in this match",
+            _ => "tonight",
         }
     }
 }

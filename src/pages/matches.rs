@@ -1,0 +1,344 @@
+//! Open play on pages: *Find a match* (open matches by day and time, one tap to join, a form to
+//! propose one), a match's page (its players, leaving, the scoring screen, and its games with a
+//! tap to confirm or a reason to dispute each), and organizers settling a disputed game.
+
+use std::collections::BTreeMap;
+
+use actix_web::{HttpResponse, get, post, web};
+use askama::Template;
+use chrono::NaiveDate;
+use serde::Deserialize;
+
+use super::{Ctx, Page, Posted, after};
+use crate::domain::clubs::Club;
+use crate::domain::leagues::League;
+use crate::domain::matches::{self, Leave, MatchGame, MatchView, NewMatch, Settle};
+use crate::domain::{AppState, Error};
+use crate::error::AppError;
+
+#[derive(Template)]
+#[template(path = "pages/matches.html")]
+struct FindPage {
+    ctx: Ctx,
+    league: League,
+    club: Club,
+    /// Matches with a free seat, by day (in date order), each day's by time.
+    open_days: Vec<(NaiveDate, Vec<MatchView>)>,
+    /// The caller's own matches from today on.
+    mine: Vec<MatchView>,
+    /// Locked matches of others from today on.
+    full: Vec<MatchView>,
+    member: bool,
+    players: Vec<(i64, String)>,
+    today: NaiveDate,
+}
+
+#[get("/leagues/{id}/matches")]
+async fn find(
+    page: Page,
+    state: web::Data<AppState>,
+    id: web::Path<i64>,
+) -> Result<HttpResponse, AppError> {
+    let (list, league, club) = matches::list(&state, &page.caller, *id, false).await?;
+    let member = page.caller.role_in(&state, &club).await?.is_some();
+    let mut open_days: BTreeMap<NaiveDate, Vec<MatchView>> = BTreeMap::new();
+    let (mut mine, mut full) = (Vec::new(), Vec::new());
+    for m in list {
+        if m.you_are_in {
+            mine.push(m);
+        } else if m.status == "forming" && m.open {
+            open_days.entry(m.date).or_default().push(m);
+        } else {
+            full.push(m);
+        }
+    }
+    let players = if member {
+        matches::club_players(&state, &club).await?
+    } else {
+        Vec::new()
+    };
+    let tz = crate::domain::ahead::time_zone(&club);
+    page.render(FindPage {
+        ctx: page.ctx.clone(),
+        today: chrono::Utc::now().with_timezone(&tz).date_naive(),
+        league,
+        club,
+        open_days: open_days.into_iter().collect(),
+        mine,
+        full,
+        member,
+        players,
+    })
+}
+
+#[derive(Deserialize)]
+struct ProposeForm {
+    date: String,
+    time: String,
+    place: String,
+    #[serde(default)]
+    note: Option<String>,
+    /// "open", or "named" with the three players.
+    #[serde(default)]
+    kind: Option<String>,
+    #[serde(default)]
+    player: Vec<String>,
+}
+
+fn proposal(f: &ProposeForm) -> Result<NewMatch, Error> {
+    let date = f
+        .date
+        .trim()
+        .parse::<NaiveDate>()
+        .map_err(|_| Error::invalid("date", "give the day of the match"))?;
+    let players = if f.kind.as_deref() == Some("named") {
+        f.player
+            .iter()
+            .filter(|p| !p.trim().is_empty())
+            .map(|p| {
+                p.trim()
+                    .parse::<i64>()
+                    .map_err(|_| Error::invalid("players", "choose the players from the lists"))
+            })
+            .collect::<Result<Vec<_>, _>>()?
+    } else {
+        Vec::new()
+    };
+    if f.kind.as_deref() == Some("named") && players.len() != 3 {
+        return Err(Error::invalid(
+            "players",
+            "choose the three players you are playing with, or make the match open",
+        ));
+    }
+    Ok(NewMatch {
+        date,
+        time: f.time.clone(),
+        place: f.place.clone(),
+        note: f.note.clone(),
+        players,
+    })
+}
+
+#[post("/leagues/{id}/matches")]
+async fn propose(
+    state: web::Data<AppState>,
+    id: web::Path<i64>,
+    posted: Posted<ProposeForm>,
+) -> Result<HttpResponse, AppError> {
+    let made = match proposal(&posted.form) {
+        Ok(n) => matches::create(&state, &posted.caller, *id, n).await,
+        Err(e) => Err(e),
+    };
+    match made {
+        Ok(m) => after(
+            &format!("/matches/{}", m.id),
+            Ok(if m.status == "locked" {
+                format!(
+                    "Your match {} is made: {} play at {}. All four have a mail.",
+                    m.when,
+                    m.names(),
+                    m.place
+                )
+            } else {
+                format!(
+                    "Your match {} at {} is open: it is on the Find a match page until three more join. You get a mail when it is full.",
+                    m.when, m.place
+                )
+            }),
+        ),
+        Err(e) => after(&format!("/leagues/{id}/matches#propose"), Err(e)),
+    }
+}
+
+#[derive(Template)]
+#[template(path = "pages/match.html")]
+struct MatchPageView {
+    ctx: Ctx,
+    m: MatchView,
+    league: League,
+    club: Club,
+    games: Vec<MatchGame>,
+    organizer: bool,
+    member: bool,
+}
+
+impl MatchPageView {
+    /// The game in words, with the players' names.
+    fn words(&self, g: &MatchGame) -> String {
+        crate::domain::games::in_words(&g.game)
+    }
+
+    fn waiting_for(&self, g: &MatchGame) -> String {
+        let names: Vec<&str> = g
+            .game
+            .players
+            .iter()
+            .filter(|p| !g.checks.iter().any(|c| c.player.id == p.player.id))
+            .map(|p| p.player.name.as_str())
+            .collect();
+        names.join(", ")
+    }
+}
+
+#[get("/matches/{id}")]
+async fn show(
+    page: Page,
+    state: web::Data<AppState>,
+    id: web::Path<i64>,
+) -> Result<HttpResponse, AppError> {
+    let p = matches::page(&state, &page.caller, *id).await?;
+    page.render(MatchPageView {
+        ctx: page.ctx.clone(),
+        m: p.view,
+        league: p.league,
+        club: p.club,
+        games: p.games,
+        organizer: p.organizer,
+        member: p.member,
+    })
+}
+
+#[post("/matches/{id}/join")]
+async fn join(
+    state: web::Data<AppState>,
+    id: web::Path<i64>,
+    posted: Posted<serde::de::IgnoredAny>,
+) -> Result<HttpResponse, AppError> {
+    let result = matches::join(&state, &posted.caller, *id).await.map(|m| {
+        if m.status == "locked" {
+            format!(
+                "You are in, and the table is full: {} play {} at {}. All four have a mail.",
+                m.names(),
+                m.when,
+                m.place
+            )
+        } else {
+            format!(
+                "You are in: {} at {}, with {}. {} more to go; you get a mail when it is full.",
+                m.when,
+                m.place,
+                m.names(),
+                m.seats_left
+            )
+        }
+    });
+    after(&format!("/matches/{id}"), result)
+}
+
+#[derive(Deserialize)]
+struct LeaveForm {
+    #[serde(default)]
+    emergency: Option<String>,
+    #[serde(default)]
+    reason: Option<String>,
+}
+
+#[post("/matches/{id}/leave")]
+async fn leave(
+    state: web::Data<AppState>,
+    id: web::Path<i64>,
+    posted: Posted<LeaveForm>,
+) -> Result<HttpResponse, AppError> {
+    let l = Leave {
+        emergency: posted.form.emergency.is_some(),
+        reason: posted.form.reason.clone(),
+    };
+    let result = matches::leave(&state, &posted.caller, *id, l)
+        .await
+        .map(|m| match m.status.as_str() {
+            "cancelled" => "You left, and the match is called off: nobody was left in it.".to_string(),
+            _ if m.players.len() == 3 => format!(
+                "You left the match {}. {} are told by mail; the seat is open again.",
+                m.when,
+                m.names()
+            ),
+            _ => format!("You left the match {}.", m.when),
+        });
+    after(&format!("/matches/{id}"), result)
+}
+
+#[derive(Deserialize)]
+struct WordForm {
+    /// The match whose page the form is on.
+    #[serde(rename = "match")]
+    match_id: i64,
+    #[serde(default)]
+    reason: Option<String>,
+    #[serde(default)]
+    decision: Option<String>,
+}
+
+/// The game's number and its words, for a message: "Game 2 (Ann went out, self-pick: …)".
+async fn game_words(state: &AppState, caller: &crate::domain::Caller, id: i64) -> String {
+    match crate::domain::games::show(state, caller, id).await {
+        Ok(g) => format!("Game {} ({})", g.number, crate::domain::games::in_words(&g)),
+        Err(_) => format!("Game {id}"),
+    }
+}
+
+#[post("/games/{id}/confirm")]
+async fn confirm(
+    state: web::Data<AppState>,
+    id: web::Path<i64>,
+    posted: Posted<WordForm>,
+) -> Result<HttpResponse, AppError> {
+    let words = game_words(&state, &posted.caller, *id).await;
+    let result = matches::confirm(&state, &posted.caller, *id)
+        .await
+        .map(|c| match c.awaiting {
+            None => format!("Confirmed. {words} counts now: every player has confirmed it."),
+            Some(_) => format!(
+                "Confirmed. {words} still waits for {}.",
+                c.waiting_for
+                    .iter()
+                    .map(|p| p.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        });
+    after(&format!("/matches/{}#game-{id}", posted.form.match_id), result)
+}
+
+#[post("/games/{id}/dispute")]
+async fn dispute(
+    state: web::Data<AppState>,
+    id: web::Path<i64>,
+    posted: Posted<WordForm>,
+) -> Result<HttpResponse, AppError> {
+    let words = game_words(&state, &posted.caller, *id).await;
+    let reason = posted.form.reason.clone().unwrap_or_default();
+    let result = matches::dispute(&state, &posted.caller, *id, &reason)
+        .await
+        .map(|_| format!("Disputed. {words} does not count until an organizer settles it."));
+    after(&format!("/matches/{}#game-{id}", posted.form.match_id), result)
+}
+
+#[post("/games/{id}/settle")]
+async fn settle(
+    state: web::Data<AppState>,
+    id: web::Path<i64>,
+    posted: Posted<WordForm>,
+) -> Result<HttpResponse, AppError> {
+    let words = game_words(&state, &posted.caller, *id).await;
+    let decision = posted.form.decision.clone().unwrap_or_default();
+    let said = if decision == "void" {
+        format!("Voided: {words} counts for nothing.")
+    } else {
+        format!("Counted: {words} is in the standings now.")
+    };
+    let result = matches::settle(&state, &posted.caller, *id, Settle { decision })
+        .await
+        .map(|_| said);
+    after(&format!("/matches/{}#game-{id}", posted.form.match_id), result)
+}
+
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    cfg.service(find)
+        .service(propose)
+        .service(show)
+        .service(join)
+        .service(leave)
+        .service(confirm)
+        .service(dispute)
+        .service(settle);
+}

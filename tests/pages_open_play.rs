@@ -1,0 +1,313 @@
+//! Open play as its members use it, in headless Chromium on phones (390×844) and an organizer's
+//! tablet (820×1180): Ann proposes a match on *Find a match*, Bea, Cy and Dot each join it from
+//! their own phone with one tap, the fourth locks it and all four are mailed; Ann enters the
+//! four games on the scoring screen (one of them while her phone has no network); the others
+//! confirm or dispute each game on the match's page; the league page says how many games wait;
+//! an organizer settles the dispute; the season average shows "4 of 6" under its minimum; and
+//! axe-core runs on every page at both widths.
+
+#[path = "common/browser.rs"]
+mod browser;
+mod common;
+
+use browser::*;
+use chrono::{Duration, Utc};
+use common::{PASSWORD, club_owner, member_of, spawn_app};
+use fantoccini::{Client, Locator};
+use serde_json::{Value, json};
+
+const PHONE: (u32, u32) = (390, 844);
+const TABLET: (u32, u32) = (820, 1180);
+/// 2468#2 self-picked, concealed: 25 from each of the three others, twice.
+const SELF_PICK: [&str; 14] = [
+    "F", "F", "2B", "2B", "2B", "2B", "4C", "4C", "6C", "6C", "8B", "8B", "8B", "8B",
+];
+
+async fn check_axe(c: &Client, at: &str) {
+    let (rules, found) = axe(c).await;
+    assert!(rules > 10, "axe ran ({rules} rules)");
+    assert_eq!(found, json!([]), "axe at {at}");
+}
+
+/// Screenshots and axe at tablet and phone widths; the window is `back` afterwards.
+async fn look(c: &Client, name: &str, back: (u32, u32)) {
+    shots(c, name).await;
+    for (w, h) in [TABLET, PHONE] {
+        c.set_window_size(w, h).await.unwrap();
+        let shot = c.screenshot().await.unwrap();
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/screenshots");
+        std::fs::write(dir.join(format!("{name}-{w}.png")), shot).unwrap();
+        check_axe(c, &format!("{name} at {w} px")).await;
+    }
+    c.set_window_size(back.0, back.1).await.unwrap();
+}
+
+/// Another person's phone: a browser with nobody's cookies, logged in as `email`.
+async fn phone_of(c: &Client, base: &str, email: &str, next: &str) {
+    c.delete_all_cookies().await.unwrap();
+    c.set_window_size(PHONE.0, PHONE.1).await.unwrap();
+    log_in(c, base, email, PASSWORD, next).await;
+}
+
+async fn flash(c: &Client, want: &str) -> String {
+    wait_text(c, ".flash.ok", want).await
+}
+
+#[tokio::test]
+async fn members_arrange_a_match_one_enters_the_games_the_others_confirm_and_an_organizer_settles()
+{
+    let app = spawn_app().await;
+    let owner = club_owner(&app, "tiles", "owner@example.org").await;
+    sqlx::query("UPDATE clubs SET time_zone = 'America/New_York' WHERE slug = 'tiles'")
+        .execute(&app.db)
+        .await
+        .unwrap();
+    let league: Value = owner
+        .post(app.url("/api/v1/clubs/tiles/leagues"))
+        .json(&json!({"name": "Open play", "card": "demo-2026", "ruleset": "nmjl-money", "kind": "open",
+                      "board": "best_per_week", "best_per_week": 2, "min_games": 6}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let league = league["id"].as_i64().unwrap();
+    let mut ids = Vec::new();
+    for name in ["Ann", "Bea", "Cy", "Dot"] {
+        let email = format!("{}@example.org", name.to_lowercase());
+        member_of(&app, &owner, "tiles", &email, "member").await;
+        let p: Value = owner
+            .post(app.url("/api/v1/clubs/tiles/players"))
+            .json(&json!({ "name": name }))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        let id = p["id"].as_i64().unwrap();
+        sqlx::query(
+            "UPDATE players SET user_id = (SELECT id FROM users WHERE email = $2) WHERE id = $1",
+        )
+        .bind(id)
+        .bind(&email)
+        .execute(&app.db)
+        .await
+        .unwrap();
+        ids.push(id);
+    }
+    let (ann, bea, cy) = (ids[0], ids[1], ids[2]);
+    let base = app.address.clone();
+    let (_driver, c) = browser().await;
+
+    // Ann, on her phone: the league page leads to Find a match, where she proposes one.
+    phone_of(&c, &base, "ann@example.org", &format!("/leagues/{league}")).await;
+    let mut h = Hands::new(&c);
+    h.tap("a.button[href$='/matches']").await;
+    wait_text(&c, "h1", "Find a match").await;
+    wait_text(&c, "#open", "No open matches").await;
+    let day = (Utc::now() + Duration::days(2)).date_naive();
+    c.execute(
+        "document.getElementById('m-date').value = arguments[0];",
+        vec![json!(day.to_string())],
+    )
+    .await
+    .unwrap();
+    h.type_into("#m-place", "Ann's kitchen, 12 Elm St").await;
+    h.tap("#propose button[type=submit]").await;
+    let said = flash(&c, "is open").await;
+    assert!(said.contains("Ann's kitchen"), "{said}");
+    wait_text(&c, "#match-status", "3 seats open").await;
+    let match_id: i64 = c
+        .current_url()
+        .await
+        .unwrap()
+        .path()
+        .trim_start_matches("/matches/")
+        .parse()
+        .unwrap();
+    look(&c, "open-match-forming", PHONE).await;
+
+    // Bea, Cy and Dot each find it on their own phone and join with one tap.
+    for (i, email) in ["bea@example.org", "cy@example.org", "dot@example.org"]
+        .iter()
+        .enumerate()
+    {
+        phone_of(&c, &base, email, &format!("/leagues/{league}/matches")).await;
+        let item = format!("#match-{match_id}");
+        let text = wait_text(&c, &item, "Ann's kitchen").await;
+        assert!(text.contains("14:00"), "{text}");
+        if i == 0 {
+            look(&c, "find-a-match", PHONE).await;
+        }
+        let mut h = Hands::new(&c);
+        h.tap(&format!("{item} button[type=submit]")).await;
+        assert_eq!(h.taps, 1, "one tap to join");
+        if i < 2 {
+            flash(&c, "You are in").await;
+        } else {
+            let full = flash(&c, "the table is full").await;
+            assert!(full.contains("Ann, Bea, Cy and Dot"), "{full}");
+        }
+    }
+    wait_text(&c, "#match-status", "Full: the match is on").await;
+    // All four are mailed.
+    let mailed: Vec<String> = sqlx::query_scalar(
+        "SELECT to_address FROM mail_outbox WHERE kind = 'match' ORDER BY to_address",
+    )
+    .fetch_all(&app.db)
+    .await
+    .unwrap();
+    assert_eq!(
+        mailed,
+        ["ann@example.org", "bea@example.org", "cy@example.org", "dot@example.org"]
+    );
+
+    // Ann enters the four games on her phone from the match's page. Game 2 goes while her
+    // phone has no network: kept on the phone, and sent once when the network is back.
+    let table = owner
+        .get(app.url(&format!("/api/v1/matches/{match_id}")))
+        .send()
+        .await
+        .unwrap()
+        .json::<Value>()
+        .await
+        .unwrap()["table"]
+        .as_i64()
+        .unwrap();
+    let stored = async || -> i64 {
+        sqlx::query_scalar("SELECT count(*) FROM games WHERE table_id = $1")
+            .bind(table)
+            .fetch_one(&app.db)
+            .await
+            .unwrap()
+    };
+    phone_of(&c, &base, "ann@example.org", &format!("/matches/{match_id}")).await;
+    click(&c, "a.button[href$='/score']").await;
+    wait_text(&c, "h1", "game 1").await;
+    wait_for(&c, "#score[data-table] .entry-modes:not([hidden])").await;
+    let winners = [Some(ann), Some(bea), None, Some(cy)];
+    for (i, winner) in winners.iter().enumerate() {
+        let n = i + 1;
+        wait_text(&c, "h1", &format!("game {n}")).await;
+        let offline = n == 2;
+        if offline {
+            c.issue_cmd(Network { offline: true }).await.unwrap();
+        }
+        match winner {
+            Some(w) => {
+                click(&c, &format!("input[name=won][value='{w}']")).await;
+                for tile in SELF_PICK {
+                    click(&c, &format!("#picker button[data-tile='{tile}']")).await;
+                }
+            }
+            None => click(&c, "input[name=won][value=wall]").await,
+        }
+        if offline {
+            wait_text(&c, "#verdict", "Not checked: no network").await;
+            save(&c).await;
+            wait_text(&c, "#queue-title", "1 game").await;
+            assert_eq!(stored().await, 1, "nothing reached the server");
+            c.issue_cmd(Network { offline: false }).await.unwrap();
+            c.execute("window.dispatchEvent(new Event('online'));", vec![])
+                .await
+                .unwrap();
+            for _ in 0..100 {
+                if stored().await == 2 {
+                    break;
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+            }
+            assert_eq!(stored().await, 2, "the kept game was sent");
+        } else {
+            save(&c).await;
+            wait_text(&c, "#sent", &format!("Saved game {n}")).await;
+        }
+    }
+    let all = wait_text(&c, "#all-played", "match's page").await;
+    assert!(all.contains("confirm"), "{all}");
+    assert_eq!(stored().await, 4, "each game stored once");
+
+    // Bea confirms games 1 to 3 and disputes game 4, on the match's page.
+    phone_of(&c, &base, "bea@example.org", &format!("/matches/{match_id}")).await;
+    look(&c, "open-match-games", PHONE).await;
+    for n in 1..=3 {
+        let mut h = Hands::new(&c);
+        let button = "form[action$='/confirm'] button";
+        wait_for(&c, button).await;
+        let label = text_of(&c, button).await;
+        assert_eq!(label, format!("Confirm game {n}"));
+        h.tap(button).await;
+        let said = flash(&c, "Confirmed").await;
+        assert!(said.contains(&format!("Game {n}")), "{said}");
+        assert!(said.contains("still waits for"), "{said}");
+    }
+    let mut h = Hands::new(&c);
+    h.tap("details:has(form[action$='/dispute']) summary").await;
+    h.type_into(
+        "form[action$='/dispute'] textarea",
+        "Cy went out on my discard, it was not self-picked",
+    )
+    .await;
+    h.tap("form[action$='/dispute'] button").await;
+    let said = flash(&c, "Disputed").await;
+    assert!(said.contains("Game 4"), "{said}");
+    wait_text(&c, "main", "waits for an organizer").await;
+
+    // Cy and Dot confirm what they agree with; with the last, games 1 to 3 count.
+    for email in ["cy@example.org", "dot@example.org"] {
+        phone_of(&c, &base, email, &format!("/matches/{match_id}")).await;
+        for _ in 1..=3 {
+            let button = "form[action$='/confirm'] button";
+            wait_for(&c, button).await;
+            click(&c, button).await;
+            flash(&c, "Confirmed").await;
+        }
+        assert!(
+            c.find(Locator::Css("form[action$='/confirm'] button"))
+                .await
+                .is_err(),
+            "nothing left to confirm"
+        );
+    }
+    let said = text_of(&c, ".flash.ok").await;
+    assert!(said.contains("counts now"), "{said}");
+
+    // The league page: one game waits for an organizer; the board counts the other three.
+    c.goto(&app.url(&format!("/leagues/{league}"))).await.unwrap();
+    let waiting = wait_text(&c, "#awaiting", "1 disputed game waits for an organizer").await;
+    assert!(!waiting.contains("confirm them"), "{waiting}");
+    // The season average: nobody has 6 games, so each shows how many they have.
+    let avg = text_of(&c, "#season-average").await;
+    assert!(avg.contains("3 of 6"), "{avg}");
+    look(&c, "open-league", PHONE).await;
+
+    // The organizer, on a tablet, sees the dispute with Bea's reason and voids game 4.
+    c.delete_all_cookies().await.unwrap();
+    c.set_window_size(TABLET.0, TABLET.1).await.unwrap();
+    log_in(
+        &c,
+        &base,
+        "owner@example.org",
+        PASSWORD,
+        &format!("/matches/{match_id}"),
+    )
+    .await;
+    let game4 = text_of(&c, "li.game-item:last-child").await;
+    assert!(game4.contains("Disputed"), "{game4}");
+    assert!(game4.contains("Bea: ✗ disputed"), "{game4}");
+    assert!(game4.contains("not self-picked"), "{game4}");
+    look(&c, "open-match-dispute", TABLET).await;
+    click(&c, "li.game-item:last-child button[value=void]").await;
+    let said = flash(&c, "Voided").await;
+    assert!(said.contains("Game 4"), "{said}");
+    c.goto(&app.url(&format!("/leagues/{league}"))).await.unwrap();
+    wait_for(&c, "#standings").await;
+    assert!(
+        c.find(Locator::Css("#awaiting")).await.is_err(),
+        "nothing waits any more"
+    );
+    let standings = text_of(&c, "#standings").await;
+    assert!(standings.contains("Weeks"), "{standings}");
+}
