@@ -325,8 +325,12 @@ async fn board_settings_out_of_range_are_refused_naming_the_field() {
         (
             "board",
             json!("best"),
-            "use total, average or best_per_night",
+            "use total, average, best_per_night or best_per_week",
         ),
+        ("best_per_week", json!(0), "use 1 to 20"),
+        ("confirm_hours", json!(0), "use 1 to 336"),
+        ("same_table_per_week", json!(21), "use 0 (no limit) to 20"),
+        ("kind", json!("casual"), "use league, tournament or open"),
     ] {
         let mut body = base.clone();
         body[field] = value.clone();

@@ -81,7 +81,7 @@ async fn the_demo_league_exported_and_imported_elsewhere_has_the_same_standings(
     let app = spawn_app().await;
     let state = AppState::new(app.db.clone(), &"k".repeat(64));
     demo::ensure(&state).await.unwrap();
-    let demo_id: i64 = sqlx::query_scalar("SELECT id FROM leagues")
+    let demo_id: i64 = sqlx::query_scalar("SELECT id FROM leagues WHERE kind = 'league'")
         .fetch_one(&app.db)
         .await
         .unwrap();
@@ -97,14 +97,20 @@ async fn the_demo_league_exported_and_imported_elsewhere_has_the_same_standings(
     let (_, demo_league) = send(anyone.get(app.url(&format!("/api/v1/leagues/{demo_id}")))).await;
     let (_, demo_standings) =
         send(anyone.get(app.url(&format!("/api/v1/leagues/{demo_id}/standings")))).await;
-    let demo_games: i64 = sqlx::query_scalar("SELECT count(*) FROM games")
-        .fetch_one(&app.db)
-        .await
-        .unwrap();
-    let voided: i64 = sqlx::query_scalar("SELECT count(*) FROM games WHERE status = 'voided'")
-        .fetch_one(&app.db)
-        .await
-        .unwrap();
+    let in_demo = "FROM games g JOIN night_tables t ON t.id = g.table_id JOIN nights n ON n.id = t.night_id WHERE n.league_id = $1";
+    let demo_games: i64 =
+        sqlx::query_scalar(sqlx::AssertSqlSafe(format!("SELECT count(*) {in_demo}")))
+            .bind(demo_id)
+            .fetch_one(&app.db)
+            .await
+            .unwrap();
+    let voided: i64 = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
+        "SELECT count(*) {in_demo} AND g.status = 'voided'"
+    )))
+    .bind(demo_id)
+    .fetch_one(&app.db)
+    .await
+    .unwrap();
     assert!(voided > 0, "the demo has a voided game to carry over");
 
     // Another club, with one of the demo's players already (matched by name, any case).

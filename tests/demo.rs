@@ -26,7 +26,7 @@ async fn the_demo_league_has_standings_and_every_kind_of_game_once() {
         front.contains("Demo league"),
         "the start page lists it: {front}"
     );
-    let league: i64 = sqlx::query_scalar("SELECT id FROM leagues")
+    let league: i64 = sqlx::query_scalar("SELECT id FROM leagues WHERE kind = 'league'")
         .fetch_one(&app.db)
         .await
         .unwrap();
@@ -88,15 +88,17 @@ async fn the_demo_league_has_standings_and_every_kind_of_game_once() {
     // The games show each kind of result, all entered through the engine.
     let kinds: (i64, i64, i64, i64, i64, i64, i64, i64) = sqlx::query_as(
         "SELECT count(*), \
-                count(*) FILTER (WHERE outcome = 'wall'), \
-                count(*) FILTER (WHERE won_by = 'self_pick'), \
-                count(*) FILTER (WHERE won_by = 'discard' AND jsonb_array_length(submitted->'exposures') > 0), \
-                count(*) FILTER (WHERE jokerless), \
-                count(*) FILTER (WHERE jsonb_array_length(submitted->'dead') > 0), \
-                count(*) FILTER (WHERE version > 1 AND status = 'recorded'), \
-                count(*) FILTER (WHERE status = 'voided') \
-         FROM games",
+                count(*) FILTER (WHERE g.outcome = 'wall'), \
+                count(*) FILTER (WHERE g.won_by = 'self_pick'), \
+                count(*) FILTER (WHERE g.won_by = 'discard' AND jsonb_array_length(g.submitted->'exposures') > 0), \
+                count(*) FILTER (WHERE g.jokerless), \
+                count(*) FILTER (WHERE jsonb_array_length(g.submitted->'dead') > 0), \
+                count(*) FILTER (WHERE g.version > 1 AND g.status = 'recorded'), \
+                count(*) FILTER (WHERE g.status = 'voided') \
+         FROM games g JOIN night_tables t ON t.id = g.table_id JOIN nights n ON n.id = t.night_id \
+         WHERE n.league_id = $1",
     )
+    .bind(league)
     .fetch_one(&app.db)
     .await
     .unwrap();
@@ -130,11 +132,56 @@ async fn the_demo_league_has_standings_and_every_kind_of_game_once() {
         .unwrap();
     assert_eq!(members["members"][0]["role"], "owner", "{members}");
 
+    // Beside it, open play: three weeks of matches, some games waiting for their players, one
+    // disputed, and open matches ahead on Find a match.
+    let open: i64 = sqlx::query_scalar("SELECT id FROM leagues WHERE kind = 'open'")
+        .fetch_one(&app.db)
+        .await
+        .unwrap();
+    let board: Value = app
+        .get(&format!("/api/v1/leagues/{open}/standings"))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(board["board"], "best_per_week");
+    assert!(board["games_awaiting"].as_i64().unwrap() > 0, "{board}");
+    assert_eq!(board["games_disputed"], 1, "{board}");
+    let rows = board["standings"].as_array().unwrap();
+    assert!(rows.len() >= 8, "{board}");
+    assert!(
+        rows.iter()
+            .all(|r| !r["weeks"].as_array().unwrap().is_empty())
+    );
+    assert_eq!(
+        board["season_average"].as_array().unwrap().len(),
+        rows.len()
+    );
+    let ahead: Value = owner
+        .get(app.url(&format!("/api/v1/leagues/{open}/matches")))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let forming = ahead["matches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["status"] == "forming")
+        .count();
+    assert_eq!(forming, 2, "{ahead}");
+
     // A second start adds nothing.
+    let before: i64 = sqlx::query_scalar("SELECT count(*) FROM games")
+        .fetch_one(&app.db)
+        .await
+        .unwrap();
     assert!(demo::ensure(&state).await.unwrap().is_none());
     let again: i64 = sqlx::query_scalar("SELECT count(*) FROM games")
         .fetch_one(&app.db)
         .await
         .unwrap();
-    assert_eq!(again, all);
+    assert_eq!(again, before);
 }

@@ -341,6 +341,44 @@ async fn four_members_arrange_a_match_it_locks_and_mails_them_and_an_emergency_r
     assert_eq!(locked["status"], "locked");
     wait_match_mail(sink, 11).await;
 
+    // Three ask for the last two seats of a match at once: two get in, one is told it is full.
+    let res = post(
+        app,
+        eve,
+        &matches,
+        json!({"date": date, "time": "18:00", "place": "Eve's"}),
+    )
+    .await;
+    let race = json(res, 201).await["id"].as_i64().unwrap();
+    json(
+        post(
+            app,
+            ann,
+            &format!("/api/v1/matches/{race}/join"),
+            json!(null),
+        )
+        .await,
+        200,
+    )
+    .await;
+    let joins = [bea, cy, dot].map(|who| {
+        let url = app.url(&format!("/api/v1/matches/{race}/join"));
+        async move { who.post(url).send().await.unwrap().status().as_u16() }
+    });
+    let [a, b, d] = joins;
+    let (a, b, d) = tokio::join!(a, b, d);
+    let mut got = vec![a, b, d];
+    got.sort_unstable();
+    assert_eq!(got, [200, 200, 409]);
+    let raced = get(app, &c.owner, &format!("/api/v1/matches/{race}")).await;
+    assert_eq!(
+        (
+            raced["status"].as_str(),
+            raced["players"].as_array().unwrap().len()
+        ),
+        (Some("locked"), 4)
+    );
+
     // A match made with three named players is locked at once, and closed to others.
     let named = [c.members[1].1, c.members[2].1, c.members[3].1];
     let res = post(app, ann, &matches,
@@ -578,6 +616,49 @@ async fn one_enters_four_games_the_others_confirm_or_dispute_and_an_organizer_se
     assert_eq!(
         (s["games_awaiting"].as_i64(), s["games_disputed"].as_i64()),
         (Some(2), Some(1))
+    );
+
+    // The games CSV says which games wait; an import refuses them, naming the line, until
+    // they are settled.
+    let csv_of = async || -> String {
+        c.owner
+            .get(app.url(&format!("/api/v1/leagues/{}/games.csv", c.league)))
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap()
+    };
+    let exported = csv_of().await;
+    assert!(
+        exported.contains(",awaiting,") && exported.contains(",disputed,"),
+        "{exported}"
+    );
+    let res = post(app, &c.owner, "/api/v1/clubs/tiles/leagues",
+        json!({"name": "Open play, copy", "card": "demo-2026", "ruleset": "nmjl-money", "kind": "open", "board": "best_per_week", "best_per_week": 2})).await;
+    let copy = json(res, 201).await["id"].as_i64().unwrap();
+    let import = app.url(&format!("/api/v1/leagues/{copy}/games.csv"));
+    let res = c
+        .owner
+        .post(&import)
+        .header("Content-Type", "text/csv")
+        .body(exported)
+        .send()
+        .await
+        .unwrap();
+    let refused = json(res, 422).await;
+    assert!(
+        refused
+            .to_string()
+            .contains("still waiting for its players"),
+        "{refused}"
+    );
+    assert!(
+        refused
+            .to_string()
+            .contains("disputed and waiting for an organizer"),
+        "{refused}"
     );
 
     // A member may not settle; the organizer corrects the game as Cy said, then counts it.

@@ -18,7 +18,7 @@ async fn an_organizer_checks_and_imports_a_games_file_and_sets_balances() {
     let app = spawn_app().await;
     let state = AppState::new(app.db.clone(), &"k".repeat(64));
     demo::ensure(&state).await.unwrap();
-    let demo_id: i64 = sqlx::query_scalar("SELECT id FROM leagues")
+    let demo_id: i64 = sqlx::query_scalar("SELECT id FROM leagues WHERE kind = 'league'")
         .fetch_one(&app.db)
         .await
         .unwrap();

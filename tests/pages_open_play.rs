@@ -161,7 +161,12 @@ async fn members_arrange_a_match_one_enters_the_games_the_others_confirm_and_an_
     .unwrap();
     assert_eq!(
         mailed,
-        ["ann@example.org", "bea@example.org", "cy@example.org", "dot@example.org"]
+        [
+            "ann@example.org",
+            "bea@example.org",
+            "cy@example.org",
+            "dot@example.org"
+        ]
     );
 
     // Ann enters the four games on her phone from the match's page. Game 2 goes while her
@@ -183,7 +188,13 @@ async fn members_arrange_a_match_one_enters_the_games_the_others_confirm_and_an_
             .await
             .unwrap()
     };
-    phone_of(&c, &base, "ann@example.org", &format!("/matches/{match_id}")).await;
+    phone_of(
+        &c,
+        &base,
+        "ann@example.org",
+        &format!("/matches/{match_id}"),
+    )
+    .await;
     click(&c, "a.button[href$='/score']").await;
     wait_text(&c, "h1", "game 1").await;
     wait_for(&c, "#score[data-table] .entry-modes:not([hidden])").await;
@@ -230,7 +241,13 @@ async fn members_arrange_a_match_one_enters_the_games_the_others_confirm_and_an_
     assert_eq!(stored().await, 4, "each game stored once");
 
     // Bea confirms games 1 to 3 and disputes game 4, on the match's page.
-    phone_of(&c, &base, "bea@example.org", &format!("/matches/{match_id}")).await;
+    phone_of(
+        &c,
+        &base,
+        "bea@example.org",
+        &format!("/matches/{match_id}"),
+    )
+    .await;
     look(&c, "open-match-games", PHONE).await;
     for n in 1..=3 {
         let mut h = Hands::new(&c);
@@ -242,6 +259,7 @@ async fn members_arrange_a_match_one_enters_the_games_the_others_confirm_and_an_
         let said = flash(&c, "Confirmed").await;
         assert!(said.contains(&format!("Game {n}")), "{said}");
         assert!(said.contains("still waits for"), "{said}");
+        assert!(h.scrolls <= 1, "game {n}: {} scrolls to confirm", h.scrolls);
     }
     let mut h = Hands::new(&c);
     h.tap("details:has(form[action$='/dispute']) summary").await;
@@ -275,7 +293,9 @@ async fn members_arrange_a_match_one_enters_the_games_the_others_confirm_and_an_
     assert!(said.contains("counts now"), "{said}");
 
     // The league page: one game waits for an organizer; the board counts the other three.
-    c.goto(&app.url(&format!("/leagues/{league}"))).await.unwrap();
+    c.goto(&app.url(&format!("/leagues/{league}")))
+        .await
+        .unwrap();
     let waiting = wait_text(&c, "#awaiting", "1 disputed game waits for an organizer").await;
     assert!(!waiting.contains("confirm them"), "{waiting}");
     // The season average: nobody has 6 games, so each shows how many they have.
@@ -302,7 +322,9 @@ async fn members_arrange_a_match_one_enters_the_games_the_others_confirm_and_an_
     click(&c, "li.game-item:last-child button[value=void]").await;
     let said = flash(&c, "Voided").await;
     assert!(said.contains("Game 4"), "{said}");
-    c.goto(&app.url(&format!("/leagues/{league}"))).await.unwrap();
+    c.goto(&app.url(&format!("/leagues/{league}")))
+        .await
+        .unwrap();
     wait_for(&c, "#standings").await;
     assert!(
         c.find(Locator::Css("#awaiting")).await.is_err(),

@@ -601,7 +601,7 @@ async fn a_tournament_says_round_and_a_league_says_night_on_every_page() {
     assert_eq!(res.status(), 422);
     let problem: Value = res.json().await.unwrap();
     assert!(
-        problem.to_string().contains("league or tournament"),
+        problem.to_string().contains("league, tournament or open"),
         "{problem}"
     );
 }

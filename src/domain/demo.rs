@@ -2,7 +2,9 @@
 //! public league of 16 players on the demo card and 6 closed nights of games entered through
 //! the same operations a scorer uses, so every hand was checked and scored by the engine —
 //! self-picks, discard wins with exposures, jokerless hands, wall games, a dead-hand call, a
-//! corrected game and a voided one. Standings and the chart follow from them.
+//! corrected game and a voided one. Standings and the chart follow from them. Beside it, an
+//! open-play league: three weeks of matches its members arranged, games confirmed by their
+//! players, a few still waiting, one disputed, and two open matches ahead.
 
 use chrono::{Duration, NaiveDate};
 use rand::rngs::StdRng;
@@ -12,6 +14,7 @@ use crate::auth::new_secret;
 use crate::domain::accounts::{self, SignUp};
 use crate::domain::games::{self, DeadInput, GameInput};
 use crate::domain::leagues::{self, LeagueInput};
+use crate::domain::matches;
 use crate::domain::nights::{self, LockTables, NewNight, SeatingRequest};
 use crate::domain::players::{self, NewPlayer};
 use crate::domain::{AppState, Caller, Error, Principal, Result};
@@ -135,6 +138,7 @@ async fn fill(state: &AppState) -> Result<Option<Created>> {
         let date = today - Duration::days(7 * (NIGHTS - n) as i64);
         play_night(state, &owner, league, &ids, date, n, &mut rng).await?;
     }
+    open_play(state, &owner, &ids, today, &mut rng).await?;
     Ok(Some(Created {
         email: EMAIL.into(),
         password,
@@ -178,6 +182,91 @@ async fn play_night(
         }
     }
     nights::close(state, owner, night.id).await.map(drop)
+}
+
+/// An open-play league beside the weekly one: three weeks of matches members arranged (four of
+/// the club's players at a time, two to four games each), the games confirmed by the players;
+/// the last two matches' games still wait for some of them, one game is disputed; and two open
+/// matches ahead on Find a match.
+async fn open_play(
+    state: &AppState,
+    owner: &Caller,
+    ids: &[i64],
+    today: NaiveDate,
+    rng: &mut StdRng,
+) -> Result<()> {
+    let (league, club) = leagues::create(
+        state,
+        owner,
+        SLUG,
+        LeagueInput {
+            name: Some("Open play".into()),
+            card: Some(CARD.into()),
+            ruleset: Some(serde_json::json!("nmjl-money")),
+            visibility: Some("public".into()),
+            kind: Some("open".into()),
+            board: Some("best_per_week".into()),
+            best_per_week: Some(2),
+            min_games: Some(6),
+            ..Default::default()
+        },
+    )
+    .await?;
+    let pool: Vec<i64> = ids[..12].to_vec();
+    const PLACES: [&str; 4] = [
+        "Club room",
+        "Ada's kitchen",
+        "The Corner Café",
+        "Library meeting room",
+    ];
+    const MATCHES: usize = 12;
+    for m in 0..MATCHES {
+        // Three weeks back to yesterday, a match every other day or so.
+        let date = today - Duration::days(21 - (m as i64 * 20 / MATCHES as i64));
+        let mut four = pool.clone();
+        for i in 0..4 {
+            let j = rng.random_range(i..four.len());
+            four.swap(i, j);
+        }
+        four.truncate(4);
+        let time = ["10:00", "13:30", "19:00"][m % 3];
+        let place = PLACES[m % PLACES.len()];
+        let (_, table) = matches::arrange(state, &league, &club, &four, date, time, place).await?;
+        let games = 2 + (m % 3) as i32;
+        let recent = m >= MATCHES - 2;
+        for number in 1..=games {
+            let id = play_game(state, owner, table, number, &four, Special::None, rng).await?;
+            // The last two matches: some players have not confirmed yet; one game disputed.
+            let confirming: &[i64] = if recent { &four[..2] } else { &four };
+            for &p in confirming {
+                matches::demo_confirm(state, owner, id, p).await?;
+            }
+            if m == MATCHES - 1 && number == 1 {
+                matches::demo_dispute(
+                    state,
+                    owner,
+                    id,
+                    four[3],
+                    "That hand was won from a discard, not self-picked",
+                )
+                .await?;
+            }
+        }
+    }
+    // Two matches ahead with seats open.
+    for (days, joined, place) in [(2, 1usize, "Club room"), (4, 2, "The Corner Café")] {
+        matches::arrange(
+            state,
+            &league,
+            &club,
+            &pool[12 - joined..],
+            today + Duration::days(days),
+            "14:00",
+            place,
+        )
+        .await?;
+    }
+    Ok(())
 }
 
 #[derive(PartialEq)]
@@ -239,7 +328,7 @@ async fn play_game(
     seats: &[i64],
     special: Special,
     rng: &mut StdRng,
-) -> Result<()> {
+) -> Result<i64> {
     for _attempt in 0..50 {
         let mut game = if rng.random_bool(0.08) && special == Special::None {
             GameInput {
@@ -310,7 +399,7 @@ async fn play_game(
             }
             _ => {}
         }
-        return Ok(());
+        return Ok(id);
     }
     Err(Error::Internal(anyhow::anyhow!(
         "no valid demo hand for table {table}, game {number}"

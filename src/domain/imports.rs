@@ -415,6 +415,25 @@ fn read_rows(text: &str, games_per_table: i32, p: &mut Problems) -> Result<Vec<R
                 None
             }
         };
+        // An open-play game still waiting for its players (or an organizer) in the league it
+        // came from is not taken: what it will count as is not decided yet.
+        let waiting = cell("status").to_lowercase();
+        let waiting_row = waiting == "awaiting" || waiting == "disputed";
+        if waiting_row {
+            p.add(
+                line,
+                "status",
+                format!(
+                    "this game was {} in the league it came from: settle it there (confirm, count or void it) and export again, or write recorded or voided here",
+                    if waiting == "awaiting" {
+                        "still waiting for its players to confirm it"
+                    } else {
+                        "disputed and waiting for an organizer"
+                    }
+                ),
+            );
+            ok = false;
+        }
         let mut choice = |name: &str, allowed: &[&'static str], default: &str| -> &'static str {
             let text = cell(name).to_lowercase();
             let text = if text.is_empty() {
@@ -435,7 +454,11 @@ fn read_rows(text: &str, games_per_table: i32, p: &mut Problems) -> Result<Vec<R
                 }
             }
         };
-        let status = choice("status", &["recorded", "voided"], "recorded");
+        let status = if waiting_row {
+            "recorded"
+        } else {
+            choice("status", &["recorded", "voided"], "recorded")
+        };
         let outcome = choice("outcome", &["mahjong", "wall", "redeal"], "");
         let seat = choice("seat", &SEAT_WINDS, "");
         let role = choice("role", &["winner", "discarder", ""], "");

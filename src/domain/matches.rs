@@ -253,6 +253,9 @@ async fn mail_locked(
     write_mail(state, tx, league, club, m, &all, &subject, &text).await
 }
 
+/// Open matches one member may have waiting for players at a time.
+pub const MAX_FORMING: i64 = 20;
+
 /// Proposes a match: open, or with three named players (then it is locked at once).
 pub async fn create(
     state: &AppState,
@@ -279,6 +282,14 @@ pub async fn create(
             "date",
             "give a day from two weeks ago (a match already played) to a year ahead",
         ));
+    }
+    if n.players.is_empty()
+        && let Ok(user) = caller.user()
+        && stored::forming_by(&state.db, user.id).await? >= MAX_FORMING
+    {
+        return Err(Error::Conflict(format!(
+            "you have {MAX_FORMING} open matches waiting for players: leave one, or wait until they fill, before proposing another"
+        )));
     }
     let mut players = vec![me];
     if !n.players.is_empty() {
@@ -663,8 +674,9 @@ pub async fn dispute(state: &AppState, caller: &Caller, id: i64, reason: &str) -
     }
     let mut event = serde_json::to_value(&game).map_err(Error::internal)?;
     event["awaiting"] = "organizer".into();
+    let mut tx = state.db.begin().await?;
     let word = stored::dispute(
-        &state.db,
+        &mut tx,
         league.id,
         id,
         me,
@@ -674,8 +686,79 @@ pub async fn dispute(state: &AppState, caller: &Caller, id: i64, reason: &str) -
     )
     .await?;
     word_refused(word, &game)?;
+    let who = game.name_of(me).unwrap_or("A player").to_string();
+    mail_dispute(state, &mut tx, &league, &club, &game, &who, reason).await?;
+    tx.commit().await?;
+    mail::wake(state);
     after_word(state, league.id);
     checks(state, caller, id).await
+}
+
+/// The mail to the club's organizers about a disputed game, in `tx`.
+async fn mail_dispute(
+    state: &AppState,
+    tx: &mut sqlx::PgConnection,
+    league: &League,
+    club: &Club,
+    game: &crate::domain::game_view::Game,
+    who: &str,
+    reason: &str,
+) -> Result<()> {
+    let page = match stored::of_night(&state.db, game.night.id).await? {
+        Some(m) => format!("{}/matches/{}#game-{}", state.public_url, m.id, game.id),
+        None => format!("{}/nights/{}", state.public_url, game.night.id),
+    };
+    let players: Vec<&str> = game
+        .players
+        .iter()
+        .map(|p| p.player.name.as_str())
+        .collect();
+    let subject = format!(
+        "{}: {who} disputes game {} of a match",
+        league.name, game.number
+    );
+    let paragraphs = [
+        format!(
+            "{who} disputes game {} of the match of {} on {}: \"{reason}\"",
+            game.number,
+            names_in_words(players),
+            game.night.date.format("%A, %B %-d")
+        ),
+        format!(
+            "As entered: {}. It does not count until you settle it: count it as it stands, correct it, or void it.",
+            crate::domain::games::in_words(game)
+        ),
+    ];
+    for (user, email, name) in stored::organizers_of(tx, league.id).await? {
+        let unsubscribe = night_mail::unsubscribe_link(state, user, league.id);
+        let greeting = format!("Hello {name},");
+        let after = [format!(
+            "You get this as an organizer of {}. To stop mail about {}, open: {unsubscribe}",
+            club.name, league.name
+        )];
+        let (text_body, html_body) = mail::Letter {
+            greeting: &greeting,
+            paragraphs: &paragraphs,
+            actions: &[("Settle the game", page.as_str())],
+            after: &after,
+        }
+        .render();
+        mail::enqueue(
+            tx,
+            &crate::storage::mail::NewMail {
+                kind: "match_dispute",
+                club_id: Some(club.id),
+                to_address: email,
+                to_name: Some(name),
+                subject: subject.clone(),
+                text_body,
+                html_body,
+                unsubscribe: Some(unsubscribe),
+            },
+        )
+        .await?;
+    }
+    Ok(())
 }
 
 /// How an organizer settles a waiting game.
@@ -841,4 +924,72 @@ pub async fn club_players(state: &AppState, club: &Club) -> Result<Vec<(i64, Str
         .into_iter()
         .map(|p| (p.id, p.name))
         .collect())
+}
+
+/// A match of four made for the demo (or any filling of a league by its organizers): seated at
+/// once, no mail. Answers the match and its table.
+pub(crate) async fn arrange(
+    state: &AppState,
+    league: &League,
+    club: &Club,
+    players: &[i64],
+    date: NaiveDate,
+    time: &str,
+    place: &str,
+) -> Result<(MatchView, i64)> {
+    let time = parse_time(time)?;
+    let starts_at = moment(club, date, time)?;
+    let mut tx = state.db.begin().await?;
+    let m = stored::create(
+        &mut tx,
+        &stored::NewMatch {
+            league_id: league.id,
+            date,
+            time,
+            starts_at,
+            place,
+            note: None,
+            open: players.len() < 4,
+            created_by: None,
+            players,
+        },
+    )
+    .await?;
+    tx.commit().await?;
+    Ok((MatchView::of(&m, None), m.table_id.unwrap_or_default()))
+}
+
+/// A player's confirmation of a game, for the demo (no session: the player's word as if given).
+pub(crate) async fn demo_confirm(
+    state: &AppState,
+    caller: &Caller,
+    game: i64,
+    player: i64,
+) -> Result<()> {
+    let g = crate::domain::games::show(state, caller, game).await?;
+    let ctx = stored_games::table_context(&state.db, g.table.id)
+        .await?
+        .ok_or_else(|| Error::NotFound(format!("no game {game}")))?;
+    let event = serde_json::to_value(&g).map_err(Error::internal)?;
+    stored::confirm(&state.db, ctx.league_id, game, player, None, event).await?;
+    Ok(())
+}
+
+/// A player's dispute of a game, for the demo.
+pub(crate) async fn demo_dispute(
+    state: &AppState,
+    caller: &Caller,
+    game: i64,
+    player: i64,
+    reason: &str,
+) -> Result<()> {
+    let g = crate::domain::games::show(state, caller, game).await?;
+    let ctx = stored_games::table_context(&state.db, g.table.id)
+        .await?
+        .ok_or_else(|| Error::NotFound(format!("no game {game}")))?;
+    let event = serde_json::to_value(&g).map_err(Error::internal)?;
+    let mut tx = state.db.begin().await?;
+    stored::dispute(&mut tx, ctx.league_id, game, player, None, reason, event).await?;
+    tx.commit().await?;
+    Ok(())
 }

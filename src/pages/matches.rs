@@ -246,7 +246,9 @@ async fn leave(
     let result = matches::leave(&state, &posted.caller, *id, l)
         .await
         .map(|m| match m.status.as_str() {
-            "cancelled" => "You left, and the match is called off: nobody was left in it.".to_string(),
+            "cancelled" => {
+                "You left, and the match is called off: nobody was left in it.".to_string()
+            }
             _ if m.players.len() == 3 => format!(
                 "You left the match {}. {} are told by mail; the seat is open again.",
                 m.when,
@@ -296,7 +298,10 @@ async fn confirm(
                     .join(", ")
             ),
         });
-    after(&format!("/matches/{}#game-{id}", posted.form.match_id), result)
+    after(
+        &format!("/matches/{}#game-{id}", posted.form.match_id),
+        result,
+    )
 }
 
 #[post("/games/{id}/dispute")]
@@ -310,7 +315,10 @@ async fn dispute(
     let result = matches::dispute(&state, &posted.caller, *id, &reason)
         .await
         .map(|_| format!("Disputed. {words} does not count until an organizer settles it."));
-    after(&format!("/matches/{}#game-{id}", posted.form.match_id), result)
+    after(
+        &format!("/matches/{}#game-{id}", posted.form.match_id),
+        result,
+    )
 }
 
 #[post("/games/{id}/settle")]
@@ -329,7 +337,10 @@ async fn settle(
     let result = matches::settle(&state, &posted.caller, *id, Settle { decision })
         .await
         .map(|_| said);
-    after(&format!("/matches/{}#game-{id}", posted.form.match_id), result)
+    after(
+        &format!("/matches/{}#game-{id}", posted.form.match_id),
+        result,
+    )
 }
 
 pub fn configure(cfg: &mut web::ServiceConfig) {

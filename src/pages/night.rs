@@ -263,6 +263,13 @@ async fn show(
     id: web::Path<i64>,
 ) -> Result<HttpResponse, AppError> {
     let d = nights::details(&state, &page.caller, *id).await?;
+    // In open play a night is a match: its players confirm its games on the match's page.
+    if d.league.is_open_play()
+        && !d.role.is_some_and(|r| r >= crate::domain::Role::Organizer)
+        && let Some(m) = crate::domain::matches::of_night(&state, d.night.id).await?
+    {
+        return Ok(super::redirect(&format!("/matches/{}", m.id), None));
+    }
     let opened = codes_opened(&state, &d).await?;
     page.render(night_page(page.ctx.clone(), d, None, opened))
 }

@@ -234,7 +234,8 @@ pub struct GameLine {
 
 pub async fn league_game_lines(pool: &PgPool, league_id: i64) -> sqlx::Result<Vec<GameLine>> {
     sqlx::query_as::<_, GameLine>(
-        "SELECT g.id AS game_id, n.number AS night, n.night_date, t.number AS table_number, g.number, g.status, g.outcome, \
+        "SELECT g.id AS game_id, n.number AS night, n.night_date, t.number AS table_number, g.number, \
+                CASE WHEN g.awaiting AND g.disputed_at IS NOT NULL THEN 'disputed' WHEN g.awaiting THEN 'awaiting' ELSE g.status END AS status, g.outcome, \
                 g.line_id, g.line_value, p.id AS player_id, p.name AS player, s.seat, s.score, s.breakdown, \
                 g.won_by, CASE WHEN g.winner = s.player_id THEN 'winner' WHEN g.discarder = s.player_id THEN 'discarder' ELSE '' END AS role, \
                 s.dead, g.jokerless, g.created_at AS recorded_at \

@@ -88,6 +88,16 @@ pub async fn list(
     .await
 }
 
+/// Matches a member proposed that are still forming and ahead.
+pub async fn forming_by(pool: &PgPool, user_id: i64) -> sqlx::Result<i64> {
+    sqlx::query_scalar(
+        "SELECT count(*) FROM matches WHERE created_by = $1 AND status = 'forming' AND starts_at > now()",
+    )
+    .bind(user_id)
+    .fetch_one(pool)
+    .await
+}
+
 /// Locks the league's row (so matches lock and nights take numbers one at a time) and the match.
 async fn lock(tx: &mut Transaction<'_, Postgres>, league_id: i64, id: i64) -> sqlx::Result<()> {
     sqlx::query("SELECT id FROM leagues WHERE id = $1 FOR UPDATE")
@@ -444,10 +454,10 @@ pub async fn confirm(
     Ok(word)
 }
 
-/// A player at the game's table disputes it: it waits for an organizer (with `event` for
-/// `game.disputed`).
+/// A player at the game's table disputes it, in `tx` (the caller writes the organizers' mail in
+/// it and commits): it waits for an organizer (with `event` for `game.disputed`).
 pub async fn dispute(
-    pool: &PgPool,
+    tx: &mut Transaction<'_, Postgres>,
     league_id: i64,
     game_id: i64,
     player_id: i64,
@@ -455,10 +465,9 @@ pub async fn dispute(
     reason: &str,
     event: serde_json::Value,
 ) -> sqlx::Result<Word> {
-    let mut tx = pool.begin().await?;
     // The standings count the games waiting for an organizer: their revision moves.
-    totals::lock_league(&mut tx, league_id).await?;
-    let Some((waiting, disputed, _)) = waiting_game(&mut tx, game_id).await? else {
+    totals::lock_league(tx, league_id).await?;
+    let Some((waiting, disputed, _)) = waiting_game(tx, game_id).await? else {
         return Ok(Word::Gone);
     };
     if !waiting {
@@ -472,16 +481,16 @@ pub async fn dispute(
     .bind(player_id)
     .bind(reason)
     .bind(user_id)
-    .execute(&mut *tx)
+    .execute(&mut **tx)
     .await?;
     if !disputed {
         sqlx::query("UPDATE games SET disputed_at = now() WHERE id = $1")
             .bind(game_id)
-            .execute(&mut *tx)
+            .execute(&mut **tx)
             .await?;
     }
     events::emit(
-        &mut tx,
+        tx,
         league_id,
         &[
             ("game.disputed", event),
@@ -489,8 +498,24 @@ pub async fn dispute(
         ],
     )
     .await?;
-    tx.commit().await?;
     Ok(Word::Kept)
+}
+
+/// The club's owners and organizers who take the league's mail: (user id, email, name).
+pub async fn organizers_of(
+    conn: &mut PgConnection,
+    league_id: i64,
+) -> sqlx::Result<Vec<(i64, String, String)>> {
+    sqlx::query_as(
+        "SELECT u.id, u.email, u.display_name FROM leagues l \
+         JOIN memberships m ON m.club_id = l.club_id AND m.role IN ('owner', 'organizer') JOIN users u ON u.id = m.user_id \
+         WHERE l.id = $1 \
+           AND NOT EXISTS (SELECT 1 FROM mail_unsubscribes x WHERE x.user_id = u.id AND x.league_id = l.id) \
+         ORDER BY u.id",
+    )
+    .bind(league_id)
+    .fetch_all(conn)
+    .await
 }
 
 /// An organizer counts a waiting or disputed game as it stands (with `event`).
