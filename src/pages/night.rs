@@ -265,7 +265,7 @@ async fn show(
     let d = nights::details(&state, &page.caller, *id).await?;
     // In open play a night is a match: its players confirm its games on the match's page.
     if d.league.is_open_play()
-        && !d.role.is_some_and(|r| r >= crate::domain::Role::Organizer)
+        && d.role.is_none_or(|r| r < crate::domain::Role::Organizer)
         && let Some(m) = crate::domain::matches::of_night(&state, d.night.id).await?
     {
         return Ok(super::redirect(&format!("/matches/{}", m.id), None));
