@@ -145,5 +145,49 @@ fn club_card(c: &mut Criterion) {
     });
 }
 
-criterion_group!(rules, benches, club_card, seating);
+/// An open-play season: 200 players, 52 weeks, each player in 4 matches a week (tables of four
+/// drawn in turn), every match 4 games; the board of each week's best 2 matches, with and
+/// without the limit of one counted match a week at the same table.
+fn open_play_board(c: &mut Criterion) {
+    use mahjong_league::standings::{MatchScore, weekly};
+    let start = chrono::NaiveDate::from_ymd_opt(2026, 1, 5).unwrap();
+    let mut scores = Vec::new();
+    let mut night = 0;
+    for week in 0..52i64 {
+        for round in 0..4i64 {
+            let date = start + chrono::Duration::days(week * 7 + round);
+            for t in 0..50i64 {
+                night += 1;
+                // A different four each round, the same four again now and then.
+                let table: Vec<i64> = (0..4)
+                    .map(|s| (t * 4 + s + (round % 3) * 17 * s) % 200)
+                    .collect();
+                let mut sorted = table.clone();
+                sorted.sort_unstable();
+                sorted.dedup();
+                for (s, &p) in table.iter().enumerate() {
+                    scores.push(MatchScore {
+                        player: p,
+                        night,
+                        date,
+                        points: ((week * 31 + round * 7 + s as i64 * 13) % 200) - 100,
+                        games: 4,
+                        table: sorted.clone(),
+                    });
+                }
+            }
+        }
+    }
+    let rows = scores.len();
+    c.bench_function(
+        &format!("best 2 matches a week: 200 players, 52 weeks, {rows} match scores"),
+        |b| b.iter(|| black_box(weekly(black_box(&scores), 2, None))),
+    );
+    c.bench_function(
+        &format!("best 2 matches a week, one a week at the same table: {rows} match scores"),
+        |b| b.iter(|| black_box(weekly(black_box(&scores), 2, Some(1)))),
+    );
+}
+
+criterion_group!(rules, benches, club_card, seating, open_play_board);
 criterion_main!(rules);

@@ -11,6 +11,7 @@
   const rows = document.getElementById("embed-rows");
   const empty = document.getElementById("embed-empty");
   const live = document.getElementById("embed-live");
+  const waiting = document.getElementById("embed-waiting");
   const say = (text) => { if (live.textContent !== text) live.textContent = text; };
 
   const draw = (view) => {
@@ -35,6 +36,11 @@
       rows.append(tr);
     });
     empty.hidden = view.standings.length > 0;
+    if (waiting) {
+      const n = (view.games_awaiting || 0) + (view.games_disputed || 0);
+      waiting.hidden = n === 0;
+      waiting.textContent = n === 1 ? "1 game is not counted yet: it waits for confirmation." : n + " games are not counted yet: they wait for confirmation.";
+    }
     say("Live · updated " + new Date().toLocaleTimeString([], { hour: "numeric", minute: "2-digit" }));
   };
 

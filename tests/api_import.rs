@@ -373,11 +373,11 @@ async fn opening_balances_count_in_full_and_show_as_carried_in() {
         csv.lines()
             .next()
             .unwrap()
-            .ends_with("carried_points,carried_games,carried_wins")
+            .ends_with("carried_points,carried_games,carried_wins,weeks")
     );
     assert!(
         csv.lines()
-            .any(|l| l.contains(",Bea,") && l.ends_with(",100,5,2")),
+            .any(|l| l.contains(",Bea,") && l.ends_with(",100,5,2,")),
         "{csv}"
     );
     let (_, listed) = send(owner.get(&url)).await;

@@ -65,7 +65,7 @@ async fn members_arrange_a_match_one_enters_the_games_the_others_confirm_and_an_
     let league: Value = owner
         .post(app.url("/api/v1/clubs/tiles/leagues"))
         .json(&json!({"name": "Open play", "card": "demo-2026", "ruleset": "nmjl-money", "kind": "open",
-                      "board": "best_per_week", "best_per_week": 2, "min_games": 6}))
+                      "board": "best_per_week", "best_per_week": 2, "min_games": 6, "visibility": "public"}))
         .send()
         .await
         .unwrap()
@@ -240,14 +240,13 @@ async fn members_arrange_a_match_one_enters_the_games_the_others_confirm_and_an_
     assert!(all.contains("confirm"), "{all}");
     assert_eq!(stored().await, 4, "each game stored once");
 
-    // Bea confirms games 1 to 3 and disputes game 4, on the match's page.
-    phone_of(
-        &c,
-        &base,
-        "bea@example.org",
-        &format!("/matches/{match_id}"),
-    )
-    .await;
+    // Bea confirms games 1 to 3 and disputes game 4, on the match's page: the league page
+    // tells her four games wait for her, and takes her there.
+    phone_of(&c, &base, "bea@example.org", &format!("/leagues/{league}")).await;
+    let told = wait_text(&c, "#to-answer", "4 games of your match").await;
+    assert!(told.contains("Ann's kitchen"), "{told}");
+    click(&c, "#to-answer a").await;
+    wait_text(&c, "h1", "Match:").await;
     look(&c, "open-match-games", PHONE).await;
     for n in 1..=3 {
         let mut h = Hands::new(&c);
@@ -256,8 +255,7 @@ async fn members_arrange_a_match_one_enters_the_games_the_others_confirm_and_an_
         let label = text_of(&c, button).await;
         assert_eq!(label, format!("Confirm game {n}"));
         h.tap(button).await;
-        let said = flash(&c, "Confirmed").await;
-        assert!(said.contains(&format!("Game {n}")), "{said}");
+        let said = flash(&c, &format!("Confirmed. Game {n} ")).await;
         assert!(said.contains("still waits for"), "{said}");
         assert!(h.scrolls <= 1, "game {n}: {} scrolls to confirm", h.scrolls);
     }
@@ -276,11 +274,11 @@ async fn members_arrange_a_match_one_enters_the_games_the_others_confirm_and_an_
     // Cy and Dot confirm what they agree with; with the last, games 1 to 3 count.
     for email in ["cy@example.org", "dot@example.org"] {
         phone_of(&c, &base, email, &format!("/matches/{match_id}")).await;
-        for _ in 1..=3 {
+        for n in 1..=3 {
             let button = "form[action$='/confirm'] button";
             wait_for(&c, button).await;
             click(&c, button).await;
-            flash(&c, "Confirmed").await;
+            flash(&c, &format!("Confirmed. Game {n} ")).await;
         }
         assert!(
             c.find(Locator::Css("form[action$='/confirm'] button"))
@@ -302,6 +300,11 @@ async fn members_arrange_a_match_one_enters_the_games_the_others_confirm_and_an_
     let avg = text_of(&c, "#season-average").await;
     assert!(avg.contains("3 of 6"), "{avg}");
     look(&c, "open-league", PHONE).await;
+    // A club website's embed says so too.
+    c.goto(&app.url(&format!("/leagues/{league}/embed")))
+        .await
+        .unwrap();
+    wait_text(&c, "#embed-waiting", "1 game is not counted yet").await;
 
     // The organizer, on a tablet, sees the dispute with Bea's reason and voids game 4.
     c.delete_all_cookies().await.unwrap();

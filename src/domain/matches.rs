@@ -264,7 +264,7 @@ pub async fn create(
     n: NewMatch,
 ) -> Result<MatchView> {
     let (league, club) = open_league(state, caller, league_id).await?;
-    let (me, _) = my_player(state, caller, &club).await?;
+    caller.user()?;
     let date = crate::domain::sensible_date("date", n.date)?;
     let time = parse_time(&n.time)?;
     let place = one_line("place", &n.place, 200)?;
@@ -291,6 +291,8 @@ pub async fn create(
             "you have {MAX_FORMING} open matches waiting for players: leave one, or wait until they fill, before proposing another"
         )));
     }
+    // The input stands: the caller's player (made for a member who has none).
+    let (me, _) = my_player(state, caller, &club).await?;
     let mut players = vec![me];
     if !n.players.is_empty() {
         if n.players.len() != 3 {
@@ -992,4 +994,39 @@ pub(crate) async fn demo_dispute(
     stored::dispute(&mut tx, ctx.league_id, game, player, None, reason, event).await?;
     tx.commit().await?;
     Ok(())
+}
+
+/// A match with games waiting for the caller's word.
+pub struct ToAnswer {
+    pub match_id: i64,
+    /// "Tuesday, November 24, 2026 at 2:00 PM".
+    pub when: String,
+    pub place: String,
+    pub games: i64,
+}
+
+/// The matches of an open-play league with games waiting for the caller (a player at their
+/// table who has not confirmed or disputed them yet).
+pub async fn to_answer(
+    state: &AppState,
+    caller: &Caller,
+    league: &League,
+    club: &Club,
+) -> Result<Vec<ToAnswer>> {
+    if !league.is_open_play() {
+        return Ok(Vec::new());
+    }
+    let Some(me) = me_in(state, caller, club).await? else {
+        return Ok(Vec::new());
+    };
+    Ok(stored::waiting_for(&state.db, league.id, me)
+        .await?
+        .into_iter()
+        .map(|(match_id, date, time, place, games)| ToAnswer {
+            match_id,
+            when: when_in_words(date, time),
+            place,
+            games,
+        })
+        .collect())
 }

@@ -806,9 +806,11 @@ pub async fn standings_csv(state: &AppState, caller: &Caller, id: i64) -> Result
         "carried_points",
         "carried_games",
         "carried_wins",
+        "weeks",
     ])
     .map_err(csv_error)?;
     for s in rows {
+        let weeks = s.weeks_text();
         w.write_record([
             s.rank.map(|r| r.to_string()).unwrap_or_default(),
             s.shared.to_string(),
@@ -833,6 +835,7 @@ pub async fn standings_csv(state: &AppState, caller: &Caller, id: i64) -> Result
             s.carried.map(|c| c.points.to_string()).unwrap_or_default(),
             s.carried.map(|c| c.games.to_string()).unwrap_or_default(),
             s.carried.map(|c| c.wins.to_string()).unwrap_or_default(),
+            cell(weeks),
         ])
         .map_err(csv_error)?;
     }

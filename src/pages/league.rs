@@ -81,6 +81,8 @@ struct LeaguePage {
     waiting: (i64, i64),
     /// Open play: the season average beside the board.
     season_average: Option<Vec<standings::AverageRow>>,
+    /// Open play: matches with games waiting for the caller's word.
+    to_answer: Vec<crate::domain::matches::ToAnswer>,
 }
 
 #[derive(Deserialize)]
@@ -347,6 +349,8 @@ async fn show(
             )
         })
     };
+    let to_answer =
+        crate::domain::matches::to_answer(&state, &page.caller, &league, &o.club).await?;
     let card_move = if o.organizer {
         crate::domain::cards::newer_version(&state, &league).await?
     } else {
@@ -358,6 +362,7 @@ async fn show(
         ahead,
         calendar,
         waiting: o.waiting,
+        to_answer,
         season_average: o.season_average,
         embed,
         previous_season,

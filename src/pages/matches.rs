@@ -31,6 +31,8 @@ struct FindPage {
     member: bool,
     players: Vec<(i64, String)>,
     today: NaiveDate,
+    /// Matches with games waiting for the caller's word.
+    to_answer: Vec<matches::ToAnswer>,
 }
 
 #[get("/leagues/{id}/matches")]
@@ -58,7 +60,9 @@ async fn find(
         Vec::new()
     };
     let tz = crate::domain::ahead::time_zone(&club);
+    let to_answer = matches::to_answer(&state, &page.caller, &league, &club).await?;
     page.render(FindPage {
+        to_answer,
         ctx: page.ctx.clone(),
         today: chrono::Utc::now().with_timezone(&tz).date_naive(),
         league,

@@ -464,6 +464,9 @@ struct EmbedPage {
     figure_heading: &'static str,
     /// The board in a few words.
     board_short: String,
+    /// Open play: games entered that do not count yet (waiting for their players or an
+    /// organizer).
+    waiting: i64,
 }
 
 /// A public league's standings, small, for a club's website to frame (`<iframe>`): any site may
@@ -477,6 +480,7 @@ async fn embed(state: web::Data<AppState>, id: web::Path<i64>) -> Result<HttpRes
         figure_heading: super::view::figure_heading(&s.overview.league),
         board_short: crate::domain::standings::board_short(&s.overview.league),
         club_name: s.overview.club.name.clone(),
+        waiting: s.overview.waiting.0 + s.overview.waiting.1,
         league: s.overview.league,
         rows: s.overview.rows,
         last_event: s.last_event,

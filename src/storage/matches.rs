@@ -444,6 +444,9 @@ pub async fn confirm(
     .fetch_one(&mut *tx)
     .await?;
     let word = if confirmed as usize >= players.len() {
+        // The event says what the game is now: counted, waiting for nobody.
+        let mut event = event;
+        event["awaiting"] = serde_json::Value::Null;
         count_in(&mut tx, league_id, game_id, &[("game.confirmed", event)]).await?;
         Word::Counted
     } else {
@@ -636,5 +639,26 @@ pub async fn seated(pool: &PgPool, table_id: i64, player_id: i64) -> sqlx::Resul
     .bind(table_id)
     .bind(player_id)
     .fetch_one(pool)
+    .await
+}
+
+/// The league's matches with games waiting for this player's word: (match, date, time, place,
+/// games), soonest first.
+pub async fn waiting_for(
+    pool: &PgPool,
+    league_id: i64,
+    player_id: i64,
+) -> sqlx::Result<Vec<(i64, NaiveDate, NaiveTime, String, i64)>> {
+    sqlx::query_as(
+        "SELECT m.id, m.match_date, m.local_time, m.place, count(*) FROM matches m \
+         JOIN night_tables t ON t.night_id = m.night_id JOIN games g ON g.table_id = t.id \
+         JOIN game_scores s ON s.game_id = g.id AND s.player_id = $2 \
+         WHERE m.league_id = $1 AND g.awaiting AND g.disputed_at IS NULL AND g.status = 'recorded' \
+           AND NOT EXISTS (SELECT 1 FROM game_checks c WHERE c.game_id = g.id AND c.player_id = $2) \
+         GROUP BY m.id ORDER BY m.match_date, m.local_time, m.id",
+    )
+    .bind(league_id)
+    .bind(player_id)
+    .fetch_all(pool)
     .await
 }
