@@ -168,11 +168,21 @@ async fn my_player(state: &AppState, caller: &Caller, club: &Club) -> Result<(i6
             players::link(&state.db, p.id, user.id).await?;
             Ok((p.id, p.name))
         }
+        // Made a moment ago by another request of the same member.
+        Err(existing) if existing_is_theirs(state, club, user.id, existing.id).await? => {
+            Ok((existing.id, existing.name))
+        }
         Err(existing) => Err(Error::Conflict(format!(
             "{} has a player named {}: if that is you, say \"this is me\" on the player's page and an organizer confirms it; then join",
             club.name, existing.name
         ))),
     }
+}
+
+async fn existing_is_theirs(state: &AppState, club: &Club, user: i64, player: i64) -> Result<bool> {
+    Ok(stored::player_of_user(&state.db, club.id, user)
+        .await?
+        .is_some_and(|p| p.0 == player))
 }
 
 /// The caller's player if the caller is a logged-in member with one (no player is made).
