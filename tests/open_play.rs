@@ -556,6 +556,24 @@ async fn one_enters_four_games_the_others_confirm_or_dispute_and_an_organizer_se
         (Some(1), Some(150))
     );
 
+    // A player at the table corrects a game only while it waits: game 1 counts, it is the
+    // organizers' now.
+    let seen = get(app, &c.owner, &format!("/api/v1/games/{g1}")).await;
+    let res = c.members[0]
+        .0
+        .put(app.url(&format!("/api/v1/games/{g1}")))
+        .header("If-Match", seen["version"].to_string())
+        .json(&json!({"number": 1, "outcome": "wall"}))
+        .send()
+        .await
+        .unwrap();
+    assert!(
+        json(res, 403).await["detail"]
+            .as_str()
+            .unwrap()
+            .contains("counts already")
+    );
+
     // Eve may not confirm a game she did not play.
     let res = post(
         app,
@@ -661,6 +679,23 @@ async fn one_enters_four_games_the_others_confirm_or_dispute_and_an_organizer_se
         "{refused}"
     );
 
+    // Nor a disputed one: Ann may not correct game 2 now.
+    let seen = get(app, &c.owner, &format!("/api/v1/games/{g2}")).await;
+    let res = c.members[0]
+        .0
+        .put(app.url(&format!("/api/v1/games/{g2}")))
+        .header("If-Match", seen["version"].to_string())
+        .json(&json!({"number": 2, "outcome": "wall"}))
+        .send()
+        .await
+        .unwrap();
+    assert!(
+        json(res, 403).await["detail"]
+            .as_str()
+            .unwrap()
+            .contains("disputed")
+    );
+
     // A member may not settle; the organizer corrects the game as Cy said, then counts it.
     let res = post(
         app,
@@ -693,6 +728,38 @@ async fn one_enters_four_games_the_others_confirm_or_dispute_and_an_organizer_se
     assert!(
         audit.to_string().contains("amended"),
         "the dispute's history: {audit}"
+    );
+
+    // While a game waits, a player at the table may correct it: Ann says game 4 was won from
+    // Dot's discard. It waits again, with Ann's word only.
+    json(
+        post(
+            app,
+            &c.members[1].0,
+            &format!("/api/v1/games/{g4}/confirm"),
+            json!(null),
+        )
+        .await,
+        200,
+    )
+    .await;
+    let seen = get(app, &c.owner, &format!("/api/v1/games/{g4}")).await;
+    let res = c.members[0].0.put(app.url(&format!("/api/v1/games/{g4}")))
+        .header("If-Match", seen["version"].to_string())
+        .json(&json!({"number": 4, "outcome": "mahjong", "winner": c.members[2].1, "hand": WIN, "won_by": "discard", "discarder": c.members[3].1}))
+        .send().await.unwrap();
+    assert_eq!(json(res, 200).await["awaiting"], "players");
+    let said = get(app, &c.owner, &format!("/api/v1/games/{g4}/checks")).await;
+    let who: Vec<&str> = said["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["player"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        who,
+        ["Ann"],
+        "Bea's confirmation was of the game before the correction"
     );
 
     // Game 4: Dot disputes; the organizer voids it.

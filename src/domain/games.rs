@@ -635,12 +635,25 @@ async fn game_access(
     }
     let league = match caller.league(state, ctx.league_id, need).await {
         Ok((league, _)) => league,
-        // In open play the players at the table correct its games while they wait.
+        // In open play the players at the table correct its games while they wait for the
+        // players' word; once a game counts, or is disputed, it is the organizers'.
         Err(Error::Forbidden(why)) if need == Need::Score => {
             let (league, club) = caller.league(state, ctx.league_id, Need::Read).await?;
             let seated = super::matches::seat_of(state, caller, &league, &club, g.table_id).await?;
             if seated.is_none() {
                 return Err(Error::Forbidden(why));
+            }
+            if g.disputed {
+                return Err(Error::Forbidden(format!(
+                    "game {} is disputed: an organizer settles it",
+                    g.number
+                )));
+            }
+            if !g.awaiting {
+                return Err(Error::Forbidden(format!(
+                    "game {} counts already: ask an organizer to correct it",
+                    g.number
+                )));
             }
             league
         }

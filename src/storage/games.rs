@@ -182,11 +182,13 @@ pub struct GameRow {
     pub created_at: chrono::DateTime<chrono::Utc>,
     /// Open play: waiting for its players (or an organizer) before it counts.
     pub awaiting: bool,
+    /// Open play: a player disputed it; it waits for an organizer.
+    pub disputed: bool,
 }
 
 pub async fn get(db: impl sqlx::PgExecutor<'_>, id: i64) -> sqlx::Result<Option<GameRow>> {
     sqlx::query_as::<_, GameRow>(
-        "SELECT id, table_id, number, east_player, outcome, submitted, engine, line_id, line_value, status, version, created_at, awaiting FROM games WHERE id = $1",
+        "SELECT id, table_id, number, east_player, outcome, submitted, engine, line_id, line_value, status, version, created_at, awaiting, disputed_at IS NOT NULL AS disputed FROM games WHERE id = $1",
     )
     .bind(id)
     .fetch_optional(db)
@@ -360,6 +362,9 @@ pub async fn amend(
     if counts && (old_outcome != "redeal" || g.outcome != "redeal") {
         totals::mark_ratings_dirty(&mut tx, league_id).await?;
         news.push(("standings.changed", serde_json::Value::Null));
+    } else if awaiting {
+        // The count of games waiting (and of those disputed) the standings say may move.
+        news.push(("standings.changed", serde_json::Value::Null));
     }
     events::emit(&mut tx, league_id, &news).await?;
     tx.commit().await?;
@@ -395,10 +400,13 @@ pub async fn void(
         return Ok(Change::Stale(current));
     }
     let mut news = vec![("game.voided", event)];
-    // A game still waiting for confirmation was in no totals.
-    if outcome != "redeal" && !awaiting {
-        totals::adjust(&mut tx, locked, league_id, id, -1).await?;
-        totals::mark_ratings_dirty(&mut tx, league_id).await?;
+    if outcome != "redeal" {
+        // A game still waiting for confirmation was in no totals (only in the count of those
+        // waiting, which the standings say too).
+        if !awaiting {
+            totals::adjust(&mut tx, locked, league_id, id, -1).await?;
+            totals::mark_ratings_dirty(&mut tx, league_id).await?;
+        }
         news.push(("standings.changed", serde_json::Value::Null));
     }
     events::emit(&mut tx, league_id, &news).await?;
