@@ -11,6 +11,16 @@ const CACHE = "mahjong-league-v6";
 const ASSETS = ["/static/style.css", "/static/keep.js", "/static/score.js"].concat(
   ["night", "entry", "bar", "hand", "card", "check", "queue", "store"].map((m) => "/static/score/" + m + ".js"));
 
+/** Bumped by every log-out: a page fetched before it and stored after it is deleted again. */
+let generation = 0;
+
+/** Stores a response fetched at `at` unless a log-out came meanwhile (then it is dropped, even
+ * when the log-out's forgetting ran while this was being written). */
+function keep(c, href, res, at) {
+  if (at !== generation) return null;
+  return c.put(href, res).then(() => (at !== generation ? c.delete(href) : null));
+}
+
 function keepable(url) {
   return url.origin === self.location.origin &&
     (/^\/tables\/\d+\/score$/.test(url.pathname) || /^\/nights\/\d+$/.test(url.pathname) ||
@@ -30,10 +40,11 @@ self.addEventListener("activate", (event) => {
 // A page asks for its own address and assets to be kept (its first load was not yet ours).
 self.addEventListener("message", (event) => {
   const urls = (event.data && event.data.keep) || [];
+  const at = generation;
   event.waitUntil(caches.open(CACHE).then((c) => Promise.all(urls
     .map((u) => new URL(u, self.location.origin))
     .filter(keepable)
-    .map((u) => fetch(u, { credentials: "same-origin" }).then((res) => res.ok ? c.put(u.href, res) : null).catch(() => null)))));
+    .map((u) => fetch(u, { credentials: "same-origin" }).then((res) => res.ok ? keep(c, u.href, res, at) : null).catch(() => null)))));
 });
 
 function offline() {
@@ -63,6 +74,7 @@ self.addEventListener("fetch", (event) => {
   const url = new URL(req.url);
   if (loggingOut(req, url)) {
     // Forgotten whether or not the network is there; the request itself goes on as usual.
+    generation += 1;
     event.waitUntil(forgetPages());
     return;
   }
@@ -72,10 +84,11 @@ self.addEventListener("fetch", (event) => {
     if (req.mode === "navigate") event.respondWith(fetch(req).catch(offline));
     return;
   }
+  const at = generation;
   event.respondWith(fetch(req).then((res) => {
     if (res.ok) {
       const copy = res.clone();
-      caches.open(CACHE).then((c) => c.put(url.href, copy));
+      event.waitUntil(caches.open(CACHE).then((c) => keep(c, url.href, copy, at)));
     }
     return res;
   }).catch(() => caches.match(url.href).then((hit) => hit || (req.mode === "navigate" ? offline() : Response.error()))));
