@@ -552,6 +552,20 @@ pub struct CheckView {
     pub at: DateTime<Utc>,
 }
 
+impl From<stored::Check> for CheckView {
+    fn from(c: stored::Check) -> CheckView {
+        CheckView {
+            player: PlayerRef {
+                id: c.player_id,
+                name: c.name,
+            },
+            answer: c.answer,
+            reason: c.reason,
+            at: c.at,
+        }
+    }
+}
+
 /// Where a game of open play stands with its players.
 #[derive(Serialize, ToSchema)]
 pub struct Checks {
@@ -597,18 +611,7 @@ pub async fn checks(state: &AppState, caller: &Caller, id: i64) -> Result<Checks
         game: id,
         awaiting: game.awaiting.clone(),
         counts_at,
-        checks: said
-            .into_iter()
-            .map(|c| CheckView {
-                player: PlayerRef {
-                    id: c.player_id,
-                    name: c.name,
-                },
-                answer: c.answer,
-                reason: c.reason,
-                at: c.at,
-            })
-            .collect(),
+        checks: said.into_iter().map(CheckView::from).collect(),
         waiting_for,
     })
 }
@@ -901,18 +904,7 @@ pub async fn page(state: &AppState, caller: &Caller, id: i64) -> Result<MatchPag
                     .to_string()
             });
             games.push(MatchGame {
-                checks: said
-                    .into_iter()
-                    .map(|c| CheckView {
-                        player: PlayerRef {
-                            id: c.player_id,
-                            name: c.name,
-                        },
-                        answer: c.answer,
-                        reason: c.reason,
-                        at: c.at,
-                    })
-                    .collect(),
+                checks: said.into_iter().map(CheckView::from).collect(),
                 game,
                 yours_to_answer,
                 counts_at,
@@ -971,6 +963,22 @@ pub(crate) async fn arrange(
     Ok((MatchView::of(&m, None), m.table_id.unwrap_or_default()))
 }
 
+/// A game's league and the game as its event tells it, for the demo's words on it.
+async fn demo_game(
+    state: &AppState,
+    caller: &Caller,
+    game: i64,
+) -> Result<(i64, serde_json::Value)> {
+    let g = crate::domain::games::show(state, caller, game).await?;
+    let ctx = stored_games::table_context(&state.db, g.table.id)
+        .await?
+        .ok_or_else(|| Error::NotFound(format!("no game {game}")))?;
+    Ok((
+        ctx.league_id,
+        serde_json::to_value(&g).map_err(Error::internal)?,
+    ))
+}
+
 /// A player's confirmation of a game, for the demo (no session: the player's word as if given).
 pub(crate) async fn demo_confirm(
     state: &AppState,
@@ -978,12 +986,8 @@ pub(crate) async fn demo_confirm(
     game: i64,
     player: i64,
 ) -> Result<()> {
-    let g = crate::domain::games::show(state, caller, game).await?;
-    let ctx = stored_games::table_context(&state.db, g.table.id)
-        .await?
-        .ok_or_else(|| Error::NotFound(format!("no game {game}")))?;
-    let event = serde_json::to_value(&g).map_err(Error::internal)?;
-    stored::confirm(&state.db, ctx.league_id, game, player, None, event).await?;
+    let (league_id, event) = demo_game(state, caller, game).await?;
+    stored::confirm(&state.db, league_id, game, player, None, event).await?;
     Ok(())
 }
 
@@ -995,13 +999,9 @@ pub(crate) async fn demo_dispute(
     player: i64,
     reason: &str,
 ) -> Result<()> {
-    let g = crate::domain::games::show(state, caller, game).await?;
-    let ctx = stored_games::table_context(&state.db, g.table.id)
-        .await?
-        .ok_or_else(|| Error::NotFound(format!("no game {game}")))?;
-    let event = serde_json::to_value(&g).map_err(Error::internal)?;
+    let (league_id, event) = demo_game(state, caller, game).await?;
     let mut tx = state.db.begin().await?;
-    stored::dispute(&mut tx, ctx.league_id, game, player, None, reason, event).await?;
+    stored::dispute(&mut tx, league_id, game, player, None, reason, event).await?;
     tx.commit().await?;
     Ok(())
 }

@@ -98,12 +98,18 @@ pub async fn forming_by(pool: &PgPool, user_id: i64) -> sqlx::Result<i64> {
     .await
 }
 
-/// Locks the league's row (so matches lock and nights take numbers one at a time) and the match.
-async fn lock(tx: &mut Transaction<'_, Postgres>, league_id: i64, id: i64) -> sqlx::Result<()> {
+/// Takes the league's row lock (words on its games and their counting apply one at a time).
+async fn lock_league_row(tx: &mut Transaction<'_, Postgres>, league_id: i64) -> sqlx::Result<()> {
     sqlx::query("SELECT id FROM leagues WHERE id = $1 FOR UPDATE")
         .bind(league_id)
         .execute(&mut **tx)
         .await?;
+    Ok(())
+}
+
+/// Locks the league's row (so matches lock and nights take numbers one at a time) and the match.
+async fn lock(tx: &mut Transaction<'_, Postgres>, league_id: i64, id: i64) -> sqlx::Result<()> {
+    lock_league_row(tx, league_id).await?;
     sqlx::query("SELECT id FROM matches WHERE id = $1 FOR UPDATE")
         .bind(id)
         .execute(&mut **tx)
@@ -414,10 +420,7 @@ pub async fn confirm(
     event: serde_json::Value,
 ) -> sqlx::Result<Word> {
     let mut tx = pool.begin().await?;
-    sqlx::query("SELECT id FROM leagues WHERE id = $1 FOR UPDATE")
-        .bind(league_id)
-        .execute(&mut *tx)
-        .await?;
+    lock_league_row(&mut tx, league_id).await?;
     let Some((waiting, disputed, players)) = waiting_game(&mut tx, game_id).await? else {
         return Ok(Word::Gone);
     };
@@ -529,10 +532,7 @@ pub async fn settle_count(
     event: serde_json::Value,
 ) -> sqlx::Result<Word> {
     let mut tx = pool.begin().await?;
-    sqlx::query("SELECT id FROM leagues WHERE id = $1 FOR UPDATE")
-        .bind(league_id)
-        .execute(&mut *tx)
-        .await?;
+    lock_league_row(&mut tx, league_id).await?;
     let Some((waiting, _, _)) = waiting_game(&mut tx, game_id).await? else {
         return Ok(Word::Gone);
     };
@@ -544,15 +544,16 @@ pub async fn settle_count(
     Ok(Word::Counted)
 }
 
+/// A game `g` of league `l` whose wait ran out with nobody disputing it.
+const OVERDUE: &str = "g.awaiting AND g.status = 'recorded' AND g.disputed_at IS NULL \
+     AND g.updated_at + make_interval(hours => l.confirm_hours) <= now()";
+
 /// Games whose wait ran out with no dispute: (league, game), at most `limit`.
 pub async fn overdue(pool: &PgPool, limit: i64) -> sqlx::Result<Vec<(i64, i64)>> {
-    sqlx::query_as(
+    sqlx::query_as(sqlx::AssertSqlSafe(format!(
         "SELECT n.league_id, g.id FROM games g JOIN night_tables t ON t.id = g.table_id JOIN nights n ON n.id = t.night_id \
-         JOIN leagues l ON l.id = n.league_id \
-         WHERE g.awaiting AND g.status = 'recorded' AND g.disputed_at IS NULL \
-           AND g.updated_at + make_interval(hours => l.confirm_hours) <= now() \
-         ORDER BY g.updated_at LIMIT $1",
-    )
+         JOIN leagues l ON l.id = n.league_id WHERE {OVERDUE} ORDER BY g.updated_at LIMIT $1"
+    )))
     .bind(limit)
     .fetch_all(pool)
     .await
@@ -566,15 +567,10 @@ pub async fn count_overdue(
     event: serde_json::Value,
 ) -> sqlx::Result<bool> {
     let mut tx = pool.begin().await?;
-    sqlx::query("SELECT id FROM leagues WHERE id = $1 FOR UPDATE")
-        .bind(league_id)
-        .execute(&mut *tx)
-        .await?;
-    let due: bool = sqlx::query_scalar(
-        "SELECT EXISTS (SELECT 1 FROM games g, leagues l WHERE g.id = $1 AND l.id = $2 AND g.awaiting \
-           AND g.status = 'recorded' AND g.disputed_at IS NULL \
-           AND g.updated_at + make_interval(hours => l.confirm_hours) <= now() FOR UPDATE OF g)",
-    )
+    lock_league_row(&mut tx, league_id).await?;
+    let due: bool = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
+        "SELECT EXISTS (SELECT 1 FROM games g, leagues l WHERE g.id = $1 AND l.id = $2 AND {OVERDUE} FOR UPDATE OF g)"
+    )))
     .bind(game_id)
     .bind(league_id)
     .fetch_one(&mut *tx)
