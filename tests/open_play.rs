@@ -1012,3 +1012,480 @@ async fn best_two_matches_a_week_by_the_clubs_clock_with_the_season_average_besi
         1
     );
 }
+
+/// Mails of `kind` so far, as (to, subject, text).
+fn mail_of(sink: &SmtpSink, kind: &str) -> Vec<(String, String, String)> {
+    sink.messages()
+        .into_iter()
+        .filter(|m| m.kind() == kind)
+        .map(|m| {
+            let subject = m.parsed().subject().unwrap_or_default().to_string();
+            (m.to.join(","), subject, m.text())
+        })
+        .collect()
+}
+
+/// Waits for `n` mails of `kind` in all, and answers them sorted by address.
+async fn wait_mail_of(sink: &SmtpSink, kind: &str, n: usize) -> Vec<(String, String, String)> {
+    for _ in 0..300 {
+        let mut got = mail_of(sink, kind);
+        if got.len() >= n {
+            got.sort();
+            return got;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    panic!("{} {kind} mails, expected {n}", mail_of(sink, kind).len());
+}
+
+/// The games of a table as entered this long ago (as if the table had been quiet since).
+async fn quiet_for(app: &TestApp, table: i64, minutes: i32) {
+    sqlx::query(
+        "UPDATE games SET updated_at = now() - make_interval(mins => $2) WHERE table_id = $1",
+    )
+    .bind(table)
+    .bind(minutes)
+    .execute(&app.db)
+    .await
+    .unwrap();
+}
+
+/// The link to `path_start` in a mail's text.
+fn link_in(text: &str, path_start: &str) -> String {
+    text.split_whitespace()
+        .find(|w| w.starts_with("http") && w.contains(path_start))
+        .unwrap_or_else(|| panic!("no link to {path_start} in {text}"))
+        .to_string()
+}
+
+/// A phone that never logged in, with the page a mail's link opens.
+async fn open_link(link: &str) -> (reqwest::Client, String) {
+    let phone = reqwest::Client::builder()
+        .cookie_store(true)
+        .build()
+        .unwrap();
+    let res = phone.get(link).send().await.unwrap();
+    assert_eq!(res.status(), 200, "{link}");
+    let page = res.text().await.unwrap();
+    (phone, page)
+}
+
+/// A page's hidden `games` values (each "id:version") in its first confirm-all form.
+fn confirm_all_games(html: &str) -> Vec<String> {
+    let form = html
+        .split("id=\"your-word\"")
+        .nth(1)
+        .and_then(|s| s.split("</form>").next())
+        .expect("the confirm-all form");
+    form.split("name=\"games\" value=\"")
+        .skip(1)
+        .map(|s| s.split('"').next().unwrap().to_string())
+        .collect()
+}
+
+#[tokio::test]
+async fn players_are_mailed_once_the_games_are_in_and_give_their_word_through_the_link() {
+    let c = open_club().await;
+    let app = &c.app;
+    let date = (Utc::now() - Duration::days(1)).date_naive();
+    let (match_id, table) = named_match(&c, [0, 1, 2, 3], date, "13:00").await;
+    let [g1, g2, g3] = [
+        enter(&c, 0, table, 1, Some(1)).await,
+        enter(&c, 0, table, 2, Some(0)).await,
+        enter(&c, 0, table, 3, None).await,
+    ]
+    .map(|g| g["id"].as_i64().unwrap());
+
+    // While the table is still entering games, nobody is asked: a sweep (every 5 s) passes.
+    tokio::time::sleep(std::time::Duration::from_secs(6)).await;
+    assert!(mail_of(&c.sink, "match_words").is_empty(), "asked too soon");
+
+    // Quiet for ten minutes: Bea, Cy and Dot are asked once each; Ann entered the games, her
+    // word is given.
+    quiet_for(app, table, 11).await;
+    let asked = wait_mail_of(&c.sink, "match_words", 3).await;
+    let to: Vec<&str> = asked.iter().map(|(to, ..)| to.as_str()).collect();
+    assert_eq!(to, ["bea@example.org", "cy@example.org", "dot@example.org"]);
+    let (_, subject, text) = &asked[0];
+    assert!(subject.contains("3 games of your match"), "{subject}");
+    assert!(text.contains("Hello bea@example.org,"), "{text}");
+    assert!(text.contains("your match at Club room on "), "{text}");
+    // Game 1: Bea self-picked 2468 for 25: +150 for her, -50 from each of the others.
+    assert!(text.contains("Game 1: Bea went out, self-pick"), "{text}");
+    assert!(
+        text.contains("Ann -50, Bea +150, Cy -50, Dot -50"),
+        "{text}"
+    );
+    assert!(text.contains("Game 3: wall game"), "{text}");
+    assert!(text.contains("Counts by itself"), "{text}");
+
+    // Bea follows her link on a phone that never logged in: the page names her and the three
+    // games; one tap confirms them all.
+    let bea_link = link_in(text, "/word/");
+    let (phone, page) = open_link(&bea_link).await;
+    assert!(page.contains("Hello Bea: your word on the games"), "{page}");
+    assert!(page.contains("Confirm all 3 games"), "{page}");
+    let games = confirm_all_games(&page);
+    assert_eq!(games.len(), 3, "{games:?}");
+    let res = phone
+        .post(&bea_link)
+        .form(&[
+            ("csrf", common::csrf_of(&page)),
+            ("act", "confirm".into()),
+            ("games", games[0].clone()),
+            ("games", games[1].clone()),
+            ("games", games[2].clone()),
+        ])
+        .send()
+        .await
+        .unwrap();
+    let after = res.text().await.unwrap();
+    assert!(after.contains("You confirmed games 1, 2 and 3."), "{after}");
+    assert!(
+        after.contains("No game of this match waits for your word"),
+        "{after}"
+    );
+    let said = get(app, &c.owner, &format!("/api/v1/games/{g1}/checks")).await;
+    let who: Vec<&str> = said["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["player"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(who, ["Ann", "Bea"]);
+
+    // A link with its signature changed, or another match's number, does nothing.
+    let forged = format!(
+        "{}x",
+        bea_link.trim_end_matches(|ch: char| ch.is_ascii_hexdigit())
+    );
+    let res = phone.get(&forged).send().await.unwrap();
+    assert_eq!(res.status(), 404);
+    let elsewhere = bea_link.replace(&format!("/matches/{match_id}/"), "/matches/999999/");
+    let res = phone.get(&elsewhere).send().await.unwrap();
+    assert_eq!(res.status(), 404);
+
+    // Cy opens his page; meanwhile Ann corrects game 2. Cy's tap confirms games 1 and 3 as he
+    // saw them, and says game 2 changed: nothing is said on a game he has not seen.
+    let cy_link = link_in(&asked[1].2, "/word/");
+    let (cy_phone, page) = open_link(&cy_link).await;
+    let games = confirm_all_games(&page);
+    let seen = get(app, &c.owner, &format!("/api/v1/games/{g2}")).await;
+    let res = c.members[0].0.put(app.url(&format!("/api/v1/games/{g2}")))
+        .header("If-Match", seen["version"].to_string())
+        .json(&json!({"number": 2, "outcome": "mahjong", "winner": c.members[0].1, "hand": WIN, "won_by": "discard", "discarder": c.members[2].1}))
+        .send().await.unwrap();
+    json(res, 200).await;
+    let mut form = vec![
+        ("csrf", common::csrf_of(&page)),
+        ("act", "confirm".to_string()),
+    ];
+    form.extend(games.iter().map(|g| ("games", g.clone())));
+    let after = cy_phone
+        .post(&cy_link)
+        .form(&form)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(after.contains("You confirmed games 1 and 3."), "{after}");
+    assert!(
+        after.contains("Game 2: game 2 was corrected since you looked at it"),
+        "{after}"
+    );
+    let checks = get(app, &c.owner, &format!("/api/v1/games/{g2}/checks")).await;
+    let waiting: Vec<&str> = checks["waiting_for"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        waiting,
+        ["Bea", "Cy", "Dot"],
+        "the correction asks everyone again"
+    );
+
+    // Dot disputes game 3 from her link, with a reason: the organizers are mailed.
+    let dot_link = link_in(&asked[2].2, "/word/");
+    let (dot_phone, page) = open_link(&dot_link).await;
+    let g3_version =
+        get(app, &c.owner, &format!("/api/v1/games/{g3}")).await["version"].to_string();
+    let after = dot_phone
+        .post(&dot_link)
+        .form(&[
+            ("csrf", common::csrf_of(&page)),
+            ("act", "dispute".into()),
+            ("game", g3.to_string()),
+            ("version", g3_version),
+            ("reason", "We did not play a third game".into()),
+        ])
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(after.contains("Disputed: game 3"), "{after}");
+    let to_organizers = wait_mail_of(&c.sink, "match_dispute", 1).await;
+    assert!(to_organizers[0].2.contains("We did not play a third game"));
+    let game3 = get(app, &c.owner, &format!("/api/v1/games/{g3}")).await;
+    assert_eq!(game3["awaiting"], "organizer");
+
+    // The corrected game 2, quiet again, is asked about once more: Bea and Cy for game 2; Dot
+    // for games 1 and 2, which still wait for her. Game 3 waits for an organizer now.
+    tokio::time::sleep(std::time::Duration::from_secs(6)).await;
+    assert_eq!(
+        mail_of(&c.sink, "match_words").len(),
+        3,
+        "not before it is quiet"
+    );
+    quiet_for(app, table, 11).await;
+    let all = wait_mail_of(&c.sink, "match_words", 6).await;
+    let again: Vec<&(String, String, String)> = all
+        .iter()
+        .filter(|(_, s, _)| !s.contains("3 games"))
+        .collect();
+    let to: Vec<&str> = again.iter().map(|(to, ..)| to.as_str()).collect();
+    assert_eq!(to, ["bea@example.org", "cy@example.org", "dot@example.org"]);
+    assert!(
+        again[0].1.contains("a game of your match"),
+        "{}",
+        again[0].1
+    );
+    assert!(
+        again[0].2.contains("Game 2: Ann went out on Cy's discard"),
+        "{}",
+        again[0].2
+    );
+    assert!(!again[0].2.contains("Game 1:"), "{}", again[0].2);
+    assert!(
+        again[2].1.contains("2 games of your match"),
+        "{}",
+        again[2].1
+    );
+    assert!(again[2].2.contains("Game 1:") && again[2].2.contains("Game 2:"));
+    assert!(!again[2].2.contains("Game 3:"), "{}", again[2].2);
+    tokio::time::sleep(std::time::Duration::from_secs(6)).await;
+    assert_eq!(
+        mail_of(&c.sink, "match_words").len(),
+        6,
+        "each batch is asked once"
+    );
+}
+
+#[tokio::test]
+async fn organizers_take_a_player_out_of_a_match_and_call_one_off_with_a_reason() {
+    let c = open_club().await;
+    let app = &c.app;
+    let day = (Utc::now() + Duration::days(3)).date_naive();
+    let res = post(
+        app,
+        &c.members[0].0,
+        &format!("/api/v1/leagues/{}/matches", c.league),
+        json!({"date": day, "time": "19:00", "place": "Club room"}),
+    )
+    .await;
+    let id = json(res, 201).await["id"].as_i64().unwrap();
+    let m = format!("/api/v1/matches/{id}");
+    json(
+        post(app, &c.members[1].0, &format!("{m}/join"), json!(null)).await,
+        200,
+    )
+    .await;
+
+    // Members may not; the reason is needed and the player must be in the match.
+    let bea = c.members[1].1;
+    let res = post(
+        app,
+        &c.members[1].0,
+        &format!("{m}/remove"),
+        json!({"player": bea, "reason": "x"}),
+    )
+    .await;
+    assert_eq!(res.status(), 403);
+    let res = post(
+        app,
+        &c.members[1].0,
+        &format!("{m}/cancel"),
+        json!({"reason": "x"}),
+    )
+    .await;
+    assert_eq!(res.status(), 403);
+    let res = post(
+        app,
+        &c.owner,
+        &format!("{m}/remove"),
+        json!({"player": bea, "reason": "  "}),
+    )
+    .await;
+    assert_eq!(json(res, 422).await["errors"][0]["field"], "reason");
+    let res = post(
+        app,
+        &c.owner,
+        &format!("{m}/remove"),
+        json!({"player": c.members[4].1, "reason": "x"}),
+    )
+    .await;
+    let body = json(res, 422).await;
+    assert_eq!(body["errors"][0]["field"], "player", "{body}");
+
+    // Forming: Bea is taken out and told; the others are not mailed about it.
+    let res = post(
+        app,
+        &c.owner,
+        &format!("{m}/remove"),
+        json!({"player": bea, "reason": "Bea asked us to, she is away"}),
+    )
+    .await;
+    let after = json(res, 200).await;
+    assert_eq!(names(&after), ["Ann"]);
+    let mails = wait_match_mail(&c.sink, 1).await;
+    assert_eq!(mails.len(), 1, "{mails:?}");
+    assert_eq!(mails[0].0, "bea@example.org");
+    assert!(
+        mails[0].1.contains("Bea is out of the match"),
+        "{}",
+        mails[0].1
+    );
+    assert!(
+        mails[0].2.contains("Bea asked us to, she is away"),
+        "{}",
+        mails[0].2
+    );
+
+    // Cy, Dot and Eve join: it locks (and all four are mailed). Eve is taken out: the match
+    // forms again, its table goes, and Eve and the other three are told.
+    for i in [2, 3, 4] {
+        json(
+            post(app, &c.members[i].0, &format!("{m}/join"), json!(null)).await,
+            200,
+        )
+        .await;
+    }
+    let locked = get(app, &c.owner, &m).await;
+    assert_eq!(locked["status"], "locked");
+    let night = locked["night"].as_i64().unwrap();
+    wait_match_mail(&c.sink, 5).await;
+    let res = post(
+        app,
+        &c.owner,
+        &format!("{m}/remove"),
+        json!({"player": c.members[4].1, "reason": "Eve has the flu"}),
+    )
+    .await;
+    let after = json(res, 200).await;
+    assert_eq!(after["status"], "forming");
+    assert!(after["table"].is_null());
+    assert_eq!(names(&after), ["Ann", "Cy", "Dot"]);
+    let nights: i64 = sqlx::query_scalar("SELECT count(*) FROM nights WHERE id = $1")
+        .bind(night)
+        .fetch_one(&app.db)
+        .await
+        .unwrap();
+    assert_eq!(nights, 0, "the match's night is gone");
+    let mails = wait_match_mail(&c.sink, 9).await;
+    let mut told: Vec<&str> = mails[5..].iter().map(|(to, ..)| to.as_str()).collect();
+    told.sort();
+    assert_eq!(
+        told,
+        [
+            "ann@example.org",
+            "cy@example.org",
+            "dot@example.org",
+            "eve@example.org"
+        ]
+    );
+    assert!(
+        mails[5..]
+            .iter()
+            .all(|(_, _, t)| t.contains("Eve has the flu") && t.contains("open again"))
+    );
+
+    // Called off: the three are told why; it leaves the list, and nobody joins it.
+    let res = post(app, &c.owner, &format!("{m}/cancel"), json!({})).await;
+    let body = json(res, 400).await;
+    assert!(body.to_string().contains("reason"), "{body}");
+    let res = post(
+        app,
+        &c.owner,
+        &format!("{m}/cancel"),
+        json!({"reason": "The club room is closed for the storm"}),
+    )
+    .await;
+    let off = json(res, 200).await;
+    assert_eq!(off["status"], "cancelled");
+    assert_eq!(
+        off["cancel_reason"],
+        "The club room is closed for the storm"
+    );
+    let mails = wait_match_mail(&c.sink, 12).await;
+    let mut told: Vec<&str> = mails[9..].iter().map(|(to, ..)| to.as_str()).collect();
+    told.sort();
+    assert_eq!(
+        told,
+        ["ann@example.org", "cy@example.org", "dot@example.org"]
+    );
+    assert!(
+        mails[9..]
+            .iter()
+            .all(|(_, s, t)| s.contains("called off") && t.contains("closed for the storm"))
+    );
+    let list = get(
+        app,
+        &c.owner,
+        &format!("/api/v1/leagues/{}/matches", c.league),
+    )
+    .await;
+    assert!(
+        !list.to_string().contains(&format!("\"id\":{id},")),
+        "{list}"
+    );
+    let res = post(app, &c.members[4].0, &format!("{m}/join"), json!(null)).await;
+    assert!(
+        json(res, 409).await["detail"]
+            .as_str()
+            .unwrap()
+            .contains("called off")
+    );
+    let res = post(
+        app,
+        &c.owner,
+        &format!("{m}/cancel"),
+        json!({"reason": "again"}),
+    )
+    .await;
+    assert_eq!(res.status(), 409);
+
+    // A match with a game entered stands as played: neither is possible.
+    let date = (Utc::now() - Duration::days(1)).date_naive();
+    let (played, table) = named_match(&c, [0, 1, 2, 3], date, "13:00").await;
+    enter(&c, 0, table, 1, None).await;
+    for (path, body) in [
+        ("cancel", json!({"reason": "x"})),
+        ("remove", json!({"player": c.members[1].1, "reason": "x"})),
+    ] {
+        let res = post(
+            app,
+            &c.owner,
+            &format!("/api/v1/matches/{played}/{path}"),
+            body,
+        )
+        .await;
+        let said = json(res, 409).await;
+        assert!(
+            said["detail"]
+                .as_str()
+                .unwrap()
+                .contains("stands as played"),
+            "{said}"
+        );
+    }
+    let kinds = kinds_of_events(app, c.league).await;
+    assert!(
+        kinds.iter().filter(|k| *k == "match.changed").count() >= 3,
+        "{kinds:?}"
+    );
+}

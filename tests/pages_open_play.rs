@@ -1,10 +1,12 @@
 //! Open play as its members use it, in headless Chromium on phones (390×844) and an organizer's
 //! tablet (820×1180): Ann proposes a match on *Find a match*, Bea, Cy and Dot each join it from
 //! their own phone with one tap, the fourth locks it and all four are mailed; Ann enters the
-//! four games on the scoring screen (one of them while her phone has no network); the others
-//! confirm or dispute each game on the match's page; the league page says how many games wait;
-//! an organizer settles the dispute; the season average shows "4 of 6" under its minimum; and
-//! axe-core runs on every page at both widths.
+//! four games on the scoring screen (one of them while her phone has no network); Bea and Cy
+//! confirm or dispute each game on the match's page, and Dot, who never logs in, confirms the
+//! three left from the mail's link with one tap; the league page says how many games wait; an
+//! organizer settles the dispute, then takes a player out of another match and calls it off;
+//! the season average shows "3 of 6" under its minimum; and axe-core runs on every page at both
+//! widths.
 
 #[path = "common/browser.rs"]
 mod browser;
@@ -74,9 +76,10 @@ async fn members_arrange_a_match_one_enters_the_games_the_others_confirm_and_an_
         .unwrap();
     let league = league["id"].as_i64().unwrap();
     let mut ids = Vec::new();
+    let mut clients = Vec::new();
     for name in ["Ann", "Bea", "Cy", "Dot"] {
         let email = format!("{}@example.org", name.to_lowercase());
-        member_of(&app, &owner, "tiles", &email, "member").await;
+        clients.push(member_of(&app, &owner, "tiles", &email, "member").await);
         let p: Value = owner
             .post(app.url("/api/v1/clubs/tiles/players"))
             .json(&json!({ "name": name }))
@@ -271,24 +274,65 @@ async fn members_arrange_a_match_one_enters_the_games_the_others_confirm_and_an_
     assert!(said.contains("Game 4"), "{said}");
     wait_text(&c, "main", "waits for an organizer").await;
 
-    // Cy and Dot confirm what they agree with; with the last, games 1 to 3 count.
-    for email in ["cy@example.org", "dot@example.org"] {
-        phone_of(&c, &base, email, &format!("/matches/{match_id}")).await;
-        for n in 1..=3 {
-            let button = "form[action$='/confirm'] button";
-            wait_for(&c, button).await;
-            click(&c, button).await;
-            flash(&c, &format!("Confirmed. Game {n} ")).await;
-        }
-        assert!(
-            c.find(Locator::Css("form[action$='/confirm'] button"))
-                .await
-                .is_err(),
-            "nothing left to confirm"
-        );
+    // Cy confirms what he agrees with on the match's page.
+    phone_of(&c, &base, "cy@example.org", &format!("/matches/{match_id}")).await;
+    for n in 1..=3 {
+        let button = "form[action$='/confirm'] button";
+        wait_for(&c, button).await;
+        click(&c, button).await;
+        flash(&c, &format!("Confirmed. Game {n} ")).await;
     }
-    let said = text_of(&c, ".flash.ok").await;
-    assert!(said.contains("counts now"), "{said}");
+    assert!(
+        c.find(Locator::Css("form[action$='/confirm'] button"))
+            .await
+            .is_err(),
+        "nothing left to confirm"
+    );
+
+    // Dot never logs in: once the table has been quiet a while, she is mailed a link, and on
+    // her phone one tap confirms the three games waiting for her; with it they count.
+    sqlx::query("UPDATE games SET updated_at = now() - interval '11 minutes' WHERE table_id = $1")
+        .bind(table)
+        .execute(&app.db)
+        .await
+        .unwrap();
+    let mut asked: Vec<(String, String)> = Vec::new();
+    for _ in 0..150 {
+        asked = sqlx::query_as(
+            "SELECT to_address, text_body FROM mail_outbox WHERE kind = 'match_words' ORDER BY id",
+        )
+        .fetch_all(&app.db)
+        .await
+        .unwrap();
+        if !asked.is_empty() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert_eq!(asked.len(), 1, "only Dot has games to answer: {asked:?}");
+    assert_eq!(asked[0].0, "dot@example.org");
+    let link = asked[0]
+        .1
+        .split_whitespace()
+        .find(|w| w.contains("/word/"))
+        .expect("the link in the mail")
+        .to_string();
+    c.delete_all_cookies().await.unwrap();
+    c.set_window_size(PHONE.0, PHONE.1).await.unwrap();
+    c.goto(&link).await.unwrap();
+    wait_text(&c, "#your-word", "Hello Dot").await;
+    look(&c, "open-match-word-link", PHONE).await;
+    let mut h = Hands::new(&c);
+    h.tap("#your-word button[value=confirm]").await;
+    let said = flash(&c, "You confirmed games 1, 2 and 3.").await;
+    assert!(said.contains("count now"), "{said}");
+    assert_eq!((h.taps, h.scrolls), (1, 0), "one tap, nothing to scroll");
+    wait_text(
+        &c,
+        "#your-word",
+        "No game of this match waits for your word",
+    )
+    .await;
 
     // The league page: one game waits for an organizer; the board counts the other three.
     c.goto(&app.url(&format!("/leagues/{league}")))
@@ -335,4 +379,62 @@ async fn members_arrange_a_match_one_enters_the_games_the_others_confirm_and_an_
     );
     let standings = text_of(&c, "#standings").await;
     assert!(standings.contains("Weeks"), "{standings}");
+
+    // Another match forms (Bea and Cy); on the tablet the organizer takes Cy out of it, then
+    // calls it off: each time the players are mailed the reason, and the page says so.
+    let other: Value = clients[1]
+        .post(app.url(&format!("/api/v1/leagues/{league}/matches")))
+        .json(&json!({"date": day, "time": "19:30", "place": "Club room"}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let other = other["id"].as_i64().unwrap();
+    let res = clients[2]
+        .post(app.url(&format!("/api/v1/matches/{other}/join")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200, "Cy joins");
+    c.goto(&app.url(&format!("/matches/{other}")))
+        .await
+        .unwrap();
+    wait_text(&c, "#organize", "For organizers").await;
+    let mut h = Hands::new(&c);
+    h.tap("#organize details:first-of-type summary").await;
+    h.tap(&format!("#organize input[name=player][value='{cy}']"))
+        .await;
+    h.type_into("#remove-reason", "Cy asked us to: he is away that week")
+        .await;
+    h.tap("#organize form[action$='/remove'] button").await;
+    let said = flash(&c, "Cy is out of the match").await;
+    assert!(said.contains("told by mail"), "{said}");
+    let players = text_of(&c, "#players").await;
+    assert!(!players.contains("Cy"), "{players}");
+    look(&c, "open-match-organizer", TABLET).await;
+    let mut h = Hands::new(&c);
+    h.tap("#organize details:last-of-type summary").await;
+    h.type_into("#cancel-reason", "The club room is closed for the storm")
+        .await;
+    h.tap("#organize form[action$='/cancel'] button").await;
+    flash(&c, "is called off").await;
+    let status = wait_text(&c, "#match-status", "Called off").await;
+    assert!(status.contains("closed for the storm"), "{status}");
+    assert!(
+        c.find(Locator::Css("#organize")).await.is_err(),
+        "nothing left to do on a called-off match"
+    );
+    let told: Vec<String> = sqlx::query_scalar(
+        "SELECT to_address FROM mail_outbox WHERE kind = 'match' AND subject LIKE '%called off%' ORDER BY to_address",
+    )
+    .fetch_all(&app.db)
+    .await
+    .unwrap();
+    assert_eq!(
+        told,
+        ["bea@example.org"],
+        "Bea, the one left in it, is told"
+    );
 }

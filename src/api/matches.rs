@@ -6,7 +6,7 @@ use serde::Deserialize;
 use utoipa::{IntoParams, ToSchema};
 
 use crate::api::json::{self, ValidJson};
-use crate::domain::matches::{self, Checks, Leave, MatchView, NewMatch, Settle};
+use crate::domain::matches::{self, Cancel, Checks, Leave, MatchView, NewMatch, Remove, Settle};
 use crate::domain::{AppState, Caller};
 use crate::error::AppError;
 
@@ -116,6 +116,40 @@ pub async fn leave(
     Ok(HttpResponse::Ok().json(matches::leave(&state, &caller, *id, leave).await?))
 }
 
+/// Call a match off (organizers), saying why: its players are mailed the reason. Not once games
+/// are entered: the match stands as played (void the games that should not count).
+#[utoipa::path(operation_id = "cancel_match", tag = "open play", params(("id" = i64, Path, minimum = 1, example = 1)), request_body = Cancel,
+    responses((status = 200, body = MatchView), (status = 403, body = crate::error::Problem, content_type = "application/problem+json"),
+              (status = 404, body = crate::error::Problem, content_type = "application/problem+json"),
+              (status = 409, description = "Called off already, or games are entered", body = crate::error::Problem, content_type = "application/problem+json"),
+              (status = 422, body = crate::error::Problem, content_type = "application/problem+json")))]
+#[post("/api/v1/matches/{id}/cancel")]
+pub async fn cancel(
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<i64>,
+    body: ValidJson<Cancel>,
+) -> Result<HttpResponse, AppError> {
+    Ok(HttpResponse::Ok().json(matches::cancel(&state, &caller, *id, body.0).await?))
+}
+
+/// Take a player out of a match (organizers), saying why: the player is mailed, and the other
+/// three too when the match had its four (the seat opens again). Not once games are entered.
+#[utoipa::path(operation_id = "remove_match_player", tag = "open play", params(("id" = i64, Path, minimum = 1, example = 1)), request_body = Remove,
+    responses((status = 200, body = MatchView), (status = 403, body = crate::error::Problem, content_type = "application/problem+json"),
+              (status = 404, body = crate::error::Problem, content_type = "application/problem+json"),
+              (status = 409, description = "Games are entered, or the player left meanwhile", body = crate::error::Problem, content_type = "application/problem+json"),
+              (status = 422, description = "The player is not in the match, or no reason", body = crate::error::Problem, content_type = "application/problem+json")))]
+#[post("/api/v1/matches/{id}/remove")]
+pub async fn remove(
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<i64>,
+    body: ValidJson<Remove>,
+) -> Result<HttpResponse, AppError> {
+    Ok(HttpResponse::Ok().json(matches::remove(&state, &caller, *id, body.0).await?))
+}
+
 /// Where an open-play game stands: who confirmed, who disputed and why, who has not said, and
 /// when it counts unconfirmed.
 #[utoipa::path(operation_id = "game_checks", tag = "open play", params(("id" = i64, Path, minimum = 1, example = 1)),
@@ -140,7 +174,7 @@ pub async fn confirm(
     caller: Caller,
     id: web::Path<i64>,
 ) -> Result<HttpResponse, AppError> {
-    Ok(HttpResponse::Ok().json(matches::confirm(&state, &caller, *id).await?))
+    Ok(HttpResponse::Ok().json(matches::confirm(&state, &caller, *id, None).await?))
 }
 
 /// Dispute a game at your table (open play), saying why: it waits for an organizer.
@@ -156,7 +190,10 @@ pub async fn dispute(
     id: web::Path<i64>,
     body: ValidJson<DisputeBody>,
 ) -> Result<HttpResponse, AppError> {
-    Ok(HttpResponse::Ok().json(matches::dispute(&state, &caller, *id, &body.0.reason).await?))
+    Ok(
+        HttpResponse::Ok()
+            .json(matches::dispute(&state, &caller, *id, None, &body.0.reason).await?),
+    )
 }
 
 /// Settle a waiting or disputed game (organizers): count it as it stands (correct it first with
@@ -173,5 +210,5 @@ pub async fn settle(
     id: web::Path<i64>,
     body: ValidJson<Settle>,
 ) -> Result<HttpResponse, AppError> {
-    Ok(HttpResponse::Ok().json(matches::settle(&state, &caller, *id, body.0).await?))
+    Ok(HttpResponse::Ok().json(matches::settle(&state, &caller, *id, None, body.0).await?))
 }

@@ -257,6 +257,8 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(matches::show)
         .service(matches::join)
         .service(matches::leave)
+        .service(matches::cancel)
+        .service(matches::remove)
         .service(matches::checks)
         .service(matches::confirm)
         .service(matches::dispute)

@@ -38,7 +38,7 @@ pub struct GameQuery {
 }
 
 /// The league's games (`night`: one night's), as `query` asks; the caller was let in.
-async fn list(
+pub(crate) async fn list(
     state: &AppState,
     league: i64,
     night: Option<i64>,

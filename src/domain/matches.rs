@@ -13,11 +13,12 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::domain::ahead::{moment, one_line, parse_time, when_in_words};
+use crate::domain::game_view::Game;
 use crate::domain::nights::PlayerRef;
 use crate::domain::{AppState, Caller, Error, Need, Result, mail, night_mail};
 use crate::storage::clubs::Club;
 use crate::storage::leagues::League;
-use crate::storage::matches::{self as stored, Joined, Left, Match, Word};
+use crate::storage::matches::{self as stored, GameAt, Joined, Left, Match, Word};
 use crate::storage::{games as stored_games, players};
 
 /// A match as the API shows it.
@@ -57,6 +58,9 @@ pub struct MatchView {
     pub table: Option<i64>,
     /// The caller's player is in this match.
     pub you_are_in: bool,
+    /// Why an organizer called it off (when they did).
+    #[schema(required = true)]
+    pub cancel_reason: Option<String>,
 }
 
 impl MatchView {
@@ -85,6 +89,7 @@ impl MatchView {
             night_number: m.night_number,
             table: m.table_id,
             you_are_in: me.is_some_and(|p| m.players.iter().any(|x| x.0 == p)),
+            cancel_reason: m.cancel_reason.clone(),
         }
     }
 
@@ -141,6 +146,47 @@ pub struct Leave {
     pub reason: Option<String>,
 }
 
+/// An organizer calling a match off.
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Cancel {
+    /// Why, for the players in it (they are mailed).
+    #[schema(
+        example = "The club room is closed for the storm",
+        min_length = 1,
+        max_length = 500
+    )]
+    pub reason: String,
+}
+
+/// An organizer taking a player out of a match.
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Remove {
+    /// The player's id.
+    #[schema(minimum = 1, example = 3)]
+    pub player: i64,
+    /// Why, for the player and the others (they are mailed).
+    #[schema(
+        example = "Dot is in hospital; she asked us to free her seat",
+        min_length = 1,
+        max_length = 500
+    )]
+    pub reason: String,
+}
+
+/// A reason someone must give: trimmed, 1 to 500 characters.
+fn reason_given(field: &str, text: &str, words: &str) -> Result<String> {
+    let text = text.trim();
+    if text.is_empty() || text.chars().count() > 500 || text.contains('\0') {
+        return Err(Error::invalid(
+            field,
+            format!("say {words} in 1 to 500 characters"),
+        ));
+    }
+    Ok(text.to_string())
+}
+
 /// The open-play league `id`, for a member (`Need::Read`), with the caller's player there.
 async fn open_league(state: &AppState, caller: &Caller, id: i64) -> Result<(League, Club)> {
     let (league, club) = caller.league(state, id, Need::Read).await?;
@@ -195,6 +241,54 @@ async fn me_in(state: &AppState, caller: &Caller, club: &Club) -> Result<Option<
         .map(|p| p.0))
 }
 
+/// One letter about open play to one reader, in `tx`'s outbox.
+struct Letter<'a> {
+    kind: &'static str,
+    subject: &'a str,
+    paragraphs: &'a [String],
+    actions: &'a [(&'a str, &'a str)],
+    /// Why the reader gets it: "as a member of Oak Club playing in Open play".
+    why: &'a str,
+}
+
+async fn send(
+    state: &AppState,
+    tx: &mut sqlx::PgConnection,
+    league: &League,
+    club: &Club,
+    (user, email, name): (i64, String, String),
+    l: &Letter<'_>,
+) -> Result<()> {
+    let unsubscribe = night_mail::unsubscribe_link(state, user, league.id);
+    let greeting = format!("Hello {name},");
+    let after = [format!(
+        "You get this {}. To stop mail about {}, open: {unsubscribe}",
+        l.why, league.name
+    )];
+    let (text_body, html_body) = mail::Letter {
+        greeting: &greeting,
+        paragraphs: l.paragraphs,
+        actions: l.actions,
+        after: &after,
+    }
+    .render();
+    mail::enqueue(
+        tx,
+        &crate::storage::mail::NewMail {
+            kind: l.kind,
+            club_id: Some(club.id),
+            to_address: email,
+            to_name: Some(name),
+            subject: l.subject.to_string(),
+            text_body,
+            html_body,
+            unsubscribe: Some(unsubscribe),
+        },
+    )
+    .await?;
+    Ok(())
+}
+
 /// Mail about a match to some of its players, in `tx`.
 #[allow(clippy::too_many_arguments)]
 async fn write_mail(
@@ -208,35 +302,16 @@ async fn write_mail(
     paragraph: &str,
 ) -> Result<()> {
     let page = format!("{}/matches/{}", state.public_url, m.id);
+    let why = format!("as a member of {} playing in {}", club.name, league.name);
+    let letter = Letter {
+        kind: "match",
+        subject,
+        paragraphs: &[paragraph.to_string()],
+        actions: &[("See the match", page.as_str())],
+        why: &why,
+    };
     for (_, user, email, name) in stored::readers_of(tx, league.id, to).await? {
-        let unsubscribe = night_mail::unsubscribe_link(state, user, league.id);
-        let greeting = format!("Hello {name},");
-        let paragraphs = [paragraph.to_string()];
-        let after = [format!(
-            "You get this as a member of {} playing in {}. To stop mail about {}, open: {unsubscribe}",
-            club.name, league.name, league.name
-        )];
-        let (text_body, html_body) = mail::Letter {
-            greeting: &greeting,
-            paragraphs: &paragraphs,
-            actions: &[("See the match", page.as_str())],
-            after: &after,
-        }
-        .render();
-        mail::enqueue(
-            tx,
-            &crate::storage::mail::NewMail {
-                kind: "match",
-                club_id: Some(club.id),
-                to_address: email,
-                to_name: Some(name),
-                subject: subject.to_string(),
-                text_body,
-                html_body,
-                unsubscribe: Some(unsubscribe),
-            },
-        )
-        .await?;
+        send(state, tx, league, club, (user, email, name), &letter).await?;
     }
     Ok(())
 }
@@ -481,11 +556,7 @@ pub async fn leave(state: &AppState, caller: &Caller, id: i64, leave: Leave) -> 
     let after = match stored::leave(&mut tx, league.id, id, me).await? {
         Left::Gone => return Err(Error::NotFound(format!("no match {id}"))),
         Left::NotIn => return Err(Error::Conflict("you are not in this match".into())),
-        Left::Played => {
-            return Err(Error::Conflict(
-                "games are entered for this match already: ask an organizer".into(),
-            ));
-        }
+        Left::Played => return Err(played()),
         Left::Left(m) => *m,
     };
     if was_locked {
@@ -508,6 +579,99 @@ pub async fn leave(state: &AppState, caller: &Caller, id: i64, leave: Leave) -> 
     mail::wake(state);
     state.events.poke();
     Ok(MatchView::of(&after, Some(me)))
+}
+
+/// Why nobody leaves a match whose games are entered.
+fn played() -> Error {
+    Error::Conflict(
+        "games are entered for this match already, so it stands as played: stop there, and an organizer voids any game that should not count".into(),
+    )
+}
+
+/// The match `id` for one of its league's organizers.
+async fn match_to_run(state: &AppState, caller: &Caller, id: i64) -> Result<(Match, League, Club)> {
+    let (m, _, _) = match_for(state, caller, id).await?;
+    let (league, club) = caller.league(state, m.league_id, Need::Admin).await?;
+    Ok((m, league, club))
+}
+
+/// An organizer calls a match off, saying why; its players are mailed. Not once games are
+/// entered (it stands as played; void the games that should not count).
+pub async fn cancel(state: &AppState, caller: &Caller, id: i64, c: Cancel) -> Result<MatchView> {
+    let (_, league, club) = match_to_run(state, caller, id).await?;
+    let reason = reason_given("reason", &c.reason, "why the match is called off")?;
+    let mut tx = state.db.begin().await?;
+    let m = match stored::cancel(&mut tx, league.id, id, &reason).await? {
+        stored::Cancelled::Gone => return Err(Error::NotFound(format!("no match {id}"))),
+        stored::Cancelled::Already => {
+            return Err(Error::Conflict("this match is called off already".into()));
+        }
+        stored::Cancelled::Played => return Err(played()),
+        stored::Cancelled::Cancelled(m) => *m,
+    };
+    let view = MatchView::of(&m, None);
+    let subject = format!("{}: your match on {} is called off", league.name, view.when);
+    let text = format!(
+        "An organizer of {} called off your match on {} at {}: \"{reason}\". Nothing to do; find or propose another on the league's matches page.",
+        club.name, view.when, m.place
+    );
+    let all: Vec<i64> = m.players.iter().map(|p| p.0).collect();
+    write_mail(state, &mut tx, &league, &club, &m, &all, &subject, &text).await?;
+    tx.commit().await?;
+    mail::wake(state);
+    state.events.poke();
+    Ok(view)
+}
+
+/// An organizer takes a player out of a match, saying why; the player is mailed, and the others
+/// too once the match had its four (the seat opens again). Not once games are entered.
+pub async fn remove(state: &AppState, caller: &Caller, id: i64, r: Remove) -> Result<MatchView> {
+    let (m, league, club) = match_to_run(state, caller, id).await?;
+    let reason = reason_given("reason", &r.reason, "why the player is taken out")?;
+    let Some((_, name, _)) = m.players.iter().find(|p| p.0 == r.player) else {
+        return Err(Error::invalid(
+            "player",
+            format!("player {} is not in this match", r.player),
+        ));
+    };
+    let name = name.clone();
+    let was_locked = m.status == "locked";
+    let mut tx = state.db.begin().await?;
+    let after = match stored::leave(&mut tx, league.id, id, r.player).await? {
+        Left::Gone => return Err(Error::NotFound(format!("no match {id}"))),
+        Left::NotIn => {
+            return Err(Error::Conflict(format!(
+                "{name} is not in this match any more"
+            )));
+        }
+        Left::Played => return Err(played()),
+        Left::Left(m) => *m,
+    };
+    let view = MatchView::of(&m, None);
+    let subject = format!(
+        "{}: {name} is out of the match on {}",
+        league.name, view.when
+    );
+    let text = format!(
+        "An organizer of {} took {name} out of the match on {} at {}: \"{reason}\".{}",
+        club.name,
+        view.when,
+        m.place,
+        if was_locked {
+            " The seat is open again: anyone in the league can take it from the match's page."
+        } else {
+            ""
+        }
+    );
+    let mut to = vec![r.player];
+    if was_locked {
+        to.extend(after.players.iter().map(|p| p.0));
+    }
+    write_mail(state, &mut tx, &league, &club, &after, &to, &subject, &text).await?;
+    tx.commit().await?;
+    mail::wake(state);
+    state.events.poke();
+    Ok(MatchView::of(&after, None))
 }
 
 /// The caller's player if they sit at `table_id` of an open-play league (who may enter and
@@ -647,6 +811,10 @@ async fn event_of(state: &AppState, id: i64) -> Result<serde_json::Value> {
 fn word_refused(word: Word, game: &crate::domain::game_view::Game) -> Result<()> {
     match word {
         Word::Gone => Err(Error::NotFound(format!("no game {}", game.id))),
+        Word::Changed => Err(Error::Conflict(format!(
+            "game {} was corrected since you looked at it: look at it again, then say whether it is right",
+            game.number
+        ))),
         Word::NotWaiting => Err(Error::Conflict(match game.awaiting.as_deref() {
             Some("organizer") => {
                 "this game is disputed: it waits for an organizer to settle it".into()
@@ -657,56 +825,91 @@ fn word_refused(word: Word, game: &crate::domain::game_view::Game) -> Result<()>
     }
 }
 
-/// The caller confirms a game at their table. Answers the game's checks after.
-pub async fn confirm(state: &AppState, caller: &Caller, id: i64) -> Result<Checks> {
+/// The game as the one giving a word on it saw it: at `seen` (a page's version), or as read now.
+fn at(league: &League, game: &crate::domain::game_view::Game, seen: Option<i32>) -> GameAt {
+    GameAt {
+        league_id: league.id,
+        game_id: game.id,
+        version: seen.unwrap_or(game.version),
+    }
+}
+
+/// The caller confirms a game at their table, as they saw it (`seen`: its version, when a page
+/// showed it). Answers the game's checks after.
+pub async fn confirm(
+    state: &AppState,
+    caller: &Caller,
+    id: i64,
+    seen: Option<i32>,
+) -> Result<Checks> {
     let (game, league, club) = game_for(state, caller, id).await?;
     let me = player_at(state, caller, &game, &league, &club).await?;
-    let event = serde_json::to_value(&game).map_err(Error::internal)?;
-    let word = stored::confirm(
-        &state.db,
-        league.id,
-        id,
+    confirm_as(
+        state,
+        &league,
+        &game,
+        seen,
         me,
         caller.user().ok().map(|u| u.id),
-        event,
     )
     .await?;
-    word_refused(word, &game)?;
-    after_word(state, league.id);
     checks(state, caller, id).await
 }
 
-/// The caller disputes a game at their table, with a reason: it waits for an organizer.
-pub async fn dispute(state: &AppState, caller: &Caller, id: i64, reason: &str) -> Result<Checks> {
+/// Player `me` (through account `user`) confirms `game` as seen.
+async fn confirm_as(
+    state: &AppState,
+    league: &League,
+    game: &crate::domain::game_view::Game,
+    seen: Option<i32>,
+    me: i64,
+    user: Option<i64>,
+) -> Result<Word> {
+    let event = serde_json::to_value(game).map_err(Error::internal)?;
+    let word = stored::confirm(&state.db, at(league, game, seen), me, user, event).await?;
+    word_refused(word, game)?;
+    after_word(state, league.id);
+    Ok(word)
+}
+
+/// The caller disputes a game at their table, as they saw it, with a reason: it waits for an
+/// organizer.
+pub async fn dispute(
+    state: &AppState,
+    caller: &Caller,
+    id: i64,
+    seen: Option<i32>,
+    reason: &str,
+) -> Result<Checks> {
     let (game, league, club) = game_for(state, caller, id).await?;
     let me = player_at(state, caller, &game, &league, &club).await?;
-    let reason = reason.trim();
-    if reason.is_empty() || reason.chars().count() > 500 || reason.contains('\0') {
-        return Err(Error::invalid(
-            "reason",
-            "say what is wrong with the game in 1 to 500 characters",
-        ));
-    }
-    let mut event = serde_json::to_value(&game).map_err(Error::internal)?;
+    let user = caller.user().ok().map(|u| u.id);
+    dispute_as(state, &league, &club, &game, seen, (me, user), reason).await?;
+    checks(state, caller, id).await
+}
+
+/// Player `me` (through account `user`) disputes `game` as seen; the organizers are mailed.
+async fn dispute_as(
+    state: &AppState,
+    league: &League,
+    club: &Club,
+    game: &crate::domain::game_view::Game,
+    seen: Option<i32>,
+    (me, user): (i64, Option<i64>),
+    reason: &str,
+) -> Result<()> {
+    let reason = &reason_given("reason", reason, "what is wrong with the game")?;
+    let mut event = serde_json::to_value(game).map_err(Error::internal)?;
     event["awaiting"] = "organizer".into();
     let mut tx = state.db.begin().await?;
-    let word = stored::dispute(
-        &mut tx,
-        league.id,
-        id,
-        me,
-        caller.user().ok().map(|u| u.id),
-        reason,
-        event,
-    )
-    .await?;
-    word_refused(word, &game)?;
+    let word = stored::dispute(&mut tx, at(league, game, seen), me, user, reason, event).await?;
+    word_refused(word, game)?;
     let who = game.name_of(me).unwrap_or("A player").to_string();
-    mail_dispute(state, &mut tx, &league, &club, &game, &who, reason).await?;
+    mail_dispute(state, &mut tx, league, club, game, &who, reason).await?;
     tx.commit().await?;
     mail::wake(state);
     after_word(state, league.id);
-    checks(state, caller, id).await
+    Ok(())
 }
 
 /// The mail to the club's organizers about a disputed game, in `tx`.
@@ -744,34 +947,16 @@ async fn mail_dispute(
             crate::domain::games::in_words(game)
         ),
     ];
-    for (user, email, name) in stored::organizers_of(tx, league.id).await? {
-        let unsubscribe = night_mail::unsubscribe_link(state, user, league.id);
-        let greeting = format!("Hello {name},");
-        let after = [format!(
-            "You get this as an organizer of {}. To stop mail about {}, open: {unsubscribe}",
-            club.name, league.name
-        )];
-        let (text_body, html_body) = mail::Letter {
-            greeting: &greeting,
-            paragraphs: &paragraphs,
-            actions: &[("Settle the game", page.as_str())],
-            after: &after,
-        }
-        .render();
-        mail::enqueue(
-            tx,
-            &crate::storage::mail::NewMail {
-                kind: "match_dispute",
-                club_id: Some(club.id),
-                to_address: email,
-                to_name: Some(name),
-                subject: subject.clone(),
-                text_body,
-                html_body,
-                unsubscribe: Some(unsubscribe),
-            },
-        )
-        .await?;
+    let why = format!("as an organizer of {}", club.name);
+    let letter = Letter {
+        kind: "match_dispute",
+        subject: &subject,
+        paragraphs: &paragraphs,
+        actions: &[("Settle the game", page.as_str())],
+        why: &why,
+    };
+    for reader in stored::organizers_of(tx, league.id).await? {
+        send(state, tx, league, club, reader, &letter).await?;
     }
     Ok(())
 }
@@ -787,7 +972,13 @@ pub struct Settle {
 }
 
 /// An organizer counts or voids a waiting (or disputed) game.
-pub async fn settle(state: &AppState, caller: &Caller, id: i64, s: Settle) -> Result<Checks> {
+pub async fn settle(
+    state: &AppState,
+    caller: &Caller,
+    id: i64,
+    seen: Option<i32>,
+    s: Settle,
+) -> Result<Checks> {
     let game = crate::domain::games::show(state, caller, id).await?;
     let ctx = stored_games::table_context(&state.db, game.table.id)
         .await?
@@ -800,12 +991,13 @@ pub async fn settle(state: &AppState, caller: &Caller, id: i64, s: Settle) -> Re
         "count" => {
             let mut event = serde_json::to_value(&game).map_err(Error::internal)?;
             event["awaiting"] = serde_json::Value::Null;
-            let word = stored::settle_count(&state.db, league.id, id, event).await?;
+            let word = stored::settle_count(&state.db, at(&league, &game, seen), event).await?;
             word_refused(word, &game)?;
             after_word(state, league.id);
         }
         "void" => {
-            crate::domain::games::void(state, caller, id, None).await?;
+            let seen = seen.map(|v| v.to_string());
+            crate::domain::games::void(state, caller, id, seen.as_deref()).await?;
         }
         _ => return Err(Error::invalid("decision", "use count or void")),
     }
@@ -833,12 +1025,16 @@ pub async fn count_overdue(state: &AppState) -> Result<usize> {
     Ok(counted)
 }
 
-/// Counts overdue games for as long as the process runs (every few seconds).
+/// Counts overdue games and asks players for their word on games entered, for as long as the
+/// process runs (every few seconds).
 pub async fn run_sweeper(state: std::sync::Arc<AppState>) {
     loop {
         tokio::time::sleep(std::time::Duration::from_secs(5)).await;
         if let Err(e) = count_overdue(&state).await {
             tracing::debug!(error = %e, "counting overdue open-play games waits");
+        }
+        if let Err(e) = ask_for_words(&state).await {
+            tracing::debug!(error = %e, "asking open-play players for their word waits");
         }
     }
 }
@@ -875,7 +1071,20 @@ pub async fn page(state: &AppState, caller: &Caller, id: i64) -> Result<MatchPag
     let (m, league, club) = match_for(state, caller, id).await?;
     let me = me_in(state, caller, &club).await?;
     let role = caller.role_in(state, &club).await?;
-    let view = MatchView::of(&m, me);
+    page_for(state, &m, league, club, me, role).await
+}
+
+/// The page of match `m` as player `me` (if any) with `role` in the club sees it; access was
+/// checked.
+async fn page_for(
+    state: &AppState,
+    m: &Match,
+    league: League,
+    club: Club,
+    me: Option<i64>,
+    role: Option<crate::domain::Role>,
+) -> Result<MatchPage> {
+    let view = MatchView::of(m, me);
     let mut games = Vec::new();
     if let Some(night) = m.night_id {
         let query = crate::domain::game_lists::GameQuery {
@@ -883,8 +1092,7 @@ pub async fn page(state: &AppState, caller: &Caller, id: i64) -> Result<MatchPag
             cursor: None,
             since: None,
         };
-        let listed = crate::domain::game_lists::of_night(state, caller, night, &query).await?;
-        let tz = crate::domain::ahead::time_zone(&club);
+        let listed = crate::domain::game_lists::list(state, league.id, Some(night), &query).await?;
         for game in listed.games {
             let said = if game.awaiting.is_some() {
                 stored::checks(&state.db, game.id).await?
@@ -897,17 +1105,11 @@ pub async fn page(state: &AppState, caller: &Caller, id: i64) -> Result<MatchPag
                     game.players.iter().any(|x| x.player.id == p)
                         && !said.iter().any(|c| c.player_id == p)
                 });
-            let counts_at = (game.awaiting.as_deref() == Some("players")).then(|| {
-                (game.updated_at + Duration::hours(league.confirm_hours as i64))
-                    .with_timezone(&tz)
-                    .format("%a %-d %b, %-I:%M %p")
-                    .to_string()
-            });
             games.push(MatchGame {
                 checks: said.into_iter().map(CheckView::from).collect(),
+                counts_at: counts_at_words(&league, &club, &game),
                 game,
                 yours_to_answer,
-                counts_at,
             });
         }
     }
@@ -919,6 +1121,317 @@ pub async fn page(state: &AppState, caller: &Caller, id: i64) -> Result<MatchPag
         organizer: role.is_some_and(|r| r >= crate::domain::Role::Organizer),
         member: role.is_some(),
     })
+}
+
+/// When a game waiting for its players counts by itself, on the club's clock in words.
+fn counts_at_words(league: &League, club: &Club, game: &Game) -> Option<String> {
+    (game.awaiting.as_deref() == Some("players")).then(|| {
+        (game.updated_at + Duration::hours(league.confirm_hours as i64))
+            .with_timezone(&crate::domain::ahead::time_zone(club))
+            .format("%a %-d %b, %-I:%M %p")
+            .to_string()
+    })
+}
+
+/// How long a match's games stay as they are (nothing entered or corrected) before the players
+/// whose word they wait for are mailed: a table enters its games in a row and gets one mail.
+pub const ASK_QUIET_SECS: i64 = 600;
+
+/// What a player's signed link to give their word on a match's games signs.
+fn word_what(match_id: i64, user: i64) -> String {
+    format!("match words {match_id} {user}")
+}
+
+/// The link a player follows from the mail to confirm or dispute a match's games, no login.
+pub fn word_link(state: &AppState, match_id: i64, user: i64) -> String {
+    format!(
+        "{}/matches/{match_id}/word/{user}-{}",
+        state.public_url,
+        state.keys.sign(&word_what(match_id, user))
+    )
+}
+
+/// Mails the players whose word a match's games wait for, once the games are in and quiet (a
+/// few matches at a time); how many letters.
+pub async fn ask_for_words(state: &AppState) -> Result<usize> {
+    let mut letters = 0;
+    for (league_id, match_id) in stored::to_ask(&state.db, ASK_QUIET_SECS, 20).await? {
+        let Some((league, club)) = crate::storage::leagues::with_club(&state.db, league_id).await?
+        else {
+            continue;
+        };
+        let mut tx = state.db.begin().await?;
+        let Some(asks) = stored::claim_ask(&mut tx, match_id, ASK_QUIET_SECS).await? else {
+            continue;
+        };
+        let Some(m) = stored::get(&mut *tx, match_id).await? else {
+            continue;
+        };
+        for (player, games) in asks {
+            letters += ask(state, &mut tx, &league, &club, &m, player, &games).await?;
+        }
+        tx.commit().await?;
+    }
+    if letters > 0 {
+        mail::wake(state);
+    }
+    Ok(letters)
+}
+
+/// The letter asking `player` for their word on `games` of match `m` (none when they have no
+/// account taking the league's mail); how many.
+async fn ask(
+    state: &AppState,
+    tx: &mut sqlx::PgConnection,
+    league: &League,
+    club: &Club,
+    m: &Match,
+    player: i64,
+    games: &[i64],
+) -> Result<usize> {
+    let Some((_, user, email, name)) = stored::readers_of(tx, league.id, &[player])
+        .await?
+        .into_iter()
+        .next()
+    else {
+        return Ok(0);
+    };
+    let view = MatchView::of(m, None);
+    let mut paragraphs = vec![format!(
+        "The games of your match at {} on {} are entered. Please look them over:",
+        m.place, view.when
+    )];
+    for &id in games {
+        let game = crate::domain::games::view(tx, id).await?;
+        let scores: Vec<String> = game
+            .players
+            .iter()
+            .map(|p| format!("{} {:+}", p.player.name, p.score))
+            .collect();
+        paragraphs.push(format!(
+            "Game {}: {}. {}.{}",
+            game.number,
+            crate::domain::games::in_words(&game),
+            scores.join(", "),
+            counts_at_words(league, club, &game)
+                .map(|t| format!(" Counts by itself {t}."))
+                .unwrap_or_default()
+        ));
+    }
+    paragraphs.push(
+        "One tap confirms them; if something is wrong, say what and the organizers settle it. Games nobody disputes count by themselves at the times above."
+            .into(),
+    );
+    let subject = match games.len() {
+        1 => format!(
+            "{}: a game of your match {} waits for your word",
+            league.name, view.when
+        ),
+        n => format!(
+            "{}: {n} games of your match {} wait for your word",
+            league.name, view.when
+        ),
+    };
+    let link = word_link(state, m.id, user);
+    let page = format!("{}/matches/{}", state.public_url, m.id);
+    let why = format!(
+        "as a player of this match in {}, {}",
+        league.name, club.name
+    );
+    let letter = Letter {
+        kind: "match_words",
+        subject: &subject,
+        paragraphs: &paragraphs,
+        actions: &[
+            ("Confirm or dispute the games", link.as_str()),
+            ("See the match", page.as_str()),
+        ],
+        why: &why,
+    };
+    send(state, tx, league, club, (user, email, name), &letter).await?;
+    Ok(1)
+}
+
+/// A player's signed link to a match's games: the match, its league and club, the account and
+/// its player in the match.
+struct SignedWord {
+    m: Match,
+    league: League,
+    club: Club,
+    user: i64,
+    player: i64,
+}
+
+async fn signed_word(state: &AppState, id: i64, token: &str) -> Result<SignedWord> {
+    let bad = || {
+        Error::NotFound(
+            "this link is not one the club sent (it may be cut short): open the match from the league's page instead"
+                .into(),
+        )
+    };
+    let (user, sig) = token.split_once('-').ok_or_else(bad)?;
+    let user: i64 = user.parse().map_err(|_| bad())?;
+    if !state.keys.signed(&word_what(id, user), sig) {
+        return Err(bad());
+    }
+    let m = stored::get(&state.db, id).await?.ok_or_else(bad)?;
+    let (league, club) = crate::storage::leagues::with_club(&state.db, m.league_id)
+        .await?
+        .ok_or_else(bad)?;
+    if !crate::storage::ahead::is_member(&state.db, league.id, user).await? {
+        return Err(Error::NotFound(format!(
+            "this link's member is no longer in {}",
+            club.name
+        )));
+    }
+    let player = stored::player_of_user(&state.db, club.id, user)
+        .await?
+        .map(|p| p.0)
+        .filter(|p| m.players.iter().any(|x| x.0 == *p))
+        .ok_or_else(|| {
+            Error::NotFound("this link's player is not in this match any more".into())
+        })?;
+    Ok(SignedWord {
+        m,
+        league,
+        club,
+        user,
+        player,
+    })
+}
+
+/// The match a signed link is for, as its player sees it (nothing is saved by looking), and
+/// the player's name.
+pub async fn word_page(state: &AppState, id: i64, token: &str) -> Result<(MatchPage, String)> {
+    let s = signed_word(state, id, token).await?;
+    let name =
+        s.m.players
+            .iter()
+            .find(|p| p.0 == s.player)
+            .map(|p| p.1.clone())
+            .unwrap_or_default();
+    let page = page_for(state, &s.m, s.league, s.club, Some(s.player), None).await?;
+    Ok((page, name))
+}
+
+/// A word given through a signed link.
+pub enum WordGiven {
+    /// Confirm these games (id, the version shown).
+    Confirm(Vec<(i64, i32)>),
+    /// Dispute a game (id, the version shown) with a reason.
+    Dispute(i64, i32, String),
+}
+
+/// The most games one signed confirmation takes (a match's page lists at most 100).
+pub const MAX_CONFIRM: usize = 100;
+
+/// A player's word through their signed link; what it did, in words.
+pub async fn word_signed(
+    state: &AppState,
+    id: i64,
+    token: &str,
+    word: WordGiven,
+) -> Result<String> {
+    let s = signed_word(state, id, token).await?;
+    let game_of = |gid: i64| async move {
+        let game = crate::domain::games::view(&mut *state.db.acquire().await?, gid)
+            .await
+            .map_err(|e| e.or_not_found(|| format!("no game {gid}")))?;
+        if Some(game.table.id) != s.m.table_id {
+            return Err(Error::NotFound(format!("game {gid} is not of this match")));
+        }
+        Ok::<_, Error>(game)
+    };
+    match word {
+        WordGiven::Dispute(gid, version, reason) => {
+            let game = game_of(gid).await?;
+            dispute_as(
+                state,
+                &s.league,
+                &s.club,
+                &game,
+                Some(version),
+                (s.player, Some(s.user)),
+                &reason,
+            )
+            .await?;
+            Ok(format!(
+                "Disputed: game {} does not count until an organizer settles it; they have your reason.",
+                game.number
+            ))
+        }
+        WordGiven::Confirm(list) => {
+            if list.is_empty() {
+                return Err(Error::invalid("games", "choose the games to confirm"));
+            }
+            if list.len() > MAX_CONFIRM {
+                return Err(Error::invalid(
+                    "games",
+                    format!("confirm at most {MAX_CONFIRM} games at once"),
+                ));
+            }
+            let (mut confirmed, mut counted, mut refused) = (Vec::new(), Vec::new(), Vec::new());
+            for (gid, version) in list {
+                let game = game_of(gid).await?;
+                match confirm_as(
+                    state,
+                    &s.league,
+                    &game,
+                    Some(version),
+                    s.player,
+                    Some(s.user),
+                )
+                .await
+                {
+                    Ok(Word::Counted) => {
+                        confirmed.push(game.number);
+                        counted.push(game.number);
+                    }
+                    Ok(_) => confirmed.push(game.number),
+                    Err(Error::Conflict(why)) => {
+                        refused.push(format!("Game {}: {why}.", game.number))
+                    }
+                    Err(e) => return Err(e),
+                }
+            }
+            let mut said = Vec::new();
+            if !confirmed.is_empty() {
+                said.push(format!("You confirmed {}.", numbered(&confirmed)));
+            }
+            if !counted.is_empty() {
+                said.push(format!(
+                    "{} {} now: everyone has confirmed.",
+                    capitalized(&numbered(&counted)),
+                    if counted.len() == 1 {
+                        "counts"
+                    } else {
+                        "count"
+                    }
+                ));
+            }
+            said.extend(refused);
+            Ok(said.join(" "))
+        }
+    }
+}
+
+/// "game 2", "games 1, 2 and 4".
+fn numbered(numbers: &[i32]) -> String {
+    let words: Vec<String> = numbers.iter().map(|n| n.to_string()).collect();
+    match words.len() {
+        1 => format!("game {}", words[0]),
+        _ => format!(
+            "games {}",
+            names_in_words(words.iter().map(String::as_str).collect())
+        ),
+    }
+}
+
+fn capitalized(s: &str) -> String {
+    let mut c = s.chars();
+    c.next()
+        .map(|f| f.to_uppercase().chain(c).collect())
+        .unwrap_or_default()
 }
 
 /// The club's active players, for naming three in a match: (id, name).
@@ -968,13 +1481,17 @@ async fn demo_game(
     state: &AppState,
     caller: &Caller,
     game: i64,
-) -> Result<(i64, serde_json::Value)> {
+) -> Result<(GameAt, serde_json::Value)> {
     let g = crate::domain::games::show(state, caller, game).await?;
     let ctx = stored_games::table_context(&state.db, g.table.id)
         .await?
         .ok_or_else(|| Error::NotFound(format!("no game {game}")))?;
     Ok((
-        ctx.league_id,
+        GameAt {
+            league_id: ctx.league_id,
+            game_id: g.id,
+            version: g.version,
+        },
         serde_json::to_value(&g).map_err(Error::internal)?,
     ))
 }
@@ -986,8 +1503,8 @@ pub(crate) async fn demo_confirm(
     game: i64,
     player: i64,
 ) -> Result<()> {
-    let (league_id, event) = demo_game(state, caller, game).await?;
-    stored::confirm(&state.db, league_id, game, player, None, event).await?;
+    let (at, event) = demo_game(state, caller, game).await?;
+    stored::confirm(&state.db, at, player, None, event).await?;
     Ok(())
 }
 
@@ -999,9 +1516,9 @@ pub(crate) async fn demo_dispute(
     player: i64,
     reason: &str,
 ) -> Result<()> {
-    let (league_id, event) = demo_game(state, caller, game).await?;
+    let (at, event) = demo_game(state, caller, game).await?;
     let mut tx = state.db.begin().await?;
-    stored::dispute(&mut tx, league_id, game, player, None, reason, event).await?;
+    stored::dispute(&mut tx, at, player, None, reason, event).await?;
     tx.commit().await?;
     Ok(())
 }

@@ -12,7 +12,9 @@ use serde::Deserialize;
 use super::{Ctx, Page, Posted, after};
 use crate::domain::clubs::Club;
 use crate::domain::leagues::League;
-use crate::domain::matches::{self, Leave, MatchGame, MatchView, NewMatch, Settle};
+use crate::domain::matches::{
+    self, Cancel, Leave, MatchGame, MatchView, NewMatch, Remove, Settle, WordGiven,
+};
 use crate::domain::{AppState, Error};
 use crate::error::AppError;
 
@@ -164,9 +166,30 @@ struct MatchPageView {
     games: Vec<MatchGame>,
     organizer: bool,
     member: bool,
+    /// The page reached through a player's signed link from the mail (no login).
+    word: Option<WordLink>,
+}
+
+/// A player's signed link: whose, and where its forms post.
+struct WordLink {
+    name: String,
+    action: String,
 }
 
 impl MatchPageView {
+    /// The games waiting for the caller's word.
+    fn yours(&self) -> Vec<&MatchGame> {
+        self.games.iter().filter(|g| g.yours_to_answer).collect()
+    }
+
+    /// Where a game's confirm and dispute forms post.
+    fn word_action(&self, g: &MatchGame, what: &str) -> String {
+        match &self.word {
+            Some(w) => w.action.clone(),
+            None => format!("/games/{}/{what}", g.game.id),
+        }
+    }
+
     /// The game in words, with the players' names.
     fn words(&self, g: &MatchGame) -> String {
         crate::domain::games::in_words(&g.game)
@@ -199,7 +222,180 @@ async fn show(
         games: p.games,
         organizer: p.organizer,
         member: p.member,
+        word: None,
     })
+}
+
+#[get("/matches/{id}/word/{token}")]
+async fn word_page(
+    page: Page,
+    state: web::Data<AppState>,
+    path: web::Path<(i64, String)>,
+) -> Result<HttpResponse, AppError> {
+    let (id, token) = path.into_inner();
+    let (p, name) = matches::word_page(&state, id, &token).await?;
+    page.render(MatchPageView {
+        ctx: page.ctx.clone(),
+        m: p.view,
+        league: p.league,
+        club: p.club,
+        games: p.games,
+        organizer: false,
+        member: false,
+        word: Some(WordLink {
+            name,
+            action: format!("/matches/{id}/word/{}", super::urlencoding_encode(&token)),
+        }),
+    })
+}
+
+#[derive(Deserialize)]
+struct SignedWordForm {
+    /// `confirm` or `dispute`.
+    #[serde(default)]
+    act: String,
+    /// Games to confirm, each "id:version".
+    #[serde(default)]
+    games: Vec<String>,
+    /// The game disputed, its version and the reason.
+    #[serde(default)]
+    game: Option<i64>,
+    #[serde(default)]
+    version: Option<i32>,
+    #[serde(default)]
+    reason: Option<String>,
+}
+
+fn signed_word(f: &SignedWordForm) -> Result<WordGiven, Error> {
+    match f.act.as_str() {
+        "confirm" => {
+            if f.games.len() > matches::MAX_CONFIRM {
+                return Err(Error::invalid(
+                    "games",
+                    format!("confirm at most {} games at once", matches::MAX_CONFIRM),
+                ));
+            }
+            f.games
+                .iter()
+                .map(|g| {
+                    g.split_once(':')
+                        .and_then(|(id, v)| Some((id.trim().parse().ok()?, v.trim().parse().ok()?)))
+                        .ok_or_else(|| {
+                            Error::invalid(
+                                "games",
+                                format!("`{g}` is not a game as the page shows it"),
+                            )
+                        })
+                })
+                .collect::<Result<Vec<_>, _>>()
+                .map(WordGiven::Confirm)
+        }
+        "dispute" => match (f.game, f.version) {
+            (Some(game), Some(version)) => Ok(WordGiven::Dispute(
+                game,
+                version,
+                f.reason.clone().unwrap_or_default(),
+            )),
+            _ => Err(Error::invalid(
+                "game",
+                "choose the game to dispute on the page",
+            )),
+        },
+        _ => Err(Error::invalid(
+            "act",
+            "confirm or dispute, with the page's buttons",
+        )),
+    }
+}
+
+#[post("/matches/{id}/word/{token}")]
+async fn word_signed(
+    state: web::Data<AppState>,
+    path: web::Path<(i64, String)>,
+    posted: Posted<SignedWordForm>,
+) -> Result<HttpResponse, AppError> {
+    let (id, token) = path.into_inner();
+    let back = format!("/matches/{id}/word/{}", super::urlencoding_encode(&token));
+    let result = match signed_word(&posted.form) {
+        Ok(w) => matches::word_signed(&state, id, &token, w).await,
+        Err(e) => Err(e),
+    };
+    after(&back, result)
+}
+
+#[derive(Deserialize)]
+struct CancelForm {
+    #[serde(default)]
+    reason: String,
+}
+
+#[post("/matches/{id}/cancel")]
+async fn cancel(
+    state: web::Data<AppState>,
+    id: web::Path<i64>,
+    posted: Posted<CancelForm>,
+) -> Result<HttpResponse, AppError> {
+    let c = Cancel {
+        reason: posted.form.reason.clone(),
+    };
+    let result = matches::cancel(&state, &posted.caller, *id, c)
+        .await
+        .map(|m| {
+            format!(
+                "The match on {} is called off; {} {} told by mail.",
+                m.when,
+                m.names(),
+                if m.players.len() == 1 { "is" } else { "are" }
+            )
+        });
+    after(&format!("/matches/{id}"), result)
+}
+
+#[derive(Deserialize)]
+struct RemoveForm {
+    #[serde(default)]
+    player: String,
+    #[serde(default)]
+    reason: String,
+}
+
+#[post("/matches/{id}/remove")]
+async fn remove(
+    state: web::Data<AppState>,
+    id: web::Path<i64>,
+    posted: Posted<RemoveForm>,
+) -> Result<HttpResponse, AppError> {
+    let result = match posted.form.player.trim().parse::<i64>() {
+        Ok(player) => {
+            let before = matches::show(&state, &posted.caller, *id).await.ok();
+            let name = before
+                .and_then(|(m, ..)| m.players.into_iter().find(|p| p.id == player))
+                .map(|p| p.name)
+                .unwrap_or_else(|| "The player".into());
+            let r = Remove {
+                player,
+                reason: posted.form.reason.clone(),
+            };
+            matches::remove(&state, &posted.caller, *id, r)
+                .await
+                .map(|m| match (m.status.as_str(), m.seats_left) {
+                    ("cancelled", _) => format!(
+                        "{name} is out of the match on {}, and told by mail; nobody is left, so it is called off.",
+                        m.when
+                    ),
+                    (_, 1) => format!(
+                        "{name} is out of the match on {}, and told by mail. 1 seat is open.",
+                        m.when
+                    ),
+                    (_, n) => format!(
+                        "{name} is out of the match on {}, and told by mail. {n} seats are open.",
+                        m.when
+                    ),
+                })
+        }
+        Err(_) => Err(Error::invalid("player", "choose the player to take out")),
+    };
+    after(&format!("/matches/{id}"), result)
 }
 
 #[post("/matches/{id}/join")]
@@ -272,6 +468,9 @@ struct WordForm {
     reason: Option<String>,
     #[serde(default)]
     decision: Option<String>,
+    /// The game's version the page showed: a word on a game corrected since is refused.
+    #[serde(default)]
+    version: Option<i32>,
 }
 
 /// The game's number and its words, for a message: "Game 2 (Ann went out, self-pick: …)".
@@ -289,7 +488,7 @@ async fn confirm(
     posted: Posted<WordForm>,
 ) -> Result<HttpResponse, AppError> {
     let words = game_words(&state, &posted.caller, *id).await;
-    let result = matches::confirm(&state, &posted.caller, *id)
+    let result = matches::confirm(&state, &posted.caller, *id, posted.form.version)
         .await
         .map(|c| match c.awaiting {
             None => format!("Confirmed. {words} counts now: every player has confirmed it."),
@@ -316,7 +515,7 @@ async fn dispute(
 ) -> Result<HttpResponse, AppError> {
     let words = game_words(&state, &posted.caller, *id).await;
     let reason = posted.form.reason.clone().unwrap_or_default();
-    let result = matches::dispute(&state, &posted.caller, *id, &reason)
+    let result = matches::dispute(&state, &posted.caller, *id, posted.form.version, &reason)
         .await
         .map(|_| format!("Disputed. {words} does not count until an organizer settles it."));
     after(
@@ -338,9 +537,15 @@ async fn settle(
     } else {
         format!("Counted: {words} is in the standings now.")
     };
-    let result = matches::settle(&state, &posted.caller, *id, Settle { decision })
-        .await
-        .map(|_| said);
+    let result = matches::settle(
+        &state,
+        &posted.caller,
+        *id,
+        posted.form.version,
+        Settle { decision },
+    )
+    .await
+    .map(|_| said);
     after(
         &format!("/matches/{}#game-{id}", posted.form.match_id),
         result,
@@ -351,6 +556,10 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.service(find)
         .service(propose)
         .service(show)
+        .service(word_page)
+        .service(word_signed)
+        .service(cancel)
+        .service(remove)
         .service(join)
         .service(leave)
         .service(confirm)

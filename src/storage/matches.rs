@@ -27,13 +27,15 @@ pub struct Match {
     pub night_number: Option<i32>,
     /// The match's table once locked.
     pub table_id: Option<i64>,
+    /// Why an organizer called it off.
+    pub cancel_reason: Option<String>,
     /// In the order they joined: (player id, name, linked account).
     #[sqlx(json)]
     pub players: Vec<(i64, String, Option<i64>)>,
 }
 
 const SELECT: &str = "SELECT m.id, m.league_id, m.match_date, m.local_time, m.starts_at, m.place, m.note, m.open, m.status, \
-       m.created_by, m.created_at, m.locked_at, m.night_id, n.number AS night_number, \
+       m.created_by, m.created_at, m.locked_at, m.night_id, n.number AS night_number, m.cancel_reason, \
        (SELECT t.id FROM night_tables t WHERE t.night_id = m.night_id ORDER BY t.number LIMIT 1) AS table_id, \
        coalesce((SELECT jsonb_agg(jsonb_build_array(p.id, p.name, p.user_id) ORDER BY mp.joined_at, p.id) \
           FROM match_players mp JOIN players p ON p.id = mp.player_id WHERE mp.match_id = m.id), '[]'::jsonb) AS players \
@@ -281,22 +283,12 @@ pub async fn leave(
     if !m.players.iter().any(|p| p.0 == player_id) {
         return Ok(Left::NotIn);
     }
-    if let Some(night) = m.night_id {
-        let played: bool = sqlx::query_scalar(
-            "SELECT EXISTS (SELECT 1 FROM games g JOIN night_tables t ON t.id = g.table_id WHERE t.night_id = $1)",
-        )
-        .bind(night)
-        .fetch_one(&mut **tx)
-        .await?;
-        if played {
+    if m.night_id.is_some() {
+        if !drop_night(tx, &m).await? {
             return Ok(Left::Played);
         }
-        sqlx::query("UPDATE matches SET status = 'forming', locked_at = NULL, night_id = NULL WHERE id = $1")
+        sqlx::query("UPDATE matches SET status = 'forming', locked_at = NULL WHERE id = $1")
             .bind(id)
-            .execute(&mut **tx)
-            .await?;
-        sqlx::query("DELETE FROM nights WHERE id = $1")
-            .bind(night)
             .execute(&mut **tx)
             .await?;
     }
@@ -314,6 +306,71 @@ pub async fn leave(
     emit(tx, league_id, "match.changed", id).await?;
     let m = get(&mut **tx, id).await?.ok_or(sqlx::Error::RowNotFound)?;
     Ok(Left::Left(Box::new(m)))
+}
+
+/// What calling a match off did.
+#[derive(Debug)]
+pub enum Cancelled {
+    /// Called off: its night (if it had one) is gone; its players stay listed.
+    Cancelled(Box<Match>),
+    /// Games are recorded at its table (voided ones too): it stands as played.
+    Played,
+    /// Called off already.
+    Already,
+    Gone,
+}
+
+/// Calls a match off in `tx` (an organizer's doing, with `reason`), unless games are recorded.
+pub async fn cancel(
+    tx: &mut Transaction<'_, Postgres>,
+    league_id: i64,
+    id: i64,
+    reason: &str,
+) -> sqlx::Result<Cancelled> {
+    lock(tx, league_id, id).await?;
+    let Some(m) = get(&mut **tx, id).await? else {
+        return Ok(Cancelled::Gone);
+    };
+    if m.status == "cancelled" {
+        return Ok(Cancelled::Already);
+    }
+    if !drop_night(tx, &m).await? {
+        return Ok(Cancelled::Played);
+    }
+    sqlx::query("UPDATE matches SET status = 'cancelled', cancel_reason = $2 WHERE id = $1")
+        .bind(id)
+        .bind(reason)
+        .execute(&mut **tx)
+        .await?;
+    emit(tx, league_id, "match.changed", id).await?;
+    let m = get(&mut **tx, id).await?.ok_or(sqlx::Error::RowNotFound)?;
+    Ok(Cancelled::Cancelled(Box::new(m)))
+}
+
+/// Takes away the night of a match (locked in `tx`) unless a game (a voided one too) is
+/// recorded there; false when one is. A match with no night has nothing to take away.
+async fn drop_night(tx: &mut Transaction<'_, Postgres>, m: &Match) -> sqlx::Result<bool> {
+    let Some(night) = m.night_id else {
+        return Ok(true);
+    };
+    let played: bool = sqlx::query_scalar(
+        "SELECT EXISTS (SELECT 1 FROM games g JOIN night_tables t ON t.id = g.table_id WHERE t.night_id = $1)",
+    )
+    .bind(night)
+    .fetch_one(&mut **tx)
+    .await?;
+    if played {
+        return Ok(false);
+    }
+    sqlx::query("UPDATE matches SET night_id = NULL WHERE id = $1")
+        .bind(m.id)
+        .execute(&mut **tx)
+        .await?;
+    sqlx::query("DELETE FROM nights WHERE id = $1")
+        .bind(night)
+        .execute(&mut **tx)
+        .await?;
+    Ok(true)
 }
 
 /// Accounts of the club's members to mail about a match: (user id, email, display name) of the
@@ -359,7 +416,7 @@ pub async fn checks(pool: &PgPool, game_id: i64) -> sqlx::Result<Vec<Check>> {
 }
 
 /// What a player's word did to a game.
-#[derive(Debug, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Word {
     /// Kept; the game still waits for others.
     Kept,
@@ -369,7 +426,17 @@ pub enum Word {
     NotWaiting,
     /// The player has already said so.
     Said,
+    /// The game was corrected after the caller read it (its version moved): nothing was said.
+    Changed,
     Gone,
+}
+
+/// A game as the one giving a word on it read it: its league, id and version.
+#[derive(Debug, Clone, Copy)]
+pub struct GameAt {
+    pub league_id: i64,
+    pub game_id: i64,
+    pub version: i32,
 }
 
 /// Counts a waiting game: out of waiting, into its players' totals, its ratings replayed; with
@@ -394,35 +461,44 @@ async fn count_in(
     events::emit(tx, league_id, &all).await
 }
 
-/// The game's row as a word on it needs it: (waiting, disputed, players at its table).
+/// The game's row as a word on it needs it, locked: (waiting, disputed, players at its table),
+/// or what stops the word (gone, or corrected since `at` was read).
 async fn waiting_game(
     tx: &mut Transaction<'_, Postgres>,
-    game_id: i64,
-) -> sqlx::Result<Option<(bool, bool, Vec<i64>)>> {
-    sqlx::query_as(
+    at: GameAt,
+) -> sqlx::Result<Result<(bool, bool, Vec<i64>), Word>> {
+    let row: Option<(bool, bool, Vec<i64>, i32)> = sqlx::query_as(
         "SELECT g.awaiting AND g.status = 'recorded', g.disputed_at IS NOT NULL, \
-                (SELECT array_agg(s.player_id) FROM game_scores s WHERE s.game_id = g.id) \
+                (SELECT array_agg(s.player_id) FROM game_scores s WHERE s.game_id = g.id), g.version \
          FROM games g WHERE g.id = $1 FOR UPDATE",
     )
-    .bind(game_id)
+    .bind(at.game_id)
     .fetch_optional(&mut **tx)
-    .await
+    .await?;
+    Ok(match row {
+        None => Err(Word::Gone),
+        Some((.., version)) if version != at.version => Err(Word::Changed),
+        Some((waiting, disputed, players, _)) => Ok((waiting, disputed, players)),
+    })
 }
 
 /// A player at the game's table confirms it; the game counts once every player has (with
 /// `event`, the game as it will read, for `game.confirmed`).
 pub async fn confirm(
     pool: &PgPool,
-    league_id: i64,
-    game_id: i64,
+    at: GameAt,
     player_id: i64,
     user_id: Option<i64>,
     event: serde_json::Value,
 ) -> sqlx::Result<Word> {
+    let GameAt {
+        league_id, game_id, ..
+    } = at;
     let mut tx = pool.begin().await?;
     lock_league_row(&mut tx, league_id).await?;
-    let Some((waiting, disputed, players)) = waiting_game(&mut tx, game_id).await? else {
-        return Ok(Word::Gone);
+    let (waiting, disputed, players) = match waiting_game(&mut tx, at).await? {
+        Ok(row) => row,
+        Err(word) => return Ok(word),
     };
     if !waiting || disputed {
         return Ok(Word::NotWaiting);
@@ -464,17 +540,20 @@ pub async fn confirm(
 /// it and commits): it waits for an organizer (with `event` for `game.disputed`).
 pub async fn dispute(
     tx: &mut Transaction<'_, Postgres>,
-    league_id: i64,
-    game_id: i64,
+    at: GameAt,
     player_id: i64,
     user_id: Option<i64>,
     reason: &str,
     event: serde_json::Value,
 ) -> sqlx::Result<Word> {
+    let GameAt {
+        league_id, game_id, ..
+    } = at;
     // The standings count the games waiting for an organizer: their revision moves.
     totals::lock_league(tx, league_id).await?;
-    let Some((waiting, disputed, _)) = waiting_game(tx, game_id).await? else {
-        return Ok(Word::Gone);
+    let (waiting, disputed, _) = match waiting_game(tx, at).await? {
+        Ok(row) => row,
+        Err(word) => return Ok(word),
     };
     if !waiting {
         return Ok(Word::NotWaiting);
@@ -527,14 +606,17 @@ pub async fn organizers_of(
 /// An organizer counts a waiting or disputed game as it stands (with `event`).
 pub async fn settle_count(
     pool: &PgPool,
-    league_id: i64,
-    game_id: i64,
+    at: GameAt,
     event: serde_json::Value,
 ) -> sqlx::Result<Word> {
+    let GameAt {
+        league_id, game_id, ..
+    } = at;
     let mut tx = pool.begin().await?;
     lock_league_row(&mut tx, league_id).await?;
-    let Some((waiting, _, _)) = waiting_game(&mut tx, game_id).await? else {
-        return Ok(Word::Gone);
+    let (waiting, _, _) = match waiting_game(&mut tx, at).await? {
+        Ok(row) => row,
+        Err(word) => return Ok(word),
     };
     if !waiting {
         return Ok(Word::NotWaiting);
@@ -581,6 +663,82 @@ pub async fn count_overdue(
     count_in(&mut tx, league_id, game_id, &[("game.confirmed", event)]).await?;
     tx.commit().await?;
     Ok(true)
+}
+
+/// A game of a match's table waiting for its players (not disputed), as `g` joined to its table
+/// `t`.
+const WAITS_FOR_PLAYERS: &str = "g.awaiting AND g.status = 'recorded' AND g.disputed_at IS NULL";
+
+/// Matches whose waiting games changed since their players were last asked, and have been quiet
+/// (nothing entered or corrected) for `quiet_secs`: (league, match), at most `limit`.
+pub async fn to_ask(pool: &PgPool, quiet_secs: i64, limit: i64) -> sqlx::Result<Vec<(i64, i64)>> {
+    sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "SELECT m.league_id, m.id FROM matches m JOIN night_tables t ON t.night_id = m.night_id \
+         JOIN games g ON g.table_id = t.id WHERE {WAITS_FOR_PLAYERS} \
+         GROUP BY m.id \
+         HAVING max(g.updated_at) > coalesce(m.asked_through, '-infinity') \
+            AND max(g.updated_at) <= now() - make_interval(secs => $1) \
+         ORDER BY max(g.updated_at) LIMIT $2"
+    )))
+    .bind(quiet_secs as f64)
+    .bind(limit)
+    .fetch_all(pool)
+    .await
+}
+
+/// Takes the ask of match `id` in `tx` (none when another process holds the match, or nothing
+/// new waits, or the games are not quiet for `quiet_secs`) and marks it made: each player with a
+/// game waiting for their word, one of them changed since the last ask, with those games (ids,
+/// in their order at the table).
+pub async fn claim_ask(
+    tx: &mut Transaction<'_, Postgres>,
+    id: i64,
+    quiet_secs: i64,
+) -> sqlx::Result<Option<Vec<(i64, Vec<i64>)>>> {
+    let row: Option<(Option<i64>, Option<DateTime<Utc>>)> = sqlx::query_as(
+        "SELECT night_id, asked_through FROM matches WHERE id = $1 FOR UPDATE SKIP LOCKED",
+    )
+    .bind(id)
+    .fetch_optional(&mut **tx)
+    .await?;
+    let Some((Some(night), asked)) = row else {
+        return Ok(None);
+    };
+    let newest: Option<DateTime<Utc>> = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
+        "SELECT max(g.updated_at) FROM games g JOIN night_tables t ON t.id = g.table_id \
+         WHERE t.night_id = $1 AND {WAITS_FOR_PLAYERS} \
+         HAVING max(g.updated_at) <= now() - make_interval(secs => $2)"
+    )))
+    .bind(night)
+    .bind(quiet_secs as f64)
+    .fetch_optional(&mut **tx)
+    .await?
+    .flatten();
+    let Some(newest) = newest.filter(|n| asked.is_none_or(|a| *n > a)) else {
+        return Ok(None);
+    };
+    let asks: Vec<(i64, Vec<i64>, bool)> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "SELECT s.player_id, array_agg(g.id ORDER BY g.number), bool_or(g.updated_at > coalesce($2, '-infinity')) \
+         FROM games g JOIN night_tables t ON t.id = g.table_id JOIN game_scores s ON s.game_id = g.id \
+         WHERE t.night_id = $1 AND {WAITS_FOR_PLAYERS} \
+           AND NOT EXISTS (SELECT 1 FROM game_checks c WHERE c.game_id = g.id AND c.player_id = s.player_id) \
+         GROUP BY s.player_id ORDER BY s.player_id"
+    )))
+    .bind(night)
+    .bind(asked)
+    .fetch_all(&mut **tx)
+    .await?;
+    sqlx::query("UPDATE matches SET asked_through = $2 WHERE id = $1")
+        .bind(id)
+        .bind(newest)
+        .execute(&mut **tx)
+        .await?;
+    Ok(Some(
+        asks.into_iter()
+            .filter(|(_, _, fresh)| *fresh)
+            .map(|(player, games, _)| (player, games))
+            .collect(),
+    ))
 }
 
 /// Games of the league still waiting: (waiting for players, waiting for an organizer).
