@@ -1,6 +1,8 @@
 //! Boards that count some games only, over real HTTP against hand-worked examples: each night's
 //! best N game scores, a player's lowest nights dropped (a missed night among them), changing
-//! the board recomputes, and the CSV and the league page say what counted and what was dropped.
+//! the board recomputes, and the CSV and the league page say what counted and what was dropped;
+//! an average board ranks only players with its minimum of games, and the league page shows the
+//! others' games of those needed instead of a rank.
 
 mod common;
 
@@ -771,4 +773,131 @@ async fn the_next_season_keeps_the_settings_links_both_ways_and_leaves_the_last_
     let html = res.text().await.unwrap();
     assert!(html.contains("<h1>Winter 2027</h1>"), "{html}");
     assert!(html.contains("Winter 2027 started: the same settings and scoring"));
+}
+
+#[tokio::test]
+async fn an_average_board_ranks_from_its_minimum_and_the_league_page_shows_how_far_the_rest_are() {
+    let app = spawn_app().await;
+    let owner = club_owner(&app, "club", "o@example.org").await;
+    let mut id = std::collections::HashMap::new();
+    for name in ["Ann", "Bea", "Cy", "Dee", "Eve", "Fay"] {
+        let (_, p) = send(
+            owner
+                .post(app.url("/api/v1/clubs/club/players"))
+                .json(&json!({ "name": name })),
+        )
+        .await;
+        id.insert(name, p["id"].as_i64().unwrap());
+    }
+    let (status, league) = send(
+        owner
+            .post(app.url("/api/v1/clubs/club/leagues"))
+            .json(&json!({
+                "name": "Weekly league", "card": "demo-2026", "ruleset": "nmjl-money",
+                "board": "average", "min_games": 3
+            })),
+    )
+    .await;
+    assert_eq!(status, 201, "{league}");
+    let lg = league["id"].as_i64().unwrap();
+    let p = |n: &str| id[n];
+    seed(
+        &app,
+        lg,
+        &[
+            (
+                1,
+                vec![
+                    (p("Ann"), 60),
+                    (p("Bea"), -20),
+                    (p("Cy"), -20),
+                    (p("Dee"), -20),
+                ],
+            ),
+            (
+                1,
+                vec![
+                    (p("Ann"), -30),
+                    (p("Bea"), 90),
+                    (p("Cy"), -30),
+                    (p("Dee"), -30),
+                ],
+            ),
+            (
+                1,
+                vec![
+                    (p("Ann"), -10),
+                    (p("Bea"), -10),
+                    (p("Cy"), 30),
+                    (p("Dee"), -10),
+                ],
+            ),
+            (
+                2,
+                vec![
+                    (p("Ann"), -40),
+                    (p("Bea"), -40),
+                    (p("Eve"), 120),
+                    (p("Fay"), -40),
+                ],
+            ),
+        ],
+    )
+    .await;
+    // By hand: Bea (-20 + 90 - 10 - 40) / 4 = 5.0; Ann (60 - 30 - 10 - 40) / 4 = -5.0;
+    // Cy (-20 - 30 + 30) / 3 = -6.67; Dee (-20 - 30 - 10) / 3 = -20.0. Eve (+120) and Fay
+    // (-40) have 1 game of the 3 needed: no rank, whatever their average.
+    let (status, view) = send(owner.get(app.url(&format!("/api/v1/leagues/{lg}/standings")))).await;
+    assert_eq!(status, 200, "{view}");
+    let ranked: Vec<(String, Option<i64>)> = view["standings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["player"].as_str().unwrap().to_string(),
+                s["rank"].as_i64(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        ranked,
+        [
+            ("Bea".to_string(), Some(1)),
+            ("Ann".to_string(), Some(2)),
+            ("Cy".to_string(), Some(3)),
+            ("Dee".to_string(), Some(4)),
+            ("Eve".to_string(), None),
+            ("Fay".to_string(), None),
+        ]
+    );
+    assert_eq!(row(&view, "Cy")["average"], json!(-6.67));
+
+    // The league page: a rank for the four, "1 of 3" (games played of those needed) for the two.
+    let page = owner
+        .get(app.url(&format!("/leagues/{lg}")))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let row_of = |name: &str| -> String {
+        page.split("<tr")
+            .find(|r| r.contains(&format!(">{name}</a>")))
+            .unwrap_or_else(|| panic!("{name}'s row in {page}"))
+            .to_string()
+    };
+    for name in ["Eve", "Fay"] {
+        let r = row_of(name);
+        assert!(r.contains(">1 of 3</span>"), "{name}: {r}");
+    }
+    for (name, rank) in [("Bea", 1), ("Ann", 2), ("Cy", 3), ("Dee", 4)] {
+        let r = row_of(name);
+        assert!(
+            r.contains(&format!("<td class=\"num\">{rank}</td>")),
+            "{name}: {r}"
+        );
+        assert!(!r.contains(" of 3</span>"), "{name}: {r}");
+    }
 }
