@@ -1489,3 +1489,91 @@ async fn organizers_take_a_player_out_of_a_match_and_call_one_off_with_a_reason(
         "{kinds:?}"
     );
 }
+
+/// Waits until `n` requests of the app wait for a lock in its database.
+async fn lock_waiters(app: &TestApp, n: i64) {
+    for _ in 0..200 {
+        let waiting: i64 = sqlx::query_scalar(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
+        )
+        .fetch_one(&app.db)
+        .await
+        .unwrap();
+        if waiting >= n {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+    }
+    panic!("{n} requests never waited for the league's lock");
+}
+
+#[tokio::test]
+async fn a_game_sent_as_its_match_is_called_off_gets_409_and_nothing_is_stored() {
+    let c = open_club().await;
+    let app = &c.app;
+    let today = Utc::now().date_naive();
+    let (id, table) = named_match(&c, [0, 1, 2, 3], today, "13:00").await;
+
+    // The league's row is held (as by a request in the middle of its work): the organizer's
+    // call-off waits for it, then Ann's first game waits behind the call-off.
+    let mut hold = app.db.begin().await.unwrap();
+    sqlx::query("SELECT id FROM leagues WHERE id = $1 FOR UPDATE")
+        .bind(c.league)
+        .execute(&mut *hold)
+        .await
+        .unwrap();
+    let cancel = tokio::spawn({
+        let owner = c.owner.clone();
+        let url = app.url(&format!("/api/v1/matches/{id}/cancel"));
+        async move {
+            let res = owner
+                .post(url)
+                .json(&json!({"reason": "The club room is flooded"}))
+                .send()
+                .await
+                .unwrap();
+            res.status().as_u16()
+        }
+    });
+    lock_waiters(app, 1).await;
+    let game_url = app.url(&format!("/api/v1/tables/{table}/games"));
+    let send_game = {
+        let ann = c.members[0].0.clone();
+        let url = game_url.clone();
+        move || {
+            let (ann, url) = (ann.clone(), url.clone());
+            async move {
+                let res = ann
+                    .post(url)
+                    .header("Idempotency-Key", "flood-g1")
+                    .json(&json!({"number": 1, "outcome": "wall"}))
+                    .send()
+                    .await
+                    .unwrap();
+                let status = res.status().as_u16();
+                (status, res.json::<Value>().await.unwrap_or(Value::Null))
+            }
+        }
+    };
+    let game = tokio::spawn(send_game());
+    lock_waiters(app, 2).await;
+    hold.commit().await.unwrap();
+
+    assert_eq!(cancel.await.unwrap(), 200, "the call-off went first");
+    let (status, body) = game.await.unwrap();
+    assert_eq!(status, 409, "{body}");
+    assert!(
+        body["detail"].as_str().unwrap().contains("was taken away"),
+        "{body}"
+    );
+    let stored: i64 = sqlx::query_scalar("SELECT count(*) FROM games")
+        .fetch_one(&app.db)
+        .await
+        .unwrap();
+    assert_eq!(stored, 0, "nothing was stored");
+    // Sent again with its key, the game finds no table.
+    let (status, body) = send_game().await;
+    assert_eq!(status, 404, "{body}");
+    let m = get(app, &c.owner, &format!("/api/v1/matches/{id}")).await;
+    assert_eq!(m["status"], "cancelled");
+}

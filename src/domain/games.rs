@@ -575,6 +575,12 @@ pub async fn record(
                 },
             });
         }
+        Err(InsertError::TableGone) => {
+            return Err(Error::Conflict(format!(
+                "table {} was taken away while game {} was on its way (its match was called off, or a player left it before any game was stored): nothing was stored",
+                ctx.table_number, game.number
+            )));
+        }
         Err(InsertError::Db(e)) => return Err(e.into()),
     }
     state.metrics.games_recorded.inc();

@@ -31,6 +31,9 @@ pub struct NewGame {
 pub enum InsertError {
     /// Another recorded game holds the number.
     Taken,
+    /// The table was taken away (its night deleted: a match called off or left) while the game
+    /// waited for the league's lock.
+    TableGone,
     Db(sqlx::Error),
 }
 
@@ -39,6 +42,9 @@ impl From<sqlx::Error> for InsertError {
         match &e {
             sqlx::Error::Database(d) if d.constraint() == Some("games_table_number") => {
                 InsertError::Taken
+            }
+            sqlx::Error::Database(d) if d.constraint() == Some("games_table_id_fkey") => {
+                InsertError::TableGone
             }
             _ => InsertError::Db(e),
         }
