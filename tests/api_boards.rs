@@ -72,6 +72,26 @@ async fn seed(app: &TestApp, league: i64, games: &[(i32, Vec<(i64, i64)>)]) {
         .unwrap();
 }
 
+/// The club's new players of these names: name → id.
+async fn players_of(
+    app: &TestApp,
+    owner: &reqwest::Client,
+    names: &[&'static str],
+) -> std::collections::HashMap<&'static str, i64> {
+    let mut id = std::collections::HashMap::new();
+    for &name in names {
+        let (status, p) = send(
+            owner
+                .post(app.url("/api/v1/clubs/club/players"))
+                .json(&json!({ "name": name })),
+        )
+        .await;
+        assert_eq!(status, 201, "{p}");
+        id.insert(name, p["id"].as_i64().unwrap());
+    }
+    id
+}
+
 async fn send(req: reqwest::RequestBuilder) -> (u16, Value) {
     let res = req.send().await.unwrap();
     let status = res.status().as_u16();
@@ -109,16 +129,7 @@ fn row<'a>(view: &'a Value, player: &str) -> &'a Value {
 async fn best_games_of_each_night_count_and_the_lowest_night_is_dropped() {
     let app = spawn_app().await;
     let owner = club_owner(&app, "club", "o@example.org").await;
-    let mut id = std::collections::HashMap::new();
-    for name in ["Ann", "Bea", "Cy", "Dee"] {
-        let (_, p) = send(
-            owner
-                .post(app.url("/api/v1/clubs/club/players"))
-                .json(&json!({ "name": name })),
-        )
-        .await;
-        id.insert(name, p["id"].as_i64().unwrap());
-    }
+    let id = players_of(&app, &owner, &["Ann", "Bea", "Cy", "Dee"]).await;
     let (status, league) = send(
         owner
             .post(app.url("/api/v1/clubs/club/leagues"))
@@ -355,16 +366,7 @@ async fn board_settings_out_of_range_are_refused_naming_the_field() {
 async fn results_follow_the_standings_with_shared_placements_and_the_events_facts() {
     let app = spawn_app().await;
     let owner = club_owner(&app, "club", "o@example.org").await;
-    let mut id = std::collections::HashMap::new();
-    for name in ["Ann", "Bea", "Cy", "Dee"] {
-        let (_, p) = send(
-            owner
-                .post(app.url("/api/v1/clubs/club/players"))
-                .json(&json!({ "name": name })),
-        )
-        .await;
-        id.insert(name, p["id"].as_i64().unwrap());
-    }
+    let id = players_of(&app, &owner, &["Ann", "Bea", "Cy", "Dee"]).await;
     // Ranking ids: set for two, one set and then cleared; a blank-only one clears too.
     for (name, rid) in [("Ann", "AMJ-1001"), ("Bea", "AMJ-1002"), ("Cy", "AMJ-9")] {
         let (status, p) = send(
@@ -779,16 +781,7 @@ async fn the_next_season_keeps_the_settings_links_both_ways_and_leaves_the_last_
 async fn an_average_board_ranks_from_its_minimum_and_the_league_page_shows_how_far_the_rest_are() {
     let app = spawn_app().await;
     let owner = club_owner(&app, "club", "o@example.org").await;
-    let mut id = std::collections::HashMap::new();
-    for name in ["Ann", "Bea", "Cy", "Dee", "Eve", "Fay"] {
-        let (_, p) = send(
-            owner
-                .post(app.url("/api/v1/clubs/club/players"))
-                .json(&json!({ "name": name })),
-        )
-        .await;
-        id.insert(name, p["id"].as_i64().unwrap());
-    }
+    let id = players_of(&app, &owner, &["Ann", "Bea", "Cy", "Dee", "Eve", "Fay"]).await;
     let (status, league) = send(
         owner
             .post(app.url("/api/v1/clubs/club/leagues"))

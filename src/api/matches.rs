@@ -147,7 +147,7 @@ pub async fn remove(
     id: web::Path<i64>,
     body: ValidJson<Remove>,
 ) -> Result<HttpResponse, AppError> {
-    Ok(HttpResponse::Ok().json(matches::remove(&state, &caller, *id, body.0).await?))
+    Ok(HttpResponse::Ok().json(matches::remove(&state, &caller, *id, body.0).await?.0))
 }
 
 /// Where an open-play game stands: who confirmed, who disputed and why, who has not said, and

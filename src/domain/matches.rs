@@ -241,8 +241,8 @@ async fn me_in(state: &AppState, caller: &Caller, club: &Club) -> Result<Option<
         .map(|p| p.0))
 }
 
-/// One letter about open play to one reader, in `tx`'s outbox.
-struct Letter<'a> {
+/// One letter about open play, as `send` puts it in a reader's outbox.
+struct MatchLetter<'a> {
     kind: &'static str,
     subject: &'a str,
     paragraphs: &'a [String],
@@ -257,7 +257,7 @@ async fn send(
     league: &League,
     club: &Club,
     (user, email, name): (i64, String, String),
-    l: &Letter<'_>,
+    l: &MatchLetter<'_>,
 ) -> Result<()> {
     let unsubscribe = night_mail::unsubscribe_link(state, user, league.id);
     let greeting = format!("Hello {name},");
@@ -303,7 +303,7 @@ async fn write_mail(
 ) -> Result<()> {
     let page = format!("{}/matches/{}", state.public_url, m.id);
     let why = format!("as a member of {} playing in {}", club.name, league.name);
-    let letter = Letter {
+    let letter = MatchLetter {
         kind: "match",
         subject,
         paragraphs: &[paragraph.to_string()],
@@ -540,10 +540,7 @@ pub async fn leave(state: &AppState, caller: &Caller, id: i64, leave: Leave) -> 
     };
     let reason = match leave.reason.as_deref().map(str::trim) {
         None | Some("") => None,
-        Some(r) if r.chars().count() > 500 || r.contains('\0') => {
-            return Err(Error::invalid("reason", "give at most 500 characters"));
-        }
-        Some(r) => Some(r.to_string()),
+        Some(r) => Some(reason_given("reason", r, "why you cannot come")?),
     };
     if m.status == "locked" && !(leave.emergency && reason.is_some()) {
         return Err(Error::invalid(
@@ -625,7 +622,13 @@ pub async fn cancel(state: &AppState, caller: &Caller, id: i64, c: Cancel) -> Re
 
 /// An organizer takes a player out of a match, saying why; the player is mailed, and the others
 /// too once the match had its four (the seat opens again). Not once games are entered.
-pub async fn remove(state: &AppState, caller: &Caller, id: i64, r: Remove) -> Result<MatchView> {
+/// Answers the match after, and the name of the player taken out.
+pub async fn remove(
+    state: &AppState,
+    caller: &Caller,
+    id: i64,
+    r: Remove,
+) -> Result<(MatchView, String)> {
     let (m, league, club) = match_to_run(state, caller, id).await?;
     let reason = reason_given("reason", &r.reason, "why the player is taken out")?;
     let Some((_, name, _)) = m.players.iter().find(|p| p.0 == r.player) else {
@@ -671,7 +674,7 @@ pub async fn remove(state: &AppState, caller: &Caller, id: i64, r: Remove) -> Re
     tx.commit().await?;
     mail::wake(state);
     state.events.poke();
-    Ok(MatchView::of(&after, None))
+    Ok((MatchView::of(&after, None), name))
 }
 
 /// The caller's player if they sit at `table_id` of an open-play league (who may enter and
@@ -948,7 +951,7 @@ async fn mail_dispute(
         ),
     ];
     let why = format!("as an organizer of {}", club.name);
-    let letter = Letter {
+    let letter = MatchLetter {
         kind: "match_dispute",
         subject: &subject,
         paragraphs: &paragraphs,
@@ -1167,8 +1170,18 @@ pub async fn ask_for_words(state: &AppState) -> Result<usize> {
         let Some(m) = stored::get(&mut *tx, match_id).await? else {
             continue;
         };
-        for (player, games) in asks {
-            letters += ask(state, &mut tx, &league, &club, &m, player, &games).await?;
+        let players: Vec<i64> = asks.iter().map(|a| a.0).collect();
+        for (player, user, email, name) in stored::readers_of(&mut tx, league.id, &players).await? {
+            let games = asks.iter().find(|a| a.0 == player).map(|a| a.1.as_slice());
+            ask(
+                state,
+                &mut tx,
+                (&league, &club, &m),
+                (user, email, name),
+                games.unwrap_or_default(),
+            )
+            .await?;
+            letters += 1;
         }
         tx.commit().await?;
     }
@@ -1178,24 +1191,14 @@ pub async fn ask_for_words(state: &AppState) -> Result<usize> {
     Ok(letters)
 }
 
-/// The letter asking `player` for their word on `games` of match `m` (none when they have no
-/// account taking the league's mail); how many.
+/// The letter asking a reader (user id, email, name) for their word on `games` of match `m`.
 async fn ask(
     state: &AppState,
     tx: &mut sqlx::PgConnection,
-    league: &League,
-    club: &Club,
-    m: &Match,
-    player: i64,
+    (league, club, m): (&League, &Club, &Match),
+    (user, email, name): (i64, String, String),
     games: &[i64],
-) -> Result<usize> {
-    let Some((_, user, email, name)) = stored::readers_of(tx, league.id, &[player])
-        .await?
-        .into_iter()
-        .next()
-    else {
-        return Ok(0);
-    };
+) -> Result<()> {
     let view = MatchView::of(m, None);
     let mut paragraphs = vec![format!(
         "The games of your match at {} on {} are entered. Please look them over:",
@@ -1238,7 +1241,7 @@ async fn ask(
         "as a player of this match in {}, {}",
         league.name, club.name
     );
-    let letter = Letter {
+    let letter = MatchLetter {
         kind: "match_words",
         subject: &subject,
         paragraphs: &paragraphs,
@@ -1248,8 +1251,7 @@ async fn ask(
         ],
         why: &why,
     };
-    send(state, tx, league, club, (user, email, name), &letter).await?;
-    Ok(1)
+    send(state, tx, league, club, (user, email, name), &letter).await
 }
 
 /// A player's signed link to a match's games: the match, its league and club, the account and

@@ -268,28 +268,18 @@ struct SignedWordForm {
 
 fn signed_word(f: &SignedWordForm) -> Result<WordGiven, Error> {
     match f.act.as_str() {
-        "confirm" => {
-            if f.games.len() > matches::MAX_CONFIRM {
-                return Err(Error::invalid(
-                    "games",
-                    format!("confirm at most {} games at once", matches::MAX_CONFIRM),
-                ));
-            }
-            f.games
-                .iter()
-                .map(|g| {
-                    g.split_once(':')
-                        .and_then(|(id, v)| Some((id.trim().parse().ok()?, v.trim().parse().ok()?)))
-                        .ok_or_else(|| {
-                            Error::invalid(
-                                "games",
-                                format!("`{g}` is not a game as the page shows it"),
-                            )
-                        })
-                })
-                .collect::<Result<Vec<_>, _>>()
-                .map(WordGiven::Confirm)
-        }
+        "confirm" => f
+            .games
+            .iter()
+            .map(|g| {
+                g.split_once(':')
+                    .and_then(|(id, v)| Some((id.trim().parse().ok()?, v.trim().parse().ok()?)))
+                    .ok_or_else(|| {
+                        Error::invalid("games", format!("`{g}` is not a game as the page shows it"))
+                    })
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .map(WordGiven::Confirm),
         "dispute" => match (f.game, f.version) {
             (Some(game), Some(version)) => Ok(WordGiven::Dispute(
                 game,
@@ -367,30 +357,22 @@ async fn remove(
 ) -> Result<HttpResponse, AppError> {
     let result = match posted.form.player.trim().parse::<i64>() {
         Ok(player) => {
-            let before = matches::show(&state, &posted.caller, *id).await.ok();
-            let name = before
-                .and_then(|(m, ..)| m.players.into_iter().find(|p| p.id == player))
-                .map(|p| p.name)
-                .unwrap_or_else(|| "The player".into());
             let r = Remove {
                 player,
                 reason: posted.form.reason.clone(),
             };
             matches::remove(&state, &posted.caller, *id, r)
                 .await
-                .map(|m| match (m.status.as_str(), m.seats_left) {
-                    ("cancelled", _) => format!(
-                        "{name} is out of the match on {}, and told by mail; nobody is left, so it is called off.",
+                .map(|(m, name)| {
+                    let seats = match (m.status.as_str(), m.seats_left) {
+                        ("cancelled", _) => "nobody is left, so it is called off".to_string(),
+                        (_, 1) => "1 seat is open".to_string(),
+                        (_, n) => format!("{n} seats are open"),
+                    };
+                    format!(
+                        "{name} is out of the match on {}, and told by mail; {seats}.",
                         m.when
-                    ),
-                    (_, 1) => format!(
-                        "{name} is out of the match on {}, and told by mail. 1 seat is open.",
-                        m.when
-                    ),
-                    (_, n) => format!(
-                        "{name} is out of the match on {}, and told by mail. {n} seats are open.",
-                        m.when
-                    ),
+                    )
                 })
         }
         Err(_) => Err(Error::invalid("player", "choose the player to take out")),
