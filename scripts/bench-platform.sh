@@ -85,7 +85,7 @@ if [ "$(psql -At "$DB_URL" -c "SELECT count(*) FROM games")" -lt 1000 ]; then
   curl -fs -c "$DIR/jar" -H "$J" -d '{"email":"bench@example.org","display_name":"Bench","password":"bench password 1"}' "$BASE/api/v1/users" >/dev/null
   # The sign-up's link, from the mail the instance wrote to its data directory (no SMTP server).
   TOKEN="$(python3 scripts/signup_token.py "$(ls -d "$DIR"/instance*/ | head -n 1)mail" bench@example.org)"
-  curl -fs -b "$DIR/jar" -c "$DIR/jar" -X POST "$BASE/api/v1/sign-ups/$TOKEN" >/dev/null
+  curl -fs -b "$DIR/jar" -c "$DIR/jar" -H "$J" -d '{"password":"bench password 1"}' "$BASE/api/v1/sign-ups/$TOKEN" >/dev/null
   curl -fs -b "$DIR/jar" -H "$J" -d '{"slug":"p0001","name":"Club 1"}' "$BASE/api/v1/clubs" >/dev/null
   curl -fs -b "$DIR/jar" -H "$J" -d '{"name":"League of Club 1","card":"demo-2026","ruleset":"nmjl-money","visibility":"public"}' "$BASE/api/v1/clubs/p0001/leagues" >/dev/null
   psql -q -v ON_ERROR_STOP=1 "$DB_URL" <<SQL

@@ -34,7 +34,7 @@ def call(method, path, body=None, content_type="application/json"):
 
 
 call("POST", "/api/v1/users", {"email": "fuzz@example.org", "display_name": "Fuzz Owner", "password": "fuzz password 1"})
-user = call("POST", f"/api/v1/sign-ups/{token(os.path.join(DATA_DIR, 'mail'), 'fuzz@example.org')}")
+user = call("POST", f"/api/v1/sign-ups/{token(os.path.join(DATA_DIR, 'mail'), 'fuzz@example.org')}", {"password": "fuzz password 1"})
 call("POST", "/api/v1/clubs", {"slug": "tuesday-tiles", "name": "Tuesday Tiles", "time_zone": "America/New_York"})
 players = [call("POST", "/api/v1/clubs/tuesday-tiles/players", {"name": f"Player {i}"})["id"] for i in range(1, 9)]
 card = call(

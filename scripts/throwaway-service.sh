@@ -30,7 +30,7 @@ sign_up_throwaway() {
     -d "{\"email\":\"$email\",\"display_name\":\"$name\",\"password\":\"$password\"}" \
     "$BASE/api/v1/users" >/dev/null
   token="$(python3 "$(dirname "${BASH_SOURCE[0]}")/signup_token.py" "$DIR/mail" "$email")"
-  curl -fs -b "$jar" -c "$jar" -X POST "$BASE/api/v1/sign-ups/$token" >/dev/null
+  curl -fs -b "$jar" -c "$jar" -H 'Content-Type: application/json' -d "{\"password\":\"$password\"}" "$BASE/api/v1/sign-ups/$token" >/dev/null
 }
 
 stop_throwaway_service() {

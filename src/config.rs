@@ -45,7 +45,7 @@ impl fmt::Debug for Secret {
 /// Flags of `serve`; each also reads an environment variable.
 #[derive(Args, Debug, Clone, Default)]
 pub struct ServeArgs {
-    /// Optional TOML file with any of: bind, data_dir, database_url, log_format, session_key, demo, trust_proxy, webhooks_allow_private, api_rate_limit, token_rate_limit, backup_keep, backup_every_hours, backup_gap_minutes, metrics_token, cache_mb, streams_per_address, smtp_url, mail_from, public_url, mail_per_club_day.
+    /// Optional TOML file with any of: bind, data_dir, database_url, log_format, session_key, demo, trust_proxy, webhooks_allow_private, api_rate_limit, token_rate_limit, backup_keep, backup_every_hours, backup_gap_minutes, metrics_token, cache_mb, streams_per_address, smtp_url, mail_from, public_url, mail_per_club_day, outside_mail_per_account_day, clubs_per_account_day.
     #[arg(long, env = "MAHJONG_CONFIG", value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// Address to listen on [default: 127.0.0.1:8080].
@@ -71,7 +71,9 @@ pub struct ServeArgs {
     /// Create the demo club (slug `demo`) if it does not exist.
     #[arg(long, env = "MAHJONG_DEMO")]
     pub demo: bool,
-    /// Behind a reverse proxy: believe its Forwarded / X-Forwarded-Host and -Proto headers.
+    /// Behind a reverse proxy: the client is the last X-Forwarded-For entry (the one the proxy
+    /// appended), the scheme and host the last X-Forwarded-Proto and -Host entries. A
+    /// `Forwarded` header is never believed. Off, no forwarded header counts anywhere.
     #[arg(long, env = "MAHJONG_TRUST_PROXY")]
     pub trust_proxy: bool,
     /// Let webhooks reach plain-http URLs and private, loopback and link-local addresses (a
@@ -130,10 +132,19 @@ pub struct ServeArgs {
     /// mail start with it (never with a request's Host header) [default: http://<bind>].
     #[arg(long, env = "MAHJONG_PUBLIC_URL", value_name = "URL")]
     pub public_url: Option<String>,
-    /// Messages one club may send in 24 hours; past it, its mail waits (an hour at a time) and
-    /// its organizers see why [default: 2000; 1 to 1000000].
+    /// Messages one club may send in 24 hours; past it, invitations are refused (429) and other
+    /// mail waits (an hour at a time) while its organizers see why; `mahjong-league club
+    /// mail-budget SLUG N` raises it for one club [default: 2000; 1 to 1000000].
     #[arg(long, env = "MAHJONG_MAIL_PER_CLUB_DAY", value_name = "N")]
     pub mail_per_club_day: Option<u32>,
+    /// Distinct addresses outside one account's clubs (invitations, email changes) it may have
+    /// the service mail in 24 hours, by every route together; past it, 429 [default: 50; 1 to
+    /// 100000].
+    #[arg(long, env = "MAHJONG_OUTSIDE_MAIL_PER_ACCOUNT_DAY", value_name = "N")]
+    pub outside_mail_per_account_day: Option<u32>,
+    /// Clubs one account may make in 24 hours [default: 3; 1 to 1000].
+    #[arg(long, env = "MAHJONG_CLUBS_PER_ACCOUNT_DAY", value_name = "N")]
+    pub clubs_per_account_day: Option<u32>,
 }
 
 #[derive(Deserialize, Default)]
@@ -159,6 +170,8 @@ struct FileConfig {
     mail_from: Option<String>,
     public_url: Option<String>,
     mail_per_club_day: Option<u32>,
+    outside_mail_per_account_day: Option<u32>,
+    clubs_per_account_day: Option<u32>,
 }
 
 /// The settings the service runs with.
@@ -199,10 +212,20 @@ pub struct Settings {
     pub public_url: Option<String>,
     /// Messages one club may send in 24 hours.
     pub mail_per_club_day: u32,
+    /// Distinct outside addresses one account may have mailed in 24 hours.
+    pub outside_mail_per_account_day: u32,
+    /// Clubs one account may make in 24 hours.
+    pub clubs_per_account_day: u32,
 }
 
 /// Messages one club may send in 24 hours when no other limit is set.
 pub const DEFAULT_MAIL_PER_CLUB_DAY: u32 = 2000;
+
+/// Distinct outside addresses one account may have mailed in 24 hours when no other limit is set.
+pub const DEFAULT_OUTSIDE_MAIL_PER_ACCOUNT_DAY: u32 = 50;
+
+/// Clubs one account may make in 24 hours when no other limit is set.
+pub const DEFAULT_CLUBS_PER_ACCOUNT_DAY: u32 = 3;
 
 /// The sender of club mail when none is set.
 pub const DEFAULT_MAIL_FROM: &str = "Mah Jongg league <mahjong-league@localhost>";
@@ -308,6 +331,21 @@ impl Settings {
                 None => DEFAULT_MAIL_PER_CLUB_DAY,
                 Some(n @ 1..=1_000_000) => n,
                 Some(n) => anyhow::bail!("--mail-per-club-day must be 1 to 1000000, not {n}"),
+            },
+            outside_mail_per_account_day: match args
+                .outside_mail_per_account_day
+                .or(file.outside_mail_per_account_day)
+            {
+                None => DEFAULT_OUTSIDE_MAIL_PER_ACCOUNT_DAY,
+                Some(n @ 1..=100_000) => n,
+                Some(n) => {
+                    anyhow::bail!("--outside-mail-per-account-day must be 1 to 100000, not {n}")
+                }
+            },
+            clubs_per_account_day: match args.clubs_per_account_day.or(file.clubs_per_account_day) {
+                None => DEFAULT_CLUBS_PER_ACCOUNT_DAY,
+                Some(n @ 1..=1000) => n,
+                Some(n) => anyhow::bail!("--clubs-per-account-day must be 1 to 1000, not {n}"),
             },
             streams_per_address: match args.streams_per_address.or(file.streams_per_address) {
                 None => DEFAULT_STREAMS_PER_ADDRESS,

@@ -105,6 +105,12 @@ impl Mailer {
     }
 }
 
+/// Whether `text` is one mailbox, as the mail sender will take it (`rose@example.org`; not
+/// `Rose <rose@example.org>`, not two addresses, not `a@b@c.example`).
+pub fn is_mailbox(text: &str) -> bool {
+    text.parse::<lettre::Address>().is_ok()
+}
+
 /// Text for a header: line breaks and other control characters become spaces, so a name or a
 /// subject can never start a header of its own.
 pub fn header_text(text: &str) -> String {

@@ -55,6 +55,8 @@ impl Application {
             format!("http://{at}")
         });
         state.mail_per_club_day = settings.mail_per_club_day;
+        state.outside_mail_per_account_day = settings.outside_mail_per_account_day;
+        state.clubs_per_account_day = settings.clubs_per_account_day;
         state.mailer = Some(std::sync::Arc::new(crate::mail::Mailer::new(
             settings.smtp_url.as_ref().map(|u| u.expose()),
             &settings.mail_from,

@@ -52,6 +52,10 @@ pub struct AppState {
     pub public_url: String,
     /// Messages one club may send in 24 hours.
     pub mail_per_club_day: u32,
+    /// Distinct outside addresses one account may have mailed in 24 hours.
+    pub outside_mail_per_account_day: u32,
+    /// Clubs one account may make in 24 hours.
+    pub clubs_per_account_day: u32,
 }
 
 impl AppState {
@@ -76,6 +80,8 @@ impl AppState {
             mail_due: Arc::default(),
             public_url: "http://127.0.0.1:8080".into(),
             mail_per_club_day: 2000,
+            outside_mail_per_account_day: 50,
+            clubs_per_account_day: 3,
         }
     }
 

@@ -348,10 +348,25 @@ async fn sign_up_is_answered_alike_and_finished_through_the_mailed_link() {
         page.contains("rose@example.org") && page.contains("Make my account"),
         "{page}"
     );
+    assert!(
+        page.contains("Choose a password"),
+        "whoever opens the link chooses the password: {page}"
+    );
     assert_eq!(users().await, before, "opening the link makes nothing");
+    let short = browser
+        .post(&link)
+        .form(&[("csrf", csrf_of(&page)), ("password", "short".to_string())])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(short.status(), 303);
+    assert_eq!(users().await, before, "a short password makes nothing");
     let res = browser
         .post(&link)
-        .form(&[("csrf", csrf_of(&page))])
+        .form(&[
+            ("csrf", csrf_of(&page)),
+            ("password", "the owner's own choice".to_string()),
+        ])
         .send()
         .await
         .unwrap();
@@ -366,6 +381,22 @@ async fn sign_up_is_answered_alike_and_finished_through_the_mailed_link() {
         .unwrap();
     assert_eq!(me["email"], "rose@example.org");
     assert_eq!(me["display_name"], "Someone");
+    // The password the requester typed was dropped: the one chosen on the link's page holds.
+    let log_in = |password: &'static str| {
+        let app = &app;
+        async move {
+            reqwest::Client::new()
+                .post(app.url("/api/v1/session"))
+                .json(&json!({ "email": "rose@example.org", "password": password }))
+                .send()
+                .await
+                .unwrap()
+                .status()
+                .as_u16()
+        }
+    };
+    assert_eq!(log_in(PASSWORD).await, 401, "the requester's password");
+    assert_eq!(log_in("the owner's own choice").await, 200);
     let again = text_at(&common::browser_client(), &link).await;
     assert!(again.contains("was used already"), "{again}");
 

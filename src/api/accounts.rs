@@ -4,7 +4,7 @@ use actix_web::{HttpRequest, HttpResponse, delete, get, patch, post, put, web};
 
 use crate::api::json::ValidJson;
 use crate::domain::accounts::{
-    self, LogIn, NewPassword, ResetAsked, ResetTold, SignUp, SignUpTold, UserView,
+    self, ChosenPassword, LogIn, NewPassword, ResetAsked, ResetTold, SignUp, SignUpTold, UserView,
 };
 use crate::domain::invitations::{self, InvitationView, Joined, Joining, JoiningNew};
 use crate::domain::your_account::{
@@ -30,19 +30,24 @@ pub async fn sign_up(
     Ok(HttpResponse::Accepted().json(told))
 }
 
-/// Finish signing up with the token of the mailed link: the account is made and logged in.
-#[utoipa::path(tag = "accounts",
+/// Finish signing up with the token of the mailed link, choosing the account's password: the
+/// account is made and logged in.
+#[utoipa::path(tag = "accounts", request_body = ChosenPassword,
     params(("token" = String, Path, max_length = 200, description = "The token from the mailed link")),
     responses((status = 201, body = UserView, description = "Created and logged in (session cookie set)"),
               (status = 404, description = "Used already or more than 24 hours old", body = crate::error::Problem, content_type = "application/problem+json"),
-              (status = 409, description = "The address has an account meanwhile", body = crate::error::Problem, content_type = "application/problem+json")))]
+              (status = 409, description = "The address has an account meanwhile", body = crate::error::Problem, content_type = "application/problem+json"),
+              (status = 422, description = "The password is too short or too long", body = crate::error::Problem, content_type = "application/problem+json"),
+              (status = 429, description = "Too many password attempts; see Retry-After", body = crate::error::Problem, content_type = "application/problem+json")))]
 #[post("/api/v1/sign-ups/{token}")]
 pub async fn finish_sign_up(
     state: web::Data<AppState>,
     req: HttpRequest,
     token: web::Path<String>,
+    body: ValidJson<ChosenPassword>,
 ) -> Result<HttpResponse, AppError> {
-    let session = accounts::finish_signup(&state, &token, user_agent(&req)).await?;
+    let session =
+        accounts::finish_signup(&state, &token, body.0, peer(&req), user_agent(&req)).await?;
     Ok(HttpResponse::Created()
         .cookie(session_cookie(&req, &session))
         .json(UserView::from(session.user)))
@@ -157,7 +162,14 @@ pub async fn change_password(
     req: HttpRequest,
     body: ValidJson<PasswordChange>,
 ) -> Result<HttpResponse, AppError> {
-    your_account::change_password(&state, &caller, body.0, session_token(&req).as_deref()).await?;
+    your_account::change_password(
+        &state,
+        &caller,
+        body.0,
+        session_token(&req).as_deref(),
+        peer(&req),
+    )
+    .await?;
     Ok(HttpResponse::NoContent().finish())
 }
 
@@ -171,9 +183,11 @@ pub async fn change_password(
 pub async fn change_email(
     state: web::Data<AppState>,
     caller: Caller,
+    req: HttpRequest,
     body: ValidJson<EmailChange>,
 ) -> Result<HttpResponse, AppError> {
-    Ok(HttpResponse::Accepted().json(your_account::change_email(&state, &caller, body.0).await?))
+    Ok(HttpResponse::Accepted()
+        .json(your_account::change_email(&state, &caller, body.0, peer(&req)).await?))
 }
 
 /// Confirm a new email with the token of the mailed link.
@@ -188,6 +202,22 @@ pub async fn confirm_email(
     token: web::Path<String>,
 ) -> Result<HttpResponse, AppError> {
     your_account::confirm_email(&state, &token).await?;
+    Ok(HttpResponse::NoContent().finish())
+}
+
+/// Undo an email change with the token of the link mailed to the address the account had (7
+/// days): the account gets that address back and every session of it ends.
+#[utoipa::path(tag = "accounts",
+    params(("token" = String, Path, max_length = 200, description = "The token from the mailed link")),
+    responses((status = 204, description = "The account uses its old address again; every session ended"),
+              (status = 404, description = "The link was used already or is too old", body = crate::error::Problem, content_type = "application/problem+json"),
+              (status = 409, description = "Another account uses the old address now", body = crate::error::Problem, content_type = "application/problem+json")))]
+#[post("/api/v1/account/email/undo/{token}")]
+pub async fn undo_email(
+    state: web::Data<AppState>,
+    token: web::Path<String>,
+) -> Result<HttpResponse, AppError> {
+    your_account::undo_email(&state, &token).await?;
     Ok(HttpResponse::NoContent().finish())
 }
 
@@ -244,9 +274,10 @@ pub async fn data(
 pub async fn leave(
     state: web::Data<AppState>,
     caller: Caller,
+    req: HttpRequest,
     body: ValidJson<Leaving>,
 ) -> Result<HttpResponse, AppError> {
-    your_account::leave(&state, &caller, body.0).await?;
+    your_account::leave(&state, &caller, body.0, peer(&req)).await?;
     Ok(HttpResponse::NoContent()
         .cookie(session_removal())
         .insert_header(crate::http::CLEAR_SITE_DATA)

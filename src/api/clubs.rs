@@ -107,6 +107,23 @@ pub async fn revoke_invitation(
     Ok(HttpResponse::NoContent().finish())
 }
 
+/// Send an invitation again, with a new link (the earlier link stops working): at most once a
+/// day, within the club's and your mail budgets.
+#[utoipa::path(tag = "clubs", params(("club" = String, Path, example = "tuesday-tiles"), ("id" = i64, Path, minimum = 1, example = 1)),
+    responses((status = 202, body = Invited, description = "Sent again"),
+              (status = 404, body = crate::error::Problem, content_type = "application/problem+json"),
+              (status = 429, description = "Sent within the last day, or a mail budget is spent; see Retry-After", body = crate::error::Problem, content_type = "application/problem+json")))]
+#[post("/api/v1/clubs/{club}/invitations/{id}/send-again")]
+pub async fn send_invitation_again(
+    state: web::Data<AppState>,
+    caller: Caller,
+    path: web::Path<(String, i64)>,
+) -> Result<HttpResponse, AppError> {
+    let (slug, id) = path.into_inner();
+    Ok(HttpResponse::Accepted()
+        .json(membership::send_invitation_again(&state, &caller, &slug, id).await?))
+}
+
 /// Remove a member.
 #[utoipa::path(tag = "clubs", params(("club" = String, Path, example = "tuesday-tiles"), ("user" = i64, Path, minimum = 1, example = 1)), responses((status = 204), (status = 404, body = crate::error::Problem, content_type = "application/problem+json")))]
 #[delete("/api/v1/clubs/{club}/members/{user}")]

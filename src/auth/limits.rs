@@ -28,6 +28,13 @@ const ENGINE_PER_ADDRESS: (u32, u32) = (120, 1200);
 /// Wrong table codes from one address: 20 in 10 minutes, then none until the window ends. Only
 /// wrong codes count, so a club's tablets behind one address all enter theirs on a busy night.
 const TABLE_CODE_FAILURES: (u32, std::time::Duration) = (20, std::time::Duration::from_secs(600));
+/// Wrong passwords for one account from one address, by every request that checks one (log in,
+/// change password or email, delete the account): 5 a minute.
+const PASSWORD_FAILURES_PER_ACCOUNT: (u32, std::time::Duration) =
+    (5, std::time::Duration::from_secs(60));
+/// Wrong passwords from one address, whatever the accounts: 20 a minute.
+const PASSWORD_FAILURES_PER_ADDRESS: (u32, std::time::Duration) =
+    (20, std::time::Duration::from_secs(60));
 
 /// The key an address is counted under: an IPv6 client by its /64 (one household or phone
 /// gets a whole /64, so counting single addresses would let it rotate freely), an IPv4 client
@@ -56,34 +63,48 @@ pub struct Limits {
     reset_email: DefaultKeyedRateLimiter<String>,
     /// The engine's endpoints, per address: (at once, seconds a request takes to come back).
     engine: (u32, f64, Informing<IpAddr>),
-    table_code: Failures,
+    table_code: Failures<IpAddr>,
+    password_account: Failures<(String, Option<IpAddr>)>,
+    password_address: Failures<IpAddr>,
 }
 
-/// Failures per address in a fixed window (in memory; entries expire with their window).
-#[derive(Default)]
-struct Failures {
-    seen: std::sync::Mutex<std::collections::HashMap<IpAddr, (u32, std::time::Instant)>>,
+/// Failures per key in a fixed window (in memory; entries expire with their window).
+struct Failures<K> {
+    seen: std::sync::Mutex<std::collections::HashMap<K, (u32, std::time::Instant)>>,
 }
 
-impl Failures {
-    /// Refused when the address has used up its failures in the current window.
-    fn check(&self, ip: IpAddr, (most, window): (u32, std::time::Duration)) -> Result<(), Refused> {
+impl<K> Default for Failures<K> {
+    fn default() -> Self {
+        Failures {
+            seen: std::sync::Mutex::default(),
+        }
+    }
+}
+
+impl<K: std::hash::Hash + Eq> Failures<K> {
+    /// Refused (saying `what` was counted) when the key has used up its failures in the
+    /// current window.
+    fn check(
+        &self,
+        key: &K,
+        (most, window): (u32, std::time::Duration),
+        what: &str,
+    ) -> Result<(), Refused> {
         let seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
-        match seen.get(&ip) {
-            Some((n, since)) if *n >= most && since.elapsed() < window => Err(refuse(
-                "wrong table codes from this address",
-                window.saturating_sub(since.elapsed()),
-            )),
+        match seen.get(key) {
+            Some((n, since)) if *n >= most && since.elapsed() < window => {
+                Err(refuse(what, window.saturating_sub(since.elapsed())))
+            }
             _ => Ok(()),
         }
     }
 
-    fn record(&self, ip: IpAddr, (_, window): (u32, std::time::Duration)) {
+    fn record(&self, key: K, (_, window): (u32, std::time::Duration)) {
         let mut seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
         if seen.len() > 10_000 {
             seen.retain(|_, (_, since)| since.elapsed() < window);
         }
-        let entry = seen.entry(ip).or_insert((0, std::time::Instant::now()));
+        let entry = seen.entry(key).or_insert((0, std::time::Instant::now()));
         if entry.1.elapsed() >= window {
             *entry = (0, std::time::Instant::now());
         }
@@ -134,22 +155,27 @@ impl Default for Limits {
                     .with_middleware::<governor::middleware::StateInformationMiddleware>(),
             ),
             table_code: Failures::default(),
+            password_account: Failures::default(),
+            password_address: Failures::default(),
         }
     }
 }
 
 impl Limits {
+    /// A log in, or a password set through a mailed link (join by invitation, finish a sign-up),
+    /// for the account `email` from `address`: attempts counted per address and per (account,
+    /// address), right or wrong.
     pub fn login(&self, email: &str, address: Option<IpAddr>) -> Result<(), Refused> {
         let now = DefaultClock::default().now();
         let address = address.map(limit_key);
         if let Some(ip) = address {
-            self.login_address
-                .check_key(&ip)
-                .map_err(|n| refuse("login attempts from this address", n.wait_time_from(now)))?;
+            self.login_address.check_key(&ip).map_err(|n| {
+                refuse("password attempts from this address", n.wait_time_from(now))
+            })?;
         }
         self.login_account
             .check_key(&(email.to_lowercase(), address))
-            .map_err(|n| refuse("login attempts for this account", n.wait_time_from(now)))
+            .map_err(|n| refuse("password attempts for this account", n.wait_time_from(now)))
     }
 
     /// A sign-up from `address`, and, when it mails `email` a link, counted per email too (known
@@ -189,7 +215,44 @@ impl Limits {
         let Some(ip) = address.map(limit_key) else {
             return Ok(());
         };
-        self.table_code.check(ip, TABLE_CODE_FAILURES)
+        self.table_code.check(
+            &ip,
+            TABLE_CODE_FAILURES,
+            "wrong table codes from this address",
+        )
+    }
+
+    /// Whether a password may be checked for the account `email` from `address`: refused once
+    /// wrong passwords used up the account's (from this address) or the address's failures.
+    /// Every request that checks a password asks this first, log in too, so wrong passwords
+    /// count together whichever request sent them.
+    pub fn password_check(&self, email: &str, address: Option<IpAddr>) -> Result<(), Refused> {
+        let address = address.map(limit_key);
+        if let Some(ip) = address {
+            self.password_address.check(
+                &ip,
+                PASSWORD_FAILURES_PER_ADDRESS,
+                "wrong passwords from this address",
+            )?;
+        }
+        self.password_account.check(
+            &(email.trim().to_lowercase(), address),
+            PASSWORD_FAILURES_PER_ACCOUNT,
+            "wrong passwords for this account",
+        )
+    }
+
+    /// A wrong password for the account `email` from `address`.
+    pub fn password_failed(&self, email: &str, address: Option<IpAddr>) {
+        let address = address.map(limit_key);
+        if let Some(ip) = address {
+            self.password_address
+                .record(ip, PASSWORD_FAILURES_PER_ADDRESS);
+        }
+        self.password_account.record(
+            (email.trim().to_lowercase(), address),
+            PASSWORD_FAILURES_PER_ACCOUNT,
+        );
     }
 
     /// A wrong table code from an address.
@@ -229,18 +292,19 @@ mod table_code_tests {
         let f = Failures::default();
         let ip: IpAddr = "192.0.2.7".parse().unwrap();
         let rule = (3, std::time::Duration::from_millis(200));
+        let what = "wrong table codes";
         for _ in 0..3 {
-            assert!(f.check(ip, rule).is_ok());
+            assert!(f.check(&ip, rule, what).is_ok());
             f.record(ip, rule);
         }
-        let refused = f.check(ip, rule).unwrap_err();
+        let refused = f.check(&ip, rule, what).unwrap_err();
         assert!(refused.detail.contains("wrong table codes"), "{refused:?}");
         assert!(
-            f.check("192.0.2.8".parse().unwrap(), rule).is_ok(),
+            f.check(&"192.0.2.8".parse().unwrap(), rule, what).is_ok(),
             "per address"
         );
         std::thread::sleep(std::time::Duration::from_millis(250));
-        assert!(f.check(ip, rule).is_ok(), "the window ended");
+        assert!(f.check(&ip, rule, what).is_ok(), "the window ended");
     }
 }
 

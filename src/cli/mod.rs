@@ -20,7 +20,7 @@ pub struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Run the web service.
-    Serve(ServeArgs),
+    Serve(Box<ServeArgs>),
     /// Card files: check one.
     #[command(subcommand)]
     Card(CardCommand),
@@ -34,8 +34,25 @@ enum Command {
     /// The private PostgreSQL in a data directory (the test command uses these).
     #[command(subcommand)]
     Db(DbCommand),
+    /// A club's settings only an operator changes.
+    #[command(subcommand)]
+    Club(ClubCommand),
     /// Print the OpenAPI document the service serves.
     Openapi,
+}
+
+#[derive(Subcommand)]
+enum ClubCommand {
+    /// Set one club's mail budget: the messages it may write in 24 hours (N, 1 to 10000000),
+    /// or `default` for the service's --mail-per-club-day.
+    MailBudget {
+        /// The club's slug.
+        slug: String,
+        /// Messages in 24 hours, or `default`.
+        per_day: String,
+        #[command(flatten)]
+        target: DbTarget,
+    },
 }
 
 #[derive(Args)]
@@ -176,7 +193,12 @@ struct ScoreArgs {
 pub fn run() -> u8 {
     let cli = Cli::parse();
     match cli.command {
-        Command::Serve(args) => crate::startup::serve_main(args),
+        Command::Serve(args) => crate::startup::serve_main(*args),
+        Command::Club(ClubCommand::MailBudget {
+            slug,
+            per_day,
+            target,
+        }) => report(club_mail_budget(&slug, &per_day, &target)),
         Command::Card(CardCommand::Check { file, json }) => engine::card_check(&file, json),
         Command::Card(CardCommand::List) => {
             for name in crate::rules::builtin::names() {
@@ -329,6 +351,32 @@ fn restore(file: &std::path::Path, target: &DbTarget, force: bool) -> anyhow::Re
         backup::restore(url, file, tables > 0)
     })?;
     println!("restored {}", file.display());
+    Ok(())
+}
+
+fn club_mail_budget(slug: &str, per_day: &str, target: &DbTarget) -> anyhow::Result<()> {
+    let per_day: Option<i32> = match per_day {
+        "default" => None,
+        n => match n.parse::<i32>() {
+            Ok(n @ 1..=10_000_000) => Some(n),
+            _ => anyhow::bail!("give the messages a day as 1 to 10000000, or `default`; not {n:?}"),
+        },
+    };
+    let found = with_database(target, true, |url| {
+        block_on(async {
+            let pool = sqlx::PgPool::connect(url).await?;
+            let found = crate::storage::budgets::set_club_mail(&pool, slug, per_day).await?;
+            pool.close().await;
+            anyhow::Ok(found)
+        })?
+    })?;
+    if !found {
+        anyhow::bail!("no club with the slug {slug:?}");
+    }
+    match per_day {
+        Some(n) => println!("{slug} may write {n} messages in 24 hours"),
+        None => println!("{slug} writes as many messages as --mail-per-club-day allows"),
+    }
     Ok(())
 }
 

@@ -21,6 +21,17 @@ pub struct SignUp {
     pub email: String,
     #[schema(example = "Rose Adler", min_length = 1, max_length = 200)]
     pub display_name: String,
+    /// Ignored: the password is chosen on the page of the mailed link (`POST
+    /// /api/v1/sign-ups/{token}`), by whoever holds the address. Still taken, so older apps
+    /// keep working.
+    #[schema(deprecated, max_length = 1000)]
+    pub password: Option<String>,
+}
+
+/// The password chosen when a sign-up's mailed link is opened.
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ChosenPassword {
     /// 10 to 1000 characters.
     #[schema(example = "correct horse battery", min_length = 10, max_length = 1000)]
     pub password: String,
@@ -59,8 +70,8 @@ pub struct Session {
     pub token: String,
 }
 
-/// An email address as the service takes one (trimmed): up to 254 characters, one part on each
-/// side of an `@`, no spaces.
+/// An email address as the service takes one (trimmed): up to 254 characters, one mailbox as
+/// the mail library reads one (lettre's `Address`: a local part and a domain, nothing else).
 pub fn validate_email(email: &str) -> Result<()> {
     let trimmed = email.trim();
     if email.chars().count() > 254 {
@@ -69,30 +80,24 @@ pub fn validate_email(email: &str) -> Result<()> {
             "an email address has at most 254 characters",
         ));
     }
-    if !trimmed.contains('@')
-        || trimmed.starts_with('@')
-        || trimmed.ends_with('@')
-        || trimmed.contains(char::is_whitespace)
-    {
-        return Err(Error::invalid("email", "this is not an email address"));
+    if !crate::mail::is_mailbox(trimmed) {
+        return Err(Error::invalid(
+            "email",
+            "give one email address, such as rose@example.org: no name, no angle brackets, no second address",
+        ));
     }
     Ok(())
 }
 
+/// A sign-up's address and name (the password is checked where one is chosen).
 pub(crate) fn validate_signup(s: &SignUp) -> Result<()> {
     validate_email(&s.email)?;
-    let name = s.display_name.trim();
-    if name.is_empty() || s.display_name.chars().count() > 200 {
-        return Err(Error::invalid(
-            "display_name",
-            "give a name of 1 to 200 characters",
-        ));
-    }
-    validate_password(&s.password)
+    crate::domain::text::one_line("display_name", &s.display_name, 200)?;
+    Ok(())
 }
 
 /// A password is 10 to 1000 characters.
-fn validate_password(password: &str) -> Result<()> {
+pub(crate) fn validate_password(password: &str) -> Result<()> {
     let n = password.chars().count();
     if n < 10 {
         return Err(Error::invalid("password", "use at least 10 characters"));
@@ -143,14 +148,14 @@ pub struct SignUpTold {
 
 /// Asks for an account (rate-limited per `address` and per email). The sign-up is written down
 /// the same way for any address and answered the same: the mail worker then mails a link to
-/// finish it, or tells an address that has an account so (`signup_mail`). The password is
-/// hashed now, so the request's time does not depend on the address either.
+/// finish it, or tells an address that has an account so (`signup_mail`). A password sent
+/// with it is dropped: whoever opens the link chooses one, so a sign-up made for someone
+/// else's address never holds a password its owner does not know.
 pub async fn register(state: &AppState, s: SignUp, address: Option<IpAddr>) -> Result<SignUpTold> {
     validate_signup(&s)?;
     let email = s.email.trim();
     state.limits.signup(Some(email), address)?;
-    let hash = password::hash_password(s.password).await?;
-    stored_mail::ask_signup(&state.db, email, s.display_name.trim(), &hash).await?;
+    stored_mail::ask_signup(&state.db, email, s.display_name.trim()).await?;
     mail::wake(state);
     Ok(SignUpTold {
         message: format!(
@@ -163,7 +168,9 @@ pub async fn register(state: &AppState, s: SignUp, address: Option<IpAddr>) -> R
 /// whose password the console shows. Conflict when the address has an account.
 pub async fn create_direct(state: &AppState, s: SignUp) -> Result<User> {
     validate_signup(&s)?;
-    let hash = password::hash_password(s.password).await?;
+    let password = s.password.unwrap_or_default();
+    validate_password(&password)?;
+    let hash = password::hash_password(password).await?;
     users::create(&state.db, s.email.trim(), s.display_name.trim(), &hash)
         .await?
         .ok_or_else(|| Error::Conflict("an account with this email exists".into()))
@@ -194,6 +201,7 @@ pub async fn signup_mail(
             after: &after,
         };
         mail::write_to(
+            state,
             conn,
             "signup_known",
             to,
@@ -227,7 +235,7 @@ pub async fn signup_mail(
         chrono::Utc::now() + chrono::Duration::hours(SIGNUP_HOURS),
     )
     .await?;
-    mail::write_to(conn, "signup", to, "Finish signing up", letter).await?;
+    mail::write_to(state, conn, "signup", to, "Finish signing up", letter).await?;
     Ok(())
 }
 
@@ -247,16 +255,25 @@ pub async fn signup_link(state: &AppState, token: &str) -> Result<(String, Strin
         .ok_or_else(signup_gone)
 }
 
-/// Makes the account a sign-up link holds and logs it in (the link is used up).
-pub async fn finish_signup(state: &AppState, token: &str, agent: Option<&str>) -> Result<Session> {
-    if token.len() > 200 {
-        return Err(signup_gone());
-    }
+/// Makes the account a sign-up link holds, with the password chosen on the link's page, and
+/// logs it in (the link is used up). Counted with log in's password attempts.
+pub async fn finish_signup(
+    state: &AppState,
+    token: &str,
+    chosen: ChosenPassword,
+    address: Option<IpAddr>,
+    agent: Option<&str>,
+) -> Result<Session> {
+    // A dead link is told before anything is counted or hashed.
+    let (email, _) = signup_link(state, token).await?;
+    validate_password(&chosen.password)?;
+    state.limits.login(&email, address)?;
+    let hash = password::hash_password(chosen.password).await?;
     let mut tx = state.db.begin().await?;
     let r = stored_mail::use_signup(&mut tx, &state.keys.hash(token))
         .await?
         .ok_or_else(signup_gone)?;
-    let user = users::create_in(&mut tx, &r.email, &r.display_name, &r.password_hash)
+    let user = users::create_in(&mut tx, &r.email, &r.display_name, &hash)
         .await?
         .ok_or_else(|| {
             Error::Conflict(format!(
@@ -276,6 +293,7 @@ pub async fn authenticate(
     agent: Option<&str>,
 ) -> Result<Session> {
     state.limits.login(l.email.trim(), address)?;
+    state.limits.password_check(l.email.trim(), address)?;
     let found = users::credentials(&state.db, l.email.trim()).await?;
     let (user, hash) = match found {
         Some((u, h)) => (Some(u), Some(h)),
@@ -284,6 +302,7 @@ pub async fn authenticate(
     // An unknown email is checked against a dummy hash: it takes as long as a wrong password.
     let ok = password::verify_password(l.password, hash).await?;
     let Some(user) = user.filter(|_| ok) else {
+        state.limits.password_failed(l.email.trim(), address);
         return Err(Error::Unauthorized("wrong email or password".into()));
     };
     start_session(state, user, agent).await
@@ -388,7 +407,15 @@ pub async fn reset_mail(
     )
     .await?;
     let to = (user.email.as_str(), user.display_name.as_str());
-    mail::write_to(conn, "password_reset", to, "Choose a new password", letter).await?;
+    mail::write_to(
+        state,
+        conn,
+        "password_reset",
+        to,
+        "Choose a new password",
+        letter,
+    )
+    .await?;
     Ok(())
 }
 

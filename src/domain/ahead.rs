@@ -285,20 +285,7 @@ pub(crate) fn moment(club: &Club, date: NaiveDate, time: NaiveTime) -> Result<Da
         })
 }
 
-/// One line of text from a form or JSON: trimmed, no control characters.
-pub(crate) fn one_line(field: &str, value: &str, max: usize) -> Result<String> {
-    let v = value.trim();
-    if v.is_empty() || v.chars().count() > max {
-        return Err(Error::invalid(field, format!("give 1 to {max} characters")));
-    }
-    if v.chars().any(char::is_control) {
-        return Err(Error::invalid(
-            field,
-            "use one line without control characters",
-        ));
-    }
-    Ok(v.to_string())
-}
+pub(crate) use crate::domain::text::one_line;
 
 pub(crate) fn parse_time(s: &str) -> Result<NaiveTime> {
     NaiveTime::parse_from_str(s.trim(), "%H:%M").map_err(|_| {
@@ -383,7 +370,7 @@ async fn write_letter(
         actions: &actions,
         after: &after,
     }
-    .render();
+    .render(&state.public_url);
     mail::enqueue(
         conn,
         &NewMail {
@@ -409,6 +396,15 @@ pub async fn schedule(
     n: NewScheduledNight,
 ) -> Result<ScheduledView> {
     let (league, club) = caller.league(state, league_id, Need::Admin).await?;
+    if league.kind == "open" {
+        return Err(Error::invalid(
+            "league",
+            format!(
+                "{} is open play: its members arrange their own matches on Find a match, so it has no nights to schedule",
+                league.name
+            ),
+        ));
+    }
     let date = crate::domain::sensible_date("date", n.date)?;
     let time = parse_time(&n.time)?;
     let place = one_line("place", &n.place, 200)?;

@@ -181,6 +181,7 @@ fn bounded_line(l: &LineText, at: &str) -> Result<()> {
 
 fn bounded_draft(head: &HeadText, lines: &[LineText]) -> Result<()> {
     bounded(&head.name, "head.name".into(), "the name", 200)?;
+    crate::domain::text::plain("head.name", &head.name)?;
     bounded(&head.year, "head.year".into(), "the year", 10)?;
     bounded(
         &head.publisher,

@@ -498,6 +498,8 @@ pub async fn store(
         ));
     }
     let card = compile(state, file.source.clone(), "source").await?;
+    // The card's name is shown and mailed like any name: one line, nothing hidden in it.
+    crate::domain::text::plain("source", &card.name)?;
     let year =
         i32::try_from(card.year).map_err(|_| Error::invalid("source", "year is out of range"))?;
     let stored = cards::create(

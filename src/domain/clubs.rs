@@ -68,10 +68,8 @@ pub async fn create(state: &AppState, caller: &Caller, n: NewClub) -> Result<Clu
             "use 2 to 63 lowercase letters, digits and dashes, starting with a letter or digit",
         ));
     }
-    let name = n.name.trim();
-    if name.is_empty() || n.name.chars().count() > 200 {
-        return Err(Error::invalid("name", "give a name of 1 to 200 characters"));
-    }
+    let name = crate::domain::text::one_line("name", &n.name, 200)?;
+    let name = name.as_str();
     let tz = n.time_zone.unwrap_or_else(|| "UTC".into());
     if !valid_time_zone(&tz) {
         return Err(Error::invalid(
@@ -79,9 +77,13 @@ pub async fn create(state: &AppState, caller: &Caller, n: NewClub) -> Result<Clu
             "give an IANA time zone such as America/New_York",
         ));
     }
-    clubs::create_with_owner(&state.db, &n.slug, name, &tz, user.id)
+    let mut tx = state.db.begin().await?;
+    crate::domain::budgets::may_make_club(state, &mut tx, user).await?;
+    let club = clubs::create_with_owner(&mut tx, &n.slug, name, &tz, user.id)
         .await?
-        .ok_or_else(|| Error::Conflict(format!("the slug `{}` is taken", n.slug)))
+        .ok_or_else(|| Error::Conflict(format!("the slug `{}` is taken", n.slug)))?;
+    tx.commit().await?;
+    Ok(club)
 }
 
 /// A club the caller belongs to (or holds a token of).

@@ -76,7 +76,7 @@ async fn fill(state: &AppState) -> Result<Option<Created>> {
         SignUp {
             email: EMAIL.into(),
             display_name: "Demo organizer".into(),
-            password: password.clone(),
+            password: Some(password.clone()),
         },
     )
     .await

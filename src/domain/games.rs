@@ -196,6 +196,9 @@ async fn prepare(
                 "say it in at most 500 characters",
             ));
         }
+        if let Some(r) = &d.reason {
+            crate::domain::text::plain(&format!("dead[{i}].reason"), r)?;
+        }
         dead.push(DeadEntry {
             seat: at_table(&format!("dead[{i}].player"), d.player)?.to_string(),
             called_by: d

@@ -10,7 +10,7 @@ use utoipa::ToSchema;
 
 use crate::auth::{new_secret, password};
 use crate::domain::accounts::{self, Session, SignUp};
-use crate::domain::{AppState, Caller, Error, Result, Role, mail};
+use crate::domain::{AppState, Caller, Error, Result, Role, budgets, mail};
 use crate::storage::clubs::Club;
 use crate::storage::invitations as stored;
 pub use crate::storage::invitations::Invitation;
@@ -26,11 +26,20 @@ pub struct Invited {
         example = "An invitation to join as member is on its way to rose@example.org. Its link works for 14 days."
     )]
     pub message: String,
+    /// Whether a mail went out now: `false` when the address already had an invitation whose
+    /// link works (nothing is sent again unless an organizer asks: *Send again*).
+    pub sent: bool,
     pub invitation: Invitation,
 }
 
-/// Writes the invitation of `email` to `club` as `role` (renewing an open one) and its mail, in
-/// one transaction. The caller checked who may invite with which role.
+/// How long *Send again* waits between two sends of one invitation.
+pub const SEND_AGAIN_HOURS: i64 = 24;
+
+/// Writes the invitation of `email` to `club` as `role` and its mail, in one transaction. An
+/// address with an invitation whose link works gets nothing new (its role is updated): an
+/// organizer sends it again on purpose. The club's mail budget and the inviter's outside
+/// addresses are counted first; past either, nothing is written. The caller checked who may
+/// invite with which role.
 pub async fn invite(
     state: &AppState,
     club: &Club,
@@ -38,9 +47,118 @@ pub async fn invite(
     email: &str,
     role: Role,
 ) -> Result<Invited> {
+    let mut tx = state.db.begin().await?;
+    crate::storage::budgets::lock_club(&mut tx, club.id).await?;
+    if let Some((id, was)) = stored::pending(&mut tx, club.id, email).await? {
+        if was != role.as_str() {
+            stored::set_role(&mut tx, id, role.as_str()).await?;
+        }
+        tx.commit().await?;
+        let invitation = listed(state, club.id, id).await?;
+        return Ok(Invited {
+            message: format!(
+                "{} has an invitation waiting already, sent {}: nothing was sent again. If it was lost, tap Send again beside it (once a day).",
+                invitation.email,
+                invitation.sent_at.format("%B %-d at %H:%M UTC")
+            ),
+            sent: false,
+            invitation,
+        });
+    }
+    budgets::spend_club_mail(state, &mut tx, club.id, &club.name, 1).await?;
+    budgets::spend_outside(state, &mut tx, inviter, email, "invitation").await?;
     let token = new_secret("");
-    let link = format!("{}/invitations/{token}", state.public_url);
     let expires = chrono::Utc::now() + chrono::Duration::days(INVITATION_DAYS);
+    let id = stored::invite(
+        &mut tx,
+        club.id,
+        email,
+        role.as_str(),
+        &state.keys.hash(&token),
+        inviter.id,
+        expires,
+    )
+    .await?;
+    mail_invitation(state, &mut tx, club, inviter, email, role, &token, expires).await?;
+    tx.commit().await?;
+    mail::wake(state);
+    let invitation = listed(state, club.id, id).await?;
+    Ok(Invited {
+        message: format!(
+            "An invitation to join as {} is on its way to {email}. Its link works for {INVITATION_DAYS} days.",
+            role.as_str()
+        ),
+        sent: true,
+        invitation,
+    })
+}
+
+/// Sends an open invitation again, with a new link (the old one stops working): at most once in
+/// `SEND_AGAIN_HOURS`, within the club's and the sender's mail budgets.
+pub async fn send_again(
+    state: &AppState,
+    club: &Club,
+    sender: &users::User,
+    id: i64,
+) -> Result<Invited> {
+    let mut tx = state.db.begin().await?;
+    crate::storage::budgets::lock_club(&mut tx, club.id).await?;
+    let (email, role, sent_at) = stored::to_send_again(&mut tx, club.id, id)
+        .await?
+        .ok_or_else(|| {
+            Error::NotFound(format!(
+                "invitation {id} is not open in this club (accepted, withdrawn, or never sent)"
+            ))
+        })?;
+    let next = sent_at + chrono::Duration::hours(SEND_AGAIN_HOURS);
+    let now = chrono::Utc::now();
+    if next > now {
+        return Err(Error::TooManyRequests {
+            detail: format!(
+                "the invitation to {email} was sent {}; it can be sent again once a day, from {}",
+                sent_at.format("%B %-d at %H:%M UTC"),
+                next.format("%B %-d at %H:%M UTC")
+            ),
+            retry_after_secs: (next - now).num_seconds().max(0) as u64 + 1,
+        });
+    }
+    let role = Role::parse(&role).unwrap_or(Role::Member);
+    budgets::spend_club_mail(state, &mut tx, club.id, &club.name, 1).await?;
+    budgets::spend_outside(state, &mut tx, sender, &email, "invitation").await?;
+    let token = new_secret("");
+    let expires = now + chrono::Duration::days(INVITATION_DAYS);
+    stored::sent_again(&mut tx, id, &state.keys.hash(&token), sender.id, expires).await?;
+    mail_invitation(state, &mut tx, club, sender, &email, role, &token, expires).await?;
+    tx.commit().await?;
+    mail::wake(state);
+    Ok(Invited {
+        message: format!(
+            "The invitation is on its way to {email} again, with a new link (the earlier one no longer works). It works for {INVITATION_DAYS} days."
+        ),
+        sent: true,
+        invitation: listed(state, club.id, id).await?,
+    })
+}
+
+async fn listed(state: &AppState, club_id: i64, id: i64) -> Result<Invitation> {
+    stored::get(&state.db, club_id, id)
+        .await?
+        .ok_or_else(|| Error::Internal(anyhow::anyhow!("invitation {id} vanished")))
+}
+
+/// The invitation's mail, in `tx`.
+#[allow(clippy::too_many_arguments)]
+async fn mail_invitation(
+    state: &AppState,
+    tx: &mut sqlx::PgConnection,
+    club: &Club,
+    inviter: &users::User,
+    email: &str,
+    role: Role,
+    token: &str,
+    expires: chrono::DateTime<chrono::Utc>,
+) -> Result<()> {
+    let link = format!("{}/invitations/{token}", state.public_url);
     let greeting = "Hello,".to_string();
     let paragraphs = [
         format!(
@@ -67,20 +185,9 @@ pub async fn invite(
         actions: &[(&format!("Join {}", club.name), &link)],
         after: &after,
     };
-    let (text_body, html_body) = letter.render();
-    let mut tx = state.db.begin().await?;
-    let id = stored::invite(
-        &mut tx,
-        club.id,
-        email,
-        role.as_str(),
-        &state.keys.hash(&token),
-        inviter.id,
-        expires,
-    )
-    .await?;
+    let (text_body, html_body) = letter.render(&state.public_url);
     mail::enqueue(
-        &mut tx,
+        tx,
         &crate::storage::mail::NewMail {
             kind: "invitation",
             club_id: Some(club.id),
@@ -93,18 +200,7 @@ pub async fn invite(
         },
     )
     .await?;
-    tx.commit().await?;
-    mail::wake(state);
-    let invitation = stored::get(&state.db, club.id, id)
-        .await?
-        .ok_or_else(|| Error::Internal(anyhow::anyhow!("invitation {id} vanished")))?;
-    Ok(Invited {
-        message: format!(
-            "An invitation to join as {} is on its way to {email}. Its link works for {INVITATION_DAYS} days.",
-            role.as_str()
-        ),
-        invitation,
-    })
+    Ok(())
 }
 
 /// A role as the invitation says it.
@@ -240,10 +336,12 @@ pub async fn join_new(
     let signing = SignUp {
         email: view.email.clone(),
         display_name: joining.display_name,
-        password: joining.password,
+        password: None,
     };
     accounts::validate_signup(&signing)?;
-    let hash = password::hash_password(signing.password).await?;
+    accounts::validate_password(&joining.password)?;
+    state.limits.login(&view.email, address)?;
+    let hash = password::hash_password(joining.password).await?;
     let mut tx = state.db.begin().await?;
     let user = users::create_in(
         &mut tx,

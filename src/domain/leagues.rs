@@ -277,6 +277,7 @@ async fn merge(
         if name.is_empty() {
             return Err(Error::invalid("name", "give a name of 1 to 200 characters"));
         }
+        crate::domain::text::plain("name", &name)?;
         f.name = name;
     }
     if let Some(card) = input.card {
@@ -397,6 +398,7 @@ async fn merge(
                     format!("give at most {max} characters (empty clears it)"),
                 ));
             }
+            crate::domain::text::plain(field, text)?;
             *slot = (!text.is_empty()).then(|| text.to_string());
         }
     }

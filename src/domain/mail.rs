@@ -32,18 +32,29 @@ pub struct Letter<'a> {
 
 impl Letter<'_> {
     /// The plain text and the HTML of the letter. A paragraph's own line breaks stay line
-    /// breaks in the HTML (a list of places, say).
-    pub fn render(&self) -> (String, String) {
+    /// breaks in the HTML (a list of places, say). Links are the service's own (`service`, its
+    /// public URL) and the actions': anything else in the text that a mail program would show
+    /// as a link (typed into a name, a place or a note) is written so that it is not one
+    /// (`evil[.]example`), and a line of the plain text that would read as a mail header
+    /// (`Bcc: …`) is quoted.
+    pub fn render(&self, service: &str) -> (String, String) {
         let mut text = String::new();
         let mut html = String::from(
             "<!doctype html><html lang=\"en\"><body style=\"font-family: sans-serif; line-height: 1.5\">\n",
         );
         let paragraph = |text: &mut String, html: &mut String, p: &str| {
-            text.push_str(p);
-            text.push_str("\n\n");
+            let p = defang(p, service);
+            for line in p.split('\n') {
+                if reads_as_header(line) {
+                    text.push_str("> ");
+                }
+                text.push_str(line);
+                text.push('\n');
+            }
+            text.push('\n');
             html.push_str(&format!(
                 "<p>{}</p>\n",
-                html_escape(p).replace('\n', "<br>\n")
+                html_escape(&p).replace('\n', "<br>\n")
             ));
         };
         paragraph(&mut text, &mut html, self.greeting);
@@ -66,6 +77,89 @@ impl Letter<'_> {
     }
 }
 
+/// Header names a line of a message's text must not start with.
+const HEADERS: [&str; 16] = [
+    "to",
+    "cc",
+    "bcc",
+    "from",
+    "sender",
+    "reply-to",
+    "subject",
+    "date",
+    "message-id",
+    "return-path",
+    "content-type",
+    "content-transfer-encoding",
+    "mime-version",
+    "list-unsubscribe",
+    "list-unsubscribe-post",
+    "received",
+];
+
+/// Whether a line starts like a mail header (`Bcc: …`, `X-Anything: …`).
+fn reads_as_header(line: &str) -> bool {
+    let Some((name, _)) = line.split_once(':') else {
+        return false;
+    };
+    let name = name.to_ascii_lowercase();
+    HEADERS.contains(&name.as_str())
+        || (name.starts_with("x-") && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-'))
+}
+
+/// `text` with every link-like word that is not the service's own written so that no mail
+/// program makes it a link: `https://evil.example/x` → `https[:]//evil[.]example/x`,
+/// `www.evil.example` → `www[.]evil[.]example`. Email addresses stay as they are.
+fn defang(text: &str, service: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut word = String::new();
+    let flush = |out: &mut String, word: &mut String| {
+        out.push_str(&defang_word(word, service));
+        word.clear();
+    };
+    for c in text.chars() {
+        if c.is_whitespace() {
+            flush(&mut out, &mut word);
+            out.push(c);
+        } else {
+            word.push(c);
+        }
+    }
+    flush(&mut out, &mut word);
+    out
+}
+
+fn defang_word(word: &str, service: &str) -> String {
+    let core = word.trim_matches(|c: char| "()[]<>{}\"'“”‘’.,;:!?*_".contains(c));
+    if core.is_empty() || (!service.is_empty() && core.starts_with(service)) || core.contains('@') {
+        return word.to_string();
+    }
+    let lower = core.to_ascii_lowercase();
+    if lower.contains("://") {
+        return word.replacen("://", "[:]//", 1).replace('.', "[.]");
+    }
+    let host = lower.split('/').next().unwrap_or("");
+    let labels: Vec<&str> = host.split('.').collect();
+    let hostlike = labels.len() >= 2
+        && labels
+            .iter()
+            .all(|l| !l.is_empty() && l.chars().all(|c| c.is_ascii_alphanumeric() || c == '-'));
+    let top = labels.last().copied().unwrap_or("");
+    let original_top = core
+        .split('/')
+        .next()
+        .unwrap_or("")
+        .rsplit('.')
+        .next()
+        .unwrap_or("");
+    let tld = (2..=24).contains(&top.len()) && original_top.chars().all(|c| c.is_ascii_lowercase());
+    if hostlike && (tld || lower.starts_with("www.")) {
+        let (h, path) = word.split_at(word.find('/').unwrap_or(word.len()));
+        return h.replace('.', "[.]") + path;
+    }
+    word.to_string()
+}
+
 /// Puts `m` in the outbox (in `conn`'s transaction) and wakes the worker once it is committed.
 pub async fn enqueue(conn: &mut sqlx::PgConnection, m: &NewMail) -> Result<i64> {
     Ok(stored::enqueue(conn, m).await?)
@@ -73,13 +167,14 @@ pub async fn enqueue(conn: &mut sqlx::PgConnection, m: &NewMail) -> Result<i64> 
 
 /// A letter to one person, rendered and put in the outbox (in `conn`'s transaction).
 pub async fn write_to(
+    state: &AppState,
     conn: &mut sqlx::PgConnection,
     kind: &'static str,
     to: (&str, &str),
     subject: &str,
     letter: Letter<'_>,
 ) -> Result<i64> {
-    let (text_body, html_body) = letter.render();
+    let (text_body, html_body) = letter.render(&state.public_url);
     enqueue(
         conn,
         &NewMail {
@@ -352,6 +447,48 @@ mod tests {
     }
 
     #[test]
+    fn typed_text_never_reads_as_a_header_or_a_link() {
+        let service = "https://league.example";
+        let (text, html) = Letter {
+            greeting: "Hello Ann Bcc: all@example.org,",
+            paragraphs: &[
+                "Bcc: all@example.org invites you to Maple https://evil.example/login, see www.evil.example or evil.example/x.".into(),
+                format!("Your table: {service}/tables/3/score (St.Mary, 7.30pm, e.g. here)"),
+                "Subject: free money\nX-Mailer: nope\nNote: bring tiles".into(),
+            ],
+            actions: &[("Open", "https://league.example/a")],
+            after: &[format!("To stop, open: {service}/unsubscribe/1-2-x")],
+        }
+        .render(service);
+        for line in text.lines() {
+            assert!(!reads_as_header(line), "{line:?} in\n{text}");
+        }
+        assert!(
+            text.contains("> Bcc: all@example.org invites you"),
+            "{text}"
+        );
+        assert!(text.contains("https[:]//evil[.]example/login,"), "{text}");
+        assert!(
+            text.contains("www[.]evil[.]example") && text.contains("evil[.]example/x."),
+            "{text}"
+        );
+        assert!(
+            text.contains(&format!("{service}/tables/3/score")),
+            "the service's own link stays"
+        );
+        assert!(text.contains(&format!("{service}/unsubscribe/1-2-x")));
+        assert!(
+            text.contains("St.Mary, 7.30pm, e.g. here"),
+            "words with dots stay: {text}"
+        );
+        assert!(
+            text.contains("Note: bring tiles"),
+            "only header names are quoted"
+        );
+        assert!(!html.contains("https://evil.example"), "{html}");
+    }
+
+    #[test]
     fn a_letter_escapes_what_it_is_given() {
         let (text, html) = Letter {
             greeting: "Hello <Ann>,",
@@ -359,7 +496,7 @@ mod tests {
             actions: &[("Open", "https://example.org/?a=1&b=2")],
             after: &[],
         }
-        .render();
+        .render("https://league.example");
         assert!(text.contains("Hello <Ann>,") && text.contains("https://example.org/?a=1&b=2"));
         assert!(html.contains("Hello &lt;Ann&gt;,") && html.contains("Tea &amp; tiles"));
         assert!(html.contains("href=\"https://example.org/?a=1&amp;b=2\""));
@@ -369,7 +506,7 @@ mod tests {
             actions: &[],
             after: &[],
         }
-        .render();
+        .render("https://league.example");
         assert!(
             html.contains("<p>The top:<br>\n1. Ann<br>\n2. Bea</p>"),
             "{html}"

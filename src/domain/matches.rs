@@ -178,12 +178,13 @@ pub struct Remove {
 /// A reason someone must give: trimmed, 1 to 500 characters.
 fn reason_given(field: &str, text: &str, words: &str) -> Result<String> {
     let text = text.trim();
-    if text.is_empty() || text.chars().count() > 500 || text.contains('\0') {
+    if text.is_empty() || text.chars().count() > 500 {
         return Err(Error::invalid(
             field,
             format!("say {words} in 1 to 500 characters"),
         ));
     }
+    crate::domain::text::plain(field, text)?;
     Ok(text.to_string())
 }
 
@@ -271,7 +272,7 @@ async fn send(
         actions: l.actions,
         after: &after,
     }
-    .render();
+    .render(&state.public_url);
     mail::enqueue(
         tx,
         &crate::storage::mail::NewMail {
@@ -353,13 +354,7 @@ pub async fn create(
     let date = crate::domain::sensible_date("date", n.date)?;
     let time = parse_time(&n.time)?;
     let place = one_line("place", &n.place, 200)?;
-    let note = match n.note.as_deref().map(str::trim) {
-        None | Some("") => None,
-        Some(t) if t.chars().count() > 500 || t.contains('\0') => {
-            return Err(Error::invalid("note", "give at most 500 characters"));
-        }
-        Some(t) => Some(t.to_string()),
-    };
+    let note = crate::domain::text::optional_line("note", n.note.as_deref(), 500)?;
     let starts_at = moment(&club, date, time)?;
     let now = Utc::now();
     if starts_at < now - Duration::days(14) || starts_at > now + Duration::days(366) {

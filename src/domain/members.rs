@@ -169,6 +169,25 @@ pub async fn revoke_invitation(
     crate::domain::invitations::revoke(state, club.id, id).await
 }
 
+/// Sends an open invitation again with a new link (a logged-in organizer or owner; owners'
+/// invitations only by owners): once a day, within the club's and the sender's mail budgets.
+pub async fn send_invitation_again(
+    state: &AppState,
+    caller: &Caller,
+    slug: &str,
+    id: i64,
+) -> Result<Invited> {
+    let (club, access) = run_members(state, caller, slug).await?;
+    let listed = invitations::get(&state.db, club.id, id).await?;
+    if listed.as_ref().is_some_and(|i| i.role == "owner") && access.role() != Role::Owner {
+        return Err(Error::Forbidden(
+            "only an owner can send an invitation to be owner".into(),
+        ));
+    }
+    let sender = caller.user()?;
+    crate::domain::invitations::send_again(state, &club, sender, id).await
+}
+
 /// Takes a user out of the club (the last owner stays).
 pub async fn remove(state: &AppState, caller: &Caller, slug: &str, user: i64) -> Result<()> {
     let (club, access) = run_members(state, caller, slug).await?;
@@ -219,10 +238,8 @@ pub async fn issue_token(
 ) -> Result<CreatedToken> {
     let user = caller.user()?.clone();
     let (club, _) = caller.club(state, slug, Need::Admin).await?;
-    let name = n.name.trim();
-    if name.is_empty() || n.name.chars().count() > 100 {
-        return Err(Error::invalid("name", "give a name of 1 to 100 characters"));
-    }
+    let name = crate::domain::text::one_line("name", &n.name, 100)?;
+    let name = name.as_str();
     if n.scopes.is_empty() {
         return Err(Error::invalid(
             "scopes",

@@ -9,6 +9,7 @@
 pub mod access;
 pub mod accounts;
 pub mod ahead;
+pub mod budgets;
 pub mod card_drafts;
 pub mod cards;
 pub mod clubs;
@@ -33,6 +34,7 @@ pub mod results;
 pub mod rounds;
 pub mod schemas;
 pub mod standings;
+pub mod text;
 pub mod webhooks;
 pub mod your_account;
 
@@ -147,6 +149,19 @@ impl From<crate::auth::limits::Refused> for Error {
         Error::TooManyRequests {
             detail: r.detail,
             retry_after_secs: r.retry_after_secs,
+        }
+    }
+}
+
+impl From<crate::auth::password::HashError> for Error {
+    /// Every hashing thread busy and the queue full: 503, try again in a moment.
+    fn from(e: crate::auth::password::HashError) -> Self {
+        match e {
+            crate::auth::password::HashError::Busy => Error::Unavailable(
+                "too many passwords are being checked at this moment; try again in a few seconds"
+                    .into(),
+            ),
+            crate::auth::password::HashError::Failed(e) => Error::Internal(e),
         }
     }
 }

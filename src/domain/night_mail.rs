@@ -165,7 +165,7 @@ pub async fn write_next(state: &AppState) -> Result<bool> {
             actions: &[("See the standings", &league_link)],
             after: &after,
         }
-        .render();
+        .render(&state.public_url);
         mail::enqueue(
             &mut tx,
             &NewMail {

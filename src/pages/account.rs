@@ -109,7 +109,6 @@ async fn signup_form(page: Page) -> Result<HttpResponse, AppError> {
 struct SignupForm {
     email: String,
     display_name: String,
-    password: String,
 }
 
 #[post("/signup")]
@@ -122,7 +121,7 @@ async fn signup(
     let sign_up = SignUp {
         email: f.email,
         display_name: f.display_name,
-        password: f.password,
+        password: None,
     };
     match accounts::register(&state, sign_up, peer(&req)).await {
         Ok(told) => Ok(redirect(
@@ -160,12 +159,20 @@ async fn signup_finish_form(
     token: web::Path<String>,
 ) -> Result<HttpResponse, AppError> {
     let (named, problem) = link_state(accounts::signup_link(&state, &token).await)?;
-    page.render(SignupFinishPage {
-        ctx: page.ctx.clone(),
-        token: token.into_inner(),
-        named,
-        problem,
-    })
+    page.render_as(
+        super::found(&problem),
+        SignupFinishPage {
+            ctx: page.ctx.clone(),
+            token: token.into_inner(),
+            named,
+            problem,
+        },
+    )
+}
+
+#[derive(Deserialize)]
+struct ChooseForm {
+    password: String,
 }
 
 #[post("/signup/{token}")]
@@ -173,9 +180,12 @@ async fn signup_finish(
     state: web::Data<AppState>,
     req: HttpRequest,
     token: web::Path<String>,
-    _posted: Posted<serde::de::IgnoredAny>,
+    posted: Posted<ChooseForm>,
 ) -> Result<HttpResponse, AppError> {
-    match accounts::finish_signup(&state, &token, user_agent(&req)).await {
+    let chosen = accounts::ChosenPassword {
+        password: posted.form.password,
+    };
+    match accounts::finish_signup(&state, &token, chosen, peer(&req), user_agent(&req)).await {
         Ok(session) => {
             let mut res = redirect(
                 "/",
@@ -245,13 +255,16 @@ async fn invitation(
     token: web::Path<String>,
 ) -> Result<HttpResponse, AppError> {
     let (view, problem) = link_state(invitations::show(&state, &token).await)?;
-    page.render(InvitationPage {
-        ctx: page.ctx.clone(),
-        token: token.into_inner(),
-        view,
-        problem,
-        me: page.caller.user().ok().cloned(),
-    })
+    page.render_as(
+        super::found(&problem),
+        InvitationPage {
+            ctx: page.ctx.clone(),
+            token: token.into_inner(),
+            view,
+            problem,
+            me: page.caller.user().ok().cloned(),
+        },
+    )
 }
 
 #[derive(Deserialize)]
@@ -416,12 +429,15 @@ async fn reset_form(
     token: web::Path<String>,
 ) -> Result<HttpResponse, AppError> {
     let (email, problem) = link_state(accounts::reset_link(&state, &token).await)?;
-    page.render(ResetPage {
-        ctx: page.ctx.clone(),
-        token: token.into_inner(),
-        email,
-        problem,
-    })
+    page.render_as(
+        super::found(&problem),
+        ResetPage {
+            ctx: page.ctx.clone(),
+            token: token.into_inner(),
+            email,
+            problem,
+        },
+    )
 }
 
 #[derive(Deserialize)]
@@ -561,6 +577,7 @@ async fn account_password(
             &posted.caller,
             change,
             session_token(&req).as_deref(),
+            peer(&req),
         )
         .await
         .map(|()| "Your password is changed, and every other device was logged out.".into()),
@@ -576,6 +593,7 @@ struct EmailForm {
 #[post("/account/email")]
 async fn account_email(
     state: web::Data<AppState>,
+    req: HttpRequest,
     posted: Posted<EmailForm>,
 ) -> Result<HttpResponse, AppError> {
     let change = EmailChange {
@@ -583,7 +601,7 @@ async fn account_email(
         password: posted.form.password,
     };
     told(
-        your_account::change_email(&state, &posted.caller, change)
+        your_account::change_email(&state, &posted.caller, change, peer(&req))
             .await
             .map(|t| t.message),
     )
@@ -598,6 +616,66 @@ struct EmailLinkPage {
     problem: String,
 }
 
+#[derive(Template)]
+#[template(path = "pages/account_email_undo.html")]
+struct EmailUndoPage {
+    ctx: Ctx,
+    token: String,
+    /// (the address the account gets back, the one it has) while the link works.
+    addresses: Option<(String, String)>,
+    problem: String,
+}
+
+#[get("/account/email/undo/{token}")]
+async fn email_undo_link(
+    state: web::Data<AppState>,
+    page: Page,
+    token: web::Path<String>,
+) -> Result<HttpResponse, AppError> {
+    let (addresses, problem) = link_state(your_account::undo_link(&state, &token).await)?;
+    page.render_as(
+        super::found(&problem),
+        EmailUndoPage {
+            ctx: page.ctx.clone(),
+            token: token.into_inner(),
+            addresses,
+            problem,
+        },
+    )
+}
+
+#[post("/account/email/undo/{token}")]
+async fn undo_email(
+    state: web::Data<AppState>,
+    token: web::Path<String>,
+    _posted: Posted<serde::de::IgnoredAny>,
+) -> Result<HttpResponse, AppError> {
+    match your_account::undo_email(&state, &token).await {
+        Ok(email) => {
+            let mut res = redirect(
+                "/login",
+                Some(Flash {
+                    ok: true,
+                    text: format!(
+                        "Your account uses {email} again, and every device was logged out. If someone else knew your password, choose a new one: Forgot your password?"
+                    ),
+                }),
+            );
+            res.add_cookie(&session_removal())
+                .map_err(AppError::internal)?;
+            Ok(res)
+        }
+        Err(e @ (Error::Internal(_) | Error::Unavailable(_))) => Err(e.into()),
+        Err(e) => Ok(redirect(
+            &format!("/account/email/undo/{}", super::urlencoding_encode(&token)),
+            Some(Flash {
+                ok: false,
+                text: e.message(),
+            }),
+        )),
+    }
+}
+
 #[get("/account/email/{token}")]
 async fn email_link(
     state: web::Data<AppState>,
@@ -605,12 +683,15 @@ async fn email_link(
     token: web::Path<String>,
 ) -> Result<HttpResponse, AppError> {
     let (email, problem) = link_state(your_account::email_link(&state, &token).await)?;
-    page.render(EmailLinkPage {
-        ctx: page.ctx.clone(),
-        token: token.into_inner(),
-        email,
-        problem,
-    })
+    page.render_as(
+        super::found(&problem),
+        EmailLinkPage {
+            ctx: page.ctx.clone(),
+            token: token.into_inner(),
+            email,
+            problem,
+        },
+    )
 }
 
 #[post("/account/email/{token}")]
@@ -676,12 +757,13 @@ struct LeaveForm {
 #[post("/account/delete")]
 async fn delete_account(
     state: web::Data<AppState>,
+    req: HttpRequest,
     posted: Posted<LeaveForm>,
 ) -> Result<HttpResponse, AppError> {
     let leaving = Leaving {
         password: posted.form.password,
     };
-    match your_account::leave(&state, &posted.caller, leaving).await {
+    match your_account::leave(&state, &posted.caller, leaving, peer(&req)).await {
         Ok(()) => {
             let mut res = redirect(
                 "/",
@@ -718,13 +800,16 @@ async fn unsubscribe_form(
 ) -> Result<HttpResponse, AppError> {
     let (league, problem) =
         link_state(crate::domain::night_mail::unsubscribe_page(&state, &token).await)?;
-    page.render(UnsubscribePage {
-        ctx: page.ctx.clone(),
-        token: token.into_inner(),
-        league,
-        done: false,
-        problem,
-    })
+    page.render_as(
+        super::found(&problem),
+        UnsubscribePage {
+            ctx: page.ctx.clone(),
+            token: token.into_inner(),
+            league,
+            done: false,
+            problem,
+        },
+    )
 }
 
 /// Stops the league's mail at once: the page's button, and a mail program's one-click POST
@@ -738,13 +823,16 @@ async fn unsubscribe(
 ) -> Result<HttpResponse, AppError> {
     let (league, problem) =
         link_state(crate::domain::night_mail::unsubscribe(&state, &token).await)?;
-    page.render(UnsubscribePage {
-        ctx: page.ctx.clone(),
-        token: token.into_inner(),
-        done: league.is_some(),
-        league,
-        problem,
-    })
+    page.render_as(
+        super::found(&problem),
+        UnsubscribePage {
+            ctx: page.ctx.clone(),
+            token: token.into_inner(),
+            done: league.is_some(),
+            league,
+            problem,
+        },
+    )
 }
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
@@ -754,6 +842,8 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(account_name)
         .service(account_password)
         .service(account_email)
+        .service(email_undo_link)
+        .service(undo_email)
         .service(email_link)
         .service(confirm_email)
         .service(end_other_sessions)

@@ -140,6 +140,19 @@ async fn revoke_invitation(
     after(&format!("/clubs/{slug}/members#invited"), result)
 }
 
+#[post("/clubs/{slug}/invitations/{id}/send-again")]
+async fn send_invitation_again(
+    state: web::Data<AppState>,
+    path: web::Path<(String, i64)>,
+    posted: Posted<serde::de::IgnoredAny>,
+) -> Result<HttpResponse, AppError> {
+    let (slug, id) = path.into_inner();
+    let result = membership::send_invitation_again(&state, &posted.caller, &slug, id)
+        .await
+        .map(|i| i.message);
+    after(&format!("/clubs/{slug}/members#invited"), result)
+}
+
 #[post("/clubs/{slug}/members/{user}/remove")]
 async fn remove_member(
     state: web::Data<AppState>,
@@ -557,6 +570,7 @@ async fn cards_upload(
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.service(members)
         .service(revoke_invitation)
+        .service(send_invitation_again)
         .service(settle_claim)
         .service(set_member)
         .service(remove_member)

@@ -191,16 +191,19 @@ async fn reply_link(
         Err(e @ Error::NotFound(_)) => (None, e.message()),
         Err(e) => return Err(e.into()),
     };
-    page.render(ReplyPage {
-        ctx: page.ctx.clone(),
-        id,
-        token,
-        when: link.as_ref().map(|l| l.night.when()).unwrap_or_default(),
-        link,
-        problem,
-        asked: q.answer.as_deref().and_then(Answer::parse),
-        answers: ANSWERS,
-    })
+    page.render_as(
+        super::found(&problem),
+        ReplyPage {
+            ctx: page.ctx.clone(),
+            id,
+            token,
+            when: link.as_ref().map(|l| l.night.when()).unwrap_or_default(),
+            link,
+            problem,
+            asked: q.answer.as_deref().and_then(Answer::parse),
+            answers: ANSWERS,
+        },
+    )
 }
 
 #[post("/replies/{id}/{token}")]

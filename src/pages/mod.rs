@@ -69,8 +69,18 @@ pub struct Page {
 impl Page {
     /// Renders a page, setting or clearing the cookies the request asked for.
     pub fn render(&self, page: impl Template) -> Result<HttpResponse, AppError> {
+        self.render_as(StatusCode::OK, page)
+    }
+
+    /// Renders a page answered with `status`: a signed link that no longer works is a 404 on
+    /// its page as in the API, the page saying why and what to do.
+    pub fn render_as(
+        &self,
+        status: StatusCode,
+        page: impl Template,
+    ) -> Result<HttpResponse, AppError> {
         let body = page.render().map_err(AppError::internal)?;
-        let mut res = HttpResponse::Ok();
+        let mut res = HttpResponse::build(status);
         res.content_type("text/html; charset=utf-8")
             .insert_header(("Cache-Control", "no-store"));
         if self.ctx.flash.is_some() {
@@ -79,7 +89,19 @@ impl Page {
         if let Some(seed) = &self.set_seed {
             res.cookie(csrf::seed_cookie(seed.clone()));
         }
-        Ok(res.body(body))
+        let mut res = res.body(body);
+        // The page is its own answer: the error renderer leaves it as it is.
+        res.extensions_mut().insert(crate::error::OwnBody);
+        Ok(res)
+    }
+}
+
+/// 200 when a link's page has no problem to tell, else 404.
+pub fn found(problem: &str) -> StatusCode {
+    if problem.is_empty() {
+        StatusCode::OK
+    } else {
+        StatusCode::NOT_FOUND
     }
 }
 

@@ -1,7 +1,7 @@
 //! Clubs and memberships.
 
 use serde::Serialize;
-use sqlx::PgPool;
+use sqlx::{PgConnection, PgPool};
 use utoipa::ToSchema;
 
 #[derive(Debug, Clone, sqlx::FromRow)]
@@ -57,21 +57,22 @@ pub async fn by_id(pool: &PgPool, id: i64) -> sqlx::Result<Option<Club>> {
     .await
 }
 
-/// Creates a club with its first owner, in one transaction; `None` when the slug is taken.
+/// Creates a club with its first owner (who made it), in `tx`; `None` when the slug is taken.
 pub async fn create_with_owner(
-    pool: &PgPool,
+    tx: &mut PgConnection,
     slug: &str,
     name: &str,
     time_zone: &str,
     owner: i64,
 ) -> sqlx::Result<Option<Club>> {
-    let mut tx = pool.begin().await?;
     let club = sqlx::query_as::<_, Club>(sqlx::AssertSqlSafe(format!(
-        "INSERT INTO clubs (slug, name, time_zone) VALUES ($1, $2, $3) ON CONFLICT (slug) DO NOTHING RETURNING {COLUMNS}"
+        "INSERT INTO clubs (slug, name, time_zone, created_by) VALUES ($1, $2, $3, $4) \
+         ON CONFLICT (slug) DO NOTHING RETURNING {COLUMNS}"
     )))
     .bind(slug)
     .bind(name)
     .bind(time_zone)
+    .bind(owner)
     .fetch_optional(&mut *tx)
     .await?;
     let Some(club) = club else { return Ok(None) };
@@ -80,7 +81,6 @@ pub async fn create_with_owner(
         .bind(owner)
         .execute(&mut *tx)
         .await?;
-    tx.commit().await?;
     Ok(Some(club))
 }
 

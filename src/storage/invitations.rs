@@ -20,9 +20,11 @@ pub struct Invitation {
     pub created_at: DateTime<Utc>,
     /// After this the link no longer works; inviting the address again sends a new one.
     pub expires_at: DateTime<Utc>,
+    /// When its mail was last sent (*Send again* sends it once more, at most once a day).
+    pub sent_at: DateTime<Utc>,
 }
 
-const LISTED: &str = "SELECT i.id, i.email, i.role, u.display_name AS invited_by, i.created_at, i.expires_at \
+const LISTED: &str = "SELECT i.id, i.email, i.role, u.display_name AS invited_by, i.created_at, i.expires_at, i.sent_at \
      FROM invitations i LEFT JOIN users u ON u.id = i.invited_by";
 
 /// The user with this email, when they are a member of the club.
@@ -56,7 +58,8 @@ pub async fn invite(
          VALUES ($1, $2, $3, $4, $5, $6) \
          ON CONFLICT (club_id, lower(email)) WHERE accepted_at IS NULL AND revoked_at IS NULL \
          DO UPDATE SET email = EXCLUDED.email, role = EXCLUDED.role, token_hash = EXCLUDED.token_hash, \
-         invited_by = EXCLUDED.invited_by, created_at = now(), expires_at = EXCLUDED.expires_at \
+         invited_by = EXCLUDED.invited_by, created_at = now(), expires_at = EXCLUDED.expires_at, \
+         sent_at = now() \
          RETURNING id",
     )
     .bind(club_id)
@@ -67,6 +70,71 @@ pub async fn invite(
     .bind(expires_at)
     .fetch_one(conn)
     .await
+}
+
+/// The club's invitation of `email` whose link still works, locked for the transaction: (id,
+/// role).
+pub async fn pending(
+    conn: &mut PgConnection,
+    club_id: i64,
+    email: &str,
+) -> sqlx::Result<Option<(i64, String)>> {
+    sqlx::query_as(
+        "SELECT id, role FROM invitations WHERE club_id = $1 AND lower(email) = lower($2) \
+         AND accepted_at IS NULL AND revoked_at IS NULL AND expires_at > now() FOR UPDATE",
+    )
+    .bind(club_id)
+    .bind(email)
+    .fetch_optional(conn)
+    .await
+}
+
+/// Changes the role an open invitation offers (its link and mail stay as they are).
+pub async fn set_role(conn: &mut PgConnection, id: i64, role: &str) -> sqlx::Result<()> {
+    sqlx::query("UPDATE invitations SET role = $2 WHERE id = $1")
+        .bind(id)
+        .bind(role)
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+/// An open invitation of the club to send again, locked for the transaction: (email, role,
+/// when it was last sent).
+pub async fn to_send_again(
+    conn: &mut PgConnection,
+    club_id: i64,
+    id: i64,
+) -> sqlx::Result<Option<(String, String, DateTime<Utc>)>> {
+    sqlx::query_as(
+        "SELECT email, role, sent_at FROM invitations WHERE club_id = $1 AND id = $2 \
+         AND accepted_at IS NULL AND revoked_at IS NULL FOR UPDATE",
+    )
+    .bind(club_id)
+    .bind(id)
+    .fetch_optional(conn)
+    .await
+}
+
+/// Gives an open invitation a new link (the old one stops working) sent now.
+pub async fn sent_again(
+    conn: &mut PgConnection,
+    id: i64,
+    token_hash: &str,
+    invited_by: i64,
+    expires_at: DateTime<Utc>,
+) -> sqlx::Result<()> {
+    sqlx::query(
+        "UPDATE invitations SET token_hash = $2, invited_by = $3, expires_at = $4, sent_at = now() \
+         WHERE id = $1",
+    )
+    .bind(id)
+    .bind(token_hash)
+    .bind(invited_by)
+    .bind(expires_at)
+    .execute(conn)
+    .await?;
+    Ok(())
 }
 
 /// One invitation of the club, as listed.

@@ -338,24 +338,16 @@ pub async fn unsubscribe(pool: &PgPool, user_id: i64, league_id: i64) -> sqlx::R
 pub struct SignupRequest {
     pub email: String,
     pub display_name: String,
-    pub password_hash: String,
 }
 
-/// Writes down a sign-up asked for `email`.
-pub async fn ask_signup(
-    pool: &PgPool,
-    email: &str,
-    display_name: &str,
-    password_hash: &str,
-) -> sqlx::Result<()> {
-    sqlx::query(
-        "INSERT INTO signup_requests (email, display_name, password_hash) VALUES ($1, $2, $3)",
-    )
-    .bind(email)
-    .bind(display_name)
-    .bind(password_hash)
-    .execute(pool)
-    .await?;
+/// Writes down a sign-up asked for `email` (no password: whoever opens the mailed link
+/// chooses it).
+pub async fn ask_signup(pool: &PgPool, email: &str, display_name: &str) -> sqlx::Result<()> {
+    sqlx::query("INSERT INTO signup_requests (email, display_name) VALUES ($1, $2)")
+        .bind(email)
+        .bind(display_name)
+        .execute(pool)
+        .await?;
     Ok(())
 }
 
@@ -371,7 +363,7 @@ pub async fn take_signup_requests(
     sqlx::query_as(
         "DELETE FROM signup_requests r USING ( \
              SELECT id FROM signup_requests ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED) due \
-         WHERE r.id = due.id RETURNING r.email, r.display_name, r.password_hash",
+         WHERE r.id = due.id RETURNING r.email, r.display_name",
     )
     .bind(n)
     .fetch_all(conn)
@@ -386,13 +378,12 @@ pub async fn create_signup(
     expires_at: DateTime<Utc>,
 ) -> sqlx::Result<()> {
     sqlx::query(
-        "INSERT INTO signups (token_hash, email, display_name, password_hash, expires_at) \
-         VALUES ($1, $2, $3, $4, $5)",
+        "INSERT INTO signups (token_hash, email, display_name, expires_at) \
+         VALUES ($1, $2, $3, $4)",
     )
     .bind(token_hash)
     .bind(&r.email)
     .bind(&r.display_name)
-    .bind(&r.password_hash)
     .bind(expires_at)
     .execute(conn)
     .await?;
@@ -416,7 +407,7 @@ pub async fn use_signup(
 ) -> sqlx::Result<Option<SignupRequest>> {
     sqlx::query_as(
         "DELETE FROM signups WHERE token_hash = $1 AND expires_at > now() \
-         RETURNING email, display_name, password_hash",
+         RETURNING email, display_name",
     )
     .bind(token_hash)
     .fetch_optional(conn)

@@ -2,6 +2,7 @@
 
 pub mod ahead;
 pub mod backup;
+pub mod budgets;
 pub mod card_drafts;
 pub mod cards;
 pub mod clubs;

@@ -19,12 +19,16 @@ pub fn normalize(name: &str) -> String {
 /// default-ignorable code point (drawn as nothing: bidi controls, zero-width spaces and
 /// joiners, soft hyphens, variation selectors), which would let two names look alike.
 pub fn forbidden(name: &str) -> Option<char> {
-    name.chars().find(|&c| {
-        let invisible = unicode_security::skeleton(c.encode_utf8(&mut [0; 4]))
-            .next()
-            .is_none();
-        !c.is_whitespace() && (c.is_control() || invisible)
-    })
+    name.chars()
+        .find(|&c| !c.is_whitespace() && (c.is_control() || shows_nothing(c)))
+}
+
+/// Whether `c` is drawn as nothing (a default-ignorable code point: bidi controls, zero-width
+/// spaces and joiners, soft hyphens, variation selectors).
+pub fn shows_nothing(c: char) -> bool {
+    unicode_security::skeleton(c.encode_utf8(&mut [0; 4]))
+        .next()
+        .is_none()
 }
 
 /// What makes two names one player: the NFC name case-folded and reduced to its skeleton.

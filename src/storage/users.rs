@@ -191,20 +191,31 @@ pub async fn set_password(
     tx.commit().await
 }
 
-/// Keeps a new email waiting for its confirmation link.
+/// Keeps a new email waiting for its confirmation link; every older link of the account's
+/// stops working.
 pub async fn create_email_change(
     conn: &mut sqlx::PgConnection,
     token_hash: &str,
     user_id: i64,
     new_email: &str,
+    old_email: &str,
     expires_at: DateTime<Utc>,
 ) -> sqlx::Result<()> {
     sqlx::query(
-        "INSERT INTO email_changes (token_hash, user_id, new_email, expires_at) VALUES ($1, $2, $3, $4)",
+        "UPDATE email_changes SET expires_at = now() \
+         WHERE user_id = $1 AND used_at IS NULL AND expires_at > now()",
+    )
+    .bind(user_id)
+    .execute(&mut *conn)
+    .await?;
+    sqlx::query(
+        "INSERT INTO email_changes (token_hash, user_id, new_email, old_email, expires_at) \
+         VALUES ($1, $2, $3, $4, $5)",
     )
     .bind(token_hash)
     .bind(user_id)
     .bind(new_email)
+    .bind(old_email)
     .bind(expires_at)
     .execute(conn)
     .await?;
@@ -224,16 +235,19 @@ pub async fn email_change(pool: &PgPool, token_hash: &str) -> sqlx::Result<Optio
 
 /// What confirming a new email came to.
 pub enum EmailChanged {
-    Changed(User),
+    /// The account, and the address it had.
+    Changed(User, String),
     /// The link was used, expired or unknown.
     Gone,
     /// Another account has taken the address meanwhile.
     Taken,
 }
 
-/// Confirms a new email: the account takes it, unless another has it by now.
-pub async fn confirm_email_change(pool: &PgPool, token_hash: &str) -> sqlx::Result<EmailChanged> {
-    let mut tx = pool.begin().await?;
+/// Confirms a new email in `tx`: the account takes it, unless another has it by now.
+pub async fn confirm_email_change(
+    tx: &mut sqlx::PgConnection,
+    token_hash: &str,
+) -> sqlx::Result<EmailChanged> {
     let change: Option<(i64, String)> = sqlx::query_as(
         "UPDATE email_changes SET used_at = now() \
          WHERE token_hash = $1 AND used_at IS NULL AND expires_at > now() RETURNING user_id, new_email",
@@ -244,6 +258,13 @@ pub async fn confirm_email_change(pool: &PgPool, token_hash: &str) -> sqlx::Resu
     let Some((user_id, email)) = change else {
         return Ok(EmailChanged::Gone);
     };
+    let old: String = sqlx::query_scalar("SELECT email FROM users WHERE id = $1 FOR UPDATE")
+        .bind(user_id)
+        .fetch_one(&mut *tx)
+        .await?;
+    sqlx::query("SAVEPOINT taking_address")
+        .execute(&mut *tx)
+        .await?;
     let changed = sqlx::query_as::<_, User>(
         "UPDATE users SET email = $2 WHERE id = $1 \
          AND NOT EXISTS (SELECT 1 FROM users o WHERE lower(o.email) = lower($2) AND o.id <> $1) \
@@ -254,14 +275,98 @@ pub async fn confirm_email_change(pool: &PgPool, token_hash: &str) -> sqlx::Resu
     .fetch_optional(&mut *tx)
     .await;
     match changed {
-        Ok(Some(user)) => {
-            tx.commit().await?;
-            Ok(EmailChanged::Changed(user))
-        }
+        Ok(Some(user)) => Ok(EmailChanged::Changed(user, old)),
         Ok(None) => Ok(EmailChanged::Taken),
-        Err(sqlx::Error::Database(e)) if e.is_unique_violation() => Ok(EmailChanged::Taken),
+        Err(sqlx::Error::Database(e)) if e.is_unique_violation() => {
+            sqlx::query("ROLLBACK TO SAVEPOINT taking_address")
+                .execute(&mut *tx)
+                .await?;
+            Ok(EmailChanged::Taken)
+        }
         Err(e) => Err(e),
     }
+}
+
+/// Keeps the link that undoes an email change (sent to the address the account had).
+pub async fn create_email_undo(
+    conn: &mut sqlx::PgConnection,
+    token_hash: &str,
+    user_id: i64,
+    old_email: &str,
+    new_email: &str,
+    expires_at: DateTime<Utc>,
+) -> sqlx::Result<()> {
+    sqlx::query(
+        "INSERT INTO email_undos (token_hash, user_id, old_email, new_email, expires_at) \
+         VALUES ($1, $2, $3, $4, $5)",
+    )
+    .bind(token_hash)
+    .bind(user_id)
+    .bind(old_email)
+    .bind(new_email)
+    .bind(expires_at)
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// What an undo link would do while it works: (address the account gets back, address it has).
+pub async fn email_undo(pool: &PgPool, token_hash: &str) -> sqlx::Result<Option<(String, String)>> {
+    sqlx::query_as(
+        "SELECT old_email, new_email FROM email_undos \
+         WHERE token_hash = $1 AND used_at IS NULL AND expires_at > now()",
+    )
+    .bind(token_hash)
+    .fetch_optional(pool)
+    .await
+}
+
+/// Undoes an email change through its link: the account gets its old address back, every
+/// session of it ends, and every email change it was waiting for ends too.
+pub async fn undo_email_change(pool: &PgPool, token_hash: &str) -> sqlx::Result<EmailChanged> {
+    let mut tx = pool.begin().await?;
+    let undo: Option<(i64, String)> = sqlx::query_as(
+        "UPDATE email_undos SET used_at = now() \
+         WHERE token_hash = $1 AND used_at IS NULL AND expires_at > now() RETURNING user_id, old_email",
+    )
+    .bind(token_hash)
+    .fetch_optional(&mut *tx)
+    .await?;
+    let Some((user_id, old)) = undo else {
+        return Ok(EmailChanged::Gone);
+    };
+    let was: String = sqlx::query_scalar("SELECT email FROM users WHERE id = $1 FOR UPDATE")
+        .bind(user_id)
+        .fetch_one(&mut *tx)
+        .await?;
+    let back = sqlx::query_as::<_, User>(
+        "UPDATE users SET email = $2 WHERE id = $1 \
+         AND NOT EXISTS (SELECT 1 FROM users o WHERE lower(o.email) = lower($2) AND o.id <> $1) \
+         RETURNING id, email, display_name",
+    )
+    .bind(user_id)
+    .bind(&old)
+    .fetch_optional(&mut *tx)
+    .await;
+    let user = match back {
+        Ok(Some(user)) => user,
+        Ok(None) => return Ok(EmailChanged::Taken),
+        Err(sqlx::Error::Database(e)) if e.is_unique_violation() => return Ok(EmailChanged::Taken),
+        Err(e) => return Err(e),
+    };
+    sqlx::query("DELETE FROM sessions WHERE user_id = $1")
+        .bind(user_id)
+        .execute(&mut *tx)
+        .await?;
+    sqlx::query(
+        "UPDATE email_changes SET expires_at = now() \
+         WHERE user_id = $1 AND used_at IS NULL AND expires_at > now()",
+    )
+    .bind(user_id)
+    .execute(&mut *tx)
+    .await?;
+    tx.commit().await?;
+    Ok(EmailChanged::Changed(user, was))
 }
 
 /// A club the user belongs to, with their role and how many owners it has.

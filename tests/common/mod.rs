@@ -121,6 +121,8 @@ fn serve_on(db: PgPool, own: PgPool, change: impl FnOnce(&mut Settings)) -> Test
         mail_from: "League <league@example.org>".into(),
         public_url: None,
         mail_per_club_day: 2000,
+        outside_mail_per_account_day: 50,
+        clubs_per_account_day: 3,
     };
     change(&mut settings);
     let app = Application::build(&settings, own).expect("build the app");
@@ -188,6 +190,7 @@ pub async fn finish_sign_up(
     let token = link.trim_start_matches("/signup/");
     client
         .post(format!("{base}/api/v1/sign-ups/{token}"))
+        .json(&serde_json::json!({"password": PASSWORD}))
         .send()
         .await
         .expect("request sent")
@@ -367,6 +370,7 @@ impl Served {
         let token = link.rsplit('/').next().unwrap();
         let res = client
             .post(format!("{}/api/v1/sign-ups/{token}", self.base))
+            .json(&serde_json::json!({"password": PASSWORD}))
             .send()
             .await
             .expect("request sent");
