@@ -895,7 +895,14 @@ async fn the_api_document_and_the_answers_agree() {
     )
     .await;
     let schemas = &doc["components"]["schemas"];
-    assert_eq!(schemas["SignUp"]["properties"]["password"]["minLength"], 10);
+    assert_eq!(
+        schemas["ChosenPassword"]["properties"]["password"]["minLength"],
+        10
+    );
+    assert_eq!(
+        schemas["SignUp"]["properties"]["password"]["deprecated"],
+        true
+    );
     assert!(schemas["LineView"]["properties"]["numbers"]["oneOf"].is_array());
     assert!(schemas["LeagueView"]["properties"]["ruleset"]["oneOf"].is_array());
     let nullable = |v: &Value| {

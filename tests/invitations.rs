@@ -260,16 +260,46 @@ async fn organizers_list_renew_and_withdraw_invitations() {
             .contains("only an owner")
     );
 
-    // Inviting the same address again renews the invitation: the first link stops working.
+    // Inviting the same address again sends nothing (its role changes); *Send again*, a day
+    // after the last send, mails a new link and the first stops working.
     let (status, first) = invite(&app, &organizer, "dot@example.org", "member").await;
     assert_eq!(status, 202);
     let first_link =
         common::mailed_path(&app, "invitation", "dot@example.org", "/invitations/").await;
     let (status, second) = invite(&app, &organizer, "DOT@example.org", "scorer").await;
     assert_eq!(status, 202);
+    assert_eq!(second["sent"], false, "{second}");
     assert_eq!(first["invitation"]["id"], second["invitation"]["id"]);
-    let second_link =
-        common::mailed_path(&app, "invitation", "dot@example.org", "/invitations/").await;
+    assert_eq!(
+        common::mailed_path(&app, "invitation", "dot@example.org", "/invitations/").await,
+        first_link,
+        "nothing new was mailed"
+    );
+    sqlx::query("UPDATE invitations SET sent_at = now() - interval '1 day 1 minute'")
+        .execute(&app.db)
+        .await
+        .unwrap();
+    let res = organizer
+        .post(app.url(&format!(
+            "/api/v1/clubs/tiles/invitations/{}/send-again",
+            first["invitation"]["id"]
+        )))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 202);
+    let second_link = {
+        let mut link = first_link.clone();
+        for _ in 0..100 {
+            link =
+                common::mailed_path(&app, "invitation", "dot@example.org", "/invitations/").await;
+            if link != first_link {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        link
+    };
     assert_ne!(first_link, second_link);
     let anon = reqwest::Client::new();
     let res = anon
@@ -294,7 +324,8 @@ async fn organizers_list_renew_and_withdraw_invitations() {
     let page = text_at(&owner, &app.url("/clubs/tiles/members")).await;
     assert!(
         page.contains("Invited, not joined yet")
-            && page.contains("DOT@example.org</strong> as scorer"),
+            && page.contains("dot@example.org</strong> as scorer")
+            && page.contains("Send again"),
         "{page}"
     );
     let open: Value = owner

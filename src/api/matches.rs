@@ -35,8 +35,9 @@ pub struct DisputeBody {
 }
 
 /// Propose a match in an open-play league (a logged-in member of the club). Open to anyone in
-/// the league until four have joined; with three named `players` it is made and locked at once,
-/// and the four are mailed.
+/// the league until four have joined; with three named `players` it is proposed to them (each
+/// is mailed a one-tap link to accept) and locks once all three have accepted; an organizer's
+/// locks at once. All four are mailed when it locks.
 #[utoipa::path(operation_id = "create_match", tag = "open play", params(("league" = i64, Path, minimum = 1, example = 1)), request_body = NewMatch,
     responses((status = 201, body = MatchView), (status = 404, body = crate::error::Problem, content_type = "application/problem+json"),
               (status = 409, description = "Not an open-play league, or your name is another player's", body = crate::error::Problem, content_type = "application/problem+json"),
@@ -91,6 +92,20 @@ pub async fn join(
     id: web::Path<i64>,
 ) -> Result<HttpResponse, AppError> {
     Ok(HttpResponse::Ok().json(matches::join(&state, &caller, *id).await?))
+}
+
+/// Accept a match proposed to you (a logged-in member named in it). The last of the four to
+/// accept locks it: its table is made and all four are mailed.
+#[utoipa::path(operation_id = "accept_match", tag = "open play", params(("id" = i64, Path, minimum = 1, example = 1)),
+    responses((status = 200, body = MatchView), (status = 404, body = crate::error::Problem, content_type = "application/problem+json"),
+              (status = 409, description = "Not named in it, or called off", body = crate::error::Problem, content_type = "application/problem+json")))]
+#[post("/api/v1/matches/{id}/accept")]
+pub async fn accept(
+    state: web::Data<AppState>,
+    caller: Caller,
+    id: web::Path<i64>,
+) -> Result<HttpResponse, AppError> {
+    Ok(HttpResponse::Ok().json(matches::accept(&state, &caller, *id).await?))
 }
 
 /// Leave a match. Before it locks, any time; once it has its four, only in an emergency

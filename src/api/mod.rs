@@ -258,6 +258,7 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(matches::list)
         .service(matches::show)
         .service(matches::join)
+        .service(matches::accept)
         .service(matches::leave)
         .service(matches::cancel)
         .service(matches::remove)

@@ -162,9 +162,8 @@ impl Default for Limits {
 }
 
 impl Limits {
-    /// A log in, or a password set through a mailed link (join by invitation, finish a sign-up),
-    /// for the account `email` from `address`: attempts counted per address and per (account,
-    /// address), right or wrong.
+    /// A log in for the account `email` from `address`: attempts counted per address and per
+    /// (account, address), right or wrong (wrong passwords also count in `password_failed`).
     pub fn login(&self, email: &str, address: Option<IpAddr>) -> Result<(), Refused> {
         let now = DefaultClock::default().now();
         let address = address.map(limit_key);
@@ -224,7 +223,8 @@ impl Limits {
 
     /// Whether a password may be checked for the account `email` from `address`: refused once
     /// wrong passwords used up the account's (from this address) or the address's failures.
-    /// Every request that checks a password asks this first, log in too, so wrong passwords
+    /// Every request that checks or sets a password asks this first (log in, change password
+    /// or email, delete the account, join by invitation, finish a sign-up), so wrong passwords
     /// count together whichever request sent them.
     pub fn password_check(&self, email: &str, address: Option<IpAddr>) -> Result<(), Refused> {
         let address = address.map(limit_key);

@@ -267,7 +267,7 @@ pub async fn finish_signup(
     // A dead link is told before anything is counted or hashed.
     let (email, _) = signup_link(state, token).await?;
     validate_password(&chosen.password)?;
-    state.limits.login(&email, address)?;
+    state.limits.password_check(&email, address)?;
     let hash = password::hash_password(chosen.password).await?;
     let mut tx = state.db.begin().await?;
     let r = stored_mail::use_signup(&mut tx, &state.keys.hash(token))

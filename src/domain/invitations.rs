@@ -340,7 +340,7 @@ pub async fn join_new(
     };
     accounts::validate_signup(&signing)?;
     accounts::validate_password(&joining.password)?;
-    state.limits.login(&view.email, address)?;
+    state.limits.password_check(&view.email, address)?;
     let hash = password::hash_password(joining.password).await?;
     let mut tx = state.db.begin().await?;
     let user = users::create_in(

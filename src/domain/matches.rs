@@ -56,8 +56,12 @@ pub struct MatchView {
     pub night_number: Option<i32>,
     #[schema(required = true)]
     pub table: Option<i64>,
+    /// Named players who have not accepted yet: the match locks when none is left.
+    pub waiting_for: Vec<PlayerRef>,
     /// The caller's player is in this match.
     pub you_are_in: bool,
+    /// The caller's player is named in it and has not accepted yet.
+    pub you_are_asked: bool,
     /// Why an organizer called it off (when they did).
     #[schema(required = true)]
     pub cancel_reason: Option<String>,
@@ -88,7 +92,17 @@ impl MatchView {
             night: m.night_id,
             night_number: m.night_number,
             table: m.table_id,
+            waiting_for: m
+                .players
+                .iter()
+                .filter(|(id, _, _)| m.waiting.contains(id))
+                .map(|(id, name, _)| PlayerRef {
+                    id: *id,
+                    name: name.clone(),
+                })
+                .collect(),
             you_are_in: me.is_some_and(|p| m.players.iter().any(|x| x.0 == p)),
+            you_are_asked: me.is_some_and(|p| m.waiting.contains(&p)),
             cancel_reason: m.cancel_reason.clone(),
         }
     }
@@ -126,8 +140,10 @@ pub struct NewMatch {
     #[serde(default)]
     #[schema(max_length = 500)]
     pub note: Option<String>,
-    /// Three players of the club to play with (their ids): the match is made and locked at
-    /// once. Without them (or empty) the match is open to anyone in the league.
+    /// Three players of the club to play with (their ids): the match is proposed to them, and
+    /// locks once each has accepted (from the mail, with one tap, or on the match's page); made
+    /// by an organizer, it locks at once. Without them (or empty) the match is open to anyone
+    /// in the league.
     #[serde(default)]
     #[schema(max_items = 3)]
     pub players: Vec<i64>,
@@ -339,8 +355,162 @@ async fn mail_locked(
     write_mail(state, tx, league, club, m, &all, &subject, &text).await
 }
 
+/// The mail to each named player when a match is proposed to them: who, when, where, and a
+/// one-tap link that accepts (no login).
+async fn mail_proposed(
+    state: &AppState,
+    tx: &mut sqlx::PgConnection,
+    league: &League,
+    club: &Club,
+    m: &Match,
+) -> Result<()> {
+    let view = MatchView::of(m, None);
+    let proposer = view
+        .players
+        .first()
+        .map(|p| p.name.clone())
+        .unwrap_or_default();
+    let subject = format!("{}: {proposer} asks you to play {}", league.name, view.when);
+    let why = format!("as a member of {} playing in {}", club.name, league.name);
+    for (_, user, email, name) in stored::readers_of(tx, league.id, &m.waiting).await? {
+        let paragraphs = [
+            format!(
+                "{proposer} proposes a match of {} on {} at {}.",
+                view.names(),
+                view.when,
+                m.place
+            ),
+            "The match is on once all four have accepted; until then nothing is entered or counted. If you cannot play, open the match and leave it: your seat is then open to anyone in the league.".to_string(),
+        ];
+        let accept = accept_link(state, m.id, user);
+        let page = format!("{}/matches/{}", state.public_url, m.id);
+        let letter = MatchLetter {
+            kind: "match_proposed",
+            subject: &subject,
+            paragraphs: &paragraphs,
+            actions: &[
+                ("Accept", accept.as_str()),
+                ("See the match", page.as_str()),
+            ],
+            why: &why,
+        };
+        send(state, tx, league, club, (user, email, name), &letter).await?;
+    }
+    Ok(())
+}
+
+fn accept_what(match_id: i64, user: i64) -> String {
+    format!("match accept {match_id} {user}")
+}
+
+/// The link a named player follows from the mail to accept a proposed match, no login.
+pub fn accept_link(state: &AppState, match_id: i64, user: i64) -> String {
+    format!(
+        "{}/matches/{match_id}/accept/{user}-{}",
+        state.public_url,
+        state.keys.sign(&accept_what(match_id, user))
+    )
+}
+
+/// The caller accepts a match proposed to them; the last of the four to accept locks it and
+/// all four are mailed.
+pub async fn accept(state: &AppState, caller: &Caller, id: i64) -> Result<MatchView> {
+    let (_, league, club) = match_for(state, caller, id).await?;
+    let user = caller.user()?;
+    let Some((me, _)) = stored::player_of_user(&state.db, club.id, user.id).await? else {
+        return Err(Error::Conflict("you are not named in this match".into()));
+    };
+    accept_as(state, &league, &club, id, me).await
+}
+
+async fn accept_as(
+    state: &AppState,
+    league: &League,
+    club: &Club,
+    id: i64,
+    player: i64,
+) -> Result<MatchView> {
+    let mut tx = state.db.begin().await?;
+    let m = match stored::accept(&mut tx, league.id, id, player).await? {
+        stored::Accepted::Gone => return Err(Error::NotFound(format!("no match {id}"))),
+        stored::Accepted::NotIn => {
+            return Err(Error::Conflict("you are not named in this match".into()));
+        }
+        stored::Accepted::AsItWas(m) if m.status == "cancelled" => {
+            return Err(Error::Conflict("this match was called off".into()));
+        }
+        stored::Accepted::AsItWas(m) | stored::Accepted::Accepted(m) => *m,
+        stored::Accepted::Locked(m) => {
+            mail_locked(state, &mut tx, league, club, &m).await?;
+            *m
+        }
+    };
+    tx.commit().await?;
+    mail::wake(state);
+    state.events.poke();
+    Ok(MatchView::of(&m, Some(player)))
+}
+
+/// A league and its club by the league's id (a signed link's page, no caller).
+pub async fn league_of(state: &AppState, league_id: i64) -> Result<(League, Club)> {
+    crate::storage::leagues::with_club(&state.db, league_id)
+        .await?
+        .ok_or_else(|| Error::NotFound(format!("no league {league_id}")))
+}
+
+/// The match a signed accept link is for, and the player it names, while it holds.
+pub async fn accept_page(state: &AppState, id: i64, token: &str) -> Result<(MatchView, String)> {
+    let (m, _, _, player) = signed_accept(state, id, token).await?;
+    let name = m
+        .players
+        .iter()
+        .find(|p| p.0 == player)
+        .map(|p| p.1.clone())
+        .unwrap_or_default();
+    Ok((MatchView::of(&m, Some(player)), name))
+}
+
+/// Accepts a proposed match through the signed link of its mail (no login).
+pub async fn accept_signed(state: &AppState, id: i64, token: &str) -> Result<MatchView> {
+    let (_, league, club, player) = signed_accept(state, id, token).await?;
+    accept_as(state, &league, &club, id, player).await
+}
+
+async fn signed_accept(
+    state: &AppState,
+    id: i64,
+    token: &str,
+) -> Result<(Match, League, Club, i64)> {
+    let bad = || {
+        Error::NotFound(
+            "this link is not one the club sent (it may be cut short): open the match from the league's page instead"
+                .into(),
+        )
+    };
+    let (user, sig) = token.split_once('-').ok_or_else(bad)?;
+    let user: i64 = user.parse().map_err(|_| bad())?;
+    if token.len() > 200 || !state.keys.signed(&accept_what(id, user), sig) {
+        return Err(bad());
+    }
+    let m = stored::get(&state.db, id).await?.ok_or_else(bad)?;
+    let (league, club) = crate::storage::leagues::with_club(&state.db, m.league_id)
+        .await?
+        .ok_or_else(bad)?;
+    let player = stored::player_of_user(&state.db, club.id, user)
+        .await?
+        .map(|p| p.0)
+        .filter(|p| m.players.iter().any(|x| x.0 == *p))
+        .ok_or_else(|| {
+            Error::NotFound("this link's player is not in this match any more".into())
+        })?;
+    Ok((m, league, club, player))
+}
+
 /// Open matches one member may have waiting for players at a time.
 pub const MAX_FORMING: i64 = 20;
+
+/// Proposals naming others that one member may have waiting for answers at a time.
+pub const MAX_NAMED_WAITING: i64 = 5;
 
 /// Proposes a match: open, or with three named players (then it is locked at once).
 pub async fn create(
@@ -369,6 +539,17 @@ pub async fn create(
     {
         return Err(Error::Conflict(format!(
             "you have {MAX_FORMING} open matches waiting for players: leave one, or wait until they fill, before proposing another"
+        )));
+    }
+    // Named players agree first, unless an organizer makes the match.
+    let organizer = caller.league(state, league.id, Need::Admin).await.is_ok();
+    if !n.players.is_empty()
+        && !organizer
+        && let Ok(user) = caller.user()
+        && stored::named_waiting_by(&state.db, user.id).await? >= MAX_NAMED_WAITING
+    {
+        return Err(Error::Conflict(format!(
+            "you have {MAX_NAMED_WAITING} proposed matches waiting for the players you named to accept: wait for their answers, or leave one, before proposing another"
         )));
     }
     // The input stands: the caller's player (made for a member who has none).
@@ -409,6 +590,24 @@ pub async fn create(
             }
             players.push(p);
         }
+        if !organizer {
+            let answerable = stored::answerable(&state.db, club.id, &players[1..]).await?;
+            for (i, &p) in n.players.iter().enumerate() {
+                if !answerable.contains(&p) {
+                    let name = players::get(&state.db, club.id, p)
+                        .await?
+                        .map(|x| x.name)
+                        .unwrap_or_default();
+                    return Err(Error::invalid(
+                        &format!("players[{i}]"),
+                        format!(
+                            "{name} has no account in {}, so cannot accept a proposal: name members who can, or ask an organizer to make the match",
+                            club.name
+                        ),
+                    ));
+                }
+            }
+        }
     }
     let mut tx = state.db.begin().await?;
     let m = stored::create(
@@ -423,11 +622,14 @@ pub async fn create(
             open: n.players.is_empty(),
             created_by: caller.user().ok().map(|u| u.id),
             players: &players,
+            agreed: n.players.is_empty() || organizer,
         },
     )
     .await?;
     if m.status == "locked" {
         mail_locked(state, &mut tx, &league, &club, &m).await?;
+    } else if !m.waiting.is_empty() {
+        mail_proposed(state, &mut tx, &league, &club, &m).await?;
     }
     tx.commit().await?;
     mail::wake(state);
@@ -1466,6 +1668,7 @@ pub(crate) async fn arrange(
             open: players.len() < 4,
             created_by: None,
             players,
+            agreed: true,
         },
     )
     .await?;

@@ -145,6 +145,14 @@ async fn propose(
                     m.names(),
                     m.place
                 )
+            } else if !m.waiting_for.is_empty() {
+                let names: Vec<&str> = m.waiting_for.iter().map(|p| p.name.as_str()).collect();
+                format!(
+                    "Your match {} at {} is proposed to {}: each has a mail with one tap to accept. It is on once all three have; you get a mail then.",
+                    m.when,
+                    m.place,
+                    names.join(", ")
+                )
             } else {
                 format!(
                     "Your match {} at {} is open: it is on the Find a match page until three more join. You get a mail when it is full.",
@@ -168,6 +176,8 @@ struct MatchPageView {
     member: bool,
     /// The page reached through a player's signed link from the mail (no login).
     word: Option<WordLink>,
+    /// Where the caller's *Accept* posts, when the match is proposed to them.
+    accept: Option<String>,
 }
 
 /// A player's signed link: whose, and where its forms post.
@@ -195,6 +205,21 @@ impl MatchPageView {
         crate::domain::games::in_words(&g.game)
     }
 
+    /// The named players who have not accepted, in words.
+    fn to_accept(&self) -> String {
+        let names: Vec<&str> = self.m.waiting_for.iter().map(|p| p.name.as_str()).collect();
+        match names.as_slice() {
+            [] => String::new(),
+            [one] => one.to_string(),
+            [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+        }
+    }
+
+    /// Whether the player has not accepted the proposed match yet.
+    fn not_accepted(&self, player: &i64) -> bool {
+        self.m.waiting_for.iter().any(|w| w.id == *player)
+    }
+
     fn waiting_for(&self, g: &MatchGame) -> String {
         let names: Vec<&str> = g
             .game
@@ -214,6 +239,10 @@ async fn show(
     id: web::Path<i64>,
 ) -> Result<HttpResponse, AppError> {
     let p = matches::page(&state, &page.caller, *id).await?;
+    let accept_action = p
+        .view
+        .you_are_asked
+        .then(|| format!("/matches/{}/accept", p.view.id));
     page.render(MatchPageView {
         ctx: page.ctx.clone(),
         m: p.view,
@@ -223,7 +252,91 @@ async fn show(
         organizer: p.organizer,
         member: p.member,
         word: None,
+        accept: accept_action,
     })
+}
+
+#[post("/matches/{id}/accept")]
+async fn accept(
+    state: web::Data<AppState>,
+    id: web::Path<i64>,
+    posted: Posted<serde::de::IgnoredAny>,
+) -> Result<HttpResponse, AppError> {
+    let result = matches::accept(&state, &posted.caller, *id)
+        .await
+        .map(|m| accepted_words(&m));
+    after(&format!("/matches/{id}"), result)
+}
+
+/// What accepting a match did, in words.
+fn accepted_words(m: &MatchView) -> String {
+    if m.status == "locked" {
+        format!(
+            "You accepted, and all four have: {} play {} at {}. All four have a mail.",
+            m.names(),
+            m.when,
+            m.place
+        )
+    } else if m.waiting_for.is_empty() {
+        format!("You accepted the match {} at {}.", m.when, m.place)
+    } else {
+        let names: Vec<&str> = m.waiting_for.iter().map(|p| p.name.as_str()).collect();
+        format!(
+            "You accepted the match {} at {}. It is on once {} {} too; you get a mail then.",
+            m.when,
+            m.place,
+            names.join(" and "),
+            if names.len() == 1 {
+                "accepts"
+            } else {
+                "accept"
+            }
+        )
+    }
+}
+
+/// A named player's signed link from the proposal mail: the match with one *Accept* button.
+#[get("/matches/{id}/accept/{token}")]
+async fn accept_page(
+    page: Page,
+    state: web::Data<AppState>,
+    path: web::Path<(i64, String)>,
+) -> Result<HttpResponse, AppError> {
+    let (id, token) = path.into_inner();
+    let (m, _) = matches::accept_page(&state, id, &token).await?;
+    let p = matches::page(&state, &page.caller, id).await.ok();
+    let (league, club) = match &p {
+        Some(p) => (p.league.clone(), p.club.clone()),
+        None => matches::league_of(&state, m.league).await?,
+    };
+    page.render(MatchPageView {
+        ctx: page.ctx.clone(),
+        league,
+        club,
+        games: Vec::new(),
+        organizer: false,
+        member: false,
+        word: None,
+        accept: Some(format!(
+            "/matches/{id}/accept/{}",
+            super::urlencoding_encode(&token)
+        )),
+        m,
+    })
+}
+
+#[post("/matches/{id}/accept/{token}")]
+async fn accept_signed(
+    state: web::Data<AppState>,
+    path: web::Path<(i64, String)>,
+    _posted: Posted<serde::de::IgnoredAny>,
+) -> Result<HttpResponse, AppError> {
+    let (id, token) = path.into_inner();
+    let back = format!("/matches/{id}/accept/{}", super::urlencoding_encode(&token));
+    let result = matches::accept_signed(&state, id, &token)
+        .await
+        .map(|m| accepted_words(&m));
+    after(&back, result)
 }
 
 #[get("/matches/{id}/word/{token}")]
@@ -246,6 +359,7 @@ async fn word_page(
             name,
             action: format!("/matches/{id}/word/{}", super::urlencoding_encode(&token)),
         }),
+        accept: None,
     })
 }
 
@@ -539,6 +653,9 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(propose)
         .service(show)
         .service(word_page)
+        .service(accept)
+        .service(accept_page)
+        .service(accept_signed)
         .service(word_signed)
         .service(cancel)
         .service(remove)

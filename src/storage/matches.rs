@@ -32,13 +32,18 @@ pub struct Match {
     /// In the order they joined: (player id, name, linked account).
     #[sqlx(json)]
     pub players: Vec<(i64, String, Option<i64>)>,
+    /// The players named in it who have not accepted yet (the match locks once none is left).
+    #[sqlx(json)]
+    pub waiting: Vec<i64>,
 }
 
 const SELECT: &str = "SELECT m.id, m.league_id, m.match_date, m.local_time, m.starts_at, m.place, m.note, m.open, m.status, \
        m.created_by, m.created_at, m.locked_at, m.night_id, n.number AS night_number, m.cancel_reason, \
        (SELECT t.id FROM night_tables t WHERE t.night_id = m.night_id ORDER BY t.number LIMIT 1) AS table_id, \
        coalesce((SELECT jsonb_agg(jsonb_build_array(p.id, p.name, p.user_id) ORDER BY mp.joined_at, p.id) \
-          FROM match_players mp JOIN players p ON p.id = mp.player_id WHERE mp.match_id = m.id), '[]'::jsonb) AS players \
+          FROM match_players mp JOIN players p ON p.id = mp.player_id WHERE mp.match_id = m.id), '[]'::jsonb) AS players, \
+       coalesce((SELECT jsonb_agg(mp.player_id ORDER BY mp.joined_at, mp.player_id) \
+          FROM match_players mp WHERE mp.match_id = m.id AND mp.accepted_at IS NULL), '[]'::jsonb) AS waiting \
      FROM matches m LEFT JOIN nights n ON n.id = m.night_id";
 
 /// A new match.
@@ -53,6 +58,9 @@ pub struct NewMatch<'a> {
     pub created_by: Option<i64>,
     /// The players in it from the start, the proposer first.
     pub players: &'a [i64],
+    /// Every player has agreed (an organizer made it, or it is open): a full match locks at
+    /// once. Otherwise the named players wait to accept.
+    pub agreed: bool,
 }
 
 pub async fn get(db: impl sqlx::PgExecutor<'_>, id: i64) -> sqlx::Result<Option<Match>> {
@@ -201,19 +209,101 @@ pub async fn create(tx: &mut Transaction<'_, Postgres>, m: &NewMatch<'_>) -> sql
     .bind(m.created_by)
     .fetch_one(&mut **tx)
     .await?;
-    for p in m.players {
-        sqlx::query("INSERT INTO match_players (match_id, player_id) VALUES ($1, $2)")
-            .bind(id)
-            .bind(p)
-            .execute(&mut **tx)
-            .await?;
+    for (i, p) in m.players.iter().enumerate() {
+        sqlx::query(
+            "INSERT INTO match_players (match_id, player_id, accepted_at) \
+             VALUES ($1, $2, CASE WHEN $3 THEN clock_timestamp() END)",
+        )
+        .bind(id)
+        .bind(p)
+        .bind(m.agreed || i == 0)
+        .execute(&mut **tx)
+        .await?;
     }
     emit(tx, m.league_id, "match.opened", id).await?;
-    if m.players.len() == 4 {
+    if m.players.len() == 4 && m.agreed {
         make_night(tx, id).await?;
         emit(tx, m.league_id, "match.locked", id).await?;
     }
     get(&mut **tx, id).await?.ok_or(sqlx::Error::RowNotFound)
+}
+
+/// Those of `players` linked to an account that is a member of the club (who can answer a
+/// proposal).
+pub async fn answerable(pool: &PgPool, club_id: i64, players: &[i64]) -> sqlx::Result<Vec<i64>> {
+    sqlx::query_scalar(
+        "SELECT p.id FROM players p JOIN memberships m ON m.club_id = p.club_id AND m.user_id = p.user_id \
+         WHERE p.club_id = $1 AND p.id = ANY($2)",
+    )
+    .bind(club_id)
+    .bind(players)
+    .fetch_all(pool)
+    .await
+}
+
+/// Proposals naming others that a member made and that still wait for an answer.
+pub async fn named_waiting_by(pool: &PgPool, user_id: i64) -> sqlx::Result<i64> {
+    sqlx::query_scalar(
+        "SELECT count(*) FROM matches m WHERE m.created_by = $1 AND m.status = 'forming' AND NOT m.open \
+         AND m.starts_at > now() \
+         AND EXISTS (SELECT 1 FROM match_players mp WHERE mp.match_id = m.id AND mp.accepted_at IS NULL)",
+    )
+    .bind(user_id)
+    .fetch_one(pool)
+    .await
+}
+
+/// What a named player's answer did.
+#[derive(Debug)]
+pub enum Accepted {
+    Gone,
+    /// The player is not named in it.
+    NotIn,
+    /// Accepted before, or the match is locked or called off: as it is.
+    AsItWas(Box<Match>),
+    /// Accepted; others still wait.
+    Accepted(Box<Match>),
+    /// The last to accept: the match locked (its night made).
+    Locked(Box<Match>),
+}
+
+/// A named player accepts the match, in `tx`; the last to accept of four locks it.
+pub async fn accept(
+    tx: &mut Transaction<'_, Postgres>,
+    league_id: i64,
+    id: i64,
+    player_id: i64,
+) -> sqlx::Result<Accepted> {
+    lock(tx, league_id, id).await?;
+    let Some(m) = get(&mut **tx, id).await? else {
+        return Ok(Accepted::Gone);
+    };
+    if !m.players.iter().any(|p| p.0 == player_id) {
+        return Ok(Accepted::NotIn);
+    }
+    if m.status != "forming" || !m.waiting.contains(&player_id) {
+        return Ok(Accepted::AsItWas(Box::new(m)));
+    }
+    sqlx::query(
+        "UPDATE match_players SET accepted_at = clock_timestamp() WHERE match_id = $1 AND player_id = $2",
+    )
+    .bind(id)
+    .bind(player_id)
+    .execute(&mut **tx)
+    .await?;
+    let full = m.players.len() == 4 && m.waiting.len() == 1;
+    if full {
+        make_night(tx, id).await?;
+        emit(tx, league_id, "match.locked", id).await?;
+    } else {
+        emit(tx, league_id, "match.changed", id).await?;
+    }
+    let m = Box::new(get(&mut **tx, id).await?.ok_or(sqlx::Error::RowNotFound)?);
+    Ok(if full {
+        Accepted::Locked(m)
+    } else {
+        Accepted::Accepted(m)
+    })
 }
 
 /// Adds a player to a forming match, in `tx`; the fourth locks it (its night made).
@@ -238,7 +328,8 @@ pub async fn join(
         .bind(player_id)
         .execute(&mut **tx)
         .await?;
-    let full = m.players.len() + 1 == 4;
+    // Joining is agreeing; a match still waiting for a named player's answer locks with it.
+    let full = m.players.len() + 1 == 4 && m.waiting.is_empty();
     if full {
         make_night(tx, id).await?;
         emit(tx, league_id, "match.locked", id).await?;
@@ -295,6 +386,11 @@ pub async fn leave(
     sqlx::query("DELETE FROM match_players WHERE match_id = $1 AND player_id = $2")
         .bind(id)
         .bind(player_id)
+        .execute(&mut **tx)
+        .await?;
+    // The seat a player leaves (or declines) is open to anyone in the league.
+    sqlx::query("UPDATE matches SET open = true WHERE id = $1")
+        .bind(id)
         .execute(&mut **tx)
         .await?;
     if m.players.len() == 1 {

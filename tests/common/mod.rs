@@ -98,6 +98,13 @@ pub async fn spawn_app_with(change: impl FnOnce(&mut Settings)) -> TestApp {
     serve_on(db, own, change)
 }
 
+/// A second instance of the service on the database of `app`, as two processes behind one
+/// proxy would run (each with its own pool and memory).
+pub async fn another_instance(app: &TestApp, change: impl FnOnce(&mut Settings)) -> TestApp {
+    let own = connect_patiently(app.db.connect_options().as_ref().clone()).await;
+    serve_on(app.db.clone(), own, change)
+}
+
 fn serve_on(db: PgPool, own: PgPool, change: impl FnOnce(&mut Settings)) -> TestApp {
     let mut settings = Settings {
         bind: "127.0.0.1:0".into(),
