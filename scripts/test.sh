@@ -22,15 +22,26 @@ TEST_DATABASE_URL="$(target/debug/mahjong-league db start --throwaway --data-dir
 export TEST_DATABASE_URL
 echo "throwaway PostgreSQL: ${TEST_DATABASE_URL//:[0-9a-f][0-9a-f]*@/:***@}"
 
+# Every process the tests start inherits this mark; once they are over, none may be left running
+# (scripts/leftovers.sh names, stops and fails on any).
+MAHJONG_TEST_RUN="$(date +%s)-$$"
+export MAHJONG_TEST_RUN
+status=0
 if cargo nextest --version >/dev/null 2>&1; then
-  cargo nextest run --locked --no-fail-fast
+  cargo nextest run --locked --no-fail-fast || status=$?
 else
-  cargo test --locked --no-fail-fast
+  cargo test --locked --no-fail-fast || status=$?
 fi
 
-# The API fuzzed from its own OpenAPI document (schemathesis, every check), a few examples per
-# operation; FUZZ_EXAMPLES=200 scripts/api-fuzz.sh runs a longer budget.
-scripts/api-fuzz.sh
+if [ "$status" -eq 0 ]; then
+  # The API fuzzed from its own OpenAPI document (schemathesis, every check), a few examples per
+  # operation; FUZZ_EXAMPLES=200 scripts/api-fuzz.sh runs a longer budget.
+  scripts/api-fuzz.sh || status=$?
+fi
+if [ "$status" -eq 0 ]; then
+  # An app's quick start through a client generated from openapi/openapi.json (openapi-python-client).
+  scripts/client-check.sh || status=$?
+fi
 
-# An app's quick start through a client generated from openapi/openapi.json (openapi-python-client).
-scripts/client-check.sh
+env -u MAHJONG_TEST_RUN scripts/leftovers.sh "$MAHJONG_TEST_RUN" || status=1
+exit "$status"

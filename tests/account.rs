@@ -183,7 +183,11 @@ async fn name_password_email_and_sessions_change_from_the_account() {
     }
     let word = word.expect("the address with an account is told");
     assert_eq!(word.to, ["SAM@example.org"]);
-    assert!(word.text().contains("has an account already"), "{}", word.text());
+    assert!(
+        word.text().contains("has an account already"),
+        "{}",
+        word.text()
+    );
     assert!(
         !word.text().contains("/account/email/"),
         "no link that would move it: {}",

@@ -379,11 +379,27 @@ async fn four_members_arrange_a_match_it_locks_and_mails_them_and_an_emergency_r
         (Some("locked"), 4)
     );
 
-    // A match made with three named players is locked at once, and closed to others.
+    // A match proposed to three named players locks once all three accept, and is closed to
+    // others.
     let named = [c.members[1].1, c.members[2].1, c.members[3].1];
     let res = post(app, ann, &matches,
         json!({"date": date + Duration::days(1), "time": "10:30", "place": "Club room", "players": named})).await;
     let made = json(res, 201).await;
+    assert_eq!(
+        (made["status"].as_str(), made["open"].as_bool()),
+        (Some("forming"), Some(false))
+    );
+    let mut made = made;
+    for i in 1..=3 {
+        let res = post(
+            app,
+            &c.members[i].0,
+            &format!("/api/v1/matches/{}/accept", made["id"]),
+            json!(null),
+        )
+        .await;
+        made = json(res, 200).await;
+    }
     assert_eq!(
         (made["status"].as_str(), made["open"].as_bool()),
         (Some("locked"), Some(false))
@@ -438,7 +454,18 @@ async fn named_match(c: &Club, who: [usize; 4], date: NaiveDate, time: &str) -> 
         json!({"date": date, "time": time, "place": "Club room", "players": others}),
     )
     .await;
-    let m = json(res, 201).await;
+    let mut m = json(res, 201).await;
+    // Each named player accepts; the last locks it.
+    for &i in &who[1..] {
+        let res = post(
+            &c.app,
+            &c.members[i].0,
+            &format!("/api/v1/matches/{}/accept", m["id"]),
+            json!(null),
+        )
+        .await;
+        m = json(res, 200).await;
+    }
     (m["id"].as_i64().unwrap(), m["table"].as_i64().unwrap())
 }
 

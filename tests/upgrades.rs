@@ -218,3 +218,74 @@ fn no_migration_drops_or_renames_a_table_or_a_column() {
     }
     assert!(checked >= 20);
 }
+
+/// Names stay names (issue 51): rows stored before with line breaks, tabs or direction marks in
+/// single-line text are cleaned by migration 0034, and each change is written down.
+#[tokio::test]
+async fn stored_names_with_breaks_and_direction_marks_are_cleaned_and_logged() {
+    let name = format!("clean_{}", uuid::Uuid::new_v4().simple());
+    let mut admin = common::admin_connection().await;
+    sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE \"{name}\"")))
+        .execute(&mut admin)
+        .await
+        .unwrap();
+    let mut url = url::Url::parse(&std::env::var("TEST_DATABASE_URL").unwrap()).unwrap();
+    url.set_path(&format!("/{name}"));
+    let pool = PgPool::connect(url.as_str()).await.unwrap();
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("migrations");
+    let mut before = sqlx::migrate::Migrator::new(dir.as_path()).await.unwrap();
+    before.migrations = before
+        .migrations
+        .iter()
+        .filter(|m| m.version <= 33)
+        .cloned()
+        .collect::<Vec<_>>()
+        .into();
+    before.run(&pool).await.unwrap();
+    sqlx::raw_sql(
+        "INSERT INTO clubs (id, slug, name) VALUES (1, 'maple', E'Maple\\u202E Street');
+         INSERT INTO users (id, email, display_name, password_hash)
+           VALUES (1, 'a@example.org', E'Ann\\r\\nBcc: all@example.org', 'x'), (2, 'b@example.org', 'Bea', 'x');
+         INSERT INTO leagues (id, club_id, name, builtin_card, ruleset) VALUES (1, 1, E'Spring\\tleague', 'demo-2026', '\"nmjl-money\"');",
+    )
+    .execute(&pool)
+    .await
+    .unwrap();
+    let all = sqlx::migrate::Migrator::new(dir.as_path()).await.unwrap();
+    all.run(&pool).await.unwrap();
+    let names: (String, String, String, String) = sqlx::query_as(
+        "SELECT (SELECT name FROM clubs WHERE id = 1), (SELECT display_name FROM users WHERE id = 1), \
+                (SELECT display_name FROM users WHERE id = 2), (SELECT name FROM leagues WHERE id = 1)",
+    )
+    .fetch_one(&pool)
+    .await
+    .unwrap();
+    assert_eq!(
+        names,
+        (
+            "Maple Street".to_string(),
+            "Ann Bcc: all@example.org".to_string(),
+            "Bea".to_string(),
+            "Spring league".to_string()
+        )
+    );
+    let logged: Vec<(String, i64, String, String)> = sqlx::query_as(
+        "SELECT table_name, row_id, column_name, after FROM cleaned_text ORDER BY table_name",
+    )
+    .fetch_all(&pool)
+    .await
+    .unwrap();
+    assert_eq!(
+        logged,
+        vec![
+            ("clubs".into(), 1, "name".into(), "Maple Street".into()),
+            ("leagues".into(), 1, "name".into(), "Spring league".into()),
+            (
+                "users".into(),
+                1,
+                "display_name".into(),
+                "Ann Bcc: all@example.org".into()
+            ),
+        ]
+    );
+}

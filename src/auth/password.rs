@@ -5,10 +5,12 @@
 //! amount of memory and never more threads.
 //!
 //! Why the memory is the threads' own: argon2 asks for its 19 MiB afresh on every hash. On
-//! glibc a freed block that large raises the allocator's mmap threshold, so later ones come out
-//! of the per-thread arenas and stay there after they are freed. With hashes on the executor's
-//! blocking pool (up to 512 threads, each its own arena) 400 checks from 16 clients grew the
-//! process by 2.4 GB, most of which stayed after the burst.
+//! glibc the first such block freed raises the allocator's mmap threshold above 19 MiB, so every
+//! later one comes out of the heap, which fragments and is never given back. With hashes on the
+//! executor's blocking pool (as many at once as requests) 400 checks from 16 clients grew the
+//! process by 3.3 GB and kept 3.2 GB (`scripts/bench-passwords.sh`; one malloc arena changed
+//! nothing; a fixed mmap threshold gave it all back but still peaked 300 MB higher, 16 hashes at
+//! once). Here: two threads on two cores, 38 MiB made once, nothing more.
 
 use std::sync::OnceLock;
 use std::sync::mpsc::{Receiver, SyncSender, TrySendError, sync_channel};

@@ -16,16 +16,76 @@ pub const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
 pub const CHROMIUM: &str = "/usr/bin/chromium";
 pub const WIDTHS: [(&str, u32, u32); 2] = [("phone", 390, 844), ("desktop", 1280, 900)];
 
-/// A chromedriver of the test's own, stopped when dropped.
+/// A chromedriver of the test's own, in a process group of its own with the Chromium it starts,
+/// and the browser's profile folder. Dropped — when the test passes, fails or panics — it closes
+/// the browser through the driver, then stops whatever is left of the group and of the profile's
+/// processes, and removes the folder.
 pub struct Driver {
     child: Child,
     pub url: String,
+    profile: std::path::PathBuf,
 }
 
 impl Drop for Driver {
     fn drop(&mut self) {
-        let _ = self.child.kill();
+        // Through the driver: chromedriver's /shutdown ends its sessions, which quits Chromium.
+        shutdown(&self.url);
+        let deadline = std::time::Instant::now() + Duration::from_secs(5);
+        while std::time::Instant::now() < deadline {
+            if matches!(self.child.try_wait(), Ok(Some(_))) {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        // Whatever is left: the group (the driver, Chromium and its helpers), then any process
+        // still holding the profile (a helper that left the group).
+        let group = self.child.id() as libc::pid_t;
+        // SAFETY: killpg only sends a signal to the group this test made.
+        unsafe {
+            libc::killpg(group, libc::SIGKILL);
+        }
         let _ = self.child.wait();
+        kill_holding(&self.profile);
+        let _ = std::fs::remove_dir_all(&self.profile);
+    }
+}
+
+/// Asks a chromedriver to shut down (closing its browsers), waiting at most a few seconds.
+fn shutdown(url: &str) {
+    use std::io::{Read, Write};
+    let Some(addr) = url
+        .strip_prefix("http://")
+        .and_then(|a| a.parse::<std::net::SocketAddr>().ok())
+    else {
+        return;
+    };
+    let Ok(mut s) = std::net::TcpStream::connect_timeout(&addr, Duration::from_secs(1)) else {
+        return;
+    };
+    let _ = s.set_read_timeout(Some(Duration::from_secs(5)));
+    let _ = s.write_all(b"GET /shutdown HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
+    let _ = s.read_to_end(&mut Vec::new());
+}
+
+/// Kills every process whose command line names `path` (a browser profile's folder).
+fn kill_holding(path: &std::path::Path) {
+    let needle = path.to_string_lossy().into_owned();
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return;
+    };
+    for e in entries.flatten() {
+        let Ok(pid) = e.file_name().to_string_lossy().parse::<libc::pid_t>() else {
+            continue;
+        };
+        let Ok(cmdline) = std::fs::read(e.path().join("cmdline")) else {
+            continue;
+        };
+        if String::from_utf8_lossy(&cmdline).contains(&needle) {
+            // SAFETY: a signal to a process found holding this test's own profile folder.
+            unsafe {
+                libc::kill(pid, libc::SIGKILL);
+            }
+        }
     }
 }
 
@@ -42,18 +102,25 @@ pub async fn browser() -> (Driver, Client) {
         std::path::Path::new(CHROMEDRIVER).exists() && std::path::Path::new(CHROMIUM).exists(),
         "browser tests need Debian's chromium and chromium-driver: `make test` installs them"
     );
+    use std::os::unix::process::CommandExt;
     let port = free_port();
     let child = Command::new(CHROMEDRIVER)
         .arg(format!("--port={port}"))
         .stdout(Stdio::null())
         .stderr(Stdio::null())
+        .process_group(0)
         .spawn()
         .expect("start chromedriver");
+    let profile = tempfile::Builder::new()
+        .prefix("mahjong-league-chromium-")
+        .tempdir()
+        .unwrap()
+        .keep();
     let driver = Driver {
         child,
         url: format!("http://127.0.0.1:{port}"),
+        profile: profile.clone(),
     };
-    let profile = tempfile::tempdir().unwrap().keep();
     let mut caps = serde_json::Map::new();
     caps.insert(
         "goog:chromeOptions".into(),

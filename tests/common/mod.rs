@@ -362,6 +362,28 @@ pub struct Served {
     pub data: std::path::PathBuf,
 }
 
+/// A service still running when its test ends (passed, failed or panicked) is stopped as an
+/// operator would: TERM (it stops its own PostgreSQL), then KILL after 15 s.
+impl Drop for Served {
+    fn drop(&mut self) {
+        if !matches!(self.child.try_wait(), Ok(None)) {
+            return;
+        }
+        // SAFETY: a signal to the service process this test started.
+        unsafe {
+            libc::kill(self.child.id() as libc::pid_t, libc::SIGTERM);
+        }
+        for _ in 0..150 {
+            if !matches!(self.child.try_wait(), Ok(None)) {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
 impl Served {
     /// Signs `client` up as `email` on this service, following the link of the mailed
     /// `.eml` file: the client is then logged in.
