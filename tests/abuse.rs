@@ -275,14 +275,10 @@ async fn an_invitation_is_mailed_once_unless_sent_again_and_a_club_has_a_day_bud
     // An operator raises the club's budget with a command.
     let bin = env!("CARGO_BIN_EXE_mahjong-league");
     let url = {
-        let o = app.db.connect_options();
-        format!(
-            "postgres://{}@{}:{}/{}",
-            o.get_username(),
-            o.get_host(),
-            o.get_port(),
-            o.get_database().unwrap()
-        )
+        let mut url = url::Url::parse(&std::env::var("TEST_DATABASE_URL").unwrap()).unwrap();
+        let name = app.db.connect_options().get_database().unwrap().to_string();
+        url.set_path(&format!("/{name}"));
+        url.to_string()
     };
     let out = std::process::Command::new(bin)
         .args(["club", "mail-budget", "tiles", "10", "--database-url", &url])

@@ -438,3 +438,148 @@ async fn members_arrange_a_match_one_enters_the_games_the_others_confirm_and_an_
         "Bea, the one left in it, is told"
     );
 }
+
+/// Consent before a match (issue 51), on phones: Ann proposes a match to Bea, Cy and Dot on
+/// *Find a match*; it waits, saying for whom; Bea accepts from her mail's link without logging
+/// in (one tap), Cy on the match's page after logging in, and Dot's accept locks it. No table
+/// (so no scoring) until then. axe at both widths on each page.
+#[tokio::test]
+async fn a_match_proposed_to_three_players_is_on_once_each_accepts() {
+    let app = spawn_app().await;
+    let owner = club_owner(&app, "tiles", "owner@example.org").await;
+    let league: Value = owner
+        .post(app.url("/api/v1/clubs/tiles/leagues"))
+        .json(&json!({"name": "Open play", "card": "demo-2026", "ruleset": "nmjl-money", "kind": "open"}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let league = league["id"].as_i64().unwrap();
+    let mut ids = Vec::new();
+    for name in ["Ann", "Bea", "Cy", "Dot"] {
+        let email = format!("{}@example.org", name.to_lowercase());
+        member_of(&app, &owner, "tiles", &email, "member").await;
+        let p: Value = owner
+            .post(app.url("/api/v1/clubs/tiles/players"))
+            .json(&json!({ "name": name }))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        let id = p["id"].as_i64().unwrap();
+        sqlx::query(
+            "UPDATE players SET user_id = (SELECT id FROM users WHERE email = $2) WHERE id = $1",
+        )
+        .bind(id)
+        .bind(&email)
+        .execute(&app.db)
+        .await
+        .unwrap();
+        ids.push(id);
+    }
+    let base = app.address.clone();
+    let (_driver, c) = browser().await;
+
+    phone_of(
+        &c,
+        &base,
+        "ann@example.org",
+        &format!("/leagues/{league}/matches"),
+    )
+    .await;
+    wait_text(&c, "h1", "Find a match").await;
+    let day = (Utc::now() + Duration::days(3)).date_naive();
+    c.execute(
+        "document.getElementById('m-date').value = arguments[0];",
+        vec![json!(day.to_string())],
+    )
+    .await
+    .unwrap();
+    let mut h = Hands::new(&c);
+    h.type_into("#m-place", "Ann's kitchen").await;
+    h.tap("input[name=kind][value=named]").await;
+    for (i, id) in ids[1..].iter().enumerate() {
+        c.find(Locator::Css(&format!("#m-player-{}", i + 1)))
+            .await
+            .unwrap()
+            .select_by_value(&id.to_string())
+            .await
+            .unwrap();
+    }
+    h.tap("#propose button[type=submit]").await;
+    let said = flash(&c, "is proposed to Bea, Cy and Dot").await;
+    assert!(said.contains("each has a mail"), "{said}");
+    let status = wait_text(&c, "#match-status", "Proposed").await;
+    assert!(status.contains("Bea, Cy and Dot"), "{status}");
+    assert!(
+        c.find(Locator::Css("a[href$='/score']")).await.is_err(),
+        "no scoring screen before it is on"
+    );
+    look(&c, "match-proposed", PHONE).await;
+    let match_id: i64 = c
+        .current_url()
+        .await
+        .unwrap()
+        .path()
+        .trim_start_matches("/matches/")
+        .parse()
+        .unwrap();
+
+    let link_of = |to: &'static str| {
+        let db = app.db.clone();
+        async move {
+            let body: String = sqlx::query_scalar(
+                "SELECT text_body FROM mail_outbox WHERE kind = 'match_proposed' AND to_address = $1",
+            )
+            .bind(to)
+            .fetch_one(&db)
+            .await
+            .unwrap();
+            body.split_whitespace()
+                .find(|w| w.contains("/accept/"))
+                .expect("the accept link in the mail")
+                .to_string()
+        }
+    };
+    // Bea, from her mail, not logged in: one tap.
+    c.delete_all_cookies().await.unwrap();
+    c.goto(&link_of("bea@example.org").await).await.unwrap();
+    wait_text(&c, "#accept", "Accept: I play").await;
+    look(&c, "match-accept-link", PHONE).await;
+    let mut h = Hands::new(&c);
+    h.tap("#accept button").await;
+    let said = flash(&c, "You accepted").await;
+    assert!(said.contains("Cy and Dot accept too"), "{said}");
+    assert_eq!((h.taps, h.scrolls), (1, 0), "one tap from the mail");
+
+    // Cy, logged in, on the match's page.
+    phone_of(&c, &base, "cy@example.org", &format!("/matches/{match_id}")).await;
+    wait_text(&c, "#players", "has not accepted yet").await;
+    let mut h = Hands::new(&c);
+    h.tap("#accept button").await;
+    let said = flash(&c, "You accepted").await;
+    assert!(said.contains("Dot accepts too"), "{said}");
+
+    // Dot's accept locks it: the table is made, and the page says the match is on.
+    c.delete_all_cookies().await.unwrap();
+    c.goto(&link_of("dot@example.org").await).await.unwrap();
+    let mut h = Hands::new(&c);
+    h.tap("#accept button").await;
+    let said = flash(&c, "all four have").await;
+    assert!(said.contains("Ann, Bea, Cy and Dot"), "{said}");
+    wait_text(&c, "#match-status", "the match is on").await;
+    look(&c, "match-accepted", PHONE).await;
+    let locked: (String, Option<i64>) =
+        sqlx::query_as("SELECT status, night_id FROM matches WHERE id = $1")
+            .bind(match_id)
+            .fetch_one(&app.db)
+            .await
+            .unwrap();
+    assert_eq!(locked.0, "locked");
+    assert!(locked.1.is_some());
+    c.close().await.unwrap();
+}

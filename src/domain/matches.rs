@@ -1634,11 +1634,29 @@ fn capitalized(s: &str) -> String {
 }
 
 /// The club's active players, for naming three in a match: (id, name).
-pub async fn club_players(state: &AppState, club: &Club) -> Result<Vec<(i64, String)>> {
-    Ok(players::list(&state.db, club.id, false)
+pub async fn club_players(
+    state: &AppState,
+    caller: &Caller,
+    club: &Club,
+) -> Result<Vec<(i64, String)>> {
+    let all: Vec<(i64, String)> = players::list(&state.db, club.id, false)
         .await?
         .into_iter()
         .map(|p| (p.id, p.name))
+        .collect();
+    // A member names only players who can accept (linked to a member); an organizer anyone.
+    if caller
+        .club_access(state, club.clone(), Need::Admin)
+        .await
+        .is_ok()
+    {
+        return Ok(all);
+    }
+    let ids: Vec<i64> = all.iter().map(|p| p.0).collect();
+    let answerable = stored::answerable(&state.db, club.id, &ids).await?;
+    Ok(all
+        .into_iter()
+        .filter(|p| answerable.contains(&p.0))
         .collect())
 }
 

@@ -57,7 +57,7 @@ async fn find(
         }
     }
     let players = if member {
-        matches::club_players(&state, &club).await?
+        matches::club_players(&state, &page.caller, &club).await?
     } else {
         Vec::new()
     };
@@ -146,12 +146,11 @@ async fn propose(
                     m.place
                 )
             } else if !m.waiting_for.is_empty() {
-                let names: Vec<&str> = m.waiting_for.iter().map(|p| p.name.as_str()).collect();
                 format!(
                     "Your match {} at {} is proposed to {}: each has a mail with one tap to accept. It is on once all three have; you get a mail then.",
                     m.when,
                     m.place,
-                    names.join(", ")
+                    waiting_in_words(&m)
                 )
             } else {
                 format!(
@@ -207,12 +206,7 @@ impl MatchPageView {
 
     /// The named players who have not accepted, in words.
     fn to_accept(&self) -> String {
-        let names: Vec<&str> = self.m.waiting_for.iter().map(|p| p.name.as_str()).collect();
-        match names.as_slice() {
-            [] => String::new(),
-            [one] => one.to_string(),
-            [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
-        }
+        waiting_in_words(&self.m)
     }
 
     /// Whether the player has not accepted the proposed match yet.
@@ -268,6 +262,16 @@ async fn accept(
     after(&format!("/matches/{id}"), result)
 }
 
+/// The named players who have not accepted a match, in words: "Bea, Cy and Dot".
+fn waiting_in_words(m: &MatchView) -> String {
+    let names: Vec<&str> = m.waiting_for.iter().map(|p| p.name.as_str()).collect();
+    match names.as_slice() {
+        [] => String::new(),
+        [one] => one.to_string(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
 /// What accepting a match did, in words.
 fn accepted_words(m: &MatchView) -> String {
     if m.status == "locked" {
@@ -280,13 +284,12 @@ fn accepted_words(m: &MatchView) -> String {
     } else if m.waiting_for.is_empty() {
         format!("You accepted the match {} at {}.", m.when, m.place)
     } else {
-        let names: Vec<&str> = m.waiting_for.iter().map(|p| p.name.as_str()).collect();
         format!(
             "You accepted the match {} at {}. It is on once {} {} too; you get a mail then.",
             m.when,
             m.place,
-            names.join(" and "),
-            if names.len() == 1 {
+            waiting_in_words(m),
+            if m.waiting_for.len() == 1 {
                 "accepts"
             } else {
                 "accept"
