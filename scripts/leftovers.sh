@@ -3,7 +3,8 @@
 # (the test binaries, chromedriver and Chromium, services, PostgreSQL servers, the fuzz's service)
 # inherits MAHJONG_TEST_RUN=RUN_ID from scripts/test.sh; once the run is over none may remain.
 # Names each one found (pid, memory, command), stops it (TERM, then KILL after 5 s) and exits 1;
-# exits 0 when there are none.
+# exits 0 when there are none. Run it without the mark in its own environment (`env -u
+# MAHJONG_TEST_RUN`), or it finds itself.
 set -uo pipefail
 run="${1:?usage: scripts/leftovers.sh RUN_ID}"
 found() {
@@ -11,7 +12,7 @@ found() {
   for env in /proc/[0-9]*/environ; do
     pid="${env#/proc/}"; pid="${pid%/environ}"
     [ "$pid" = "$$" ] && continue
-    if tr '\0' '\n' < "$env" 2>/dev/null | grep -qx "MAHJONG_TEST_RUN=$run"; then
+    if { tr '\0' '\n' < "$env"; } 2>/dev/null | grep -qx "MAHJONG_TEST_RUN=$run"; then
       echo "$pid"
     fi
   done

@@ -771,6 +771,13 @@ async fn finishing_a_sign_up_needs_the_password_chosen_at_the_link() {
         .await
         .unwrap();
     assert_eq!(res.status(), 202);
+    // What is dropped is still bounded.
+    let (status, _, problem) = send(reqwest::Client::new().post(app.url("/api/v1/users")).json(
+        &json!({ "email": "x@example.org", "display_name": "X", "password": "p".repeat(1001) }),
+    ))
+    .await;
+    assert_eq!(status, 422);
+    assert_eq!(problem["errors"][0]["field"], "password");
     let link = common::wait_mailed_path(&app.db, "signup", "owner@example.org", "/signup/").await;
     let token = link.trim_start_matches("/signup/");
     let finish = |body: Value| {

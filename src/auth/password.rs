@@ -194,6 +194,29 @@ mod tests {
         assert!(!verify_password("anything".into(), None).await.unwrap());
     }
 
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn past_the_queue_a_check_is_refused_at_once_and_the_rest_are_answered() {
+        let many = threads() * (QUEUE_PER_THREAD + 1) + 40;
+        let checks: Vec<_> = (0..many)
+            .map(|i| tokio::spawn(verify_password(format!("guess {i}"), None)))
+            .collect();
+        let (mut answered, mut busy) = (0, 0);
+        for c in checks {
+            match c.await.unwrap() {
+                Ok(false) => answered += 1,
+                Err(HashError::Busy) => busy += 1,
+                other => panic!("{other:?}"),
+            }
+        }
+        assert!(busy >= 40 - threads(), "{busy} refused of {many}");
+        assert!(
+            answered >= threads() * QUEUE_PER_THREAD,
+            "{answered} answered"
+        );
+        // Once the burst is over, checks are answered again.
+        assert!(!verify_password("again".into(), None).await.unwrap());
+    }
+
     #[test]
     fn hashes_made_by_the_crate_itself_verify_here_and_back() {
         use argon2::password_hash::{PasswordHasher, PasswordVerifier};

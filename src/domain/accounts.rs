@@ -153,6 +153,15 @@ pub struct SignUpTold {
 /// else's address never holds a password its owner does not know.
 pub async fn register(state: &AppState, s: SignUp, address: Option<IpAddr>) -> Result<SignUpTold> {
     validate_signup(&s)?;
+    if s.password
+        .as_ref()
+        .is_some_and(|p| p.chars().count() > 1000)
+    {
+        return Err(Error::invalid(
+            "password",
+            "send at most 1000 characters, or none: the password is chosen on the mailed link's page",
+        ));
+    }
     let email = s.email.trim();
     state.limits.signup(Some(email), address)?;
     stored_mail::ask_signup(&state.db, email, s.display_name.trim()).await?;
