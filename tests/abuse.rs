@@ -47,6 +47,27 @@ async fn invite(
     .await
 }
 
+/// Opens a page a mailed link leads to and submits its one form, as a person taps its button
+/// (the answer is a redirect with the outcome): the page as it was shown.
+async fn submit_page(browser: &reqwest::Client, link: &str) -> String {
+    let page = browser
+        .get(link)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let res = browser
+        .post(link)
+        .form(&[("csrf", common::csrf_of(&page))])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 303, "{link}");
+    page
+}
+
 /// Waits (up to 20 s) until `n` messages of `kind` have arrived; answers every message.
 async fn wait_kind(sink: &SmtpSink, kind: &str, n: usize) -> Vec<common::smtp::Received> {
     for _ in 0..200 {
@@ -343,21 +364,7 @@ async fn email_changes_are_bounded_told_to_the_old_address_and_undone() {
     let browser = common::browser_client();
     let res = browser.get(&older).send().await.unwrap();
     assert_eq!(res.status(), 404, "a newer request ended the older link");
-    let page = browser
-        .get(&newer)
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
-    let res = browser
-        .post(&newer)
-        .form(&[("csrf", common::csrf_of(&page))])
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(res.status(), 303);
+    submit_page(&browser, &newer).await;
     let me: Value = rose
         .get(app.url("/api/v1/session"))
         .send()
@@ -380,22 +387,8 @@ async fn email_changes_are_bounded_told_to_the_old_address_and_undone() {
         notice.text()
     );
     let undo = notice.link("/account/email/undo/");
-    let page = browser
-        .get(&undo)
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let page = submit_page(&browser, &undo).await;
     assert!(page.contains("rose@example.org"), "{page}");
-    let res = browser
-        .post(&undo)
-        .form(&[("csrf", common::csrf_of(&page))])
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(res.status(), 303);
     let res = rose.get(app.url("/api/v1/session")).send().await.unwrap();
     assert_eq!(res.status(), 401, "every session ended");
     let res = reqwest::Client::new()
@@ -677,22 +670,8 @@ async fn a_named_match_waits_for_each_players_consent() {
     for who in ["bea@example.org", "cy@example.org"] {
         let browser = common::browser_client();
         let link = link_of(who);
-        let page = browser
-            .get(&link)
-            .send()
-            .await
-            .unwrap()
-            .text()
-            .await
-            .unwrap();
+        let page = submit_page(&browser, &link).await;
         assert!(page.contains("Accept: I play"), "{page}");
-        let res = browser
-            .post(&link)
-            .form(&[("csrf", common::csrf_of(&page))])
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(res.status(), 303);
     }
     let now: Value = members[0]
         .get(app.url(&format!("/api/v1/matches/{id}")))

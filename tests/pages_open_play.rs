@@ -51,6 +51,40 @@ async fn phone_of(c: &Client, base: &str, email: &str, next: &str) {
     log_in(c, base, email, PASSWORD, next).await;
 }
 
+/// Ann, Bea, Cy and Dot: members of `tiles` by invitation, each linked to a player of that name
+/// (their clients, and the players' ids in that order).
+async fn four_members(
+    app: &common::TestApp,
+    owner: &reqwest::Client,
+) -> (Vec<reqwest::Client>, Vec<i64>) {
+    let mut ids = Vec::new();
+    let mut clients = Vec::new();
+    for name in ["Ann", "Bea", "Cy", "Dot"] {
+        let email = format!("{}@example.org", name.to_lowercase());
+        clients.push(member_of(app, owner, "tiles", &email, "member").await);
+        let p: Value = owner
+            .post(app.url("/api/v1/clubs/tiles/players"))
+            .json(&json!({ "name": name }))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        let id = p["id"].as_i64().unwrap();
+        sqlx::query(
+            "UPDATE players SET user_id = (SELECT id FROM users WHERE email = $2) WHERE id = $1",
+        )
+        .bind(id)
+        .bind(&email)
+        .execute(&app.db)
+        .await
+        .unwrap();
+        ids.push(id);
+    }
+    (clients, ids)
+}
+
 async fn flash(c: &Client, want: &str) -> String {
     wait_text(c, ".flash.ok", want).await
 }
@@ -75,31 +109,7 @@ async fn members_arrange_a_match_one_enters_the_games_the_others_confirm_and_an_
         .await
         .unwrap();
     let league = league["id"].as_i64().unwrap();
-    let mut ids = Vec::new();
-    let mut clients = Vec::new();
-    for name in ["Ann", "Bea", "Cy", "Dot"] {
-        let email = format!("{}@example.org", name.to_lowercase());
-        clients.push(member_of(&app, &owner, "tiles", &email, "member").await);
-        let p: Value = owner
-            .post(app.url("/api/v1/clubs/tiles/players"))
-            .json(&json!({ "name": name }))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
-        let id = p["id"].as_i64().unwrap();
-        sqlx::query(
-            "UPDATE players SET user_id = (SELECT id FROM users WHERE email = $2) WHERE id = $1",
-        )
-        .bind(id)
-        .bind(&email)
-        .execute(&app.db)
-        .await
-        .unwrap();
-        ids.push(id);
-    }
+    let (clients, ids) = four_members(&app, &owner).await;
     let (ann, bea, cy) = (ids[0], ids[1], ids[2]);
     let base = app.address.clone();
     let (_driver, c) = browser().await;
@@ -457,30 +467,7 @@ async fn a_match_proposed_to_three_players_is_on_once_each_accepts() {
         .await
         .unwrap();
     let league = league["id"].as_i64().unwrap();
-    let mut ids = Vec::new();
-    for name in ["Ann", "Bea", "Cy", "Dot"] {
-        let email = format!("{}@example.org", name.to_lowercase());
-        member_of(&app, &owner, "tiles", &email, "member").await;
-        let p: Value = owner
-            .post(app.url("/api/v1/clubs/tiles/players"))
-            .json(&json!({ "name": name }))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
-        let id = p["id"].as_i64().unwrap();
-        sqlx::query(
-            "UPDATE players SET user_id = (SELECT id FROM users WHERE email = $2) WHERE id = $1",
-        )
-        .bind(id)
-        .bind(&email)
-        .execute(&app.db)
-        .await
-        .unwrap();
-        ids.push(id);
-    }
+    let (_, ids) = four_members(&app, &owner).await;
     let base = app.address.clone();
     let (_driver, c) = browser().await;
 

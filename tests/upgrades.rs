@@ -73,9 +73,10 @@ SELECT setval('leagues_id_seq', 1); SELECT setval('nights_id_seq', 1); SELECT se
 SELECT setval('games_id_seq', 4); SELECT setval('cards_id_seq', 1); SELECT setval('api_tokens_id_seq', 1);
 "#;
 
-#[tokio::test]
-async fn a_database_of_the_first_schema_upgrades_with_nothing_lost() {
-    let name = format!("upgrade_{}", uuid::Uuid::new_v4().simple());
+/// A new database migrated up to `version` with the repository's migration files, and how many
+/// migrations there are in all.
+async fn database_at(prefix: &str, version: i64) -> (PgPool, usize) {
+    let name = format!("{prefix}_{}", uuid::Uuid::new_v4().simple());
     let mut admin = common::admin_connection().await;
     sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE \"{name}\"")))
         .execute(&mut admin)
@@ -84,19 +85,24 @@ async fn a_database_of_the_first_schema_upgrades_with_nothing_lost() {
     let mut url = url::Url::parse(&std::env::var("TEST_DATABASE_URL").unwrap()).unwrap();
     url.set_path(&format!("/{name}"));
     let pool = PgPool::connect(url.as_str()).await.unwrap();
-
-    // The first schema with games: migrations 0001 to 0004, from the repository's files.
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("migrations");
-    let mut first = sqlx::migrate::Migrator::new(dir.as_path()).await.unwrap();
-    let all = first.migrations.len();
-    first.migrations = first
+    let mut up_to = sqlx::migrate::Migrator::new(dir.as_path()).await.unwrap();
+    let all = up_to.migrations.len();
+    up_to.migrations = up_to
         .migrations
         .iter()
-        .filter(|m| m.version <= 4)
+        .filter(|m| m.version <= version)
         .cloned()
         .collect::<Vec<_>>()
         .into();
-    first.run(&pool).await.unwrap();
+    up_to.run(&pool).await.unwrap();
+    (pool, all)
+}
+
+#[tokio::test]
+async fn a_database_of_the_first_schema_upgrades_with_nothing_lost() {
+    // The first schema with games: migrations 0001 to 0004, from the repository's files.
+    let (pool, all) = database_at("upgrade", 4).await;
     let mut conn = pool.acquire().await.unwrap();
     sqlx::raw_sql(FILL).execute(&mut *conn).await.unwrap();
     let before = snapshot(&mut conn).await;
@@ -113,7 +119,9 @@ async fn a_database_of_the_first_schema_upgrades_with_nothing_lost() {
     assert_eq!(applied as usize, all, "every migration ran");
 
     // Every table of the first schema keeps every row, and every column it had keeps its value.
-    let mut conn = sqlx::PgConnection::connect(url.as_str()).await.unwrap();
+    let mut conn = sqlx::PgConnection::connect_with(&pool.connect_options())
+        .await
+        .unwrap();
     let after = snapshot(&mut conn).await;
     for (table, rows) in &before {
         let now = after
@@ -223,25 +231,7 @@ fn no_migration_drops_or_renames_a_table_or_a_column() {
 /// single-line text are cleaned by migration 0034, and each change is written down.
 #[tokio::test]
 async fn stored_names_with_breaks_and_direction_marks_are_cleaned_and_logged() {
-    let name = format!("clean_{}", uuid::Uuid::new_v4().simple());
-    let mut admin = common::admin_connection().await;
-    sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE \"{name}\"")))
-        .execute(&mut admin)
-        .await
-        .unwrap();
-    let mut url = url::Url::parse(&std::env::var("TEST_DATABASE_URL").unwrap()).unwrap();
-    url.set_path(&format!("/{name}"));
-    let pool = PgPool::connect(url.as_str()).await.unwrap();
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("migrations");
-    let mut before = sqlx::migrate::Migrator::new(dir.as_path()).await.unwrap();
-    before.migrations = before
-        .migrations
-        .iter()
-        .filter(|m| m.version <= 33)
-        .cloned()
-        .collect::<Vec<_>>()
-        .into();
-    before.run(&pool).await.unwrap();
+    let (pool, _) = database_at("clean", 33).await;
     sqlx::raw_sql(
         "INSERT INTO clubs (id, slug, name) VALUES (1, 'maple', E'Maple\\u202E Street');
          INSERT INTO users (id, email, display_name, password_hash)
@@ -251,6 +241,7 @@ async fn stored_names_with_breaks_and_direction_marks_are_cleaned_and_logged() {
     .execute(&pool)
     .await
     .unwrap();
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("migrations");
     let all = sqlx::migrate::Migrator::new(dir.as_path()).await.unwrap();
     all.run(&pool).await.unwrap();
     let names: (String, String, String, String) = sqlx::query_as(

@@ -262,27 +262,31 @@ pub async fn confirm_email_change(
         .bind(user_id)
         .fetch_one(&mut *tx)
         .await?;
-    sqlx::query("SAVEPOINT taking_address")
-        .execute(&mut *tx)
-        .await?;
-    let changed = sqlx::query_as::<_, User>(
+    Ok(match take_address(tx, user_id, &email).await? {
+        Some(user) => EmailChanged::Changed(user, old),
+        None => EmailChanged::Taken,
+    })
+}
+
+/// Gives the account `email`, in `tx`, unless another account has it (`None`; the transaction
+/// is then to be rolled back).
+async fn take_address(
+    tx: &mut sqlx::PgConnection,
+    user_id: i64,
+    email: &str,
+) -> sqlx::Result<Option<User>> {
+    let taken = sqlx::query_as::<_, User>(
         "UPDATE users SET email = $2 WHERE id = $1 \
          AND NOT EXISTS (SELECT 1 FROM users o WHERE lower(o.email) = lower($2) AND o.id <> $1) \
          RETURNING id, email, display_name",
     )
     .bind(user_id)
-    .bind(&email)
-    .fetch_optional(&mut *tx)
+    .bind(email)
+    .fetch_optional(tx)
     .await;
-    match changed {
-        Ok(Some(user)) => Ok(EmailChanged::Changed(user, old)),
-        Ok(None) => Ok(EmailChanged::Taken),
-        Err(sqlx::Error::Database(e)) if e.is_unique_violation() => {
-            sqlx::query("ROLLBACK TO SAVEPOINT taking_address")
-                .execute(&mut *tx)
-                .await?;
-            Ok(EmailChanged::Taken)
-        }
+    match taken {
+        Ok(user) => Ok(user),
+        Err(sqlx::Error::Database(e)) if e.is_unique_violation() => Ok(None),
         Err(e) => Err(e),
     }
 }
@@ -339,20 +343,8 @@ pub async fn undo_email_change(pool: &PgPool, token_hash: &str) -> sqlx::Result<
         .bind(user_id)
         .fetch_one(&mut *tx)
         .await?;
-    let back = sqlx::query_as::<_, User>(
-        "UPDATE users SET email = $2 WHERE id = $1 \
-         AND NOT EXISTS (SELECT 1 FROM users o WHERE lower(o.email) = lower($2) AND o.id <> $1) \
-         RETURNING id, email, display_name",
-    )
-    .bind(user_id)
-    .bind(&old)
-    .fetch_optional(&mut *tx)
-    .await;
-    let user = match back {
-        Ok(Some(user)) => user,
-        Ok(None) => return Ok(EmailChanged::Taken),
-        Err(sqlx::Error::Database(e)) if e.is_unique_violation() => return Ok(EmailChanged::Taken),
-        Err(e) => return Err(e),
+    let Some(user) = take_address(&mut tx, user_id, &old).await? else {
+        return Ok(EmailChanged::Taken);
     };
     sqlx::query("DELETE FROM sessions WHERE user_id = $1")
         .bind(user_id)
