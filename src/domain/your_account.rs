@@ -174,7 +174,6 @@ pub async fn change_password(
     .await?;
     let hash = password::hash_password(c.new_password).await?;
     let keep = mine.map(|t| state.keys.hash(t));
-    users::set_password(&state.db, user.id, &hash, keep.as_deref()).await?;
     let greeting = format!("Hello {},", user.display_name);
     let paragraphs = [format!(
         "The password of your mah jongg league account {} was changed on {}, and every other device was logged out.",
@@ -189,7 +188,9 @@ pub async fn change_password(
         actions: &[("Choose a new password", &forgot)],
         after: &after,
     };
+    // The new password and the word to the address, in one transaction.
     let mut tx = state.db.begin().await?;
+    users::set_password(&mut tx, user.id, &hash, keep.as_deref()).await?;
     let to = (user.email.as_str(), user.display_name.as_str());
     mail::write_to(
         state,

@@ -172,12 +172,11 @@ pub async fn password_hash(pool: &PgPool, user_id: i64) -> sqlx::Result<Option<S
 
 /// Sets the user's password and ends their sessions but `keep`.
 pub async fn set_password(
-    pool: &PgPool,
+    tx: &mut sqlx::PgConnection,
     user_id: i64,
     hash: &str,
     keep: Option<&str>,
 ) -> sqlx::Result<()> {
-    let mut tx = pool.begin().await?;
     sqlx::query("UPDATE users SET password_hash = $2 WHERE id = $1")
         .bind(user_id)
         .bind(hash)
@@ -188,7 +187,7 @@ pub async fn set_password(
         .bind(keep)
         .execute(&mut *tx)
         .await?;
-    tx.commit().await
+    Ok(())
 }
 
 /// Keeps a new email waiting for its confirmation link; every older link of the account's
