@@ -481,29 +481,8 @@ async fn signed_accept(
     id: i64,
     token: &str,
 ) -> Result<(Match, League, Club, i64)> {
-    let bad = || {
-        Error::NotFound(
-            "this link is not one the club sent (it may be cut short): open the match from the league's page instead"
-                .into(),
-        )
-    };
-    let (user, sig) = token.split_once('-').ok_or_else(bad)?;
-    let user: i64 = user.parse().map_err(|_| bad())?;
-    if token.len() > 200 || !state.keys.signed(&accept_what(id, user), sig) {
-        return Err(bad());
-    }
-    let m = stored::get(&state.db, id).await?.ok_or_else(bad)?;
-    let (league, club) = crate::storage::leagues::with_club(&state.db, m.league_id)
-        .await?
-        .ok_or_else(bad)?;
-    let player = stored::player_of_user(&state.db, club.id, user)
-        .await?
-        .map(|p| p.0)
-        .filter(|p| m.players.iter().any(|x| x.0 == *p))
-        .ok_or_else(|| {
-            Error::NotFound("this link's player is not in this match any more".into())
-        })?;
-    Ok((m, league, club, player))
+    let s = signed_player(state, id, token, accept_what).await?;
+    Ok((s.m, s.league, s.club, s.player))
 }
 
 /// Open matches one member may have waiting for players at a time.
@@ -554,61 +533,7 @@ pub async fn create(
     }
     // The input stands: the caller's player (made for a member who has none).
     let (me, _) = my_player(state, caller, &club).await?;
-    let mut players = vec![me];
-    if !n.players.is_empty() {
-        if n.players.len() != 3 {
-            return Err(Error::invalid(
-                "players",
-                format!(
-                    "name three players to play with (you make the fourth), or none for an open match; {} given",
-                    n.players.len()
-                ),
-            ));
-        }
-        for (i, &p) in n.players.iter().enumerate() {
-            let field = format!("players[{i}]");
-            let Some(player) = players::get(&state.db, club.id, p).await? else {
-                return Err(Error::invalid(
-                    &field,
-                    format!("{} has no player {p}", club.name),
-                ));
-            };
-            if players.contains(&p) {
-                return Err(Error::invalid(
-                    &field,
-                    format!(
-                        "{} is named twice (you are in the match already)",
-                        player.name
-                    ),
-                ));
-            }
-            if !player.active {
-                return Err(Error::invalid(
-                    &field,
-                    format!("{} is not an active player of the club", player.name),
-                ));
-            }
-            players.push(p);
-        }
-        if !organizer {
-            let answerable = stored::answerable(&state.db, club.id, &players[1..]).await?;
-            for (i, &p) in n.players.iter().enumerate() {
-                if !answerable.contains(&p) {
-                    let name = players::get(&state.db, club.id, p)
-                        .await?
-                        .map(|x| x.name)
-                        .unwrap_or_default();
-                    return Err(Error::invalid(
-                        &format!("players[{i}]"),
-                        format!(
-                            "{name} has no account in {}, so cannot accept a proposal: name members who can, or ask an organizer to make the match",
-                            club.name
-                        ),
-                    ));
-                }
-            }
-        }
-    }
+    let players = named_players(state, &club, me, &n.players, organizer).await?;
     let mut tx = state.db.begin().await?;
     let m = stored::create(
         &mut tx,
@@ -635,6 +560,63 @@ pub async fn create(
     mail::wake(state);
     state.events.poke();
     Ok(MatchView::of(&m, Some(me)))
+}
+
+/// The players of a new match: the proposer `me`, then the three `named` (none for an open
+/// match), each an active player of the club named once. Unless an organizer makes it, each
+/// named player must be able to accept (linked to a member).
+async fn named_players(
+    state: &AppState,
+    club: &Club,
+    me: i64,
+    named: &[i64],
+    organizer: bool,
+) -> Result<Vec<i64>> {
+    let mut players = vec![me];
+    if named.is_empty() {
+        return Ok(players);
+    }
+    if named.len() != 3 {
+        return Err(Error::invalid(
+            "players",
+            format!(
+                "name three players to play with (you make the fourth), or none for an open match; {} given",
+                named.len()
+            ),
+        ));
+    }
+    let answerable = if organizer {
+        named.to_vec()
+    } else {
+        stored::answerable(&state.db, club.id, named).await?
+    };
+    for (i, &p) in named.iter().enumerate() {
+        let field = format!("players[{i}]");
+        let Some(player) = players::get(&state.db, club.id, p).await? else {
+            return Err(Error::invalid(
+                &field,
+                format!("{} has no player {p}", club.name),
+            ));
+        };
+        let refusal = if players.contains(&p) {
+            format!(
+                "{} is named twice (you are in the match already)",
+                player.name
+            )
+        } else if !player.active {
+            format!("{} is not an active player of the club", player.name)
+        } else if !answerable.contains(&p) {
+            format!(
+                "{} has no account in {}, so cannot accept a proposal: name members who can, or ask an organizer to make the match",
+                player.name, club.name
+            )
+        } else {
+            players.push(p);
+            continue;
+        };
+        return Err(Error::invalid(&field, refusal));
+    }
+    Ok(players)
 }
 
 /// The match `id` in an open-play league the caller may read.
@@ -1462,6 +1444,17 @@ struct SignedWord {
 }
 
 async fn signed_word(state: &AppState, id: i64, token: &str) -> Result<SignedWord> {
+    signed_player(state, id, token, word_what).await
+}
+
+/// The match, the member and their player a signed link from a match's mail names (`what`: the
+/// words its signature covers), while the member is in the league and the player in the match.
+async fn signed_player(
+    state: &AppState,
+    id: i64,
+    token: &str,
+    what: fn(i64, i64) -> String,
+) -> Result<SignedWord> {
     let bad = || {
         Error::NotFound(
             "this link is not one the club sent (it may be cut short): open the match from the league's page instead"
@@ -1470,7 +1463,7 @@ async fn signed_word(state: &AppState, id: i64, token: &str) -> Result<SignedWor
     };
     let (user, sig) = token.split_once('-').ok_or_else(bad)?;
     let user: i64 = user.parse().map_err(|_| bad())?;
-    if !state.keys.signed(&word_what(id, user), sig) {
+    if token.len() > 200 || !state.keys.signed(&what(id, user), sig) {
         return Err(bad());
     }
     let m = stored::get(&state.db, id).await?.ok_or_else(bad)?;
