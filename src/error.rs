@@ -33,10 +33,10 @@ pub struct Problem {
     pub errors: Vec<FieldError>,
     /// For a game whose number at its table is taken (409): the game that holds it.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub taken: Option<crate::domain::games::TakenGame>,
+    pub taken: Option<crate::domain::play::games::TakenGame>,
     /// For a game sent to a table whose night is closed (409): the night.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub night_closed: Option<crate::domain::games::ClosedNight>,
+    pub night_closed: Option<crate::domain::play::games::ClosedNight>,
 }
 
 impl Problem {

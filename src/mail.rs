@@ -1,5 +1,5 @@
 //! Sending one message: over SMTP (`--smtp-url`) or, with no SMTP server set, into an `.eml`
-//! file in `<data-dir>/mail/`. What to send, and when, is the domain's (`domain::mail`).
+//! file in `<data-dir>/mail/`. What to send, and when, is the domain's (`domain::outbox::mail`).
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -8,7 +8,7 @@ use lettre::message::header::{HeaderName, HeaderValue};
 use lettre::message::{Mailbox, MultiPart, SinglePart};
 use lettre::{AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
 
-use crate::storage::mail::QueuedMail;
+use crate::storage::outbox::mail::QueuedMail;
 
 /// Where messages go.
 pub enum Transport {

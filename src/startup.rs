@@ -68,11 +68,20 @@ impl Application {
         let kept = state.clone();
         // The league events' listener (for this process's streams), the change notices' listener
         // and the webhook worker.
-        tokio::spawn(domain::events::run_hub(state.clone().into_inner()));
-        tokio::spawn(domain::standings::hear_changes(state.clone().into_inner()));
-        tokio::spawn(domain::webhooks::run_worker(state.clone().into_inner()));
-        tokio::spawn(domain::mail::run_worker(state.clone().into_inner()));
-        tokio::spawn(domain::matches::run_sweeper(state.clone().into_inner()));
+        tokio::spawn(domain::play::events::run_hub(state.clone().into_inner()));
+        tokio::spawn(domain::seasons::standings::hear_changes(
+            state.clone().into_inner(),
+        ));
+        tokio::spawn(domain::play::webhooks::run_worker(
+            state.clone().into_inner(),
+        ));
+        tokio::spawn(domain::outbox::mail::run_worker(
+            state.clone().into_inner(),
+            mail_writers(),
+        ));
+        tokio::spawn(domain::play::matches::run_sweeper(
+            state.clone().into_inner(),
+        ));
         let trust_proxy = settings.trust_proxy;
         let metrics_token = crate::http::metrics::MetricsToken::new(
             settings.metrics_token.as_ref().map(|t| t.expose()),
@@ -313,7 +322,7 @@ async fn serve(settings: Settings) -> anyhow::Result<()> {
     let (pool, embedded) = open_database(&settings).await?;
     if settings.demo {
         let state = AppState::new(pool.clone(), settings.session_key.expose());
-        if let Some(login) = domain::demo::ensure(&state).await? {
+        if let Some(login) = domain::history::demo::ensure(&state).await? {
             // Shown once, at the start that created the demo; only its hash is kept.
             println!(
                 "Demo club ready: log in as {} / {} (shown once; keep it)",
@@ -520,4 +529,25 @@ pub fn serve_main(args: ServeArgs) -> u8 {
             1
         }
     }
+}
+
+/// The letters the mail worker writes itself, from the areas above the outbox.
+fn mail_writers() -> Vec<domain::outbox::mail::Writer> {
+    use domain::outbox::mail::Writer;
+    use domain::people::accounts;
+    use domain::play::{ahead, night_mail};
+    vec![
+        Writer {
+            what: "password reset and sign-up requests wait",
+            write: Box::new(|s| Box::pin(async move { accounts::write_requested(&s).await })),
+        },
+        Writer {
+            what: "a closed night's mail waits",
+            write: Box::new(|s| Box::pin(async move { night_mail::write_next(&s).await })),
+        },
+        Writer {
+            what: "a night's reminder waits",
+            write: Box::new(|s| Box::pin(async move { ahead::write_next_reminder(&s).await })),
+        },
+    ]
 }

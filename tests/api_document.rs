@@ -2,7 +2,7 @@
 //! origins agree with the parsers the service uses, and the rules a schema can state are in it.
 //! (scripts/api-fuzz.sh then holds the running service to the document.)
 
-use mahjong_league::domain::clubs::normal_origin;
+use mahjong_league::domain::people::clubs::normal_origin;
 use mahjong_league::rules::tile::{Tile, parse_tiles};
 use serde_json::Value;
 

@@ -31,7 +31,7 @@ async fn readiness_fails_when_the_database_is_gone() {
 #[tokio::test]
 async fn landing_page_lists_public_leagues_and_links_the_stylesheet() {
     let app = spawn_app().await;
-    mahjong_league::storage::clubs::ensure_demo(&app.db)
+    mahjong_league::storage::people::clubs::ensure_demo(&app.db)
         .await
         .unwrap();
     let res = app.get("/").await;

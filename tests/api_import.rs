@@ -6,7 +6,7 @@
 mod common;
 
 use common::{TestApp, club_owner, spawn_app};
-use mahjong_league::domain::{AppState, demo};
+use mahjong_league::domain::{AppState, history::demo};
 use serde_json::{Value, json};
 
 async fn send(req: reqwest::RequestBuilder) -> (u16, Value) {

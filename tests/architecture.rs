@@ -1,7 +1,10 @@
 //! The layers of the crate, checked on its source: each module may name only the modules
-//! below it (README "Architecture"), and the operations know nothing of HTTP.
+//! below it (README "Architecture"), and the operations know nothing of HTTP. Inside `domain`
+//! and `storage`, the areas of what a club does name only the areas below them, no files name
+//! each other in a circle anywhere, no folder holds more than 20 files, and no function is
+//! longer than a screen (docs/architecture.md).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// Each top-level module and the modules it may use (besides itself).
@@ -215,53 +218,195 @@ fn the_checker_reads_grouped_and_nested_paths() {
     );
 }
 
-/// The files of `storage` name each other without a circle (each is a part that the ones above
-/// it build on: `games` uses `totals`, which uses `new_game`, not `games`).
-#[test]
-fn storage_modules_form_no_circle() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/storage");
+/// The areas of `domain` and of `storage`, lowest first: an area may name the ones before it
+/// (and the files of its floor that are in no area), never one after it. The same names on
+/// both floors; docs/architecture.md says what each owns.
+const AREAS: &[&str] = &["outbox", "people", "cards", "seasons", "play", "history"];
+
+/// The most `.rs` files one folder of `src/` may hold.
+const MOST_FILES: usize = 20;
+
+/// The most lines one function or method of `src/` may have, from its first line to its last.
+const MOST_LINES: usize = 120;
+
+/// Every file of `src/` by its module path (`domain::play::games`; `domain` for `domain/mod.rs`;
+/// `lib` and `main` left out).
+fn modules(src: &Path) -> BTreeMap<String, PathBuf> {
     let mut files = Vec::new();
-    rust_files(&dir, &mut files);
-    let names: BTreeSet<String> = files
-        .iter()
-        .map(|f| f.file_stem().unwrap().to_string_lossy().to_string())
-        .filter(|n| n != "mod")
-        .collect();
-    let mut uses: std::collections::BTreeMap<String, BTreeSet<String>> = Default::default();
-    for file in &files {
-        let me = file.file_stem().unwrap().to_string_lossy().to_string();
-        let text = code(&std::fs::read_to_string(file).unwrap());
-        // `super::x` and `crate::storage::x`, grouped or not.
-        let text = text.replace("crate::storage::", "super::");
-        let mut named = BTreeSet::new();
-        let mut rest = text.as_str();
-        while let Some(i) = rest.find("super::") {
-            rest = &rest[i + "super::".len()..];
-            let items: Vec<&str> = match rest.strip_prefix('{') {
-                Some(group) => top_level_items(group),
-                None => vec![rest],
+    rust_files(src, &mut files);
+    let mut out = BTreeMap::new();
+    for file in files {
+        let rel = file.strip_prefix(src).unwrap().with_extension("");
+        let mut parts: Vec<String> = rel
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().to_string())
+            .collect();
+        if parts.last().is_some_and(|p| p == "mod") {
+            parts.pop();
+        }
+        let path = parts.join("::");
+        if path != "lib" && path != "main" {
+            out.insert(path, file);
+        }
+    }
+    out
+}
+
+/// The whole paths a piece of code of `module` names from the crate's root: `crate::a::b`, and
+/// `super::` paths (read from `module`). Groups are spelled out: `crate::a::{b, c::{d}}` names
+/// `a::b` and `a::c::d`.
+fn named_paths(code: &str, module: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let own: Vec<&str> = module.split("::").collect();
+    let bytes = code.as_bytes();
+    let mut i = 0;
+    while i < code.len() {
+        let rest = &code[i..];
+        let before_ok = i == 0
+            || !(bytes[i - 1].is_ascii_alphanumeric()
+                || bytes[i - 1] == b'_'
+                || bytes[i - 1] == b':');
+        if before_ok && rest.starts_with("crate::") {
+            out.extend(spelled(&rest["crate::".len()..], ""));
+            i += "crate::".len();
+        } else if before_ok && rest.starts_with("super::") {
+            let mut base = own.clone();
+            let mut r = rest;
+            while let Some(after) = r.strip_prefix("super::") {
+                base.pop();
+                r = after;
+            }
+            let prefix = if base.is_empty() {
+                String::new()
+            } else {
+                format!("{}::", base.join("::"))
             };
-            for item in items {
-                let name: String = item
-                    .trim()
-                    .chars()
-                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-                    .collect();
-                if names.contains(&name) && name != me {
-                    named.insert(name);
+            out.extend(spelled(r, &prefix));
+            i += rest.len() - r.len();
+        } else {
+            i += rest.chars().next().unwrap().len_utf8();
+        }
+    }
+    out
+}
+
+/// The paths of one use tree (given where it starts), each after `prefix`.
+fn spelled(tree: &str, prefix: &str) -> Vec<String> {
+    let mut head = String::new();
+    let mut rest = tree;
+    loop {
+        let name: String = rest
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        if name.is_empty() {
+            break;
+        }
+        rest = &rest[name.len()..];
+        if name != "self" {
+            head.push_str(&name);
+        }
+        match rest.strip_prefix("::") {
+            Some(after) => {
+                if name != "self" {
+                    head.push_str("::");
+                }
+                rest = after;
+            }
+            None => break,
+        }
+    }
+    let whole = format!("{prefix}{head}");
+    match rest.strip_prefix('{') {
+        Some(group) => top_level_items(group)
+            .into_iter()
+            .flat_map(|item| spelled(item.trim_start(), &whole))
+            .chain([whole.trim_end_matches("::").to_string()])
+            .collect(),
+        None => vec![whole.trim_end_matches("::").to_string()],
+    }
+}
+
+/// The file modules each file names (the longest known module at the head of each path).
+fn module_graph(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
+    let known = modules(src);
+    let mut graph = BTreeMap::new();
+    for (module, file) in &known {
+        let text = code(&std::fs::read_to_string(file).unwrap());
+        let mut named = BTreeSet::new();
+        for path in named_paths(&text, module) {
+            let segments: Vec<&str> = path.split("::").filter(|s| !s.is_empty()).collect();
+            let found = (1..=segments.len())
+                .rev()
+                .map(|n| segments[..n].join("::"))
+                .find(|p| known.contains_key(p));
+            if let Some(found) = found
+                && &found != module
+            {
+                named.insert(found);
+            }
+        }
+        graph.insert(module.clone(), named);
+    }
+    graph
+}
+
+/// The area of a module of `floor` (`domain::play::games` → `play`), `None` for the floor's own
+/// files (`domain::access`) and for modules of other floors.
+fn area_of<'a>(module: &'a str, floor: &str) -> Option<&'a str> {
+    let mut parts = module.split("::");
+    if parts.next() != Some(floor) {
+        return None;
+    }
+    parts.next().filter(|a| AREAS.contains(a))
+}
+
+#[test]
+fn the_areas_name_only_the_areas_below_them() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let graph = module_graph(&src);
+    let mut wrong = Vec::new();
+    for floor in ["domain", "storage"] {
+        for area in AREAS {
+            assert!(
+                graph.contains_key(&format!("{floor}::{area}")),
+                "{floor} has no area `{area}` (src/{floor}/{area}/mod.rs)"
+            );
+        }
+        for (module, named) in &graph {
+            if !module.starts_with(&format!("{floor}::")) && module != floor {
+                continue;
+            }
+            let mine = area_of(module, floor);
+            for other in named {
+                let Some(theirs) = area_of(other, floor) else {
+                    continue;
+                };
+                let rank = |a: &str| AREAS.iter().position(|x| *x == a).unwrap();
+                match mine {
+                    None => wrong.push(format!(
+                        "`{module}` is shared by every area of {floor} but names `{other}` of `{theirs}`"
+                    )),
+                    Some(mine) if rank(theirs) > rank(mine) => wrong.push(format!(
+                        "`{module}` ({mine}) names `{other}` of `{theirs}`, an area above it"
+                    )),
+                    _ => {}
                 }
             }
         }
-        uses.insert(me, named);
     }
     assert!(
-        uses["games"].contains("totals"),
-        "the checker reads the uses: {uses:?}"
+        wrong.is_empty(),
+        "imports against the areas' order:\n{}",
+        wrong.join("\n")
     );
-    // Depth-first search for a cycle.
+}
+
+/// The circle `graph` holds, if any: the modules in order, the first one again at the end.
+fn a_circle(graph: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
     fn visit(
         n: &str,
-        uses: &std::collections::BTreeMap<String, BTreeSet<String>>,
+        graph: &BTreeMap<String, BTreeSet<String>>,
         path: &mut Vec<String>,
         done: &mut BTreeSet<String>,
     ) -> Option<Vec<String>> {
@@ -274,8 +419,8 @@ fn storage_modules_form_no_circle() {
             return None;
         }
         path.push(n.to_string());
-        for m in uses.get(n).into_iter().flatten() {
-            if let Some(c) = visit(m, uses, path, done) {
+        for m in graph.get(n).into_iter().flatten() {
+            if let Some(c) = visit(m, graph, path, done) {
                 return Some(c);
             }
         }
@@ -284,9 +429,152 @@ fn storage_modules_form_no_circle() {
         None
     }
     let mut done = BTreeSet::new();
-    for n in uses.keys() {
-        if let Some(circle) = visit(n, &uses, &mut Vec::new(), &mut done) {
-            panic!("storage modules in a circle: {}", circle.join(" → "));
+    graph
+        .keys()
+        .find_map(|n| visit(n, graph, &mut Vec::new(), &mut done))
+}
+
+#[test]
+fn no_files_name_each_other_in_a_circle() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let graph = module_graph(&src);
+    assert!(
+        graph["domain::play::matches"].contains("domain::play::games")
+            && graph["storage::play::games"].contains("storage::seasons::totals"),
+        "the checker reads the uses"
+    );
+    if let Some(circle) = a_circle(&graph) {
+        panic!("files in a circle: {}", circle.join(" → "));
+    }
+}
+
+#[test]
+fn the_checker_finds_a_circle_and_reads_super() {
+    let paths = named_paths("use super::{games, x::{y, z}};", "domain::play::matches");
+    assert!(
+        paths.contains(&"domain::play::games".to_string()),
+        "{paths:?}"
+    );
+    assert!(
+        paths.contains(&"domain::play::x::z".to_string()),
+        "{paths:?}"
+    );
+    let paths = named_paths("super::super::Error", "domain::play");
+    assert_eq!(paths, vec!["Error".to_string()]);
+    let graph: BTreeMap<String, BTreeSet<String>> = [
+        ("a", vec!["b"]),
+        ("b", vec!["c"]),
+        ("c", vec!["a"]),
+        ("d", vec![]),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v.into_iter().map(String::from).collect()))
+    .collect();
+    assert_eq!(a_circle(&graph).unwrap().len(), 4);
+}
+
+#[test]
+fn no_folder_holds_more_than_twenty_files() {
+    fn check(dir: &Path, wrong: &mut Vec<String>) {
+        let mut files = 0;
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                check(&path, wrong);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                files += 1;
+            }
+        }
+        if files > MOST_FILES {
+            wrong.push(format!("{} holds {files} files", dir.display()));
         }
     }
+    let mut wrong = Vec::new();
+    check(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
+        &mut wrong,
+    );
+    assert!(
+        wrong.is_empty(),
+        "folders over {MOST_FILES} files (split them into areas):\n{}",
+        wrong.join("\n")
+    );
+}
+
+/// Functions and methods longer than `MOST_LINES`, as `file:line name (n lines)`.
+struct LongFunctions<'a> {
+    file: &'a Path,
+    found: Vec<String>,
+}
+
+impl LongFunctions<'_> {
+    fn check(&mut self, name: &syn::Ident, whole: proc_macro2::Span) {
+        let lines = whole.end().line - whole.start().line + 1;
+        if lines > MOST_LINES {
+            self.found.push(format!(
+                "{}:{} {name} ({lines} lines)",
+                self.file.display(),
+                whole.start().line
+            ));
+        }
+    }
+}
+
+impl<'ast> syn::visit::Visit<'ast> for LongFunctions<'_> {
+    fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
+        self.check(&f.sig.ident, syn::spanned::Spanned::span(f));
+        syn::visit::visit_item_fn(self, f);
+    }
+    fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
+        self.check(&f.sig.ident, syn::spanned::Spanned::span(f));
+        syn::visit::visit_impl_item_fn(self, f);
+    }
+    fn visit_trait_item_fn(&mut self, f: &'ast syn::TraitItemFn) {
+        self.check(&f.sig.ident, syn::spanned::Spanned::span(f));
+        syn::visit::visit_trait_item_fn(self, f);
+    }
+}
+
+/// The functions of one file over `MOST_LINES`.
+fn long_functions(file: &Path, text: &str) -> Vec<String> {
+    let parsed = syn::parse_file(text).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+    let mut long = LongFunctions {
+        file,
+        found: Vec::new(),
+    };
+    syn::visit::Visit::visit_file(&mut long, &parsed);
+    long.found
+}
+
+#[test]
+fn no_function_is_longer_than_a_screen() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let mut wrong = Vec::new();
+    for file in &files {
+        wrong.extend(long_functions(
+            file,
+            &std::fs::read_to_string(file).unwrap(),
+        ));
+    }
+    assert!(
+        wrong.is_empty(),
+        "functions over {MOST_LINES} lines (make their steps named functions):\n{}",
+        wrong.join("\n")
+    );
+}
+
+#[test]
+fn the_checker_measures_functions_and_methods_from_first_line_to_last() {
+    let body = |n: usize| "    let _ = \"{ not a brace }\";\n".repeat(n);
+    // 2 lines of signature and brace + n lines.
+    let text = format!(
+        "fn fits() {{\n{}}}\nstruct S;\nimpl S {{\n    fn too_long(&self) {{\n{}    }}\n}}\n",
+        body(MOST_LINES - 2),
+        body(MOST_LINES - 1)
+    );
+    let found = long_functions(Path::new("x.rs"), &text);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(found[0].contains("too_long (121 lines)"), "{found:?}");
 }

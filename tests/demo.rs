@@ -4,7 +4,7 @@
 mod common;
 
 use common::spawn_app;
-use mahjong_league::domain::{AppState, demo};
+use mahjong_league::domain::{AppState, history::demo};
 use serde_json::{Value, json};
 
 #[tokio::test]

@@ -10,7 +10,7 @@ mod common;
 use browser::{axe, browser, click, log_in, shots, text_of, wait_text};
 use common::{PASSWORD, club_owner, spawn_app};
 use fantoccini::Locator;
-use mahjong_league::domain::{AppState, demo};
+use mahjong_league::domain::{AppState, history::demo};
 use serde_json::{Value, json};
 
 #[tokio::test]

@@ -630,7 +630,7 @@ async fn a_table_code_scores_its_table_without_an_account_and_nothing_else() {
 async fn every_page_fits_a_phone_and_a_tablet_and_passes_axe() {
     let app = spawn_app().await;
     let state = mahjong_league::domain::AppState::new(app.db.clone(), &"k".repeat(64));
-    let login = mahjong_league::domain::demo::ensure(&state)
+    let login = mahjong_league::domain::history::demo::ensure(&state)
         .await
         .unwrap()
         .unwrap();

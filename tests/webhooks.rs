@@ -439,7 +439,7 @@ async fn only_organizers_manage_webhooks_and_bad_urls_are_refused() {
 async fn registrations_at_once_stop_at_the_limit() {
     let app = spawn_app().await;
     let owner = club_owner(&app, "club", "o@example.org").await;
-    let limit = mahjong_league::domain::webhooks::MAX_PER_CLUB;
+    let limit = mahjong_league::domain::play::webhooks::MAX_PER_CLUB;
     let sent = (0..limit + 6).map(|i| {
         owner
             .post(app.url("/api/v1/clubs/club/webhooks"))

@@ -3,11 +3,11 @@
 use actix_web::{HttpRequest, HttpResponse, delete, get, patch, post, put, web};
 
 use crate::api::json::ValidJson;
-use crate::domain::accounts::{
+use crate::domain::people::accounts::{
     self, ChosenPassword, LogIn, NewPassword, ResetAsked, ResetTold, SignUp, SignUpTold, UserView,
 };
-use crate::domain::invitations::{self, InvitationView, Joined, Joining, JoiningNew};
-use crate::domain::your_account::{
+use crate::domain::people::invitations::{self, InvitationView, Joined, Joining, JoiningNew};
+use crate::domain::people::your_account::{
     self, AccountView, EmailChange, EmailTold, Leaving, PasswordChange, Rename,
 };
 use crate::domain::{AppState, Caller};

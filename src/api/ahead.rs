@@ -6,7 +6,7 @@ use serde::Deserialize;
 use utoipa::{IntoParams, ToSchema};
 
 use crate::api::json::ValidJson;
-use crate::domain::ahead::{self, Answer, NewScheduledNight, ScheduledView, Started};
+use crate::domain::play::ahead::{self, Answer, NewScheduledNight, ScheduledView, Started};
 use crate::domain::{AppState, Caller, Error};
 use crate::error::AppError;
 

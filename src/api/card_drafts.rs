@@ -7,13 +7,13 @@ use serde::Deserialize;
 use utoipa::ToSchema;
 
 use crate::api::json::{self, ValidJson};
-use crate::domain::card_drafts::{
-    self, DraftListing, DraftSave, DraftView, LineCheck, LineCheckRequest, NewDraft, Paste,
-    TryAnswer, TryHand,
+use crate::domain::cards::drafts::{
+    self as card_drafts, DraftListing, DraftSave, DraftView, LineCheck, LineCheckRequest, NewDraft,
+    Paste, TryAnswer, TryHand,
 };
-use crate::domain::cards::{self, CardView};
-use crate::domain::members::Organized;
-use crate::domain::{AppState, Caller, members};
+use crate::domain::cards::library::{self as cards, CardView};
+use crate::domain::people::members::Organized;
+use crate::domain::{AppState, Caller, people::members};
 use crate::error::AppError;
 
 crate::api::listed!(DraftList, drafts, DraftListing);

@@ -4,8 +4,8 @@
 use actix_web::{HttpMessage, HttpRequest, HttpResponse, get, post, web};
 
 use crate::api::json;
-use crate::domain::cards::{self, CardUpload, CardView};
-use crate::domain::{AppState, Caller, Error, members};
+use crate::domain::cards::library::{self as cards, CardUpload, CardView};
+use crate::domain::{AppState, Caller, Error, people::members};
 use crate::error::AppError;
 
 crate::api::listed!(CardList, cards, CardView);

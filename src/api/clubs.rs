@@ -3,8 +3,8 @@
 use actix_web::{HttpResponse, delete, get, post, put, web};
 
 use crate::api::json::ValidJson;
-use crate::domain::clubs::{self, AllowedOrigins, ClubView, NewClub};
-use crate::domain::members::{
+use crate::domain::people::clubs::{self, AllowedOrigins, ClubView, NewClub};
+use crate::domain::people::members::{
     self as membership, Added, CreatedToken, Invitation, Invited, Member, NewToken, SetRole,
     TokenInfo,
 };
@@ -14,7 +14,7 @@ use crate::error::AppError;
 crate::api::listed!(MemberList, members, Member);
 crate::api::listed!(InvitationList, invitations, Invitation);
 crate::api::listed!(TokenList, tokens, TokenInfo);
-crate::api::listed!(MailList, mail, crate::domain::mail::ClubMail);
+crate::api::listed!(MailList, mail, crate::domain::outbox::mail::ClubMail);
 
 /// Create a club; the caller becomes its owner.
 #[utoipa::path(operation_id = "create_club", tag = "clubs", request_body = NewClub,
@@ -216,6 +216,6 @@ pub async fn mail_log(
     club: web::Path<String>,
 ) -> Result<HttpResponse, AppError> {
     Ok(HttpResponse::Ok().json(MailList::from(
-        crate::domain::mail::club_log(&state, &caller, &club).await?,
+        crate::domain::outbox::mail::club_log(&state, &caller, &club).await?,
     )))
 }

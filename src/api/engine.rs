@@ -4,7 +4,7 @@
 use actix_web::{HttpResponse, post, web};
 
 use crate::api::json::ValidJson;
-use crate::domain::engine::{self, AdjudicateRequest, CheckRequest, PreviewRequest};
+use crate::domain::cards::engine::{self, AdjudicateRequest, CheckRequest, PreviewRequest};
 use crate::domain::{AppState, Caller};
 use crate::error::AppError;
 
@@ -26,7 +26,7 @@ pub async fn check(
 
 /// Decide a dead-hand call (rules.md §4).
 #[utoipa::path(tag = "engine", request_body = AdjudicateRequest,
-    responses((status = 200, description = "alive with lines, or dead with a reason", body = crate::domain::game_view::EngineVerdict,
+    responses((status = 200, description = "alive with lines, or dead with a reason", body = crate::domain::play::game_view::EngineVerdict,
                example = json!({"verdict": "dead", "reason": "impossible"})),
               (status = 422, body = crate::error::Problem, content_type = "application/problem+json")))]
 #[post("/api/v1/hands/adjudicate")]

@@ -7,7 +7,7 @@ use actix_web::{HttpRequest, HttpResponse, get, web};
 use serde::Deserialize;
 use utoipa::IntoParams;
 
-use crate::domain::events::{self, Next, Opened};
+use crate::domain::play::events::{self, Next, Opened};
 use crate::domain::{AppState, Caller};
 use crate::error::AppError;
 

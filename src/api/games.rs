@@ -5,9 +5,9 @@ use actix_web::http::header::{ETAG, IF_MATCH};
 use actix_web::{HttpRequest, HttpResponse, get, post, put, web};
 
 use crate::api::json::ValidJson;
-use crate::domain::game_lists::{self, GamePage};
-use crate::domain::game_view::Game;
-use crate::domain::games::{self, AuditEntry, GameInput};
+use crate::domain::play::game_lists::{self, GamePage};
+use crate::domain::play::game_view::Game;
+use crate::domain::play::games::{self, AuditEntry, GameInput};
 use crate::domain::{AppState, Caller};
 use crate::error::AppError;
 

@@ -4,7 +4,7 @@
 use actix_web::{HttpResponse, get, post, put, web};
 use futures_util::StreamExt;
 
-use crate::domain::imports::{self, BalancesReport, IMPORT_LIMIT, ImportReport};
+use crate::domain::history::imports::{self, BalancesReport, IMPORT_LIMIT, ImportReport};
 use crate::domain::{AppState, Caller};
 use crate::error::AppError;
 

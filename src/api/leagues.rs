@@ -6,7 +6,9 @@ use serde::Deserialize;
 use utoipa::IntoParams;
 
 use crate::api::json::ValidJson;
-use crate::domain::leagues::{self, LeagueInput, LeaguePage, LeagueView, NewLeague, NextSeason};
+use crate::domain::seasons::leagues::{
+    self, LeagueInput, LeaguePage, LeagueView, NewLeague, NextSeason,
+};
 use crate::domain::{AppState, Caller};
 use crate::error::AppError;
 

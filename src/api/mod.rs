@@ -56,7 +56,7 @@ use crate::error::{FieldError, Problem};
                        Errors are application/problem+json (RFC 9457).",
         license(name = "MIT")
     ),
-    components(schemas(Problem, FieldError, crate::domain::events::EventView, crate::domain::events::NightEventData, crate::domain::events::MatchEventData, crate::domain::events::StandingsChangedData, crate::domain::events::WebhookTestData, crate::domain::game_view::Game)),
+    components(schemas(Problem, FieldError, crate::domain::play::events::EventView, crate::domain::play::events::NightEventData, crate::domain::play::events::MatchEventData, crate::domain::play::events::StandingsChangedData, crate::domain::play::events::WebhookTestData, crate::domain::play::game_view::Game)),
     tags(
         (name = "health", description = "Liveness and readiness"),
         (name = "engine", description = "The rules engine, stateless: no login, rate-limited per address"),
@@ -186,6 +186,14 @@ fn describe_each(op: &mut utoipa::openapi::path::Operation) {
 /// Registers every documented route. The router tries routes in this order, each a pattern
 /// match: the busiest (standings read, game entry) come first.
 pub fn configure(cfg: &mut ServiceConfig) {
+    accounts_and_engine(cfg);
+    clubs_and_people(cfg);
+    cards_and_matches(cfg);
+    leagues_and_play(cfg);
+}
+
+/// The standings and game entry first (the busiest), health, the engine, accounts.
+fn accounts_and_engine(cfg: &mut ServiceConfig) {
     cfg.service(standings::show)
         .service(games::create)
         .service(health::healthz)
@@ -212,8 +220,12 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(accounts::leave)
         .service(accounts::invitation)
         .service(accounts::join)
-        .service(accounts::join_new)
-        .service(ahead::schedule)
+        .service(accounts::join_new);
+}
+
+/// Nights ahead, clubs with their members, tokens and mail, players.
+fn clubs_and_people(cfg: &mut ServiceConfig) {
+    cfg.service(ahead::schedule)
         .service(ahead::list)
         .service(ahead::show)
         .service(ahead::reply)
@@ -238,8 +250,12 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(players::list)
         .service(players::create)
         .service(players::update)
-        .service(players::stats)
-        .service(cards::list_public)
+        .service(players::stats);
+}
+
+/// Cards, the card editor, open play's matches.
+fn cards_and_matches(cfg: &mut ServiceConfig) {
+    cfg.service(cards::list_public)
         .service(cards::show)
         .service(cards::line_targets)
         .service(cards::list_for_club)
@@ -265,8 +281,12 @@ pub fn configure(cfg: &mut ServiceConfig) {
         .service(matches::checks)
         .service(matches::confirm)
         .service(matches::dispute)
-        .service(matches::settle)
-        .service(leagues::list)
+        .service(matches::settle);
+}
+
+/// Leagues, nights, games with their feeds and webhooks, exports and imports.
+fn leagues_and_play(cfg: &mut ServiceConfig) {
+    cfg.service(leagues::list)
         .service(leagues::discover)
         .service(leagues::create)
         .service(leagues::show)
@@ -350,7 +370,7 @@ pub fn tagged_json(
 ) -> Result<actix_web::HttpResponse, crate::error::AppError> {
     use actix_web::http::header::ETAG;
     let bytes = serde_json::to_vec(body).map_err(crate::domain::Error::internal)?;
-    let tag = crate::domain::standings::entity_tag(&bytes);
+    let tag = crate::domain::seasons::standings::entity_tag(&bytes);
     if none_match(req, &[&tag]) {
         return Ok(actix_web::HttpResponse::NotModified()
             .insert_header((ETAG, tag))

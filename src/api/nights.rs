@@ -4,8 +4,8 @@
 use actix_web::{HttpResponse, delete, get, post, put, web};
 
 use crate::api::json::ValidJson;
-use crate::domain::nights::{self, LockTables, NewNight, NightView, SeatingRequest};
-use crate::domain::rounds::{self, RoundStatus, SeatRow, TimerChange};
+use crate::domain::play::nights::{self, LockTables, NewNight, NightView, SeatingRequest};
+use crate::domain::play::rounds::{self, RoundStatus, SeatRow, TimerChange};
 use crate::domain::{AppState, Caller};
 use crate::error::AppError;
 

@@ -5,7 +5,7 @@ use serde::Deserialize;
 use utoipa::IntoParams;
 
 use crate::api::json::ValidJson;
-use crate::domain::players::{self, NewPlayer, Player, PlayerChange, PlayerStats};
+use crate::domain::people::players::{self, NewPlayer, Player, PlayerChange, PlayerStats};
 use crate::domain::{AppState, Caller};
 use crate::error::AppError;
 

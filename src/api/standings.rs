@@ -3,8 +3,8 @@
 use actix_web::http::header::{ACCEPT_ENCODING, CONTENT_DISPOSITION, CONTENT_ENCODING, ETAG, VARY};
 use actix_web::{HttpRequest, HttpResponse, get, web};
 
-use crate::domain::results::{self as final_results, ResultsView};
-use crate::domain::standings::{self, Csv, StandingsView};
+use crate::domain::seasons::results::{self as final_results, ResultsView};
+use crate::domain::seasons::standings::{self, Csv, StandingsView};
 use crate::domain::{AppState, Caller};
 use crate::error::AppError;
 

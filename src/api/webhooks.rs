@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
 use crate::api::json::ValidJson;
-use crate::domain::webhooks::{self, CreatedWebhook, Delivery, NewWebhook, WebhookInfo};
+use crate::domain::play::webhooks::{self, CreatedWebhook, Delivery, NewWebhook, WebhookInfo};
 use crate::domain::{AppState, Caller};
 use crate::error::AppError;
 

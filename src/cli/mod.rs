@@ -365,7 +365,8 @@ fn club_mail_budget(slug: &str, per_day: &str, target: &DbTarget) -> anyhow::Res
     let found = with_database(target, true, |url| {
         block_on(async {
             let pool = sqlx::PgPool::connect(url).await?;
-            let found = crate::storage::budgets::set_club_mail(&pool, slug, per_day).await?;
+            let found =
+                crate::storage::people::budgets::set_club_mail(&pool, slug, per_day).await?;
             pool.close().await;
             anyhow::Ok(found)
         })?

@@ -2,9 +2,9 @@
 //! nothing to do with answers 404, as if it did not exist.
 
 use crate::domain::{AppState, Error, Result};
-use crate::storage::clubs::{self, Club};
-use crate::storage::leagues::{self, League};
-use crate::storage::{tokens, users, users::User};
+use crate::storage::people::clubs::{self, Club};
+use crate::storage::seasons::leagues::{self, League};
+use crate::storage::{people::tokens, people::users, people::users::User};
 
 /// Roles in a club, weakest first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -330,6 +330,37 @@ impl Access {
             Access::Token => Role::Organizer,
         }
     }
+}
+
+/// A club the caller runs (organizers, owners, `admin` tokens), and whether they own it. Only
+/// `organized` makes one, so holding one proves the check was made.
+pub struct Organized {
+    club: Club,
+    owner: bool,
+}
+
+impl Organized {
+    pub fn club(&self) -> &Club {
+        &self.club
+    }
+
+    /// Whether the caller owns the club (only owners make or unmake owners).
+    pub fn owner(&self) -> bool {
+        self.owner
+    }
+}
+
+/// The club, when the caller may run it.
+pub async fn organized(state: &AppState, caller: &Caller, slug: &str) -> Result<Organized> {
+    let (club, access) = caller.club(state, slug, Need::Admin).await?;
+    let owner = matches!(
+        access,
+        Access::Member {
+            role: Role::Owner,
+            ..
+        }
+    );
+    Ok(Organized { club, owner })
 }
 
 #[cfg(test)]

@@ -7,36 +7,15 @@
 //! `ToSchema` (a description of their shape), so the API documents the domain's own types.
 
 pub mod access;
-pub mod accounts;
-pub mod ahead;
-pub mod budgets;
-pub mod card_drafts;
 pub mod cards;
-pub mod clubs;
-pub mod codes;
-pub mod demo;
-pub mod engine;
-pub mod events;
-pub mod game_lists;
-pub mod game_view;
-pub mod games;
-pub mod imports;
-pub mod invitations;
-pub mod leagues;
-pub mod mail;
-pub mod matches;
-pub mod members;
-pub mod night_mail;
-pub mod nights;
+pub mod history;
+pub mod outbox;
 pub mod paging;
-pub mod players;
-pub mod results;
-pub mod rounds;
+pub mod people;
+pub mod play;
 pub mod schemas;
-pub mod standings;
+pub mod seasons;
 pub mod text;
-pub mod webhooks;
-pub mod your_account;
 
 use serde::Serialize;
 use utoipa::ToSchema;
@@ -69,6 +48,29 @@ impl FieldError {
     }
 }
 
+/// The game that holds a number at a table, for a 409 when another game asks for it.
+#[derive(Serialize, serde::Deserialize, ToSchema, Debug, Clone)]
+pub struct TakenGame {
+    /// The number at the table.
+    #[schema(example = 3)]
+    pub number: i32,
+    /// The stored game's id (`GET /api/v1/games/{id}`).
+    pub game: i64,
+    /// The stored game in words, with the players' names.
+    #[schema(example = "Ann went out, self-pick: 2468#2 (25)")]
+    pub summary: String,
+}
+
+/// A night that is closed, for a 409 when a game is sent to one of its tables.
+#[derive(Serialize, serde::Deserialize, ToSchema, Debug, Clone)]
+pub struct ClosedNight {
+    /// The night's id (`POST /api/v1/nights/{id}/reopen`).
+    pub id: i64,
+    /// Its number in the league, as people call it.
+    #[schema(example = 7)]
+    pub number: i32,
+}
+
 /// Why an operation did not happen.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
@@ -94,17 +96,11 @@ pub enum Error {
     /// conflict that says which game holds the number, so the scorer can tell whether the two
     /// are the same game.
     #[error("{detail}")]
-    Taken {
-        detail: String,
-        taken: games::TakenGame,
-    },
+    Taken { detail: String, taken: TakenGame },
     /// A game for a table whose night is closed: a conflict that names the night, so a tablet
     /// can keep the game and send it when the night is reopened.
     #[error("{detail}")]
-    NightClosed {
-        detail: String,
-        night: games::ClosedNight,
-    },
+    NightClosed { detail: String, night: ClosedNight },
     /// The caller's copy is out of date (a game's version moved on).
     #[error("{0}")]
     Stale(String),

@@ -329,6 +329,13 @@ pub fn token_scopes() -> RefOr<Schema> {
     }))
 }
 
+/// The most origins a club may list (its schema and `people::clubs` share it).
+pub const MAX_ORIGINS: usize = 20;
+
+/// The most lines a card draft may hold (a printed card has about 60; its schema and
+/// `cards::drafts` share it).
+pub const MAX_LINES: usize = 300;
+
 /// A club's websites: origins as a browser sends them (scheme, host, optional port), at most 20.
 pub fn origins() -> RefOr<Schema> {
     let octet = "(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])";
@@ -337,7 +344,7 @@ pub fn origins() -> RefOr<Schema> {
         "type": "array",
         "items": {"type": "string", "maxLength": 300,
                   "pattern": format!("^[Hh][Tt][Tt][Pp][Ss]?://{host}(?::[0-9]{{1,4}})?/?$")},
-        "maxItems": crate::domain::clubs::MAX_ORIGINS,
+        "maxItems": MAX_ORIGINS,
         "example": ["https://tuesdaytiles.example"]
     }))
 }
@@ -377,7 +384,5 @@ pub fn draft_line() -> RefOr<Schema> {
 
 /// The hand lines of a draft.
 pub fn draft_lines() -> RefOr<Schema> {
-    schema(
-        json!({"type": "array", "maxItems": crate::domain::card_drafts::MAX_LINES, "items": draft_line_value()}),
-    )
+    schema(json!({"type": "array", "maxItems": MAX_LINES, "items": draft_line_value()}))
 }

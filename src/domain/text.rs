@@ -5,7 +5,7 @@
 //! own into a mail, or read backwards on a page.
 
 use crate::domain::{Error, Result};
-use crate::storage::names::{code_point, shows_nothing};
+use crate::storage::people::names::{code_point, shows_nothing};
 
 /// The first character that may not be in one line of typed text, if any.
 pub fn forbidden(text: &str) -> Option<char> {

@@ -14,7 +14,10 @@ use std::net::IpAddr;
 use actix_web::HttpRequest;
 use actix_web::http::header::{self, HeaderMap};
 
-use crate::http::security::TrustProxy;
+/// Whether the service runs behind a proxy whose forwarded headers are to be believed (app
+/// data, from `--trust-proxy`).
+#[derive(Debug, Clone, Copy)]
+pub struct TrustProxy(pub bool);
 
 fn trusted(req: &HttpRequest) -> bool {
     matches!(req.app_data::<TrustProxy>(), Some(TrustProxy(true)))

@@ -126,7 +126,7 @@ async fn preflight(req: &ServiceRequest, asked: &str) -> HttpResponse {
     // A token from a browser: only for an origin a club lists (which club, the preflight does
     // not say; the request itself is checked against its token's club).
     let listed = match state_of(req.request()) {
-        Ok(state) => crate::domain::clubs::origin_listed(&state, &origin)
+        Ok(state) => crate::domain::people::clubs::origin_listed(&state, &origin)
             .await
             .unwrap_or(false),
         Err(_) => false,

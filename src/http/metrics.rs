@@ -101,14 +101,14 @@ pub async fn metrics(
             .set(i64::try_from(bytes).unwrap_or(i64::MAX));
     }
     // The outbox is the database's: a scrape while it is away still answers the rest.
-    match crate::domain::mail::outbox_counts(&state).await {
+    match crate::domain::outbox::mail::outbox_counts(&state).await {
         Ok((pending, failed)) => {
             m.mail_outbox.with_label_values(&["pending"]).set(pending);
             m.mail_outbox.with_label_values(&["failed"]).set(failed);
         }
         Err(e) => tracing::warn!(error = %e, "reading the mail outbox for the metrics failed"),
     }
-    match crate::domain::webhooks::outbox_pending(&state).await {
+    match crate::domain::play::webhooks::outbox_pending(&state).await {
         Ok(n) => m.webhook_outbox_pending.set(n),
         Err(e) => tracing::warn!(error = %e, "reading the webhook outbox for the metrics failed"),
     }

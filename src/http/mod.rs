@@ -17,7 +17,7 @@ use actix_web::http::header::AUTHORIZATION;
 use actix_web::{FromRequest, HttpMessage, HttpRequest, web};
 
 use crate::domain::access::{Credentials, identify};
-use crate::domain::{AppState, Caller, Error, accounts, codes};
+use crate::domain::{AppState, Caller, Error, people::accounts, play::codes};
 use crate::error::AppError;
 
 /// Largest request body accepted (a card file is the biggest thing anyone sends).
@@ -105,7 +105,7 @@ async fn resolve(req: &HttpRequest) -> Result<Caller, AppError> {
     if let Some(crate::domain::Principal::Token { club_id, .. }) = &caller.0
         && let Some(origin) = security::foreign_origin(req)
     {
-        if !crate::domain::clubs::lists_origin(&state, *club_id, &origin).await? {
+        if !crate::domain::people::clubs::lists_origin(&state, *club_id, &origin).await? {
             return Err(Error::Forbidden(format!(
                 "this API token may not be used from a page of {origin}: an organizer lists the club's websites (PUT /api/v1/clubs/{{club}}/origins)"
             ))

@@ -33,10 +33,8 @@ pub fn same_origin(source: &str, host: &str) -> bool {
     !authority.is_empty() && authority.eq_ignore_ascii_case(host)
 }
 
-/// Whether the service runs behind a proxy whose forwarded headers are to be believed (app
-/// data, from `--trust-proxy`).
-#[derive(Debug, Clone, Copy)]
-pub struct TrustProxy(pub bool);
+/// Kept beside the code that reads it; named here too, where the other headers are decided.
+pub use crate::http::client::TrustProxy;
 
 /// The host a request was sent to (see `client::host`).
 pub fn host_of(req: &actix_web::HttpRequest) -> String {

@@ -11,7 +11,7 @@ use super::Freshness;
 /// again after `FOR` (which also keeps the token's `last_used_at` within a minute or so).
 #[derive(Default)]
 pub struct Grants {
-    map: Mutex<HashMap<String, (u64, Instant, crate::storage::tokens::TokenGrant)>>,
+    map: Mutex<HashMap<String, (u64, Instant, crate::storage::people::tokens::TokenGrant)>>,
 }
 
 impl Grants {
@@ -23,7 +23,7 @@ impl Grants {
         &self,
         freshness: &Freshness,
         hash: &str,
-    ) -> Option<crate::storage::tokens::TokenGrant> {
+    ) -> Option<crate::storage::people::tokens::TokenGrant> {
         let stamp = freshness.stamp()?;
         let map = self.map.lock().ok()?;
         let (at, read, grant) = map.get(hash)?;
@@ -31,7 +31,7 @@ impl Grants {
     }
 
     /// Keeps a live token's grant, read under `stamp`.
-    pub fn put(&self, stamp: u64, hash: String, grant: crate::storage::tokens::TokenGrant) {
+    pub fn put(&self, stamp: u64, hash: String, grant: crate::storage::people::tokens::TokenGrant) {
         if let Ok(mut map) = self.map.lock() {
             if map.len() >= Self::MAX {
                 map.retain(|_, (at, read, _)| *at == stamp && read.elapsed() < Self::FOR);

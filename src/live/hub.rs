@@ -9,7 +9,7 @@ use tokio::sync::{Semaphore, broadcast, watch};
 
 use sqlx::PgPool;
 
-use crate::storage::events::{self, Event};
+use crate::storage::seasons::events::{self, Event};
 
 /// The most streams one process keeps open; past it a new one is told to come back later.
 pub const MAX_STREAMS: usize = 4096;

@@ -9,7 +9,7 @@ use tokio::sync::Semaphore;
 
 use super::CacheBudget;
 
-use crate::storage::leagues::League;
+use crate::storage::seasons::leagues::League;
 
 /// Standings bodies by league, with the revision they were computed at. Every write that can
 /// move standings bumps the league's revision in PostgreSQL, so a process serves a cached body
@@ -87,9 +87,9 @@ pub struct HeldLines {
     /// The revision the rows are at (`None`: none read yet).
     pub revision: Option<i64>,
     /// Each player with a counted game: totals and rating.
-    pub rows: HashMap<i64, crate::storage::totals::Rated>,
+    pub rows: HashMap<i64, crate::storage::seasons::totals::Rated>,
     /// The league's standings state at `revision`.
-    pub state: Option<crate::storage::totals::LeagueState>,
+    pub state: Option<crate::storage::seasons::totals::LeagueState>,
     /// The league as it stood at `revision`.
     pub league: Option<Arc<League>>,
     /// The stamp (see `Freshness`) the rows were last read from the database under.
@@ -105,7 +105,7 @@ pub struct HeldLines {
 #[derive(Debug, Clone)]
 pub struct Pushed {
     pub updating: bool,
-    pub rows: Vec<crate::storage::totals::CountedRow>,
+    pub rows: Vec<crate::storage::seasons::totals::CountedRow>,
 }
 
 /// A standings body as served: its JSON, its entity tag, and its gzip form (made at most once
@@ -298,7 +298,7 @@ impl StandingsCache {
         &self,
         league: i64,
         from: i64,
-    ) -> Option<(i64, bool, Vec<crate::storage::totals::CountedRow>)> {
+    ) -> Option<(i64, bool, Vec<crate::storage::seasons::totals::CountedRow>)> {
         let mut held = self.pushed.lock().ok()?;
         let held = &mut *held;
         let queue = held.leagues.get_mut(&league)?;
@@ -306,7 +306,7 @@ impl StandingsCache {
         *queue = queue.split_off(&(from + 1));
         let mut reached = from;
         let mut updating = false;
-        let mut rows: HashMap<i64, crate::storage::totals::CountedRow> = HashMap::new();
+        let mut rows: HashMap<i64, crate::storage::seasons::totals::CountedRow> = HashMap::new();
         while let Some(next) = queue.remove(&(reached + 1)) {
             reached += 1;
             updating = next.updating;
@@ -392,7 +392,7 @@ impl StandingsCache {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::storage::totals::CountedRow;
+    use crate::storage::seasons::totals::CountedRow;
 
     /// A player's row after `games` games, nothing else counted.
     fn row(player_id: i64, games: i64) -> CountedRow {

@@ -5,9 +5,9 @@ use askama::Template;
 use serde::Deserialize;
 
 use super::{Ctx, Flash, Page, Posted, redirect};
-use crate::domain::accounts::{self, LogIn, NewPassword, ResetAsked, SignUp};
-use crate::domain::invitations::{self, InvitationView, Joined, Joining, JoiningNew};
-use crate::domain::your_account::{
+use crate::domain::people::accounts::{self, LogIn, NewPassword, ResetAsked, SignUp};
+use crate::domain::people::invitations::{self, InvitationView, Joined, Joining, JoiningNew};
+use crate::domain::people::your_account::{
     self, AccountView, EmailChange, Leaving, PasswordChange, Rename,
 };
 use crate::domain::{AppState, Error};
@@ -245,7 +245,7 @@ struct InvitationPage {
     view: Option<InvitationView>,
     problem: String,
     /// The logged-in account, if any.
-    me: Option<crate::domain::accounts::User>,
+    me: Option<crate::domain::people::accounts::User>,
 }
 
 #[get("/invitations/{token}")]
@@ -799,7 +799,7 @@ async fn unsubscribe_form(
     token: web::Path<String>,
 ) -> Result<HttpResponse, AppError> {
     let (league, problem) =
-        link_state(crate::domain::night_mail::unsubscribe_page(&state, &token).await)?;
+        link_state(crate::domain::play::night_mail::unsubscribe_page(&state, &token).await)?;
     page.render_as(
         super::found(&problem),
         UnsubscribePage {
@@ -822,7 +822,7 @@ async fn unsubscribe(
     token: web::Path<String>,
 ) -> Result<HttpResponse, AppError> {
     let (league, problem) =
-        link_state(crate::domain::night_mail::unsubscribe(&state, &token).await)?;
+        link_state(crate::domain::play::night_mail::unsubscribe(&state, &token).await)?;
     page.render_as(
         super::found(&problem),
         UnsubscribePage {

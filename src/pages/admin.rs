@@ -8,13 +8,13 @@ use askama::Template;
 use serde::Deserialize;
 
 use super::{Ctx, Flash, Page, Posted, after, redirect};
-use crate::domain::cards::{self, CardUpload, StoredCard};
-use crate::domain::clubs::{self, AllowedOrigins, Club, normal_origin};
-use crate::domain::members::{
+use crate::domain::cards::library::{self as cards, CardUpload, StoredCard};
+use crate::domain::people::clubs::{self, AllowedOrigins, Club, normal_origin};
+use crate::domain::people::members::{
     self as membership, Added, CreatedToken, Invitation, Member, NewToken, Organized, SetRole,
     TokenInfo, organized,
 };
-use crate::domain::webhooks::{self, WebhookInfo};
+use crate::domain::play::webhooks::{self, WebhookInfo};
 use crate::domain::{AppState, Error};
 use crate::error::{AppError, OwnBody};
 
@@ -31,7 +31,7 @@ struct MembersPage {
     /// Members who said "this player is me": (player id, player, member's name, email).
     claims: Vec<(i64, String, String, String)>,
     /// The club's latest mail, newest first.
-    mail: Vec<crate::domain::mail::ClubMail>,
+    mail: Vec<crate::domain::outbox::mail::ClubMail>,
     /// Invitations not yet accepted or withdrawn.
     invited: Vec<Invitation>,
     now: chrono::DateTime<chrono::Utc>,
@@ -53,8 +53,8 @@ async fn members(
     let club = organized(&state, &page.caller, &slug).await?;
     let me = page.caller.user()?.id;
     let members = membership::of(&state, &club).await?;
-    let claims = crate::domain::players::claims(&state, &club).await?;
-    let mail = crate::domain::mail::club_log(&state, &page.caller, &slug).await?;
+    let claims = crate::domain::people::players::claims(&state, &club).await?;
+    let mail = crate::domain::outbox::mail::club_log(&state, &page.caller, &slug).await?;
     let invited = membership::invitations_of(&state, &club).await?;
     let roles = if club.owner() {
         vec!["owner", "organizer", "scorer", "member"]
@@ -88,7 +88,7 @@ async fn settle_claim(
     posted: Posted<ClaimForm>,
 ) -> Result<HttpResponse, AppError> {
     let (slug, player) = path.into_inner();
-    let result = crate::domain::players::settle_claim(
+    let result = crate::domain::people::players::settle_claim(
         &state,
         &posted.caller,
         &slug,

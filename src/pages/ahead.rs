@@ -7,7 +7,7 @@ use askama::Template;
 use serde::Deserialize;
 
 use super::{Ctx, Flash, Page, Posted, after, redirect};
-use crate::domain::ahead::{self, Answer, NewScheduledNight, ScheduledView};
+use crate::domain::play::ahead::{self, Answer, NewScheduledNight, ScheduledView};
 use crate::domain::{AppState, Error};
 use crate::error::AppError;
 

@@ -7,7 +7,7 @@ use serde::Deserialize;
 
 use super::{Ctx, Page, Posted, after};
 use crate::domain::AppState;
-use crate::domain::clubs::{self, Club, NewClub, PublicLeague};
+use crate::domain::people::clubs::{self, Club, NewClub, PublicLeague};
 use crate::error::AppError;
 use crate::rules::builtin;
 

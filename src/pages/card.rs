@@ -6,8 +6,8 @@ use askama::Template;
 use super::{Ctx, Page};
 use serde::Deserialize;
 
-use crate::domain::cards::CardVersion;
-use crate::domain::{AppState, cards};
+use crate::domain::cards::library::CardVersion;
+use crate::domain::{AppState, cards::library as cards};
 use crate::error::AppError;
 use crate::rules::pattern::Pattern;
 

@@ -7,10 +7,10 @@ use askama::Template;
 use serde::Deserialize;
 
 use super::{Ctx, Flash, Page, Posted, after, redirect};
-use crate::domain::card_drafts::{self, DraftListing, DrawnGroup, NewDraft};
-use crate::domain::cards::{self, StoredCard};
-use crate::domain::clubs::Club;
-use crate::domain::members::organized;
+use crate::domain::cards::drafts::{self as card_drafts, DraftListing, DrawnGroup, NewDraft};
+use crate::domain::cards::library::{self as cards, StoredCard};
+use crate::domain::people::clubs::Club;
+use crate::domain::people::members::organized;
 use crate::domain::{AppState, Error};
 use crate::error::AppError;
 use crate::rules::card_text::{Change, compare};
@@ -95,7 +95,9 @@ async fn editor(
     let club = organized(&state, &page.caller, &slug).await?;
     let draft = card_drafts::get(&state, &club, id).await?;
     let replaces = match draft.replaces {
-        Some(r) => crate::domain::cards::stored(&state, &page.caller, &r.to_string()).await?,
+        Some(r) => {
+            crate::domain::cards::library::stored(&state, &page.caller, &r.to_string()).await?
+        }
         None => None,
     };
     page.render(EditorPage {

@@ -7,7 +7,7 @@ use askama::Template;
 use serde::Deserialize;
 
 use super::{Ctx, Flash, Page, Posted, after, redirect};
-use crate::domain::{AppState, codes};
+use crate::domain::{AppState, play::codes};
 use crate::error::AppError;
 use crate::http::{peer, table_cookie};
 

@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::score::{ScoreForm, input, signed, wind_name};
 use super::view::local_time;
 use super::{Ctx, Page, PostedBody, after};
-use crate::domain::games::{self, Editing};
+use crate::domain::play::games::{self, Editing};
 use crate::domain::{AppState, Error};
 use crate::error::AppError;
 

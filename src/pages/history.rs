@@ -8,8 +8,8 @@ use askama::Template;
 use futures_util::StreamExt;
 
 use super::{Ctx, Page, csrf};
-use crate::domain::imports::{self, BalancesReport, IMPORT_LIMIT, ImportReport};
-use crate::domain::leagues::League;
+use crate::domain::history::imports::{self, BalancesReport, IMPORT_LIMIT, ImportReport};
+use crate::domain::seasons::leagues::League;
 use crate::domain::{AppState, Error, FieldError};
 use crate::error::AppError;
 
@@ -31,7 +31,7 @@ struct ImportPage {
 }
 
 impl ImportPage {
-    fn players(list: &[crate::domain::nights::PlayerRef]) -> String {
+    fn players(list: &[crate::domain::play::nights::PlayerRef]) -> String {
         list.iter()
             .map(|p| p.name.as_str())
             .collect::<Vec<_>>()

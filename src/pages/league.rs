@@ -7,10 +7,10 @@ use serde::Deserialize;
 
 use super::view::{Chart, LeagueFields, chart};
 use super::{Ctx, Page, Posted, after};
-use crate::domain::clubs::Club;
-use crate::domain::leagues::{self, League, LeagueInput};
-use crate::domain::nights::{self, NewNight, Night};
-use crate::domain::standings::{self, Standing};
+use crate::domain::people::clubs::Club;
+use crate::domain::play::nights::{self, NewNight, Night};
+use crate::domain::seasons::leagues::{self, League, LeagueInput};
+use crate::domain::seasons::standings::{self, Standing};
 use crate::domain::{AppState, Error};
 use crate::error::AppError;
 
@@ -49,8 +49,8 @@ struct Column {
 struct LeaguePage {
     /// For organizers, when the league's card has a newer version: (the version played, the newest).
     card_move: Option<(
-        crate::domain::cards::StoredCard,
-        crate::domain::cards::StoredCard,
+        crate::domain::cards::library::StoredCard,
+        crate::domain::cards::library::StoredCard,
     )>,
     ctx: Ctx,
     league: League,
@@ -74,7 +74,7 @@ struct LeaguePage {
     /// For organizers while there is no next season: the cards the next season may use.
     next_cards: Vec<(String, String)>,
     /// Nights scheduled ahead (a league's, not a tournament's).
-    ahead: Vec<crate::domain::ahead::ScheduledView>,
+    ahead: Vec<crate::domain::play::ahead::ScheduledView>,
     /// The league's calendar feed for this viewer (a members-only league's carries their key).
     calendar: Option<String>,
     /// Open play: games waiting for their players, and for an organizer.
@@ -82,7 +82,7 @@ struct LeaguePage {
     /// Open play: the season average beside the board.
     season_average: Option<Vec<standings::AverageRow>>,
     /// Open play: matches with games waiting for the caller's word.
-    to_answer: Vec<crate::domain::matches::ToAnswer>,
+    to_answer: Vec<crate::domain::play::matches::ToAnswer>,
 }
 
 #[derive(Deserialize)]
@@ -110,7 +110,7 @@ async fn move_card(
 ) -> Result<HttpResponse, AppError> {
     let card = posted.form.card.to_string();
     let result = async {
-        let named = match crate::domain::cards::stored(&state, &posted.caller, &card).await? {
+        let named = match crate::domain::cards::library::stored(&state, &posted.caller, &card).await? {
             Some(c) => format!("{} {}, version {}", c.name, c.year, c.version),
             None => format!("card {card}"),
         };
@@ -166,7 +166,7 @@ async fn start_next_season(
 #[template(path = "pages/results.html")]
 struct ResultsPage {
     ctx: Ctx,
-    r: crate::domain::results::ResultsView,
+    r: crate::domain::seasons::results::ResultsView,
     /// The heading of the board's figure when it is not plain points.
     figure_heading: &'static str,
 }
@@ -178,7 +178,7 @@ async fn results_page(
     state: web::Data<AppState>,
     id: web::Path<i64>,
 ) -> Result<HttpResponse, AppError> {
-    let r = crate::domain::results::results(&state, &page.caller, *id).await?;
+    let r = crate::domain::seasons::results::results(&state, &page.caller, *id).await?;
     let figure_heading = match r.figure_name.as_str() {
         "counted points" => "Counted points",
         "counted average" => "Counted average",
@@ -235,38 +235,102 @@ async fn show(
     // The chart follows the standings' leaders, before any re-sorting.
     let mut chart = chart(&o.night_numbers, &o.series);
     let (league, mut rows) = (o.league, o.rows);
-    // The legend in standings order, each player with place and the figure the board ranks by
-    // (the lines are every game's points, which on a counting board rank differently).
     if let Some(c) = chart.as_mut() {
-        let average = league.board == "average";
-        let word = super::view::figure_heading(&league).to_lowercase();
-        for s in &mut c.series {
-            if let Some(r) = rows.iter().find(|r| r.player_id == s.id) {
-                let place = r
-                    .rank
-                    .map(|n| format!("{}{n}. ", if r.shared { "T" } else { "" }))
-                    .unwrap_or_default();
-                s.legend = format!("{place}{}: {} {word}", s.name, r.figure_text(average));
-            }
-        }
-        let at = |id: i64| {
-            rows.iter()
-                .position(|r| r.player_id == id)
-                .unwrap_or(usize::MAX)
-        };
-        c.series.sort_by_key(|s| at(s.id));
+        legend_in_standings_order(c, &rows, &league);
     }
-
-    // A board that does not count every game puts what counts right after the player, and
-    // says which nights it dropped at the end.
     let counted = !standings::counting_of(&league).is_plain();
+    let columns = sorted_columns(&league, &q, counted, &mut rows);
+    let embed = (o.organizer && league.visibility == "public").then(|| {
+        format!(
+            "<iframe src=\"{}/leagues/{}/embed\" title=\"Standings: {}\" width=\"100%\" height=\"480\" style=\"border:0\" loading=\"lazy\"></iframe>",
+            crate::http::client::base_url(&req),
+            league.id,
+            league.name.replace('&', "&amp;").replace('"', "&quot;").replace('<', "&lt;")
+        )
+    });
+    let (previous_season, next_season) =
+        leagues::seasons_around(&state, &page.caller, &league).await?;
+    let next_cards = if o.organizer && next_season.is_none() {
+        crate::domain::people::clubs::cards_for(&state, &o.club, true).await?
+    } else {
+        Vec::new()
+    };
+    let ahead = if league.kind == "league" {
+        crate::domain::play::ahead::list(&state, &page.caller, league.id).await?
+    } else {
+        Vec::new()
+    };
+    let to_answer =
+        crate::domain::play::matches::to_answer(&state, &page.caller, &league, &o.club).await?;
+    let card_move = if o.organizer {
+        crate::domain::cards::library::newer_version(&state, &league).await?
+    } else {
+        None
+    };
+    page.render(LeaguePage {
+        ctx: page.ctx.clone(),
+        card_move,
+        ahead,
+        calendar: calendar_link(&state, &page, &league),
+        waiting: o.waiting,
+        to_answer,
+        season_average: o.season_average,
+        embed,
+        previous_season,
+        next_season,
+        next_cards,
+        counted,
+        board_in_words: standings::board_in_words(&league),
+        lf: LeagueFields::of(&league),
+        league,
+        club: o.club,
+        organizer: o.organizer,
+        columns,
+        rows,
+        ratings_updating: o.ratings_updating,
+        chart,
+        nights: o.nights,
+        today: chrono::Utc::now().date_naive(),
+    })
+}
+
+/// The chart's legend in standings order, each player with place and the figure the board
+/// ranks by (the lines are every game's points, which on a counting board rank differently).
+fn legend_in_standings_order(c: &mut Chart, rows: &[Standing], league: &League) {
     let average = league.board == "average";
+    let word = super::view::figure_heading(league).to_lowercase();
+    for s in &mut c.series {
+        if let Some(r) = rows.iter().find(|r| r.player_id == s.id) {
+            let place = r
+                .rank
+                .map(|n| format!("{}{n}. ", if r.shared { "T" } else { "" }))
+                .unwrap_or_default();
+            s.legend = format!("{place}{}: {} {word}", s.name, r.figure_text(average));
+        }
+    }
+    let at = |id: i64| {
+        rows.iter()
+            .position(|r| r.player_id == id)
+            .unwrap_or(usize::MAX)
+    };
+    c.series.sort_by_key(|s| at(s.id));
+}
+
+/// The standings' columns, the rows sorted as asked. A board that does not count every game
+/// (`counted`) puts what counts right after the player, and says which nights it dropped at
+/// the end.
+fn sorted_columns(
+    league: &League,
+    q: &SortQuery,
+    counted: bool,
+    rows: &mut [Standing],
+) -> Vec<Column> {
     let mut order: Vec<(&str, &str)> = COLUMNS.to_vec();
-    if average {
+    if league.board == "average" {
         order.swap(2, 5);
     }
     if counted {
-        order.insert(2, ("counted", super::view::figure_heading(&league)));
+        order.insert(2, ("counted", super::view::figure_heading(league)));
         order.push((
             "dropped",
             if league.board == "best_per_week" {
@@ -289,8 +353,8 @@ async fn show(
         Some("desc") => true,
         _ => natural_desc,
     };
-    sort_rows(&mut rows, key, descending);
-    let columns = order
+    sort_rows(rows, key, descending);
+    order
         .iter()
         .map(|(k, heading)| {
             let current = *k == key;
@@ -311,28 +375,13 @@ async fn show(
                 ),
             }
         })
-        .collect();
-    let embed = (o.organizer && league.visibility == "public").then(|| {
-        format!(
-            "<iframe src=\"{}/leagues/{}/embed\" title=\"Standings: {}\" width=\"100%\" height=\"480\" style=\"border:0\" loading=\"lazy\"></iframe>",
-            crate::http::client::base_url(&req),
-            league.id,
-            league.name.replace('&', "&amp;").replace('"', "&quot;").replace('<', "&lt;")
-        )
-    });
-    let (previous_season, next_season) =
-        leagues::seasons_around(&state, &page.caller, &league).await?;
-    let next_cards = if o.organizer && next_season.is_none() {
-        crate::domain::clubs::cards_for(&state, &o.club, true).await?
-    } else {
-        Vec::new()
-    };
-    let ahead = if league.kind == "league" {
-        crate::domain::ahead::list(&state, &page.caller, league.id).await?
-    } else {
-        Vec::new()
-    };
-    let calendar = if league.kind != "league" {
+        .collect()
+}
+
+/// The league's calendar feed for the caller: public for a public league, with the member's
+/// own key for a members' league (none for a tournament or open play).
+fn calendar_link(state: &AppState, page: &Page, league: &League) -> Option<String> {
+    if league.kind != "league" {
         None
     } else if league.visibility == "public" {
         Some(format!(
@@ -345,42 +394,10 @@ async fn show(
                 "{}/api/v1/leagues/{}/calendar.ics?key={}",
                 state.public_url,
                 league.id,
-                crate::domain::ahead::calendar_key(&state, league.id, u.id)
+                crate::domain::play::ahead::calendar_key(state, league.id, u.id)
             )
         })
-    };
-    let to_answer =
-        crate::domain::matches::to_answer(&state, &page.caller, &league, &o.club).await?;
-    let card_move = if o.organizer {
-        crate::domain::cards::newer_version(&state, &league).await?
-    } else {
-        None
-    };
-    page.render(LeaguePage {
-        ctx: page.ctx.clone(),
-        card_move,
-        ahead,
-        calendar,
-        waiting: o.waiting,
-        to_answer,
-        season_average: o.season_average,
-        embed,
-        previous_season,
-        next_season,
-        next_cards,
-        counted,
-        board_in_words: standings::board_in_words(&league),
-        lf: LeagueFields::of(&league),
-        league,
-        club: o.club,
-        organizer: o.organizer,
-        columns,
-        rows,
-        ratings_updating: o.ratings_updating,
-        chart,
-        nights: o.nights,
-        today: chrono::Utc::now().date_naive(),
-    })
+    }
 }
 
 #[derive(Deserialize)]

@@ -10,11 +10,11 @@ use chrono::NaiveDate;
 use serde::Deserialize;
 
 use super::{Ctx, Page, Posted, after};
-use crate::domain::clubs::Club;
-use crate::domain::leagues::League;
-use crate::domain::matches::{
+use crate::domain::people::clubs::Club;
+use crate::domain::play::matches::{
     self, Cancel, Leave, MatchGame, MatchView, NewMatch, Remove, Settle, WordGiven,
 };
+use crate::domain::seasons::leagues::League;
 use crate::domain::{AppState, Error};
 use crate::error::AppError;
 
@@ -61,7 +61,7 @@ async fn find(
     } else {
         Vec::new()
     };
-    let tz = crate::domain::ahead::time_zone(&club);
+    let tz = crate::domain::play::ahead::time_zone(&club);
     let to_answer = matches::to_answer(&state, &page.caller, &league, &club).await?;
     page.render(FindPage {
         to_answer,
@@ -201,7 +201,7 @@ impl MatchPageView {
 
     /// The game in words, with the players' names.
     fn words(&self, g: &MatchGame) -> String {
-        crate::domain::games::in_words(&g.game)
+        crate::domain::play::games::in_words(&g.game)
     }
 
     /// The named players who have not accepted, in words.
@@ -574,8 +574,12 @@ struct WordForm {
 
 /// The game's number and its words, for a message: "Game 2 (Ann went out, self-pick: …)".
 async fn game_words(state: &AppState, caller: &crate::domain::Caller, id: i64) -> String {
-    match crate::domain::games::show(state, caller, id).await {
-        Ok(g) => format!("Game {} ({})", g.number, crate::domain::games::in_words(&g)),
+    match crate::domain::play::games::show(state, caller, id).await {
+        Ok(g) => format!(
+            "Game {} ({})",
+            g.number,
+            crate::domain::play::games::in_words(&g)
+        ),
         Err(_) => format!("Game {id}"),
     }
 }

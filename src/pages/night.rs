@@ -9,12 +9,12 @@ use actix_web::http::StatusCode;
 
 use super::view::{local_time, plural};
 use super::{Ctx, Flash, Page, Posted, after};
-use crate::domain::games::SEAT_WINDS;
-use crate::domain::leagues::League;
-use crate::domain::nights::{
+use crate::domain::play::games::SEAT_WINDS;
+use crate::domain::play::nights::{
     self, Night, NightScore, SeatChoice, SeatingMethod, SeatingRequest, Table,
 };
-use crate::domain::{AppState, Error, Role, codes};
+use crate::domain::seasons::leagues::League;
+use crate::domain::{AppState, Error, Role, play::codes};
 use crate::error::{AppError, OwnBody};
 
 struct CheckRow {
@@ -266,7 +266,7 @@ async fn show(
     // In open play a night is a match: its players confirm its games on the match's page.
     if d.league.is_open_play()
         && d.role.is_none_or(|r| r < crate::domain::Role::Organizer)
-        && let Some(m) = crate::domain::matches::of_night(&state, d.night.id).await?
+        && let Some(m) = crate::domain::play::matches::of_night(&state, d.night.id).await?
     {
         return Ok(super::redirect(&format!("/matches/{}", m.id), None));
     }

@@ -7,9 +7,9 @@ use askama::Template;
 use super::view::{TileFace, faces};
 use super::{Ctx, Page, Posted, after};
 use crate::domain::AppState;
-use crate::domain::clubs::Club;
-use crate::domain::players::Line;
-use crate::domain::players::{self, Link, NightLine, PlayerGame};
+use crate::domain::people::clubs::Club;
+use crate::domain::people::players::Line;
+use crate::domain::people::players::{self, Link, NightLine, PlayerGame};
 use crate::error::AppError;
 
 struct BestHand {

@@ -10,8 +10,8 @@ use serde::Deserialize;
 use super::view::{TileFace, picker};
 use super::{Ctx, Page, PostedBody, after};
 use crate::auth::new_secret;
-use crate::domain::games::{self, DeadInput, GameInput, Played};
-use crate::domain::leagues::{self, League};
+use crate::domain::play::games::{self, DeadInput, GameInput, Played};
+use crate::domain::seasons::leagues::{self, League};
 use crate::domain::{AppState, Error};
 use crate::error::AppError;
 use crate::rules::Tiles;
@@ -110,7 +110,7 @@ async fn show(
     )
     .map_err(|e| AppError::Domain(Error::Internal(e.into())))?;
     let match_id = if t.league.is_open_play() {
-        crate::domain::matches::of_night(&state, t.night_id)
+        crate::domain::play::matches::of_night(&state, t.night_id)
             .await?
             .map(|m| m.id)
     } else {

@@ -7,10 +7,10 @@ use askama::Template;
 use serde::Deserialize;
 
 use super::{Ctx, Page, Posted, after};
-use crate::domain::leagues::League;
-use crate::domain::nights::{self, Night};
-use crate::domain::rounds::{self, Badge, RoundStatus, SeatRow, TimerChange, TimerView};
-use crate::domain::standings::Standing;
+use crate::domain::play::nights::{self, Night};
+use crate::domain::play::rounds::{self, Badge, RoundStatus, SeatRow, TimerChange, TimerView};
+use crate::domain::seasons::leagues::League;
+use crate::domain::seasons::standings::Standing;
 use crate::domain::{AppState, Error, Role};
 use crate::error::AppError;
 
@@ -478,7 +478,7 @@ async fn embed(state: web::Data<AppState>, id: web::Path<i64>) -> Result<HttpRes
     let body = EmbedPage {
         average: s.overview.league.board == "average",
         figure_heading: super::view::figure_heading(&s.overview.league),
-        board_short: crate::domain::standings::board_short(&s.overview.league),
+        board_short: crate::domain::seasons::standings::board_short(&s.overview.league),
         club_name: s.overview.club.name.clone(),
         waiting: s.overview.waiting.0 + s.overview.waiting.1,
         league: s.overview.league,

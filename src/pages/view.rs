@@ -321,9 +321,9 @@ pub fn league_form_refusal(e: crate::domain::Error) -> crate::domain::Error {
 /// The heading of the figure a league's board ranks by, one name on every page: "Points",
 /// "Average", or "Counted points" / "Counted average" on a board that does not count every
 /// game.
-pub fn figure_heading(league: &crate::domain::leagues::League) -> &'static str {
+pub fn figure_heading(league: &crate::domain::seasons::leagues::League) -> &'static str {
     let average = league.board == "average";
-    let counted = !crate::domain::standings::counting_of(league).is_plain();
+    let counted = !crate::domain::seasons::standings::counting_of(league).is_plain();
     match (average, counted) {
         (true, true) => "Counted average",
         (true, false) => "Average",
@@ -394,7 +394,7 @@ impl Default for LeagueFields {
 }
 
 impl LeagueFields {
-    pub fn of(l: &crate::domain::leagues::League) -> LeagueFields {
+    pub fn of(l: &crate::domain::seasons::leagues::League) -> LeagueFields {
         LeagueFields {
             name: l.name.clone(),
             games_per_table: l.games_per_table,

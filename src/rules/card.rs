@@ -351,108 +351,204 @@ fn hand_id_at(lines: &Lines<'_>, loose: &toml::Table, line: usize) -> Option<Str
 }
 
 fn compile(raw: RawCard, lines: &Lines<'_>) -> Result<Card, Vec<CardError>> {
-    let mut errors = Vec::new();
-    let card_error = |line: Option<usize>, message: String| CardError {
-        line,
-        hand: None,
-        message,
+    let mut c = Compiler {
+        lines,
+        errors: Vec::new(),
+        sections: Vec::new(),
+        section_counts: Vec::new(),
+        ids: HashSet::new(),
+        out: Vec::new(),
+        targets: Vec::new(),
     };
-    let name = match raw.name {
-        Some(n) if !n.get_ref().trim().is_empty() => n.into_inner(),
-        Some(n) => {
-            errors.push(card_error(
-                Some(lines.at(n.span().start)),
-                "name is empty".into(),
-            ));
-            String::new()
-        }
-        None => {
-            errors.push(card_error(Some(1), "the card needs a `name`".into()));
-            String::new()
-        }
-    };
-    let year = match raw.year {
-        Some(y) => *y.get_ref(),
-        None => {
-            errors.push(card_error(Some(1), "the card needs a `year`".into()));
-            0
-        }
-    };
+    let name = c.name(raw.name);
+    let year = c.year(raw.year);
     if raw.hand.is_empty() {
-        errors.push(card_error(
-            None,
-            "the card has no hands; add [[hand]] tables".into(),
-        ));
+        c.errors.push(CardError {
+            line: None,
+            hand: None,
+            message: "the card has no hands; add [[hand]] tables".into(),
+        });
+    }
+    for spanned in raw.hand {
+        if c.hand(spanned).is_err() {
+            return Err(c.errors);
+        }
+    }
+    if !c.errors.is_empty() {
+        return Err(c.errors);
+    }
+    let filters: Vec<(u64, u64)> = c.targets.iter().map(|t| (t.mask, t.need_mask)).collect();
+    let index = TargetIndex::new(&filters);
+    drop(filters);
+    let columns = Columns::new(&c.targets);
+    Ok(Card {
+        index,
+        columns,
+        name,
+        year,
+        publisher: raw.publisher,
+        sections: c.sections,
+        lines: c.out,
+        targets: c.targets,
+    })
+}
+
+/// A card being compiled: its hands so far with their targets, and every problem found.
+struct Compiler<'l, 'a> {
+    lines: &'l Lines<'a>,
+    errors: Vec<CardError>,
+    sections: Vec<String>,
+    /// Hands so far in each section, in the order of `sections`.
+    section_counts: Vec<usize>,
+    ids: HashSet<String>,
+    out: Vec<Line>,
+    targets: Vec<Target>,
+}
+
+/// Compiling stopped: the card grew past `MAX_TARGETS` (the reason is in the errors).
+struct Stopped;
+
+impl Compiler<'_, '_> {
+    fn at(&self, span: Range<usize>) -> usize {
+        self.lines.at(span.start)
     }
 
-    let mut sections: Vec<String> = Vec::new();
-    let mut section_counts: Vec<usize> = Vec::new();
-    let mut ids: HashSet<String> = HashSet::new();
-    let mut out_lines = Vec::new();
-    let mut targets = Vec::new();
+    /// A problem of the hand `hand`, at `line`.
+    fn err(&mut self, hand: &str, line: usize, message: String) {
+        self.errors.push(CardError {
+            line: Some(line),
+            hand: Some(hand.to_string()),
+            message,
+        });
+    }
 
-    for spanned in raw.hand {
-        let hand_line = lines.at(spanned.span().start);
+    /// A problem of the card's own fields.
+    fn card_err(&mut self, line: usize, message: &str) {
+        self.errors.push(CardError {
+            line: Some(line),
+            hand: None,
+            message: message.into(),
+        });
+    }
+
+    fn name(&mut self, raw: Option<Spanned<String>>) -> String {
+        match raw {
+            Some(n) if !n.get_ref().trim().is_empty() => n.into_inner(),
+            Some(n) => {
+                let line = self.at(n.span());
+                self.card_err(line, "name is empty");
+                String::new()
+            }
+            None => {
+                self.card_err(1, "the card needs a `name`");
+                String::new()
+            }
+        }
+    }
+
+    fn year(&mut self, raw: Option<Spanned<i64>>) -> i64 {
+        match raw {
+            Some(y) => *y.get_ref(),
+            None => {
+                self.card_err(1, "the card needs a `year`");
+                0
+            }
+        }
+    }
+
+    /// One `[[hand]]`: checked, expanded into its targets and added; `Stopped` when the card
+    /// has grown too large to go on.
+    fn hand(&mut self, spanned: Spanned<RawHand>) -> Result<(), Stopped> {
+        let hand_line = self.at(spanned.span());
         let hand = spanned.into_inner();
-        // Work out the id first so every later message can name the hand.
         let section = hand
             .section
             .as_ref()
             .map(|s| s.get_ref().trim().to_string());
-        let position = section
-            .as_ref()
-            .map(|s| match sections.iter().position(|x| x == s) {
-                Some(i) => {
-                    section_counts[i] += 1;
-                    section_counts[i]
-                }
-                None => {
-                    sections.push(s.clone());
-                    section_counts.push(1);
-                    1
-                }
-            });
-        let id = match (&hand.id, &section, position) {
-            (Some(id), _, _) => id.get_ref().trim().to_string(),
-            (None, Some(s), Some(n)) => default_id(s, n),
-            _ => format!("#{}", out_lines.len() + 1),
-        };
-        let mut err = |line: usize, message: String| {
-            errors.push(CardError {
-                line: Some(line),
-                hand: Some(id.clone()),
-                message,
-            })
-        };
-        let at = |s: std::ops::Range<usize>| lines.at(s.start);
-
+        // The id first, so every later message can name the hand.
+        let id = self.hand_id(&hand, &section);
         match &section {
-            None => err(hand_line, "the hand needs a `section`".into()),
-            Some(s) if s.is_empty() => err(hand_line, "section is empty".into()),
+            None => self.err(&id, hand_line, "the hand needs a `section`".into()),
+            Some(s) if s.is_empty() => self.err(&id, hand_line, "section is empty".into()),
             _ => {}
         }
         if let Some(raw_id) = &hand.id
             && raw_id.get_ref().trim().is_empty()
         {
-            err(at(raw_id.span()), "id is empty".into());
+            let line = self.at(raw_id.span());
+            self.err(&id, line, "id is empty".into());
         }
-        if !ids.insert(id.clone()) {
-            err(hand_line, format!("another hand already has the id `{id}`"));
+        if !self.ids.insert(id.clone()) {
+            self.err(
+                &id,
+                hand_line,
+                format!("another hand already has the id `{id}`"),
+            );
         }
-        let value = match &hand.value {
+        let value = self.value(&id, hand_line, &hand.value);
+        let options = self.options(&id, &hand);
+        let (pattern_line, texts) = self.patterns(&id, hand_line, &hand.pattern);
+        let start = self.targets.len();
+        self.expand(&id, pattern_line, &texts, &options)?;
+        self.out.push(Line {
+            id,
+            section: section.unwrap_or_default(),
+            value,
+            concealed: hand.concealed.unwrap_or(false),
+            patterns: texts,
+            suits: options.suits,
+            numbers: options.numbers,
+            winds: options.winds,
+            note: hand.note,
+            targets: start..self.targets.len(),
+            source_line: hand_line,
+        });
+        Ok(())
+    }
+
+    /// The hand's id: as given, or `<section>#<n>` by its place in its section.
+    fn hand_id(&mut self, hand: &RawHand, section: &Option<String>) -> String {
+        let position = section
+            .as_ref()
+            .map(|s| match self.sections.iter().position(|x| x == s) {
+                Some(i) => {
+                    self.section_counts[i] += 1;
+                    self.section_counts[i]
+                }
+                None => {
+                    self.sections.push(s.clone());
+                    self.section_counts.push(1);
+                    1
+                }
+            });
+        match (&hand.id, section, position) {
+            (Some(id), _, _) => id.get_ref().trim().to_string(),
+            (None, Some(s), Some(n)) => default_id(s, n),
+            _ => format!("#{}", self.out.len() + 1),
+        }
+    }
+
+    fn value(&mut self, id: &str, hand_line: usize, value: &Option<Spanned<i64>>) -> u32 {
+        match value {
             None => {
-                err(hand_line, "the hand needs a `value`".into());
+                self.err(id, hand_line, "the hand needs a `value`".into());
                 0
             }
             Some(v) if *v.get_ref() <= 0 || *v.get_ref() > u32::MAX as i64 => {
-                err(
-                    at(v.span()),
+                let line = self.at(v.span());
+                self.err(
+                    id,
+                    line,
                     format!("value must be a whole number above 0, not {}", v.get_ref()),
                 );
                 0
             }
             Some(v) => *v.get_ref() as u32,
-        };
+        }
+    }
+
+    /// The hand's suits, numbers and winds rules (the defaults where one is wrong).
+    fn options(&mut self, id: &str, hand: &RawHand) -> Options {
         let suits = match hand
             .suits
             .as_ref()
@@ -461,8 +557,10 @@ fn compile(raw: RawCard, lines: &Lines<'_>) -> Result<Card, Vec<CardError>> {
             None | Some(("distinct", _)) => SuitsRule::Distinct,
             Some(("any", _)) => SuitsRule::Any,
             Some((other, span)) => {
-                err(
-                    at(span),
+                let line = self.at(span);
+                self.err(
+                    id,
+                    line,
                     format!("suits must be \"distinct\" or \"any\", not \"{other}\""),
                 );
                 SuitsRule::Distinct
@@ -476,8 +574,10 @@ fn compile(raw: RawCard, lines: &Lines<'_>) -> Result<Card, Vec<CardError>> {
             None | Some(("as-written", _)) => WindsRule::AsWritten,
             Some(("any", _)) => WindsRule::Any,
             Some((other, span)) => {
-                err(
-                    at(span),
+                let line = self.at(span);
+                self.err(
+                    id,
+                    line,
                     format!("winds must be \"as-written\" or \"any\", not \"{other}\""),
                 );
                 WindsRule::AsWritten
@@ -488,31 +588,52 @@ fn compile(raw: RawCard, lines: &Lines<'_>) -> Result<Card, Vec<CardError>> {
             Some(n) => match parse_numbers(n.get_ref()) {
                 Ok(rule) => rule,
                 Err(message) => {
-                    err(at(n.span()), message);
+                    let line = self.at(n.span());
+                    self.err(id, line, message);
                     NumbersRule::AsWritten
                 }
             },
         };
-        let (pattern_line, texts) = match &hand.pattern {
+        Options {
+            suits,
+            numbers,
+            winds,
+        }
+    }
+
+    /// The hand's pattern texts and the line they are on.
+    fn patterns(
+        &mut self,
+        id: &str,
+        hand_line: usize,
+        pattern: &Option<Spanned<toml::Value>>,
+    ) -> (usize, Vec<String>) {
+        match pattern {
             None => {
-                err(hand_line, "the hand needs a `pattern`".into());
+                self.err(id, hand_line, "the hand needs a `pattern`".into());
                 (hand_line, Vec::new())
             }
-            Some(p) => match pattern_texts(p.get_ref()) {
-                Ok(texts) => (at(p.span()), texts),
-                Err(message) => {
-                    err(at(p.span()), message);
-                    (at(p.span()), Vec::new())
+            Some(p) => {
+                let line = self.at(p.span());
+                match pattern_texts(p.get_ref()) {
+                    Ok(texts) => (line, texts),
+                    Err(message) => {
+                        self.err(id, line, message);
+                        (line, Vec::new())
+                    }
                 }
-            },
-        };
+            }
+        }
+    }
 
-        let options = Options {
-            suits,
-            numbers: numbers.clone(),
-            winds,
-        };
-        let start = targets.len();
+    /// Each pattern's targets, appended to the card's; `Stopped` past `MAX_TARGETS`.
+    fn expand(
+        &mut self,
+        id: &str,
+        pattern_line: usize,
+        texts: &[String],
+        options: &Options,
+    ) -> Result<(), Stopped> {
         let mut seen = crate::rules::pattern::Seen::default();
         let several = texts.len() > 1;
         for (alt, text) in texts.iter().enumerate() {
@@ -521,59 +642,31 @@ fn compile(raw: RawCard, lines: &Lines<'_>) -> Result<Card, Vec<CardError>> {
             } else {
                 String::new()
             };
+            let line_index = self.out.len();
             match Pattern::parse(text) {
                 Ok(p) => {
                     if let Err(message) =
-                        p.expand(&options, out_lines.len(), alt, &mut seen, &mut targets)
+                        p.expand(options, line_index, alt, &mut seen, &mut self.targets)
                     {
-                        err(pattern_line, format!("{prefix}{message}"));
+                        self.err(id, pattern_line, format!("{prefix}{message}"));
                     }
                 }
-                Err(message) => err(pattern_line, format!("{prefix}{message}")),
+                Err(message) => self.err(id, pattern_line, format!("{prefix}{message}")),
             }
-            if targets.len() > MAX_TARGETS {
+            if self.targets.len() > MAX_TARGETS {
                 // Stop here: every further line would only cost more.
-                err(
+                self.err(
+                    id,
                     pattern_line,
                     format!(
                         "the card expands to more than {MAX_TARGETS} targets by this line (a printed card has about 1,000); use fewer lines or fewer variants"
                     ),
                 );
-                return Err(errors);
+                return Err(Stopped);
             }
         }
-        out_lines.push(Line {
-            id,
-            section: section.unwrap_or_default(),
-            value,
-            concealed: hand.concealed.unwrap_or(false),
-            patterns: texts,
-            suits,
-            numbers,
-            winds,
-            note: hand.note,
-            targets: start..targets.len(),
-            source_line: hand_line,
-        });
+        Ok(())
     }
-
-    if !errors.is_empty() {
-        return Err(errors);
-    }
-    let filters: Vec<(u64, u64)> = targets.iter().map(|t| (t.mask, t.need_mask)).collect();
-    let index = TargetIndex::new(&filters);
-    drop(filters);
-    let columns = Columns::new(&targets);
-    Ok(Card {
-        index,
-        columns,
-        name,
-        year,
-        publisher: raw.publisher,
-        sections,
-        lines: out_lines,
-        targets,
-    })
 }
 
 fn pattern_texts(value: &toml::Value) -> Result<Vec<String>, String> {

@@ -439,6 +439,9 @@ fn seat_label(text: &str) -> Option<&'static str> {
     }
 }
 
+/// A contested dead-hand call: (caller, challenged, upheld).
+type Dispute = (usize, usize, bool);
+
 /// A result checked against the card, ready to score.
 #[derive(Debug, Clone)]
 pub struct ValidResult {
@@ -459,40 +462,76 @@ pub struct ValidResult {
 impl GameResult {
     /// Validates the result against the card: seats, roles and the winning hand.
     pub fn validate(&self, card: &Card) -> Result<ValidResult, InputError> {
-        let err = |m: String| Err(InputError::new(m));
+        let seats = self.seat_labels()?;
+        let (dead, disputes) = self.dead_hands(&seats)?;
+        let mut v = ValidResult {
+            seats: seats.clone(),
+            outcome: self.outcome,
+            winner: None,
+            won_by: None,
+            discarder: None,
+            misnamed: false,
+            dead,
+            disputes,
+            line: None,
+        };
+        if self.outcome != Outcome::Mahjong {
+            self.check_no_win()?;
+            return Ok(v);
+        }
+        let Some(winner) = &self.winner else {
+            return Err(InputError::new("winner: a mahjong needs the winner's seat"));
+        };
+        let winner = find_seat(&seats, "winner", winner)?;
+        if v.dead[winner] {
+            return Err(InputError::new(format!(
+                "dead: the winner {} has a dead hand; a dead hand cannot win",
+                seats[winner]
+            )));
+        }
+        let (won_by, discarder) = self.how_won(&seats, winner)?;
+        v.discarder = discarder;
+        v.line = Some(self.winning_line(card)?);
+        v.winner = Some(winner);
+        v.won_by = Some(won_by);
+        v.misnamed = self.misnamed_discard;
+        Ok(v)
+    }
+
+    /// The seats as winds, each once, 2 to 4 of them.
+    fn seat_labels(&self) -> Result<Vec<&'static str>, InputError> {
         if !(2..=4).contains(&self.seats.len()) {
-            return err(format!(
+            return Err(InputError::new(format!(
                 "seats lists {} players; a table has 2 to 4",
                 self.seats.len()
-            ));
+            )));
         }
         let mut seats: Vec<&'static str> = Vec::new();
         for s in &self.seats {
             let Some(label) = seat_label(s) else {
-                return err(format!("seat `{s}` is not a wind (E, S, W or N)"));
+                return Err(InputError::new(format!(
+                    "seat `{s}` is not a wind (E, S, W or N)"
+                )));
             };
             if seats.contains(&label) {
-                return err(format!("seat {label} is listed twice"));
+                return Err(InputError::new(format!("seat {label} is listed twice")));
             }
             seats.push(label);
         }
-        let find = |field: &str, s: &str| -> Result<usize, InputError> {
-            seat_label(s)
-                .and_then(|l| seats.iter().position(|x| *x == l))
-                .ok_or_else(|| {
-                    InputError::new(format!(
-                        "{field} `{s}` is not a seat at this table ({})",
-                        seats.join(", ")
-                    ))
-                })
-        };
+        Ok(seats)
+    }
+
+    /// Per seat whether its hand is dead for scoring, and each contested call as (caller,
+    /// challenged, upheld).
+    fn dead_hands(&self, seats: &[&'static str]) -> Result<(Vec<bool>, Vec<Dispute>), InputError> {
+        let err = |m: String| Err(InputError::new(m));
         let mut dead = vec![false; seats.len()];
         let mut disputes = Vec::new();
         for (i, d) in self.dead.iter().enumerate() {
             let at = |f: &str| format!("dead[{i}].{f}");
-            let seat = find(&at("seat"), &d.seat)?;
+            let seat = find_seat(seats, &at("seat"), &d.seat)?;
             let caller = match &d.called_by {
-                Some(c) => Some(find(&at("called_by"), c)?),
+                Some(c) => Some(find_seat(seats, &at("called_by"), c)?),
                 None => None,
             };
             if caller == Some(seat) {
@@ -522,62 +561,54 @@ impl GameResult {
                 dead[seat] = true;
             }
         }
+        Ok((dead, disputes))
+    }
+
+    /// A wall game or redeal names no winner or discarder (and a redeal no dead hands).
+    fn check_no_win(&self) -> Result<(), InputError> {
+        let what = if self.outcome == Outcome::Wall {
+            "a wall game"
+        } else {
+            "a redeal"
+        };
+        if self.winner.is_some() {
+            return Err(InputError::new(format!("winner: {what} has no winner")));
+        }
+        if self.discarder.is_some() {
+            return Err(InputError::new(format!(
+                "discarder: {what} has no winning discard"
+            )));
+        }
+        if self.outcome == Outcome::Redeal && !self.dead.is_empty() {
+            return Err(InputError::new(
+                "dead: hands cannot be called dead before play starts (a redeal)",
+            ));
+        }
+        Ok(())
+    }
+
+    /// How the winner went out, and the discarder's seat for a win from a discard.
+    fn how_won(
+        &self,
+        seats: &[&'static str],
+        winner: usize,
+    ) -> Result<(WonBy, Option<usize>), InputError> {
+        let err = |m: String| Err(InputError::new(m));
+        let Some(won_by) = self.won_by else {
+            return err("won_by: say how the game was won (self_pick, discard, joker_exchange, heavenly, earthly)".into());
+        };
         let uncontested_dead = |seat: usize| {
             self.dead
                 .iter()
                 .any(|d| !d.contested && seat_label(&d.seat) == Some(seats[seat]))
         };
-
-        let mut v = ValidResult {
-            seats: seats.clone(),
-            outcome: self.outcome,
-            winner: None,
-            won_by: None,
-            discarder: None,
-            misnamed: false,
-            dead,
-            disputes,
-            line: None,
-        };
-        if self.outcome != Outcome::Mahjong {
-            let what = if self.outcome == Outcome::Wall {
-                "a wall game"
-            } else {
-                "a redeal"
-            };
-            if self.winner.is_some() {
-                return err(format!("winner: {what} has no winner"));
-            }
-            if self.discarder.is_some() {
-                return err(format!("discarder: {what} has no winning discard"));
-            }
-            if self.outcome == Outcome::Redeal && !self.dead.is_empty() {
-                return err(
-                    "dead: hands cannot be called dead before play starts (a redeal)".into(),
-                );
-            }
-            return Ok(v);
-        }
-
-        let Some(winner) = &self.winner else {
-            return err("winner: a mahjong needs the winner's seat".into());
-        };
-        let winner = find("winner", winner)?;
-        if v.dead[winner] {
-            return err(format!(
-                "dead: the winner {} has a dead hand; a dead hand cannot win",
-                seats[winner]
-            ));
-        }
-        let Some(won_by) = self.won_by else {
-            return err("won_by: say how the game was won (self_pick, discard, joker_exchange, heavenly, earthly)".into());
-        };
+        let mut discarder = None;
         match (won_by, &self.discarder) {
             (WonBy::Discard, None) => {
                 return err("discarder: a win from a discard needs the discarder".into());
             }
             (WonBy::Discard, Some(d)) => {
-                let d = find("discarder", d)?;
+                let d = find_seat(seats, "discarder", d)?;
                 if d == winner {
                     return err(format!(
                         "discarder: {} is the winner; the winning discard comes from another player",
@@ -590,7 +621,7 @@ impl GameResult {
                         seats[d]
                     ));
                 }
-                v.discarder = Some(d);
+                discarder = Some(d);
             }
             (_, Some(_)) => {
                 return err("discarder: only a win from a discard has a discarder".into());
@@ -609,8 +640,13 @@ impl GameResult {
                 seats[winner]
             ));
         }
+        Ok((won_by, discarder))
+    }
+
+    /// The card's line the winning hand matches (the nearest lines named when none does).
+    fn winning_line(&self, card: &Card) -> Result<MatchReport, InputError> {
         let Some(hand) = &self.hand else {
-            return err("hand: a mahjong needs the winning hand".into());
+            return Err(InputError::new("hand: a mahjong needs the winning hand"));
         };
         let tiles = hand.parse().map_err(|e| e.context("hand"))?;
         let exposures = self
@@ -635,17 +671,25 @@ impl GameResult {
                 })
                 .collect::<Vec<_>>()
                 .join("; ");
-            return err(format!(
+            return Err(InputError::new(format!(
                 "hand: matches no line of card \"{}\"; nearest: {hint}",
                 card.name
-            ));
+            )));
         };
-        v.line = Some(card.match_report(&check.matches[best], &check));
-        v.winner = Some(winner);
-        v.won_by = Some(won_by);
-        v.misnamed = self.misnamed_discard;
-        Ok(v)
+        Ok(card.match_report(&check.matches[best], &check))
     }
+}
+
+/// The place of seat `s` at the table (`field` names it in the refusal).
+fn find_seat(seats: &[&'static str], field: &str, s: &str) -> Result<usize, InputError> {
+    seat_label(s)
+        .and_then(|l| seats.iter().position(|x| *x == l))
+        .ok_or_else(|| {
+            InputError::new(format!(
+                "{field} `{s}` is not a seat at this table ({})",
+                seats.join(", ")
+            ))
+        })
 }
 
 /// Builds each seat's score from items in words.

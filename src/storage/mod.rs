@@ -1,30 +1,14 @@
 //! Storage: every SQL statement of the service lives under this module.
 
-pub mod ahead;
 pub mod backup;
-pub mod budgets;
-pub mod card_drafts;
 pub mod cards;
-pub mod clubs;
-pub mod codes;
 pub mod embedded;
-pub mod events;
-pub mod game_pages;
-pub mod games;
-pub mod imports;
-pub mod invitations;
-pub mod leagues;
-pub mod mail;
-pub mod matches;
-pub mod names;
-pub mod new_game;
-pub mod nights;
+pub mod history;
 pub mod notices;
-pub mod players;
-pub mod tokens;
-pub mod totals;
-pub mod users;
-pub mod webhooks;
+pub mod outbox;
+pub mod people;
+pub mod play;
+pub mod seasons;
 
 use std::str::FromStr;
 use std::time::Duration;
@@ -135,7 +119,7 @@ pub async fn migrate(pool: &PgPool) -> anyhow::Result<()> {
         .await
         .context("running migrations")?;
     // What SQL alone cannot do: players' name keys are computed here (`names::key`).
-    players::ensure_keys(pool)
+    people::players::ensure_keys(pool)
         .await
         .context("filling players' name keys")
 }

@@ -1,0 +1,420 @@
+//! Invitations: an organizer adds a member by any email, and every such add is an invitation,
+//! answered alike whether or not the address has an account. The mailed link (14 days) lets an
+//! account join with one tap, or an address without one sign up and join; on joining, the new
+//! member may say which of the club's players they are (an organizer confirms, as for any claim).
+
+use std::net::IpAddr;
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::auth::{new_secret, password};
+use crate::domain::people::accounts::{self, Session, SignUp};
+use crate::domain::{AppState, Caller, Error, Result, Role, outbox::mail, people::budgets};
+use crate::storage::people::clubs::Club;
+use crate::storage::people::invitations as stored;
+pub use crate::storage::people::invitations::Invitation;
+use crate::storage::{people::players, people::users};
+
+/// How long an invitation's link works.
+pub const INVITATION_DAYS: i64 = 14;
+
+/// The answer to an invitation: what was sent, in words and as the listed invitation.
+#[derive(Serialize, ToSchema)]
+pub struct Invited {
+    #[schema(
+        example = "An invitation to join as member is on its way to rose@example.org. Its link works for 14 days."
+    )]
+    pub message: String,
+    /// Whether a mail went out now: `false` when the address already had an invitation whose
+    /// link works (nothing is sent again unless an organizer asks: *Send again*).
+    pub sent: bool,
+    pub invitation: Invitation,
+}
+
+/// How long *Send again* waits between two sends of one invitation.
+pub const SEND_AGAIN_HOURS: i64 = 24;
+
+/// Writes the invitation of `email` to `club` as `role` and its mail, in one transaction. An
+/// address with an invitation whose link works gets nothing new (its role is updated): an
+/// organizer sends it again on purpose. The club's mail budget and the inviter's outside
+/// addresses are counted first; past either, nothing is written. The caller checked who may
+/// invite with which role.
+pub async fn invite(
+    state: &AppState,
+    club: &Club,
+    inviter: &users::User,
+    email: &str,
+    role: Role,
+) -> Result<Invited> {
+    let mut tx = state.db.begin().await?;
+    crate::storage::people::budgets::lock_club(&mut tx, club.id).await?;
+    if let Some((id, was)) = stored::pending(&mut tx, club.id, email).await? {
+        if was != role.as_str() {
+            stored::set_role(&mut tx, id, role.as_str()).await?;
+        }
+        tx.commit().await?;
+        let invitation = listed(state, club.id, id).await?;
+        return Ok(Invited {
+            message: format!(
+                "{} has an invitation waiting already, sent {}: nothing was sent again. If it was lost, tap Send again beside it (once a day).",
+                invitation.email,
+                invitation.sent_at.format("%B %-d at %H:%M UTC")
+            ),
+            sent: false,
+            invitation,
+        });
+    }
+    budgets::spend_club_mail(state, &mut tx, club.id, &club.name, 1).await?;
+    budgets::spend_outside(state, &mut tx, inviter, email, "invitation").await?;
+    let token = new_secret("");
+    let expires = chrono::Utc::now() + chrono::Duration::days(INVITATION_DAYS);
+    let id = stored::invite(
+        &mut tx,
+        club.id,
+        email,
+        role.as_str(),
+        &state.keys.hash(&token),
+        inviter.id,
+        expires,
+    )
+    .await?;
+    mail_invitation(state, &mut tx, club, inviter, email, role, &token, expires).await?;
+    tx.commit().await?;
+    mail::wake(state);
+    let invitation = listed(state, club.id, id).await?;
+    Ok(Invited {
+        message: format!(
+            "An invitation to join as {} is on its way to {email}. Its link works for {INVITATION_DAYS} days.",
+            role.as_str()
+        ),
+        sent: true,
+        invitation,
+    })
+}
+
+/// Sends an open invitation again, with a new link (the old one stops working): at most once in
+/// `SEND_AGAIN_HOURS`, within the club's and the sender's mail budgets.
+pub async fn send_again(
+    state: &AppState,
+    club: &Club,
+    sender: &users::User,
+    id: i64,
+) -> Result<Invited> {
+    let mut tx = state.db.begin().await?;
+    crate::storage::people::budgets::lock_club(&mut tx, club.id).await?;
+    let (email, role, sent_at) = stored::to_send_again(&mut tx, club.id, id)
+        .await?
+        .ok_or_else(|| {
+            Error::NotFound(format!(
+                "invitation {id} is not open in this club (accepted, withdrawn, or never sent)"
+            ))
+        })?;
+    let next = sent_at + chrono::Duration::hours(SEND_AGAIN_HOURS);
+    let now = chrono::Utc::now();
+    if next > now {
+        return Err(Error::TooManyRequests {
+            detail: format!(
+                "the invitation to {email} was sent {}; it can be sent again once a day, from {}",
+                sent_at.format("%B %-d at %H:%M UTC"),
+                next.format("%B %-d at %H:%M UTC")
+            ),
+            retry_after_secs: (next - now).num_seconds().max(0) as u64 + 1,
+        });
+    }
+    let role = Role::parse(&role).unwrap_or(Role::Member);
+    budgets::spend_club_mail(state, &mut tx, club.id, &club.name, 1).await?;
+    budgets::spend_outside(state, &mut tx, sender, &email, "invitation").await?;
+    let token = new_secret("");
+    let expires = now + chrono::Duration::days(INVITATION_DAYS);
+    stored::sent_again(&mut tx, id, &state.keys.hash(&token), sender.id, expires).await?;
+    mail_invitation(state, &mut tx, club, sender, &email, role, &token, expires).await?;
+    tx.commit().await?;
+    mail::wake(state);
+    Ok(Invited {
+        message: format!(
+            "The invitation is on its way to {email} again, with a new link (the earlier one no longer works). It works for {INVITATION_DAYS} days."
+        ),
+        sent: true,
+        invitation: listed(state, club.id, id).await?,
+    })
+}
+
+async fn listed(state: &AppState, club_id: i64, id: i64) -> Result<Invitation> {
+    stored::get(&state.db, club_id, id)
+        .await?
+        .ok_or_else(|| Error::Internal(anyhow::anyhow!("invitation {id} vanished")))
+}
+
+/// The invitation's mail, in `tx`.
+#[allow(clippy::too_many_arguments)]
+async fn mail_invitation(
+    state: &AppState,
+    tx: &mut sqlx::PgConnection,
+    club: &Club,
+    inviter: &users::User,
+    email: &str,
+    role: Role,
+    token: &str,
+    expires: chrono::DateTime<chrono::Utc>,
+) -> Result<()> {
+    let link = format!("{}/invitations/{token}", state.public_url);
+    let greeting = "Hello,".to_string();
+    let paragraphs = [
+        format!(
+            "{} invites you to join {} on the mah jongg league service, as {}.",
+            inviter.display_name,
+            club.name,
+            role_words(role)
+        ),
+        "If you have an account, log in and join with one tap. If not, the page lets you choose your name and a password, and you join at once.".to_string(),
+    ];
+    let after = [
+        format!(
+            "The link works for {INVITATION_DAYS} days, until {}.",
+            expires.format("%B %-d, %Y")
+        ),
+        format!(
+            "If you do not know {} or {}, ignore this message: nothing happens unless the link is followed.",
+            inviter.display_name, club.name
+        ),
+    ];
+    let letter = mail::Letter {
+        greeting: &greeting,
+        paragraphs: &paragraphs,
+        actions: &[(&format!("Join {}", club.name), &link)],
+        after: &after,
+    };
+    let (text_body, html_body) = letter.render(&state.public_url);
+    mail::enqueue(
+        tx,
+        &crate::storage::outbox::mail::NewMail {
+            kind: "invitation",
+            club_id: Some(club.id),
+            to_address: email.to_string(),
+            to_name: None,
+            subject: format!("{} invites you to {}", inviter.display_name, club.name),
+            text_body,
+            html_body,
+            unsubscribe: None,
+        },
+    )
+    .await?;
+    Ok(())
+}
+
+/// A role as the invitation says it.
+fn role_words(role: Role) -> &'static str {
+    match role {
+        Role::Owner => "an owner (who runs everything, including who else is an owner)",
+        Role::Organizer => "an organizer (who runs nights, players, leagues and cards)",
+        Role::Scorer => "a scorer (who records games)",
+        Role::Member => "a member (who sees the club's leagues)",
+    }
+}
+
+/// A club's player a new member may say they are.
+#[derive(Serialize, ToSchema)]
+pub struct PlayerChoice {
+    pub id: i64,
+    #[schema(example = "Rose")]
+    pub name: String,
+}
+
+/// What a working invitation link shows.
+#[derive(Serialize, ToSchema)]
+pub struct InvitationView {
+    #[schema(example = "friday")]
+    pub club: String,
+    #[schema(example = "Friday Mah Jongg")]
+    pub club_name: String,
+    /// The address it was sent to.
+    pub email: String,
+    #[schema(schema_with = crate::domain::schemas::role)]
+    pub role: String,
+    #[schema(required = true)]
+    pub invited_by: Option<String>,
+    pub expires_at: chrono::DateTime<chrono::Utc>,
+    /// The club's players nobody is linked to or claims yet: whom the new member may say they are.
+    pub players: Vec<PlayerChoice>,
+}
+
+fn gone() -> Error {
+    Error::NotFound(format!(
+        "this invitation was used already, was withdrawn, or is more than {INVITATION_DAYS} days old: ask the club's organizer for a new one"
+    ))
+}
+
+/// The invitation a link opens, while it works.
+pub async fn show(state: &AppState, token: &str) -> Result<InvitationView> {
+    if token.len() > 200 {
+        return Err(gone());
+    }
+    let o = stored::opened(&state.db, &state.keys.hash(token))
+        .await?
+        .ok_or_else(gone)?;
+    let players = players::unclaimed(&state.db, o.club_id)
+        .await?
+        .into_iter()
+        .map(|(id, name)| PlayerChoice { id, name })
+        .collect();
+    Ok(InvitationView {
+        club: o.club_slug,
+        club_name: o.club_name,
+        email: o.email,
+        role: o.role,
+        invited_by: o.invited_by,
+        expires_at: o.expires_at,
+        players,
+    })
+}
+
+/// Joining with an invitation's link, as the logged-in account.
+#[derive(Deserialize, ToSchema, Default)]
+#[serde(deny_unknown_fields)]
+pub struct Joining {
+    /// The club's player the new member says they are (one of the invitation's `players`);
+    /// an organizer confirms it.
+    #[schema(minimum = 1)]
+    pub player: Option<i64>,
+}
+
+/// Signing up and joining with an invitation's link: the account gets the invited address.
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct JoiningNew {
+    #[schema(example = "Rose Adler", min_length = 1, max_length = 200)]
+    pub display_name: String,
+    /// 10 to 1000 characters.
+    #[schema(example = "correct horse battery", min_length = 10, max_length = 1000)]
+    pub password: String,
+    #[schema(minimum = 1)]
+    pub player: Option<i64>,
+}
+
+/// Who joined where, in words.
+#[derive(Serialize, ToSchema)]
+pub struct Joined {
+    #[schema(example = "friday")]
+    pub club: String,
+    #[schema(schema_with = crate::domain::schemas::role)]
+    pub role: String,
+    #[schema(example = "Welcome to Friday Mah Jongg: you are a member.")]
+    pub message: String,
+}
+
+/// Joins the club of the invitation as the logged-in caller (any account: the link is what was
+/// mailed to the invited address).
+pub async fn join(
+    state: &AppState,
+    caller: &Caller,
+    token: &str,
+    joining: Joining,
+) -> Result<Joined> {
+    let user = caller.user()?.clone();
+    let view = show(state, token).await?;
+    let mut tx = state.db.begin().await?;
+    let (club_id, role) = stored::accept(&mut tx, &state.keys.hash(token), user.id)
+        .await?
+        .ok_or_else(gone)?;
+    tx.commit().await?;
+    welcome(state, view, club_id, role, user.id, joining.player).await
+}
+
+/// Creates the account of the invited address and joins the club with it, in one transaction;
+/// the new account is logged in. An address that has an account meanwhile logs in instead.
+pub async fn join_new(
+    state: &AppState,
+    token: &str,
+    joining: JoiningNew,
+    address: Option<IpAddr>,
+    agent: Option<&str>,
+) -> Result<(Session, Joined)> {
+    // A dead link is told before anything else is counted or computed.
+    let view = show(state, token).await?;
+    state.limits.signup(None, address)?;
+    let signing = SignUp {
+        email: view.email.clone(),
+        display_name: joining.display_name,
+        password: None,
+    };
+    accounts::validate_signup(&signing)?;
+    accounts::validate_password(&joining.password)?;
+    state.limits.password_check(&view.email, address)?;
+    let hash = password::hash_password(joining.password).await?;
+    let mut tx = state.db.begin().await?;
+    let user = users::create_in(
+        &mut tx,
+        signing.email.trim(),
+        signing.display_name.trim(),
+        &hash,
+    )
+    .await?
+    .ok_or_else(|| {
+        Error::Conflict(format!(
+            "an account with the email {} exists: log in, then open the invitation again to join",
+            view.email
+        ))
+    })?;
+    let (club_id, role) = stored::accept(&mut tx, &state.keys.hash(token), user.id)
+        .await?
+        .ok_or_else(gone)?;
+    tx.commit().await?;
+    let user_id = user.id;
+    let session = accounts::start_session(state, user, agent).await?;
+    let joined = welcome(state, view, club_id, role, user_id, joining.player).await?;
+    Ok((session, joined))
+}
+
+/// The welcome in words, after recording the player the new member says they are.
+async fn welcome(
+    state: &AppState,
+    view: InvitationView,
+    club_id: i64,
+    role: String,
+    user_id: i64,
+    player: Option<i64>,
+) -> Result<Joined> {
+    let mut message = format!("Welcome to {}: you are a {role}.", view.club_name);
+    if let Some(p) = player {
+        let name = view
+            .players
+            .iter()
+            .find(|c| c.id == p)
+            .map(|c| c.name.clone());
+        match name {
+            Some(name) if players::claim(&state.db, club_id, p, user_id).await? => {
+                message.push_str(&format!(
+                    " An organizer will confirm that you are {name}; until then your games are not linked to you."
+                ));
+            }
+            Some(name) => message.push_str(&format!(
+                " You were not linked to {name}: someone else says they are {name}, or you are linked to another player. An organizer can sort it out."
+            )),
+            None => message.push_str(
+                " The player you chose is not one of this club's unlinked players; you can say which player you are later on the player's page.",
+            ),
+        }
+    }
+    Ok(Joined {
+        club: view.club,
+        role,
+        message,
+    })
+}
+
+/// The club's invitations not yet accepted or withdrawn.
+pub async fn open_of(state: &AppState, club_id: i64) -> Result<Vec<Invitation>> {
+    Ok(stored::open_of(&state.db, club_id).await?)
+}
+
+/// Withdraws an open invitation: its link stops working at once.
+pub async fn revoke(state: &AppState, club_id: i64, id: i64) -> Result<Invitation> {
+    let listed = stored::get(&state.db, club_id, id).await?;
+    match listed {
+        Some(i) if stored::revoke(&state.db, club_id, id).await? => Ok(i),
+        _ => Err(Error::NotFound(format!(
+            "invitation {id} is not open in this club (accepted, withdrawn already, or never sent)"
+        ))),
+    }
+}

@@ -1,0 +1,261 @@
+//! A club's members and their roles, and its API tokens.
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::auth::{TOKEN_PREFIX, new_secret};
+pub use crate::domain::access::{Organized, organized};
+use crate::domain::people::accounts::validate_email;
+pub use crate::domain::people::invitations::{Invitation, Invited};
+use crate::domain::{Access, AppState, Caller, Error, Need, Result, Role};
+pub use crate::storage::people::clubs::Member;
+use crate::storage::people::clubs::{self, Club, RoleChange};
+use crate::storage::people::invitations;
+use crate::storage::people::tokens;
+pub use crate::storage::people::tokens::TokenInfo;
+
+/// Members and their roles (organizers and owners).
+pub async fn list(state: &AppState, caller: &Caller, slug: &str) -> Result<Vec<Member>> {
+    let (club, _) = caller.club(state, slug, Need::Admin).await?;
+    Ok(clubs::members(&state.db, club.id).await?)
+}
+
+/// The members of a club already checked with `organized`.
+pub async fn of(state: &AppState, club: &Organized) -> Result<Vec<Member>> {
+    Ok(clubs::members(&state.db, club.club().id).await?)
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SetRole {
+    /// Any email: a member's role changes; anyone else is invited by mail.
+    #[schema(example = "sam@example.org", min_length = 3, max_length = 254)]
+    pub email: String,
+    /// owner, organizer, scorer or member.
+    #[schema(schema_with = crate::domain::schemas::role)]
+    pub role: String,
+}
+
+/// Gives `target` the role `new` (or, with `None`, takes them out) if the caller may: only
+/// owners make or unmake owners, and the club keeps at least one owner.
+async fn change_role(
+    state: &AppState,
+    club: &Club,
+    access: Access,
+    target: i64,
+    new: Option<Role>,
+) -> Result<()> {
+    let current = clubs::role(&state.db, club.id, target)
+        .await?
+        .and_then(|r| Role::parse(&r));
+    let touches_owner = new == Some(Role::Owner) || current == Some(Role::Owner);
+    if touches_owner && access.role() != Role::Owner {
+        return Err(Error::Forbidden(
+            "only an owner can make or unmake owners".into(),
+        ));
+    }
+    match clubs::change_role(&state.db, club.id, target, new.map(Role::as_str)).await? {
+        RoleChange::Done => Ok(()),
+        RoleChange::NotMember => Err(Error::NotFound(format!(
+            "user {target} is not a member of this club"
+        ))),
+        RoleChange::LastOwner => Err(Error::Conflict(
+            "this is the club's last owner; make someone else owner first".into(),
+        )),
+    }
+}
+
+/// Members and roles are changed by people: a logged-in organizer or owner, never a token.
+async fn run_members(state: &AppState, caller: &Caller, slug: &str) -> Result<(Club, Access)> {
+    caller.user().map_err(|e| match e {
+        Error::Forbidden(_) => Error::Forbidden(
+            "members and roles are changed by a logged-in organizer or owner, not an API token"
+                .into(),
+        ),
+        other => other,
+    })?;
+    caller.club(state, slug, Need::Admin).await
+}
+
+/// What adding by email did: a member's role changed, or an invitation went out.
+pub enum Added {
+    /// The address is a member's: their role changed; the members after the change.
+    Changed(Vec<Member>),
+    /// Anyone else is invited, whether or not the address has an account.
+    Invited(Invited),
+}
+
+/// Changes the role of the member with this email; any other address is invited (the answer
+/// does not tell whether it has an account). Only owners make or invite owners.
+pub async fn set_role(state: &AppState, caller: &Caller, slug: &str, s: SetRole) -> Result<Added> {
+    let (club, access) = run_members(state, caller, slug).await?;
+    let role = Role::parse(&s.role)
+        .ok_or_else(|| Error::invalid("role", "use owner, organizer, scorer or member"))?;
+    let email = s.email.trim();
+    if email.is_empty() {
+        return Err(Error::invalid("email", "give the new member's email"));
+    }
+    validate_email(email)?;
+    if let Some(user) = invitations::member_by_email(&state.db, club.id, email).await? {
+        change_role(state, &club, access, user, Some(role)).await?;
+        return Ok(Added::Changed(clubs::members(&state.db, club.id).await?));
+    }
+    if role == Role::Owner && access.role() != Role::Owner {
+        return Err(Error::Forbidden(
+            "only an owner can make or unmake owners".into(),
+        ));
+    }
+    let inviter = caller.user()?;
+    Ok(Added::Invited(
+        crate::domain::people::invitations::invite(state, &club, inviter, email, role).await?,
+    ))
+}
+
+/// The club's open invitations (for organizers).
+pub async fn invitations_of(state: &AppState, club: &Organized) -> Result<Vec<Invitation>> {
+    crate::domain::people::invitations::open_of(state, club.club().id).await
+}
+
+/// The club's open invitations, if the caller may run the club.
+pub async fn invitations(state: &AppState, caller: &Caller, slug: &str) -> Result<Vec<Invitation>> {
+    let club = organized(state, caller, slug).await?;
+    invitations_of(state, &club).await
+}
+
+/// Withdraws an open invitation (a logged-in organizer or owner; owners' invitations only by owners).
+pub async fn revoke_invitation(
+    state: &AppState,
+    caller: &Caller,
+    slug: &str,
+    id: i64,
+) -> Result<Invitation> {
+    let (club, access) = run_members(state, caller, slug).await?;
+    let listed = invitations::get(&state.db, club.id, id).await?;
+    if listed.as_ref().is_some_and(|i| i.role == "owner") && access.role() != Role::Owner {
+        return Err(Error::Forbidden(
+            "only an owner can withdraw an invitation to be owner".into(),
+        ));
+    }
+    crate::domain::people::invitations::revoke(state, club.id, id).await
+}
+
+/// Sends an open invitation again with a new link (a logged-in organizer or owner; owners'
+/// invitations only by owners): once a day, within the club's and the sender's mail budgets.
+pub async fn send_invitation_again(
+    state: &AppState,
+    caller: &Caller,
+    slug: &str,
+    id: i64,
+) -> Result<Invited> {
+    let (club, access) = run_members(state, caller, slug).await?;
+    let listed = invitations::get(&state.db, club.id, id).await?;
+    if listed.as_ref().is_some_and(|i| i.role == "owner") && access.role() != Role::Owner {
+        return Err(Error::Forbidden(
+            "only an owner can send an invitation to be owner".into(),
+        ));
+    }
+    let sender = caller.user()?;
+    crate::domain::people::invitations::send_again(state, &club, sender, id).await
+}
+
+/// Takes a user out of the club (the last owner stays).
+pub async fn remove(state: &AppState, caller: &Caller, slug: &str, user: i64) -> Result<()> {
+    let (club, access) = run_members(state, caller, slug).await?;
+    change_role(state, &club, access, user, None).await
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewToken {
+    /// Not blank.
+    #[schema(
+        example = "standings board",
+        min_length = 1,
+        max_length = 100,
+        pattern = r"^[^\u0000]*[^\s\u0000][^\u0000]*$"
+    )]
+    pub name: String,
+    #[schema(schema_with = crate::domain::schemas::token_scopes)]
+    pub scopes: Vec<String>,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct CreatedToken {
+    #[serde(flatten)]
+    pub info: TokenInfo,
+    /// The secret: shown this once, never again. Send it as `Authorization: Bearer <token>`.
+    pub token: String,
+}
+
+/// The club's API tokens (never their secrets).
+pub async fn tokens(state: &AppState, caller: &Caller, slug: &str) -> Result<Vec<TokenInfo>> {
+    let (club, _) = caller.club(state, slug, Need::Admin).await?;
+    Ok(tokens::list(&state.db, club.id).await?)
+}
+
+/// The tokens of a club already checked with `organized`.
+pub async fn tokens_of(state: &AppState, club: &Organized) -> Result<Vec<TokenInfo>> {
+    Ok(tokens::list(&state.db, club.club().id).await?)
+}
+
+/// Creates an API token (a logged-in organizer or owner); the answer holds its secret, which is
+/// never stored.
+pub async fn issue_token(
+    state: &AppState,
+    caller: &Caller,
+    slug: &str,
+    n: NewToken,
+) -> Result<CreatedToken> {
+    let user = caller.user()?.clone();
+    let (club, _) = caller.club(state, slug, Need::Admin).await?;
+    let name = crate::domain::text::one_line("name", &n.name, 100)?;
+    let name = name.as_str();
+    if n.scopes.is_empty() {
+        return Err(Error::invalid(
+            "scopes",
+            "give at least one of read, score, admin",
+        ));
+    }
+    if let Some((i, bad)) = n
+        .scopes
+        .iter()
+        .enumerate()
+        .find(|(_, s)| !["read", "score", "admin"].contains(&s.as_str()))
+    {
+        return Err(Error::invalid(
+            &format!("scopes[{i}]"),
+            format!("`{bad}` is not a scope; use read, score or admin"),
+        ));
+    }
+    if let Some(i) = (1..n.scopes.len()).find(|&i| n.scopes[..i].contains(&n.scopes[i])) {
+        return Err(Error::invalid(
+            &format!("scopes[{i}]"),
+            format!("`{}` is listed twice; list each scope once", n.scopes[i]),
+        ));
+    }
+    let mut scopes = n.scopes.clone();
+    scopes.sort();
+    let token = new_secret(TOKEN_PREFIX);
+    let info = tokens::create(
+        &state.db,
+        club.id,
+        name,
+        &state.keys.hash(&token),
+        &scopes,
+        user.id,
+    )
+    .await?;
+    Ok(CreatedToken { info, token })
+}
+
+/// Revokes one of the club's tokens (a logged-in organizer or owner): it stops working at once.
+pub async fn revoke_token(state: &AppState, caller: &Caller, slug: &str, id: i64) -> Result<()> {
+    caller.user()?;
+    let (club, _) = caller.club(state, slug, Need::Admin).await?;
+    // Tokens read before are checked again (other processes hear of it from the database).
+    let _unheard = state.freshness.unheard();
+    if !tokens::revoke(&state.db, club.id, id).await? {
+        return Err(Error::NotFound(format!("this club has no token {id}")));
+    }
+    Ok(())
+}

@@ -1,0 +1,6 @@
+//! Seasons: leagues (their card, ruleset, board and dates), standings with their cache and
+//! exports, and a season's final results. Uses cards and people.
+
+pub mod leagues;
+pub mod results;
+pub mod standings;

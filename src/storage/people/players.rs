@@ -1,0 +1,321 @@
+//! Players of a club.
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use sqlx::PgPool;
+use utoipa::ToSchema;
+
+use crate::storage::people::names;
+
+#[derive(Debug, Clone, sqlx::FromRow, Serialize, ToSchema)]
+pub struct Player {
+    pub id: i64,
+    #[schema(example = "Rose Adler")]
+    pub name: String,
+    pub active: bool,
+    pub created_at: DateTime<Utc>,
+    /// The player's id at a ranking body, for tournament results (optional).
+    #[schema(required = true)]
+    pub ranking_id: Option<String>,
+}
+
+const COLUMNS: &str = "id, name, active, created_at, ranking_id";
+
+/// Creates a player; `Err(existing)` when the club already has a player of that name (its key:
+/// the same name in another case, or a look-alike), naming that player.
+pub async fn create(
+    pool: &PgPool,
+    club_id: i64,
+    name: &str,
+) -> sqlx::Result<Result<Player, Player>> {
+    let mut tx = pool.begin().await?;
+    fill_keys(&mut tx, Some(club_id)).await?;
+    let key = names::key(name);
+    let made = sqlx::query_as::<_, Player>(sqlx::AssertSqlSafe(format!(
+        "INSERT INTO players (club_id, name, name_key) VALUES ($1, $2, $3) \
+         ON CONFLICT (club_id, name_key) DO NOTHING RETURNING {COLUMNS}"
+    )))
+    .bind(club_id)
+    .bind(name)
+    .bind(&key)
+    .fetch_optional(&mut *tx)
+    .await?;
+    let answer = match made {
+        Some(p) => Ok(p),
+        None => Err(by_key(&mut *tx, club_id, &key)
+            .await?
+            .ok_or(sqlx::Error::RowNotFound)?),
+    };
+    tx.commit().await?;
+    Ok(answer)
+}
+
+/// The club's player whose name is the same as `name` (same key), if any.
+pub async fn same_name(pool: &PgPool, club_id: i64, name: &str) -> sqlx::Result<Option<Player>> {
+    by_key(pool, club_id, &names::key(name)).await
+}
+
+async fn by_key(
+    db: impl sqlx::PgExecutor<'_>,
+    club_id: i64,
+    key: &str,
+) -> sqlx::Result<Option<Player>> {
+    sqlx::query_as::<_, Player>(sqlx::AssertSqlSafe(format!(
+        "SELECT {COLUMNS} FROM players WHERE club_id = $1 AND name_key = $2"
+    )))
+    .bind(club_id)
+    .bind(key)
+    .fetch_optional(db)
+    .await
+}
+
+/// Gives every player without a name key (stored before keys existed, or by hand in SQL) its
+/// key, in `club_id` or everywhere. A key another player of the club already has gets the
+/// player's id appended: both stay, as they were, and an organizer may rename one.
+pub async fn fill_keys(tx: &mut sqlx::PgConnection, club_id: Option<i64>) -> sqlx::Result<u64> {
+    let missing: Vec<(i64, i64, String)> = sqlx::query_as(
+        "SELECT id, club_id, name FROM players WHERE name_key IS NULL AND ($1::BIGINT IS NULL OR club_id = $1) \
+         ORDER BY id FOR UPDATE",
+    )
+    .bind(club_id)
+    .fetch_all(&mut *tx)
+    .await?;
+    if missing.is_empty() {
+        return Ok(0);
+    }
+    let clubs: Vec<i64> = missing.iter().map(|m| m.1).collect();
+    let taken: Vec<(i64, String)> = sqlx::query_as(
+        "SELECT club_id, name_key FROM players WHERE club_id = ANY($1) AND name_key IS NOT NULL",
+    )
+    .bind(&clubs)
+    .fetch_all(&mut *tx)
+    .await?;
+    let mut taken: std::collections::HashSet<(i64, String)> = taken.into_iter().collect();
+    let (mut ids, mut keys) = (Vec::new(), Vec::new());
+    for (id, club, name) in missing {
+        let mut key = names::key(&name);
+        if !taken.insert((club, key.clone())) {
+            tracing::warn!(player = id, club, name = %name, "two players of a club have the same name by its rule (case or look-alike); both kept");
+            key = format!("{key}#{id}");
+            taken.insert((club, key.clone()));
+        }
+        ids.push(id);
+        keys.push(key);
+    }
+    let n = ids.len() as u64;
+    sqlx::query(
+        "UPDATE players p SET name_key = u.k FROM unnest($1::BIGINT[], $2::TEXT[]) AS u(id, k) WHERE p.id = u.id",
+    )
+    .bind(&ids)
+    .bind(&keys)
+    .execute(&mut *tx)
+    .await?;
+    Ok(n)
+}
+
+/// After the migrations: every player's key filled, and the unique index on keys in place.
+pub async fn ensure_keys(pool: &PgPool) -> sqlx::Result<()> {
+    let mut tx = pool.begin().await?;
+    // One process at a time (several instances may start at once).
+    sqlx::query("SELECT pg_advisory_xact_lock(36060036)")
+        .execute(&mut *tx)
+        .await?;
+    let filled = fill_keys(&mut tx, None).await?;
+    if filled > 0 {
+        tracing::info!(players = filled, "players' name keys filled");
+    }
+    // Made once; asking first spares every later start the table lock `CREATE INDEX` takes.
+    let indexed: bool = sqlx::query_scalar(
+        "SELECT EXISTS (SELECT 1 FROM pg_indexes WHERE indexname = 'players_club_name_key')",
+    )
+    .fetch_one(&mut *tx)
+    .await?;
+    if !indexed {
+        sqlx::query("CREATE UNIQUE INDEX players_club_name_key ON players (club_id, name_key)")
+            .execute(&mut *tx)
+            .await?;
+    }
+    tx.commit().await
+}
+
+pub async fn list(
+    pool: &PgPool,
+    club_id: i64,
+    include_inactive: bool,
+) -> sqlx::Result<Vec<Player>> {
+    sqlx::query_as::<_, Player>(sqlx::AssertSqlSafe(format!(
+        "SELECT {COLUMNS} FROM players WHERE club_id = $1 AND (active OR $2) ORDER BY lower(name), id"
+    )))
+    .bind(club_id)
+    .bind(include_inactive)
+    .fetch_all(pool)
+    .await
+}
+
+pub async fn get(pool: &PgPool, club_id: i64, id: i64) -> sqlx::Result<Option<Player>> {
+    sqlx::query_as::<_, Player>(sqlx::AssertSqlSafe(format!(
+        "SELECT {COLUMNS} FROM players WHERE club_id = $1 AND id = $2"
+    )))
+    .bind(club_id)
+    .bind(id)
+    .fetch_optional(pool)
+    .await
+}
+
+/// Outcome of an update.
+pub enum Updated<T> {
+    Done(T),
+    NotFound,
+    NameTaken,
+}
+
+/// Renames and/or (de)activates a player, and sets or clears (`Some(None)`) their ranking id.
+pub async fn update(
+    pool: &PgPool,
+    club_id: i64,
+    id: i64,
+    name: Option<&str>,
+    active: Option<bool>,
+    ranking_id: Option<Option<&str>>,
+) -> sqlx::Result<Updated<Player>> {
+    let r = sqlx::query_as::<_, Player>(sqlx::AssertSqlSafe(format!(
+        "WITH renamed AS (UPDATE players SET name = coalesce($3, name), name_key = coalesce($7, name_key), \
+           active = coalesce($4, active), \
+           ranking_id = CASE WHEN $5 THEN $6 ELSE ranking_id END \
+         WHERE club_id = $1 AND id = $2 RETURNING {COLUMNS}), \
+         touched AS (UPDATE leagues SET revision = revision + 1 WHERE club_id = $1 AND EXISTS (SELECT 1 FROM renamed) \
+           RETURNING id, revision), \
+         marked AS (UPDATE league_totals t SET changed_at = touched.revision FROM touched \
+           WHERE t.league_id = touched.id AND t.player_id = $2) \
+         SELECT {COLUMNS} FROM renamed"
+    )))
+    .bind(club_id)
+    .bind(id)
+    .bind(name)
+    .bind(active)
+    .bind(ranking_id.is_some())
+    .bind(ranking_id.flatten())
+    .bind(name.map(names::key))
+    .fetch_optional(pool)
+    .await;
+    match r {
+        Ok(Some(p)) => Ok(Updated::Done(p)),
+        Ok(None) => Ok(Updated::NotFound),
+        Err(sqlx::Error::Database(e)) if e.constraint() == Some("players_club_name_key") => {
+            Ok(Updated::NameTaken)
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// The club a player belongs to.
+pub async fn club_of(pool: &PgPool, id: i64) -> sqlx::Result<Option<i64>> {
+    sqlx::query_scalar("SELECT club_id FROM players WHERE id = $1")
+        .bind(id)
+        .fetch_optional(pool)
+        .await
+}
+
+/// Links a player to an account (a player just made for a member who had none).
+pub async fn link(pool: &PgPool, player_id: i64, user_id: i64) -> sqlx::Result<()> {
+    sqlx::query("UPDATE players SET user_id = $2 WHERE id = $1 AND user_id IS NULL")
+        .bind(player_id)
+        .bind(user_id)
+        .execute(pool)
+        .await?;
+    Ok(())
+}
+
+/// Who a player is linked to, and who claims to be them: `(user_id, claimed_by)`.
+pub async fn link_of(
+    pool: &PgPool,
+    player_id: i64,
+) -> sqlx::Result<Option<(Option<i64>, Option<i64>)>> {
+    sqlx::query_as("SELECT user_id, claimed_by FROM players WHERE id = $1")
+        .bind(player_id)
+        .fetch_optional(pool)
+        .await
+}
+
+/// A member says "this is me": recorded when nobody is linked to the player yet and the member
+/// is not linked to another player of the club. Whether it was recorded.
+pub async fn claim(
+    pool: &PgPool,
+    club_id: i64,
+    player_id: i64,
+    user_id: i64,
+) -> sqlx::Result<bool> {
+    Ok(sqlx::query(
+        "UPDATE players SET claimed_by = $3 WHERE club_id = $1 AND id = $2 AND user_id IS NULL \
+         AND NOT EXISTS (SELECT 1 FROM players o WHERE o.club_id = $1 AND o.user_id = $3)",
+    )
+    .bind(club_id)
+    .bind(player_id)
+    .bind(user_id)
+    .execute(pool)
+    .await?
+    .rows_affected()
+        == 1)
+}
+
+/// An organizer confirms (`true`) or refuses a claim; whether there was one to settle.
+pub async fn settle_claim(
+    pool: &PgPool,
+    club_id: i64,
+    player_id: i64,
+    confirm: bool,
+) -> sqlx::Result<bool> {
+    let sql = if confirm {
+        "UPDATE players SET user_id = claimed_by, claimed_by = NULL \
+         WHERE club_id = $1 AND id = $2 AND claimed_by IS NOT NULL AND user_id IS NULL \
+         AND NOT EXISTS (SELECT 1 FROM players o WHERE o.club_id = $1 AND o.user_id = players.claimed_by)"
+    } else {
+        "UPDATE players SET claimed_by = NULL WHERE club_id = $1 AND id = $2 AND claimed_by IS NOT NULL"
+    };
+    Ok(sqlx::query(sqlx::AssertSqlSafe(sql))
+        .bind(club_id)
+        .bind(player_id)
+        .execute(pool)
+        .await?
+        .rows_affected()
+        == 1)
+}
+
+/// The club's players nobody is linked to or claims: (id, name), by name.
+pub async fn unclaimed(pool: &PgPool, club_id: i64) -> sqlx::Result<Vec<(i64, String)>> {
+    sqlx::query_as(
+        "SELECT id, name FROM players WHERE club_id = $1 AND user_id IS NULL AND claimed_by IS NULL \
+         ORDER BY lower(name), id",
+    )
+    .bind(club_id)
+    .fetch_all(pool)
+    .await
+}
+
+/// Open claims in a club: (player id, player name, user display name, user email).
+pub async fn claims(
+    pool: &PgPool,
+    club_id: i64,
+) -> sqlx::Result<Vec<(i64, String, String, String)>> {
+    sqlx::query_as(
+        "SELECT p.id, p.name, u.display_name, u.email FROM players p JOIN users u ON u.id = p.claimed_by \
+         WHERE p.club_id = $1 ORDER BY lower(p.name)",
+    )
+    .bind(club_id)
+    .fetch_all(pool)
+    .await
+}
+
+/// The players linked to an account, with their clubs: (player id, player name, club slug, club name).
+pub async fn of_user(
+    pool: &PgPool,
+    user_id: i64,
+) -> sqlx::Result<Vec<(i64, String, String, String)>> {
+    sqlx::query_as(
+        "SELECT p.id, p.name, c.slug, c.name FROM players p JOIN clubs c ON c.id = p.club_id \
+         WHERE p.user_id = $1 ORDER BY c.name",
+    )
+    .bind(user_id)
+    .fetch_all(pool)
+    .await
+}
