@@ -45,7 +45,7 @@ set +e
   --max-examples "$EXAMPLES" \
   --phases examples,coverage,fuzzing \
   --generation-deterministic \
-  --workers 1 \
+  --workers "${FUZZ_WORKERS:-1}" \
   --no-color
 STATUS=$?
 # What only a logged-in person may do (make a club, issue or revoke tokens, change members, read
@@ -63,7 +63,7 @@ STATUS=$?
   --max-examples "$EXAMPLES" \
   --phases examples,coverage,fuzzing \
   --generation-deterministic \
-  --workers 1 \
+  --workers "${FUZZ_WORKERS:-1}" \
   --no-color || STATUS=$?
 set -e
 if [ "$STATUS" -ne 0 ]; then

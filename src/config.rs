@@ -216,6 +216,10 @@ pub struct Settings {
     pub outside_mail_per_account_day: u32,
     /// Clubs one account may make in 24 hours.
     pub clubs_per_account_day: u32,
+    /// How long the background workers wait for work before they look again: the mail worker
+    /// every pass, open play's sweep every two and a half. Not a flag: `None` (the workers' own
+    /// 2 s) outside the tests, which make it short so that they wait less for what a pass does.
+    pub worker_pass: Option<std::time::Duration>,
 }
 
 /// Messages one club may send in 24 hours when no other limit is set.
@@ -347,6 +351,7 @@ impl Settings {
                 Some(n @ 1..=1000) => n,
                 Some(n) => anyhow::bail!("--clubs-per-account-day must be 1 to 1000, not {n}"),
             },
+            worker_pass: None,
             streams_per_address: match args.streams_per_address.or(file.streams_per_address) {
                 None => DEFAULT_STREAMS_PER_ADDRESS,
                 Some(n @ 1..=4096) => n,

@@ -57,6 +57,9 @@ impl Application {
         state.mail_per_club_day = settings.mail_per_club_day;
         state.outside_mail_per_account_day = settings.outside_mail_per_account_day;
         state.clubs_per_account_day = settings.clubs_per_account_day;
+        if let Some(pass) = settings.worker_pass {
+            state.worker_pass = pass;
+        }
         state.mailer = Some(std::sync::Arc::new(crate::mail::Mailer::new(
             settings.smtp_url.as_ref().map(|u| u.expose()),
             &settings.mail_from,

@@ -56,7 +56,12 @@ pub struct AppState {
     pub outside_mail_per_account_day: u32,
     /// Clubs one account may make in 24 hours.
     pub clubs_per_account_day: u32,
+    /// How long the background workers wait for work before they look again.
+    pub worker_pass: std::time::Duration,
 }
+
+/// How long the background workers wait for work before they look again, unless set.
+pub const WORKER_PASS: std::time::Duration = std::time::Duration::from_secs(2);
 
 impl AppState {
     pub fn new(db: PgPool, session_key: &str) -> AppState {
@@ -82,6 +87,7 @@ impl AppState {
             mail_per_club_day: 2000,
             outside_mail_per_account_day: 50,
             clubs_per_account_day: 3,
+            worker_pass: WORKER_PASS,
         }
     }
 

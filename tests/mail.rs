@@ -63,7 +63,7 @@ async fn a_forgotten_password_is_reset_through_the_mailed_link() {
         "{known:?}"
     );
     let got = sink.wait_for(1).await;
-    tokio::time::sleep(Duration::from_millis(2500)).await;
+    common::passes(6).await;
     assert_eq!(sink.messages().len(), 1, "no mail for an unknown address");
     let mail = &got[0];
     assert_eq!(mail.to, ["rose@example.org"]);
@@ -208,7 +208,7 @@ async fn mail_written_while_the_smtp_server_is_away_arrives_once_when_it_is_back
         .unwrap();
     let got = sink.wait_for(1).await;
     assert_eq!(got[0].to, ["rose@example.org"]);
-    tokio::time::sleep(Duration::from_millis(4500)).await;
+    common::passes(10).await;
     assert_eq!(sink.messages().len(), 1, "delivered once");
     let (status, attempts): (String, i32) =
         sqlx::query_as("SELECT status, attempts FROM mail_outbox")
@@ -395,7 +395,7 @@ async fn after_a_night_its_players_get_their_night_and_stop_it_with_one_tap() {
     assert!(close(t.night).await.unwrap().status().is_success());
     let got = sink.wait_for(3).await;
     assert_eq!(got[2].to, ["ann@example.org"]);
-    tokio::time::sleep(Duration::from_millis(2500)).await;
+    common::passes(6).await;
     assert_eq!(sink.messages().len(), 3, "nothing more for Bea");
     let club_id: Option<i64> =
         sqlx::query_scalar("SELECT club_id FROM mail_outbox WHERE kind = 'night_results' LIMIT 1")
@@ -478,7 +478,7 @@ async fn a_club_past_its_daily_mail_limit_waits_and_its_organizers_see_why() {
         .unwrap();
     assert!(res.status().is_success());
     sink.wait_for(1).await;
-    tokio::time::sleep(Duration::from_millis(4500)).await;
+    common::passes(10).await;
     assert_eq!(sink.messages().len(), 1, "one message a day for this club");
     let page = text_at(&owner, &app.url("/clubs/tiles/members")).await;
     assert!(

@@ -419,7 +419,7 @@ async fn reminders_and_cancellations_are_mailed_and_bad_input_is_named() {
     reply(&app, &bea, later_id, "not_coming").await;
     // 3 members asked twice; no reminder yet.
     sink.wait_for(before + 6).await;
-    tokio::time::sleep(std::time::Duration::from_millis(2500)).await;
+    common::passes(6).await;
     assert_eq!(
         sink.messages().len(),
         before + 6,
@@ -488,7 +488,7 @@ async fn reminders_and_cancellations_are_mailed_and_bad_input_is_named() {
         .map(|s| s["id"].as_i64().unwrap())
         .collect();
     assert_eq!(ids, [soon_id, inside["id"].as_i64().unwrap()], "by start");
-    tokio::time::sleep(std::time::Duration::from_millis(2500)).await;
+    common::passes(6).await;
     assert_eq!(
         sink.messages().len(),
         before + 11,

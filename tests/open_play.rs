@@ -1123,8 +1123,8 @@ async fn players_are_mailed_once_the_games_are_in_and_give_their_word_through_th
     ]
     .map(|g| g["id"].as_i64().unwrap());
 
-    // While the table is still entering games, nobody is asked: a sweep (every 5 s) passes.
-    tokio::time::sleep(std::time::Duration::from_secs(6)).await;
+    // While the table is still entering games, nobody is asked: four sweeps pass.
+    common::passes(10).await;
     assert!(mail_of(&c.sink, "match_words").is_empty(), "asked too soon");
 
     // Quiet for ten minutes: Bea, Cy and Dot are asked once each; Ann entered the games, her
@@ -1263,7 +1263,7 @@ async fn players_are_mailed_once_the_games_are_in_and_give_their_word_through_th
 
     // The corrected game 2, quiet again, is asked about once more: Bea and Cy for game 2; Dot
     // for games 1 and 2, which still wait for her. Game 3 waits for an organizer now.
-    tokio::time::sleep(std::time::Duration::from_secs(6)).await;
+    common::passes(10).await;
     assert_eq!(
         mail_of(&c.sink, "match_words").len(),
         3,
@@ -1295,7 +1295,7 @@ async fn players_are_mailed_once_the_games_are_in_and_give_their_word_through_th
     );
     assert!(again[2].2.contains("Game 1:") && again[2].2.contains("Game 2:"));
     assert!(!again[2].2.contains("Game 3:"), "{}", again[2].2);
-    tokio::time::sleep(std::time::Duration::from_secs(6)).await;
+    common::passes(10).await;
     assert_eq!(
         mail_of(&c.sink, "match_words").len(),
         6,

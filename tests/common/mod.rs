@@ -65,6 +65,15 @@ async fn connect_patiently(options: PgConnectOptions) -> PgPool {
     }
 }
 
+/// How often the background workers of a test's service look for work (`Settings::worker_pass`;
+/// 2 s outside the tests): the mail worker every pass, open play's sweep every 2.5.
+pub const PASS: std::time::Duration = std::time::Duration::from_millis(200);
+
+/// Waits while `n` passes of the background workers go by: what they would do has been done.
+pub async fn passes(n: u32) {
+    tokio::time::sleep(PASS * n).await;
+}
+
 /// A new, migrated database of its own: a copy of the migrated template (a fraction of a
 /// second, where running every migration took one to three under a busy suite).
 pub async fn fresh_database() -> PgPool {
@@ -186,6 +195,7 @@ fn serve_on(db: PgPool, own: PgPool, change: impl FnOnce(&mut Settings)) -> Test
         mail_per_club_day: 2000,
         outside_mail_per_account_day: 50,
         clubs_per_account_day: 3,
+        worker_pass: Some(PASS),
     };
     change(&mut settings);
     let app = Application::build(&settings, own).expect("build the app");

@@ -254,14 +254,14 @@ pub type WriteFn =
 /// Messages leased at once by one worker (and requests turned into letters at once).
 pub const BATCH: i64 = 20;
 
-/// Sends what the outbox holds, as it comes and at least every 2 s (a message written by another
-/// process, or due again after a failure), after the `writers` have written what is due.
+/// Sends what the outbox holds, as it comes and at least every pass (2 s; a message written by
+/// another process, or due again after a failure), after the `writers` have written what is due.
 pub async fn run_worker(state: Arc<AppState>, writers: Vec<Writer>) {
     let Some(mailer) = state.mailer.clone() else {
         return;
     };
     loop {
-        let _ = tokio::time::timeout(Duration::from_secs(2), state.mail_due.notified()).await;
+        let _ = tokio::time::timeout(state.worker_pass, state.mail_due.notified()).await;
         for writer in &writers {
             // At most five steps each per wake, so that what is written is soon sent.
             for _ in 0..5 {

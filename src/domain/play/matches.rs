@@ -1178,10 +1178,10 @@ pub async fn count_overdue(state: &AppState) -> Result<usize> {
 }
 
 /// Counts overdue games and asks players for their word on games entered, for as long as the
-/// process runs (every few seconds).
+/// process runs (every two and a half worker passes: 5 s).
 pub async fn run_sweeper(state: std::sync::Arc<AppState>) {
     loop {
-        tokio::time::sleep(std::time::Duration::from_secs(5)).await;
+        tokio::time::sleep(state.worker_pass * 5 / 2).await;
         if let Err(e) = count_overdue(&state).await {
             tracing::debug!(error = %e, "counting overdue open-play games waits");
         }
