@@ -2,7 +2,8 @@
 # Fuzzes the API from its own OpenAPI document with schemathesis (every check), against a
 # running instance on a throwaway PostgreSQL with real data: a club, its players, a public and a
 # members-only league, a night with a locked table and games, and an admin token for the calls.
-# FUZZ_EXAMPLES sets the budget per operation (default 5: `make test`); a longer run is e.g.
+# FUZZ_EXAMPLES sets the budget per operation (default 5: `make test`), FUZZ_WORKERS the requests
+# in flight at once (default 1); a longer run is e.g.
 # FUZZ_EXAMPLES=200 scripts/api-fuzz.sh. Exits non-zero on any failure of any check.
 # The event stream (`…/events`) is fuzzed too: each event is checked against the stream's
 # per-event schema (`EventFrame`); tests/api_events.rs drives it with a real SSE client as well.
