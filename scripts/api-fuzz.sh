@@ -13,8 +13,11 @@ EXAMPLES="${FUZZ_EXAMPLES:-5}"
 SCHEMATHESIS_VERSION="4.32.5"
 
 scripts/ensure-postgres.sh
-cargo build --locked --quiet
-BIN=target/debug/mahjong-league
+# The binary `make test` built (MAHJONG_TEST_BIN), or a build of its own.
+if [ -z "${MAHJONG_TEST_BIN:-}" ]; then
+  cargo build --locked --quiet
+fi
+BIN="${MAHJONG_TEST_BIN:-target/debug/mahjong-league}"
 
 # schemathesis from PyPI in a virtual environment of its own, made once.
 VENV=target/fuzz-venv

@@ -16,8 +16,11 @@ cd "$(dirname "$0")/.."
 GENERATOR_VERSION="0.29.1"
 
 scripts/ensure-postgres.sh
-cargo build --locked --quiet
-BIN=target/debug/mahjong-league
+# The binary `make test` built (MAHJONG_TEST_BIN), or a build of its own.
+if [ -z "${MAHJONG_TEST_BIN:-}" ]; then
+  cargo build --locked --quiet
+fi
+BIN="${MAHJONG_TEST_BIN:-target/debug/mahjong-league}"
 
 source scripts/throwaway-service.sh
 SERVE_FLAGS="--demo" start_throwaway_service "$BIN" client
