@@ -2,8 +2,7 @@
 # Fuzzes the API from its own OpenAPI document with schemathesis (every check), against a
 # running instance on a throwaway PostgreSQL with real data: a club, its players, a public and a
 # members-only league, a night with a locked table and games, and an admin token for the calls.
-# FUZZ_EXAMPLES sets the budget per operation (default 5: `make test`), FUZZ_WORKERS the requests
-# in flight at once (default 1); a longer run is e.g.
+# FUZZ_EXAMPLES sets the budget per operation (default 5: `make test`); a longer run is e.g.
 # FUZZ_EXAMPLES=200 scripts/api-fuzz.sh. Exits non-zero on any failure of any check.
 # The event stream (`…/events`) is fuzzed too: each event is checked against the stream's
 # per-event schema (`EventFrame`); tests/api_events.rs drives it with a real SSE client as well.
@@ -49,7 +48,7 @@ set +e
   --max-examples "$EXAMPLES" \
   --phases examples,coverage,fuzzing \
   --generation-deterministic \
-  --workers "${FUZZ_WORKERS:-1}" \
+  --workers 1 \
   --no-color
 STATUS=$?
 # What only a logged-in person may do (make a club, issue or revoke tokens, change members, read
@@ -67,7 +66,7 @@ STATUS=$?
   --max-examples "$EXAMPLES" \
   --phases examples,coverage,fuzzing \
   --generation-deterministic \
-  --workers "${FUZZ_WORKERS:-1}" \
+  --workers 1 \
   --no-color || STATUS=$?
 set -e
 if [ "$STATUS" -ne 0 ]; then

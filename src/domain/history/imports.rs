@@ -907,26 +907,17 @@ pub async fn games(
         voided: totals.voided,
         redeals: totals.redeals,
         nights: sessions.report(&totals.games_of_night),
-        players_matched: refs(&matched),
-        players_created: if dry_run {
-            // Not stored: no ids to give.
-            created
-                .iter()
-                .map(|(_, name)| PlayerRef {
-                    id: 0,
-                    name: name.clone(),
-                })
-                .collect()
-        } else {
-            refs(&created)
-        },
+        players_matched: refs(&matched, true),
+        players_created: refs(&created, !dry_run),
     })
 }
 
-fn refs(list: &[(i64, String)]) -> Vec<PlayerRef> {
+/// Players as an answer names them; without `ids` (made by a dry run, so not stored) each id
+/// is 0.
+fn refs(list: &[(i64, String)], ids: bool) -> Vec<PlayerRef> {
     list.iter()
         .map(|(id, name)| PlayerRef {
-            id: *id,
+            id: if ids { *id } else { 0 },
             name: name.clone(),
         })
         .collect()
@@ -1500,14 +1491,6 @@ pub async fn set_balances(
         state.events.poke();
     }
     balances.sort_by(|a, b| a.player.name.cmp(&b.player.name));
-    let refs = |list: &[(i64, String)], ids: bool| {
-        list.iter()
-            .map(|(id, name)| PlayerRef {
-                id: if ids { *id } else { 0 },
-                name: name.clone(),
-            })
-            .collect()
-    };
     Ok(BalancesReport {
         dry_run,
         balances,

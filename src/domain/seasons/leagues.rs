@@ -337,16 +337,14 @@ async fn merge(
         1..=336,
         "use 1 to 336 (two weeks)",
     )?;
-    let mut same_table = 0;
-    set(
-        &mut same_table,
-        "same_table_per_week",
-        input.same_table_per_week,
-        0..=20,
-        "use 0 (no limit) to 20",
-    )?;
-    if input.same_table_per_week.is_some() {
-        f.same_table_per_week = (same_table > 0).then_some(same_table);
+    if let Some(n) = input.same_table_per_week {
+        if !(0..=20).contains(&n) {
+            return Err(Error::invalid(
+                "same_table_per_week",
+                "use 0 (no limit) to 20",
+            ));
+        }
+        f.same_table_per_week = (n > 0).then_some(n);
     }
     set(
         &mut f.drop_worst_nights,
