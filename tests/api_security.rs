@@ -929,7 +929,7 @@ async fn the_api_document_and_the_answers_agree() {
         .await
         .unwrap();
     assert_eq!(res.status(), 405);
-    assert_eq!(res.headers()["allow"], "GET, HEAD");
+    assert_eq!(res.headers()["allow"], "GET, HEAD, PATCH");
 
     let owner = club_owner(&app, "docs", "owner@example.org").await;
     let t = one_table(&app, &owner, "docs", &["Ann", "Bea", "Cy", "Di"]).await;

@@ -113,7 +113,7 @@ async fn an_address_without_an_account_signs_up_through_the_mailed_link_and_join
     );
     assert!(
         page.contains(&format!(
-            "<option value=\"{}\">Rose Adler</option>",
+            "<option value=\"{}\">Rose Adler (an organizer confirms it)</option>",
             t.players[0]
         )),
         "the club's players are offered: {page}"
@@ -154,7 +154,7 @@ async fn an_address_without_an_account_signs_up_through_the_mailed_link_and_join
     let club_page = text_at(&rose, &app.url("/clubs/tiles")).await;
     assert!(
         club_page.contains("Welcome to tiles: you are a scorer.")
-            && club_page.contains("An organizer will confirm that you are Rose Adler"),
+            && club_page.contains("An organizer of tiles confirms that you are Rose Adler"),
         "{club_page}"
     );
     let me: Value = rose

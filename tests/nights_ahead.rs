@@ -8,24 +8,15 @@ mod common;
 
 use chrono::{Duration, TimeZone, Utc};
 use common::smtp::SmtpSink;
-use common::{TestApp, club_owner, csrf_of, member_of, one_table, spawn_app_with, text_at};
+use common::{
+    TestApp, club_owner, csrf_of, member_as, member_of, one_table, spawn_app_with, text_at,
+};
 use mahjong_league::config::Secret;
 use serde_json::{Value, json};
 
 async fn app_mailing_to(sink: &SmtpSink) -> TestApp {
     let url = sink.url();
     spawn_app_with(move |s| s.smtp_url = Some(Secret::new(url))).await
-}
-
-async fn link_player(app: &TestApp, player: i64, email: &str) {
-    sqlx::query(
-        "UPDATE players SET user_id = (SELECT id FROM users WHERE email = $2) WHERE id = $1",
-    )
-    .bind(player)
-    .bind(email)
-    .execute(&app.db)
-    .await
-    .unwrap();
 }
 
 async fn json(res: reqwest::Response, status: u16) -> Value {
@@ -92,10 +83,20 @@ async fn members_reply_ahead_the_seats_fill_and_check_in_starts_from_the_replies
     let mut members = Vec::new();
     for (i, name) in ["ann", "bea", "cy", "dot", "eve"].iter().enumerate() {
         let email = format!("{name}@example.org");
-        let c = member_of(&app, &owner, "tiles", &email, "member").await;
-        if *name != "cy" {
-            link_player(&app, t.players[i], &email).await;
-        }
+        let c = if *name == "cy" {
+            // Cy joined before every member was on the player list: no player of hers.
+            let c = member_of(&app, &owner, "tiles", &email, "member").await;
+            sqlx::query(
+                "DELETE FROM players WHERE user_id = (SELECT id FROM users WHERE email = $1)",
+            )
+            .bind(&email)
+            .execute(&app.db)
+            .await
+            .unwrap();
+            c
+        } else {
+            member_as(&app, &owner, "tiles", &email, t.players[i]).await
+        };
         members.push(c);
     }
     let invitations = sink.wait_for(5).await.len();
@@ -296,7 +297,8 @@ async fn members_reply_ahead_the_seats_fill_and_check_in_starts_from_the_replies
     let forged = format!("{feed}?key={}{flipped}", &key[..key.len() - 1]);
     assert_eq!(reqwest::get(&forged).await.unwrap().status(), 404);
 
-    // Check-in starts from the replies: the four with a seat who are players (Cy is not yet).
+    // Check-in starts from the replies: everyone coming with a seat, and Cy, who had no player,
+    // gets one under her name in the same step.
     let started = json(
         owner
             .post(app.url(&format!("/api/v1/scheduled-nights/{id}/start")))
@@ -306,14 +308,22 @@ async fn members_reply_ahead_the_seats_fill_and_check_in_starts_from_the_replies
         201,
     )
     .await;
-    assert_eq!(started["checked_in"], 3);
-    assert_eq!(started["without_player"], json!(["cy@example.org"]));
+    assert_eq!(started["checked_in"], 4, "{started}");
+    assert_eq!(started["added"], json!(["cy@example.org"]));
+    assert_eq!(started["without_player"], json!([]));
     assert!(
         started["message"]
             .as_str()
             .unwrap()
-            .contains("cy@example.org")
+            .contains("Added to the club's player list: cy@example.org."),
+        "{started}"
     );
+    let cy: i64 = sqlx::query_scalar(
+        "SELECT p.id FROM players p JOIN users u ON u.id = p.user_id WHERE u.email = 'cy@example.org'",
+    )
+    .fetch_one(&app.db)
+    .await
+    .unwrap();
     let mut checked: Vec<i64> = started["night"]["checkins"]
         .as_array()
         .unwrap()
@@ -321,7 +331,9 @@ async fn members_reply_ahead_the_seats_fill_and_check_in_starts_from_the_replies
         .map(|p| p["id"].as_i64().unwrap())
         .collect();
     checked.sort();
-    assert_eq!(checked, [t.players[0], t.players[3], t.players[4]]);
+    let mut want = vec![t.players[0], t.players[3], t.players[4], cy];
+    want.sort();
+    assert_eq!(checked, want);
     assert_eq!(started["night"]["date"], json!(date));
     let res = owner
         .post(app.url(&format!("/api/v1/scheduled-nights/{id}/start")))

@@ -9,7 +9,7 @@ mod common;
 
 use chrono::{Datelike, Duration, NaiveDate, Utc};
 use common::smtp::SmtpSink;
-use common::{TestApp, club_owner, member_of, spawn_app_with};
+use common::{TestApp, club_owner, member_as, spawn_app_with};
 use mahjong_league::config::Secret;
 use serde_json::{Value, json};
 
@@ -66,7 +66,6 @@ async fn open_club() -> Club {
     let mut members = Vec::new();
     for name in ["Ann", "Bea", "Cy", "Dot", "Eve"] {
         let email = format!("{}@example.org", name.to_lowercase());
-        let client = member_of(&app, &owner, "tiles", &email, "member").await;
         let res = post(
             &app,
             &owner,
@@ -75,14 +74,7 @@ async fn open_club() -> Club {
         )
         .await;
         let player = json(res, 201).await["id"].as_i64().unwrap();
-        sqlx::query(
-            "UPDATE players SET user_id = (SELECT id FROM users WHERE email = $2) WHERE id = $1",
-        )
-        .bind(player)
-        .bind(&email)
-        .execute(&app.db)
-        .await
-        .unwrap();
+        let client = member_as(&app, &owner, "tiles", &email, player).await;
         members.push((client, player, email));
     }
     // The invitations.

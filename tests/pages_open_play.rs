@@ -14,7 +14,7 @@ mod common;
 
 use browser::*;
 use chrono::{Duration, Utc};
-use common::{PASSWORD, club_owner, member_of, spawn_app};
+use common::{PASSWORD, club_owner, member_as, spawn_app};
 use fantoccini::{Client, Locator};
 use serde_json::{Value, json};
 
@@ -61,7 +61,6 @@ async fn four_members(
     let mut clients = Vec::new();
     for name in ["Ann", "Bea", "Cy", "Dot"] {
         let email = format!("{}@example.org", name.to_lowercase());
-        clients.push(member_of(app, owner, "tiles", &email, "member").await);
         let p: Value = owner
             .post(app.url("/api/v1/clubs/tiles/players"))
             .json(&json!({ "name": name }))
@@ -72,14 +71,7 @@ async fn four_members(
             .await
             .unwrap();
         let id = p["id"].as_i64().unwrap();
-        sqlx::query(
-            "UPDATE players SET user_id = (SELECT id FROM users WHERE email = $2) WHERE id = $1",
-        )
-        .bind(id)
-        .bind(&email)
-        .execute(&app.db)
-        .await
-        .unwrap();
+        clients.push(member_as(app, owner, "tiles", &email, id).await);
         ids.push(id);
     }
     (clients, ids)

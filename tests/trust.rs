@@ -786,3 +786,84 @@ async fn a_table_code_follows_its_own_table_and_nothing_more() {
     assert_eq!(open(&owner2, url(other.table), None).await.status(), 200);
     drop(stream);
 }
+
+/// Whoever holds a table code scores its table, signed in or not, whatever their role: a member
+/// who types the code on their phone while logged in enters the table's games, and only that
+/// table's.
+#[tokio::test]
+async fn a_signed_in_member_holding_a_code_scores_its_table_and_no_other() {
+    let app = spawn_app().await;
+    let owner = club_owner(&app, "instep", "owner@example.org").await;
+    let t = one_table(&app, &owner, "instep", &["Ann", "Bea", "Cy", "Dot"]).await;
+    let mia = common::member_of(&app, &owner, "instep", "mia@example.org", "member").await;
+    let game = |table: i64, number: i32| {
+        answered(
+            mia.post(app.url(&format!("/api/v1/tables/{table}/games")))
+                .json(&json!({"number": number, "outcome": "wall"})),
+        )
+    };
+    let before = game(t.table, 1).await;
+    assert_eq!(before.status(), 403, "a member without the code");
+    let code = first_code(&codes_page(&app, &owner, t.night, &[]).await);
+    // Mia types the code at /code while logged in, as a person would.
+    let html = answered(mia.get(app.url("/code")))
+        .await
+        .text()
+        .await
+        .unwrap();
+    let res = answered(
+        mia.post(app.url("/code"))
+            .header("Origin", app.address.as_str())
+            .form(&[("csrf", csrf_in(&html).as_str()), ("code", code.as_str())]),
+    )
+    .await;
+    // Her client follows the answer's redirect to the table's scoring screen.
+    assert_eq!(res.status(), 200);
+    assert_eq!(res.url().path(), format!("/tables/{}/score", t.table));
+    let page = res.text().await.unwrap();
+    assert!(
+        page.contains("mia@example.org") && !page.contains(">Log in<"),
+        "her name in the header, still logged in: {page}"
+    );
+    assert_eq!(game(t.table, 1).await.status(), 201, "with the code");
+    // Another table of the same club (a second night) stays closed to her.
+    let other = answered(
+        owner
+            .post(app.url(&format!("/api/v1/leagues/{}/nights", t.league)))
+            .json(&json!({"date": "2026-03-10"})),
+    )
+    .await
+    .json::<serde_json::Value>()
+    .await
+    .unwrap()["id"]
+        .as_i64()
+        .unwrap();
+    for p in &t.players {
+        answered(owner.put(app.url(&format!("/api/v1/nights/{other}/checkins/{p}")))).await;
+    }
+    let locked: serde_json::Value = answered(
+        owner
+            .put(app.url(&format!("/api/v1/nights/{other}/tables")))
+            .json(&json!({"tables": [t.players.clone()]})),
+    )
+    .await
+    .json()
+    .await
+    .unwrap();
+    let second = locked["tables"][0]["id"].as_i64().unwrap();
+    assert_eq!(game(second, 1).await.status(), 403, "only the code's table");
+    // Revoked, the code gives nothing more; she is a member again.
+    let html = answered(owner.get(app.url(&format!("/nights/{}", t.night))))
+        .await
+        .text()
+        .await
+        .unwrap();
+    answered(
+        owner
+            .post(app.url(&format!("/nights/{}/codes/revoke", t.night)))
+            .header("Origin", app.address.as_str())
+            .form(&[("csrf", csrf_in(&html).as_str())]),
+    )
+    .await;
+    assert_eq!(game(t.table, 2).await.status(), 403, "after the revoke");
+}

@@ -280,3 +280,63 @@ async fn stored_names_with_breaks_and_direction_marks_are_cleaned_and_logged() {
         ]
     );
 }
+
+/// Issue 53's migration: every member from before is on the player list (a player made under
+/// their name, or a claim on the unlinked player of that name, which an organizer confirms), and
+/// every club's time zone is an IANA name: a name in another case is spelled right, a word for
+/// a United States zone becomes that zone, anything else keeps UTC and is kept to be asked about.
+#[tokio::test]
+async fn members_from_before_get_players_and_clubs_get_a_clock_they_can_read() {
+    let (pool, _) = database_at("roster", 35).await;
+    sqlx::raw_sql(
+        "INSERT INTO clubs (id, slug, name, time_zone) VALUES (1, 'a', 'A', 'Eastern'), \
+           (2, 'b', 'B', 'america/chicago'), (3, 'c', 'C', 'Narnia'), (4, 'd', 'D', 'Europe/London'), \
+           (5, 'e', 'E', 'US/Pacific'), (6, 'f', 'F', 'UTC');
+         INSERT INTO users (id, email, display_name, password_hash) VALUES (1, 'o@example.org', 'Owner', 'x'), \
+           (2, 'm@example.org', 'Mia Chen', 'x'), (3, 'k@example.org', 'Kit', 'x'), (4, 'a@example.org', 'Ann', 'x'), \
+           (5, 's@example.org', 'Sam', 'x');
+         INSERT INTO memberships (club_id, user_id, role) VALUES (1, 1, 'owner'), (1, 2, 'member'), \
+           (1, 3, 'member'), (1, 4, 'member'), (1, 5, 'scorer');
+         INSERT INTO players (id, club_id, name, user_id) VALUES (1, 1, 'Mia Chen', NULL), (2, 1, 'Ann', 1);",
+    )
+    .execute(&pool)
+    .await
+    .unwrap();
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("migrations");
+    let all = sqlx::migrate::Migrator::new(dir.as_path()).await.unwrap();
+    all.run(&pool).await.unwrap();
+    let zones: Vec<(String, String, Option<String>)> =
+        sqlx::query_as("SELECT slug, time_zone, time_zone_was FROM clubs ORDER BY id")
+            .fetch_all(&pool)
+            .await
+            .unwrap();
+    let want = [
+        ("a", "America/New_York", None),
+        ("b", "America/Chicago", None),
+        ("c", "UTC", Some("Narnia")),
+        ("d", "Europe/London", None),
+        ("e", "America/Los_Angeles", None),
+        ("f", "UTC", None),
+    ];
+    assert_eq!(
+        zones,
+        want.map(|(s, z, w)| (s.to_string(), z.to_string(), w.map(String::from)))
+    );
+    let players: Vec<(String, Option<i64>, Option<i64>)> =
+        sqlx::query_as("SELECT name, user_id, claimed_by FROM players ORDER BY id")
+            .fetch_all(&pool)
+            .await
+            .unwrap();
+    assert_eq!(
+        players,
+        vec![
+            // Mia says she is the Mia Chen the club had; an organizer confirms it.
+            ("Mia Chen".to_string(), None, Some(2)),
+            ("Ann".to_string(), Some(1), None),
+            // Kit gets a player; Ann's name is taken by someone linked, so hers says who she is.
+            ("Kit".to_string(), Some(3), None),
+            ("Ann (4)".to_string(), Some(4), None),
+        ],
+        "staff (Sam, a scorer) get a player when they reply to a night"
+    );
+}

@@ -1,9 +1,9 @@
 //! Clubs, their members and roles, and API tokens.
 
-use actix_web::{HttpResponse, delete, get, post, put, web};
+use actix_web::{HttpResponse, delete, get, patch, post, put, web};
 
 use crate::api::json::ValidJson;
-use crate::domain::people::clubs::{self, AllowedOrigins, ClubView, NewClub};
+use crate::domain::people::clubs::{self, AllowedOrigins, ClubChange, ClubView, NewClub};
 use crate::domain::people::members::{
     self as membership, Added, CreatedToken, Invitation, Invited, Member, NewToken, SetRole,
     TokenInfo,
@@ -40,6 +40,21 @@ pub async fn show(
     club: web::Path<String>,
 ) -> Result<HttpResponse, AppError> {
     let club = clubs::show(&state, &caller, &club).await?;
+    Ok(HttpResponse::Ok().json(ClubView::from(club)))
+}
+
+/// Rename the club or set its clock (organizers and owners).
+#[utoipa::path(operation_id = "update_club", tag = "clubs", params(("club" = String, Path, example = "tuesday-tiles")), request_body = ClubChange,
+    responses((status = 200, body = ClubView), (status = 403, body = crate::error::Problem, content_type = "application/problem+json"),
+              (status = 422, body = crate::error::Problem, content_type = "application/problem+json")))]
+#[patch("/api/v1/clubs/{club}")]
+pub async fn update(
+    state: web::Data<AppState>,
+    caller: Caller,
+    club: web::Path<String>,
+    body: ValidJson<ClubChange>,
+) -> Result<HttpResponse, AppError> {
+    let club = clubs::update(&state, &caller, &club, body.0).await?;
     Ok(HttpResponse::Ok().json(ClubView::from(club)))
 }
 

@@ -235,6 +235,7 @@ fn clubs_and_people(cfg: &mut ServiceConfig) {
         .service(ahead::calendar)
         .service(clubs::create)
         .service(clubs::show)
+        .service(clubs::update)
         .service(clubs::members)
         .service(clubs::set_member)
         .service(clubs::remove_member)
@@ -250,6 +251,7 @@ fn clubs_and_people(cfg: &mut ServiceConfig) {
         .service(players::list)
         .service(players::create)
         .service(players::update)
+        .service(players::invite)
         .service(players::stats);
 }
 

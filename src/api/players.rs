@@ -45,6 +45,39 @@ pub async fn create(
     Ok(HttpResponse::Created().json(players::add(&state, &caller, &club, body.0).await?))
 }
 
+/// The answer when inviting a player linked a member at once.
+#[derive(serde::Serialize, utoipa::ToSchema)]
+pub struct PlayerLinked {
+    #[schema(example = "Mia Chen is a member already: they are Mia C. on the player list now.")]
+    pub message: String,
+}
+
+/// Invite a player by mail (organizers): whoever joins with the link is that player. The
+/// address of a member without a player links them to the player at once (200).
+#[utoipa::path(operation_id = "invite_player", tag = "players", params(("club" = String, Path, example = "tuesday-tiles"), ("player" = i64, Path, minimum = 1, example = 1)),
+    request_body = crate::domain::people::members::InvitePlayer,
+    responses((status = 202, body = crate::domain::people::members::Invited, description = "An invitation for the player is on its way"),
+              (status = 200, body = PlayerLinked, description = "The address was a member's without a player: they are this player now"),
+              (status = 404, body = crate::error::Problem, content_type = "application/problem+json"),
+              (status = 409, body = crate::error::Problem, content_type = "application/problem+json"),
+              (status = 422, body = crate::error::Problem, content_type = "application/problem+json")))]
+#[post("/api/v1/clubs/{club}/players/{player}/invitation")]
+pub async fn invite(
+    state: web::Data<AppState>,
+    caller: Caller,
+    path: web::Path<(String, i64)>,
+    body: ValidJson<crate::domain::people::members::InvitePlayer>,
+) -> Result<HttpResponse, AppError> {
+    use crate::domain::people::members::{PlayerInvited, invite_player};
+    let (slug, id) = path.into_inner();
+    Ok(
+        match invite_player(&state, &caller, &slug, id, body.0).await? {
+            PlayerInvited::Invited(i) => HttpResponse::Accepted().json(i),
+            PlayerInvited::Linked(message) => HttpResponse::Ok().json(PlayerLinked { message }),
+        },
+    )
+}
+
 /// Rename, deactivate or reactivate a player.
 #[utoipa::path(operation_id = "update_player", tag = "players", params(("club" = String, Path, example = "tuesday-tiles"), ("player" = i64, Path, minimum = 1, example = 1)), request_body = PlayerChange,
     responses((status = 200, body = Player), (status = 404, body = crate::error::Problem, content_type = "application/problem+json"),

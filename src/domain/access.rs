@@ -84,9 +84,18 @@ pub enum Principal {
     },
 }
 
-/// The caller of an operation: `None` when anonymous.
+/// The caller of an operation: `None` when anonymous. The second field is a table code a
+/// logged-in user's browser holds too: whoever holds a code scores its table, whatever their
+/// role in the club.
 #[derive(Debug, Clone, Default)]
-pub struct Caller(pub Option<Principal>);
+pub struct Caller(pub Option<Principal>, pub Option<HeldTable>);
+
+/// A live table code held beside a login: the table it scores.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HeldTable {
+    pub table_id: i64,
+    pub league_id: i64,
+}
 
 /// The credentials a request carried.
 pub enum Credentials<'a> {
@@ -121,18 +130,18 @@ pub async fn identify(state: &AppState, credentials: Credentials<'_>) -> Result<
                 Some(g) if g.revoked => {
                     Err(Error::Unauthorized("this API token was revoked".into()))
                 }
-                Some(g) => Ok(Caller(Some(Principal::Token {
+                Some(g) => Ok(Caller::of(Principal::Token {
                     id: g.id,
                     club_id: g.club_id,
                     scopes: g.scopes,
-                }))),
+                })),
             }
         }
         Credentials::Session(token) => {
             let user = users::session_user(&state.db, &state.keys.hash(token)).await?;
-            Ok(Caller(user.map(Principal::User)))
+            Ok(Caller(user.map(Principal::User), None))
         }
-        Credentials::None => Ok(Caller(None)),
+        Credentials::None => Ok(Caller::default()),
     }
 }
 
@@ -141,6 +150,11 @@ fn log_in_first() -> Error {
 }
 
 impl Caller {
+    /// The caller `principal`, holding no table code besides.
+    pub fn of(principal: Principal) -> Caller {
+        Caller(Some(principal), None)
+    }
+
     /// The logged-in user, or 401.
     pub fn user(&self) -> Result<&User> {
         match &self.0 {
@@ -176,7 +190,7 @@ impl Caller {
                 league_id,
                 ..
             }) => Some((*table_id, *league_id)),
-            _ => None,
+            _ => self.1.map(|h| (h.table_id, h.league_id)),
         }
     }
 

@@ -8,6 +8,7 @@
 
 pub mod access;
 pub mod cards;
+pub mod clock;
 pub mod history;
 pub mod outbox;
 pub mod paging;
@@ -21,7 +22,7 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 pub use crate::state::AppState;
-pub use access::{Access, Caller, Need, Principal, Role};
+pub use access::{Access, Caller, HeldTable, Need, Principal, Role};
 
 /// One field that is wrong, and why.
 #[derive(Debug, Clone, Serialize, ToSchema, PartialEq, Eq)]
@@ -35,6 +36,11 @@ pub struct FieldError {
     /// For a card file: the hand's id.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hand: Option<String>,
+    /// What was probably meant, ready to send instead (a time zone's IANA name for
+    /// `Eastern`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(example = "America/New_York")]
+    pub suggestion: Option<String>,
 }
 
 impl FieldError {
@@ -44,6 +50,7 @@ impl FieldError {
             message: message.into(),
             line: None,
             hand: None,
+            suggestion: None,
         }
     }
 }

@@ -113,12 +113,26 @@ async fn resolve(req: &HttpRequest) -> Result<Caller, AppError> {
         }
         req.extensions_mut().insert(cors::ListedOrigin(origin));
     }
-    // No one logged in: a table code the browser holds makes it that table's scorer.
-    if caller.0.is_none()
-        && req.headers().get(AUTHORIZATION).is_none()
+    // A table code the browser holds makes it that table's scorer: alone when no one is logged
+    // in, and beside a login too (whoever holds a code scores its table, whatever their role).
+    if req.headers().get(AUTHORIZATION).is_none()
         && let Some(code) = req.cookie(TABLE_COOKIE)
     {
-        return Ok(codes::identify(&state, code.value(), peer(req)).await?);
+        let by_code = codes::identify(&state, code.value(), peer(req)).await?;
+        match caller.0 {
+            None => return Ok(by_code),
+            Some(crate::domain::Principal::User(_)) => {
+                let held =
+                    by_code
+                        .code_table()
+                        .map(|(table_id, league_id)| crate::domain::HeldTable {
+                            table_id,
+                            league_id,
+                        });
+                return Ok(Caller(caller.0, held));
+            }
+            Some(_) => {}
+        }
     }
     Ok(caller)
 }

@@ -274,13 +274,16 @@ struct JoinForm {
     player: String,
 }
 
-/// The player chosen in a join form: none for "", a refusal for anything else not a number.
-fn chosen(player: &str) -> Result<Option<i64>, Error> {
+/// The player chosen in a join form, and whether the new member plays: "" for the
+/// invitation's player or a new one, "none" for staff who do not play, a refusal for anything
+/// else not a number.
+fn chosen(player: &str) -> Result<(Option<i64>, Option<bool>), Error> {
     match player.trim() {
-        "" => Ok(None),
+        "" => Ok((None, None)),
+        "none" => Ok((None, Some(false))),
         p => p
             .parse::<i64>()
-            .map(Some)
+            .map(|p| (Some(p), None))
             .map_err(|_| Error::invalid("player", "choose a player from the list")),
     }
 }
@@ -313,7 +316,9 @@ async fn join(
     posted: Posted<JoinForm>,
 ) -> Result<HttpResponse, AppError> {
     let result = match chosen(&posted.form.player) {
-        Ok(player) => invitations::join(&state, &posted.caller, &token, Joining { player }).await,
+        Ok((player, plays)) => {
+            invitations::join(&state, &posted.caller, &token, Joining { player, plays }).await
+        }
         Err(e) => Err(e),
     };
     joined_page(&token, result)
@@ -335,7 +340,7 @@ async fn join_new(
     posted: Posted<JoinNewForm>,
 ) -> Result<HttpResponse, AppError> {
     let f = posted.form;
-    let player = match chosen(&f.player) {
+    let (player, plays) = match chosen(&f.player) {
         Ok(p) => p,
         Err(e) => return joined_page(&token, Err(e)),
     };
@@ -343,6 +348,7 @@ async fn join_new(
         display_name: f.display_name,
         password: f.password,
         player,
+        plays,
     };
     match invitations::join_new(&state, &token, joining, peer(&req), user_agent(&req)).await {
         Ok((session, joined)) => {
@@ -483,6 +489,9 @@ struct AccountPage {
     only_owner: String,
     /// Every club of the caller's, in words.
     club_names: String,
+    /// The clock times are shown on, and its zone's name.
+    clock: crate::domain::clock::Clock,
+    zone: String,
 }
 
 /// Names in words: "A", "A and B", "A, B and C".
@@ -511,7 +520,10 @@ async fn account_page(
         .map(|c| c.name.clone())
         .collect();
     let all: Vec<String> = account.clubs.iter().map(|c| c.name.clone()).collect();
+    let (clock, zone) = your_account::clock_of(&state, account.id).await?;
     page.render(AccountPage {
+        clock,
+        zone,
         ctx: page.ctx.clone(),
         only_owner: listed(&only),
         club_names: listed(&all),

@@ -35,6 +35,8 @@ struct MembersPage {
     /// Invitations not yet accepted or withdrawn.
     invited: Vec<Invitation>,
     now: chrono::DateTime<chrono::Utc>,
+    /// The club's clock.
+    clock: crate::domain::clock::Clock,
 }
 
 impl MembersPage {
@@ -71,6 +73,7 @@ async fn members(
         mail,
         invited,
         now: chrono::Utc::now(),
+        clock: crate::domain::clock::Clock::of(&club.club().time_zone),
     })
 }
 
@@ -97,6 +100,69 @@ async fn settle_claim(
     )
     .await;
     after(&format!("/clubs/{slug}/members#claims"), result)
+}
+
+#[derive(Template)]
+#[template(path = "pages/claim.html")]
+struct ClaimPage {
+    ctx: Ctx,
+    /// The link's path, where its form posts.
+    path: String,
+    claim: Option<crate::domain::people::roster::ClaimView>,
+    problem: String,
+}
+
+/// The page a claim's mail opens: who says they are whom, with Confirm and Refuse (the signed
+/// link is the right; no login).
+#[get("/claims/{player}/{user}/{signature}")]
+async fn claim_link(
+    page: Page,
+    state: web::Data<AppState>,
+    path: web::Path<(i64, i64, String)>,
+) -> Result<HttpResponse, AppError> {
+    let (player, user, signature) = path.into_inner();
+    let (claim, problem) =
+        match crate::domain::people::roster::claim_view(&state, player, user, &signature).await {
+            Ok(c) => (Some(c), String::new()),
+            Err(e @ Error::NotFound(_)) => (None, e.message()),
+            Err(e) => return Err(e.into()),
+        };
+    page.render_as(
+        super::found(&problem),
+        ClaimPage {
+            ctx: page.ctx.clone(),
+            path: format!(
+                "/claims/{player}/{user}/{}",
+                super::urlencoding_encode(&signature)
+            ),
+            claim,
+            problem,
+        },
+    )
+}
+
+#[post("/claims/{player}/{user}/{signature}")]
+async fn claim_answer(
+    state: web::Data<AppState>,
+    path: web::Path<(i64, i64, String)>,
+    posted: Posted<ClaimForm>,
+) -> Result<HttpResponse, AppError> {
+    let (player, user, signature) = path.into_inner();
+    let result = crate::domain::people::roster::settle_signed(
+        &state,
+        player,
+        user,
+        &signature,
+        posted.form.answer == "confirm",
+    )
+    .await;
+    after(
+        &format!(
+            "/claims/{player}/{user}/{}",
+            super::urlencoding_encode(&signature)
+        ),
+        result,
+    )
 }
 
 #[derive(Deserialize)]
@@ -572,6 +638,8 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(revoke_invitation)
         .service(send_invitation_again)
         .service(settle_claim)
+        .service(claim_link)
+        .service(claim_answer)
         .service(set_member)
         .service(remove_member)
         .service(tokens_list)

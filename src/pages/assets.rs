@@ -40,6 +40,8 @@ struct IndexPage {
     clubs: Vec<Club>,
     public: Vec<PublicLeague>,
     cards: Vec<(&'static str, usize)>,
+    /// The time zone picker of the new club's form.
+    zones: &'static [(String, String)],
 }
 
 #[get("/")]
@@ -53,6 +55,7 @@ async fn index(page: Page, state: web::Data<AppState>) -> Result<HttpResponse, A
         clubs: front.mine,
         public: front.public,
         cards,
+        zones: crate::domain::clock::picker(),
     })
 }
 

@@ -26,6 +26,13 @@ struct NewPage {
     drafts: Vec<DraftListing>,
 }
 
+impl NewPage {
+    /// A moment on the club's clock.
+    fn clock(&self) -> crate::domain::clock::Clock {
+        crate::domain::clock::Clock::of(&self.club.time_zone)
+    }
+}
+
 #[get("/clubs/{slug}/cards/new")]
 async fn new_page(
     page: Page,

@@ -31,6 +31,24 @@ struct ClubPage {
     lf: LeagueFields,
     /// The add-players box: the names not added last time, to fix and send again.
     names: String,
+    /// For organizers: every player with who they are on the service.
+    roster: Vec<crate::domain::people::players::RosterRow>,
+    /// For organizers: what the club's zone was stored as when it was no zone's name (the club
+    /// is on UTC until they pick one).
+    zone_to_pick: Option<String>,
+    zones: &'static [(String, String)],
+}
+
+impl ClubPage {
+    /// What a roster row says about who the player is on the service.
+    fn standing(&self, r: &crate::domain::people::players::RosterRow) -> String {
+        match (&r.account, &r.claimer, &r.invited) {
+            (Some(a), _, _) => format!("✓ Linked to {a}'s account"),
+            (None, Some(c), _) => format!("{c} says they are {}: confirm on Members", r.name),
+            (None, None, Some(email)) => format!("✉ Invited ({email}), not joined yet"),
+            (None, None, None) => "Not linked to an account".to_string(),
+        }
+    }
 }
 
 #[get("/clubs/{slug}")]
@@ -50,12 +68,25 @@ async fn club_page(
     names: String,
 ) -> Result<HttpResponse, AppError> {
     let o = clubs::overview(state, &page.caller, slug).await?;
+    let organizer = o.role.is_some_and(|r| r >= Role::Organizer);
+    let (roster, zone_to_pick) = if organizer {
+        let club = crate::domain::access::organized(state, &page.caller, slug).await?;
+        (
+            players::roster(state, &club).await?,
+            clubs::zone_to_pick(state, &o.club).await?,
+        )
+    } else {
+        (Vec::new(), None)
+    };
     page.render(ClubPage {
+        roster,
+        zone_to_pick,
+        zones: crate::domain::clock::picker(),
         ctx,
         names,
         club: o.club,
         role: o.role.map(|r| r.as_str().to_string()),
-        organizer: o.role.is_some_and(|r| r >= Role::Organizer),
+        organizer,
         leagues: o.leagues,
         players: o.players,
         cards: o.cards,
@@ -151,6 +182,75 @@ async fn new_league(
     }
 }
 
+#[derive(Deserialize)]
+struct InviteForm {
+    email: String,
+}
+
+/// Invites a player by mail from their row on the player list.
+#[post("/clubs/{slug}/players/{id}/invite")]
+async fn invite(
+    state: web::Data<AppState>,
+    path: web::Path<(String, i64)>,
+    posted: Posted<InviteForm>,
+) -> Result<HttpResponse, AppError> {
+    let (slug, id) = path.into_inner();
+    let result = crate::domain::people::members::invite_player(
+        &state,
+        &posted.caller,
+        &slug,
+        id,
+        crate::domain::people::members::InvitePlayer {
+            email: posted.form.email.clone(),
+        },
+    )
+    .await
+    .map(|done| match done {
+        crate::domain::people::members::PlayerInvited::Invited(i) => i.message,
+        crate::domain::people::members::PlayerInvited::Linked(m) => m,
+    });
+    after(&format!("/clubs/{slug}#player-{id}"), result)
+}
+
+#[derive(Deserialize)]
+struct SettingsForm {
+    name: String,
+    time_zone: String,
+}
+
+/// Renames the club or sets its clock.
+#[post("/clubs/{slug}/settings")]
+async fn settings(
+    state: web::Data<AppState>,
+    slug: web::Path<String>,
+    posted: Posted<SettingsForm>,
+) -> Result<HttpResponse, AppError> {
+    let f = &posted.form;
+    let result = clubs::update(
+        &state,
+        &posted.caller,
+        &slug,
+        clubs::ClubChange {
+            name: Some(f.name.clone()),
+            time_zone: Some(f.time_zone.clone()),
+        },
+    )
+    .await
+    .map(|c| {
+        format!(
+            "Saved. {}'s clock is {}: it is {} there now.",
+            c.name,
+            c.time_zone,
+            crate::domain::clock::Clock::of(&c.time_zone).at(chrono::Utc::now())
+        )
+    });
+    after(&format!("/clubs/{slug}#settings"), result)
+}
+
 pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.service(show).service(add).service(new_league);
+    cfg.service(show)
+        .service(add)
+        .service(new_league)
+        .service(invite)
+        .service(settings);
 }

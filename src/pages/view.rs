@@ -423,10 +423,7 @@ pub fn plural(n: usize, one: &str, many: &str) -> String {
 /// A moment as a club reads it: in the club's time zone (UTC when the zone is unknown), e.g.
 /// "Tue 3 Mar 2026, 19:42 EST".
 pub fn local_time(at: chrono::DateTime<chrono::Utc>, time_zone: &str) -> String {
-    let tz: chrono_tz::Tz = time_zone.parse().unwrap_or(chrono_tz::UTC);
-    at.with_timezone(&tz)
-        .format("%a %-d %b %Y, %H:%M %Z")
-        .to_string()
+    crate::domain::clock::Clock::of(time_zone).at(at)
 }
 
 #[cfg(test)]

@@ -347,6 +347,36 @@ pub async fn member_of(
     client
 }
 
+/// A new user (signed up and logged in) invited from the row of the club's player `player` and
+/// joined as that player (one roster: the player is linked to their account).
+pub async fn member_as(
+    app: &TestApp,
+    owner: &reqwest::Client,
+    slug: &str,
+    email: &str,
+    player: i64,
+) -> reqwest::Client {
+    let client = signed_up(app, email).await;
+    let res = owner
+        .post(app.url(&format!("/api/v1/clubs/{slug}/players/{player}/invitation")))
+        .json(&serde_json::json!({"email": email}))
+        .send()
+        .await
+        .expect("request sent");
+    assert_eq!(res.status(), 202, "invite {email} as player {player}");
+    let link = mailed_path(app, "invitation", email, "/invitations/").await;
+    let res = client
+        .post(app.url(&format!("/api/v1{link}")))
+        .json(&serde_json::json!({}))
+        .send()
+        .await
+        .expect("request sent");
+    assert_eq!(res.status(), 200, "{email} joins {slug}");
+    let joined: serde_json::Value = res.json().await.expect("a JSON answer");
+    assert_eq!(joined["player"]["id"], player, "{joined}");
+    client
+}
+
 /// A new user who owns a new club with this slug.
 pub async fn club_owner(app: &TestApp, slug: &str, email: &str) -> reqwest::Client {
     let client = signed_up(app, email).await;

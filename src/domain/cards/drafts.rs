@@ -333,7 +333,7 @@ async fn stale(state: &AppState, club: &Organized, id: i64, revision: i32) -> Er
     match card_drafts::get(&state.db, club.club().id, id).await {
         Ok(Some(now)) => Error::Conflict(format!(
             "this draft was saved from another device at {} (revision {}, you changed revision {revision}); load it again before saving, so neither device's typing is lost",
-            now.updated_at.format("%H:%M:%S UTC"),
+            crate::domain::clock::Clock::of(&club.club().time_zone).at(now.updated_at),
             now.revision
         )),
         Ok(None) => Error::NotFound(format!(

@@ -35,6 +35,7 @@ pub fn card_errors(errors: Vec<crate::rules::CardError>, field: &str) -> Error {
                 message: e.message,
                 line: e.line,
                 hand: e.hand,
+                suggestion: None,
             })
             .collect(),
     }

@@ -87,7 +87,7 @@ async fn fill(state: &AppState) -> Result<Option<Created>> {
         Err(e) => return Err(e),
     };
     clubs::make_owner(&state.db, club.id, user.id).await?;
-    let owner = Caller(Some(Principal::User(user)));
+    let owner = Caller::of(Principal::User(user));
 
     let league = match clubs::demo_league(&state.db, club.id).await? {
         Some(id) => id,

@@ -318,9 +318,9 @@ pub struct ClubMail {
 }
 
 impl ClubMail {
-    /// Its state in words: "sent 2026-11-25 21:04 UTC", "waiting: tried 3 times (refused), next
-    /// try 21:10 UTC", "failed after 40 tries: …".
-    pub fn in_words(&self) -> String {
+    /// Its state in words, on the club's clock: "sent Wed Nov 25, 2026, 4:04 PM EST", "not
+    /// sent yet: tried 3 times (refused); next try …", "failed after 40 tries, not sent (…)".
+    pub fn in_words(&self, clock: &crate::domain::clock::Clock) -> String {
         let why = self
             .last_error
             .as_deref()
@@ -328,24 +328,20 @@ impl ClubMail {
             .unwrap_or_default();
         match self.status.as_str() {
             "sent" => match self.sent_at {
-                Some(at) => format!("sent {}", at.format("%Y-%m-%d %H:%M UTC")),
+                Some(at) => format!("sent {}", clock.at(at)),
                 None => "sent".into(),
             },
             "failed" => format!("failed after {} tries, not sent{why}", self.attempts),
             _ if self.attempts == 0 && self.last_error.is_none() => "waiting to be sent".into(),
             _ if self.attempts == 0 => format!(
                 "waiting{why}; next try {}",
-                self.next_try
-                    .map(|t| t.format("%Y-%m-%d %H:%M UTC").to_string())
-                    .unwrap_or_default()
+                self.next_try.map(|t| clock.at(t)).unwrap_or_default()
             ),
             _ => format!(
                 "not sent yet: tried {} {}{why}; next try {}",
                 self.attempts,
                 if self.attempts == 1 { "time" } else { "times" },
-                self.next_try
-                    .map(|t| t.format("%Y-%m-%d %H:%M UTC").to_string())
-                    .unwrap_or_default()
+                self.next_try.map(|t| clock.at(t)).unwrap_or_default()
             ),
         }
     }
@@ -416,21 +412,25 @@ mod tests {
             sent_at: (status == "sent").then_some(at),
             written_at: at,
         };
+        let utc = crate::domain::clock::Clock::of("UTC");
         assert_eq!(
-            mail("sent", 1, None).in_words(),
-            "sent 2026-11-25 21:04 UTC"
-        );
-        assert_eq!(mail("pending", 0, None).in_words(), "waiting to be sent");
-        assert_eq!(
-            mail("pending", 0, Some("the club has sent 2000 messages in the last 24 hours, its limit: this one waits")).in_words(),
-            "waiting (the club has sent 2000 messages in the last 24 hours, its limit: this one waits); next try 2026-11-25 21:04 UTC"
+            mail("sent", 1, None).in_words(&crate::domain::clock::Clock::of("America/New_York")),
+            "sent Wed Nov 25, 2026, 4:04 PM EST"
         );
         assert_eq!(
-            mail("pending", 3, Some("connection refused")).in_words(),
-            "not sent yet: tried 3 times (connection refused); next try 2026-11-25 21:04 UTC"
+            mail("pending", 0, None).in_words(&utc),
+            "waiting to be sent"
         );
         assert_eq!(
-            mail("failed", 40, Some("mailbox unavailable")).in_words(),
+            mail("pending", 0, Some("the club has sent 2000 messages in the last 24 hours, its limit: this one waits")).in_words(&utc),
+            "waiting (the club has sent 2000 messages in the last 24 hours, its limit: this one waits); next try Wed Nov 25, 2026, 9:04 PM UTC"
+        );
+        assert_eq!(
+            mail("pending", 3, Some("connection refused")).in_words(&utc),
+            "not sent yet: tried 3 times (connection refused); next try Wed Nov 25, 2026, 9:04 PM UTC"
+        );
+        assert_eq!(
+            mail("failed", 40, Some("mailbox unavailable")).in_words(&utc),
             "failed after 40 tries, not sent (mailbox unavailable)"
         );
     }

@@ -40,9 +40,24 @@ pub struct NewClub {
     pub slug: String,
     #[schema(example = "Tuesday Tiles", min_length = 1, max_length = 200)]
     pub name: String,
-    /// IANA time zone; default UTC.
+    /// The club's clock: an IANA name such as `America/New_York`; default UTC. Anything else
+    /// is 422 naming `time_zone`, with the zone probably meant as its `suggestion`
+    /// (`Eastern` → `America/New_York`).
     #[serde(default)]
-    #[schema(example = "America/New_York", pattern = "^[A-Za-z0-9/_+-]{1,64}$")]
+    #[schema(example = "America/New_York", min_length = 1, max_length = 64)]
+    pub time_zone: Option<String>,
+}
+
+/// A change to a club (organizers): its name, its clock, or both.
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ClubChange {
+    #[serde(default)]
+    #[schema(example = "Tuesday Tiles", min_length = 1, max_length = 200)]
+    pub name: Option<String>,
+    /// An IANA name, as for a new club.
+    #[serde(default)]
+    #[schema(example = "America/Chicago", min_length = 1, max_length = 64)]
     pub time_zone: Option<String>,
 }
 
@@ -52,13 +67,6 @@ fn valid_slug(s: &str) -> bool {
         && b[0].is_ascii_alphanumeric()
         && b.iter()
             .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
-}
-
-fn valid_time_zone(s: &str) -> bool {
-    !s.is_empty()
-        && s.len() <= 64
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "/_+-".contains(c))
 }
 
 /// Creates a club owned by the caller (a logged-in user).
@@ -72,13 +80,10 @@ pub async fn create(state: &AppState, caller: &Caller, n: NewClub) -> Result<Clu
     }
     let name = crate::domain::text::one_line("name", &n.name, 200)?;
     let name = name.as_str();
-    let tz = n.time_zone.unwrap_or_else(|| "UTC".into());
-    if !valid_time_zone(&tz) {
-        return Err(Error::invalid(
-            "time_zone",
-            "give an IANA time zone such as America/New_York",
-        ));
-    }
+    let tz = match &n.time_zone {
+        Some(typed) => crate::domain::clock::zone_name(typed)?,
+        None => "UTC".into(),
+    };
     let mut tx = state.db.begin().await?;
     crate::domain::people::budgets::may_make_club(state, &mut tx, user).await?;
     let club = clubs::create_with_owner(&mut tx, &n.slug, name, &tz, user.id)
@@ -86,6 +91,32 @@ pub async fn create(state: &AppState, caller: &Caller, n: NewClub) -> Result<Clu
         .ok_or_else(|| Error::Conflict(format!("the slug `{}` is taken", n.slug)))?;
     tx.commit().await?;
     Ok(club)
+}
+
+/// Renames a club or sets its clock (organizers). A club whose stored zone was no name, kept on
+/// UTC until now, is no longer flagged once a zone is picked.
+pub async fn update(state: &AppState, caller: &Caller, slug: &str, c: ClubChange) -> Result<Club> {
+    let (club, _) = caller.club(state, slug, Need::Admin).await?;
+    let name = c
+        .name
+        .as_deref()
+        .map(|n| crate::domain::text::one_line("name", n, 200))
+        .transpose()?;
+    let zone = c
+        .time_zone
+        .as_deref()
+        .map(crate::domain::clock::zone_name)
+        .transpose()?;
+    Ok(clubs::update(&state.db, club.id, name.as_deref(), zone.as_deref()).await?)
+}
+
+/// The name a club's time zone had when it was none (it is on UTC until an organizer picks its
+/// zone), if so.
+pub async fn zone_to_pick(state: &AppState, club: &Club) -> Result<Option<String>> {
+    if !crate::domain::clock::is_name(&club.time_zone) {
+        return Ok(Some(club.time_zone.clone()));
+    }
+    Ok(clubs::zone_was(&state.db, club.id).await?)
 }
 
 /// A club the caller belongs to (or holds a token of).

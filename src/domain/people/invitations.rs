@@ -10,6 +10,7 @@ use utoipa::ToSchema;
 
 use crate::auth::{new_secret, password};
 use crate::domain::people::accounts::{self, Session, SignUp};
+use crate::domain::people::roster::{self, Choice};
 use crate::domain::{AppState, Caller, Error, Result, Role, outbox::mail, people::budgets};
 use crate::storage::people::clubs::Club;
 use crate::storage::people::invitations as stored;
@@ -46,6 +47,7 @@ pub async fn invite(
     inviter: &users::User,
     email: &str,
     role: Role,
+    player: Option<(i64, &str)>,
 ) -> Result<Invited> {
     let mut tx = state.db.begin().await?;
     crate::storage::people::budgets::lock_club(&mut tx, club.id).await?;
@@ -53,13 +55,16 @@ pub async fn invite(
         if was != role.as_str() {
             stored::set_role(&mut tx, id, role.as_str()).await?;
         }
+        if let Some((player, _)) = player {
+            stored::set_player(&mut tx, id, player).await?;
+        }
         tx.commit().await?;
         let invitation = listed(state, club.id, id).await?;
         return Ok(Invited {
             message: format!(
                 "{} has an invitation waiting already, sent {}: nothing was sent again. If it was lost, tap Send again beside it (once a day).",
                 invitation.email,
-                invitation.sent_at.format("%B %-d at %H:%M UTC")
+                crate::domain::clock::Clock::of(&club.time_zone).day_time(invitation.sent_at)
             ),
             sent: false,
             invitation,
@@ -71,22 +76,35 @@ pub async fn invite(
     let expires = chrono::Utc::now() + chrono::Duration::days(INVITATION_DAYS);
     let id = stored::invite(
         &mut tx,
-        club.id,
-        email,
-        role.as_str(),
-        &state.keys.hash(&token),
-        inviter.id,
-        expires,
+        &stored::NewInvitation {
+            club_id: club.id,
+            email,
+            role: role.as_str(),
+            player_id: player.map(|p| p.0),
+            token_hash: &state.keys.hash(&token),
+            invited_by: inviter.id,
+            expires_at: expires,
+        },
     )
     .await?;
-    mail_invitation(state, &mut tx, club, inviter, email, role, &token, expires).await?;
+    let sent = Sent {
+        club,
+        inviter,
+        email,
+        role,
+        player: player.map(|p| p.1),
+    };
+    mail_invitation(state, &mut tx, &sent, &token, expires).await?;
     tx.commit().await?;
     mail::wake(state);
     let invitation = listed(state, club.id, id).await?;
+    let whom = match player {
+        Some((_, name)) => format!("An invitation for {name} to join as {}", role.as_str()),
+        None => format!("An invitation to join as {}", role.as_str()),
+    };
     Ok(Invited {
         message: format!(
-            "An invitation to join as {} is on its way to {email}. Its link works for {INVITATION_DAYS} days.",
-            role.as_str()
+            "{whom} is on its way to {email}. Its link works for {INVITATION_DAYS} days."
         ),
         sent: true,
         invitation,
@@ -103,7 +121,7 @@ pub async fn send_again(
 ) -> Result<Invited> {
     let mut tx = state.db.begin().await?;
     crate::storage::people::budgets::lock_club(&mut tx, club.id).await?;
-    let (email, role, sent_at) = stored::to_send_again(&mut tx, club.id, id)
+    let (email, role, sent_at, player) = stored::to_send_again(&mut tx, club.id, id)
         .await?
         .ok_or_else(|| {
             Error::NotFound(format!(
@@ -116,8 +134,8 @@ pub async fn send_again(
         return Err(Error::TooManyRequests {
             detail: format!(
                 "the invitation to {email} was sent {}; it can be sent again once a day, from {}",
-                sent_at.format("%B %-d at %H:%M UTC"),
-                next.format("%B %-d at %H:%M UTC")
+                crate::domain::clock::Clock::of(&club.time_zone).day_time(sent_at),
+                crate::domain::clock::Clock::of(&club.time_zone).day_time(next)
             ),
             retry_after_secs: (next - now).num_seconds().max(0) as u64 + 1,
         });
@@ -128,7 +146,14 @@ pub async fn send_again(
     let token = new_secret("");
     let expires = now + chrono::Duration::days(INVITATION_DAYS);
     stored::sent_again(&mut tx, id, &state.keys.hash(&token), sender.id, expires).await?;
-    mail_invitation(state, &mut tx, club, sender, &email, role, &token, expires).await?;
+    let sent = Sent {
+        club,
+        inviter: sender,
+        email: &email,
+        role,
+        player: player.as_deref(),
+    };
+    mail_invitation(state, &mut tx, &sent, &token, expires).await?;
     tx.commit().await?;
     mail::wake(state);
     Ok(Invited {
@@ -146,29 +171,39 @@ async fn listed(state: &AppState, club_id: i64, id: i64) -> Result<Invitation> {
         .ok_or_else(|| Error::Internal(anyhow::anyhow!("invitation {id} vanished")))
 }
 
+/// What an invitation's mail says: who invites whom to which club, as what (and as which
+/// player, when sent from a player's row).
+struct Sent<'a> {
+    club: &'a Club,
+    inviter: &'a users::User,
+    email: &'a str,
+    role: Role,
+    player: Option<&'a str>,
+}
+
 /// The invitation's mail, in `tx`.
-#[allow(clippy::too_many_arguments)]
 async fn mail_invitation(
     state: &AppState,
     tx: &mut sqlx::PgConnection,
-    club: &Club,
-    inviter: &users::User,
-    email: &str,
-    role: Role,
+    sent: &Sent<'_>,
     token: &str,
     expires: chrono::DateTime<chrono::Utc>,
 ) -> Result<()> {
+    let (club, inviter) = (sent.club, sent.inviter);
     let link = format!("{}/invitations/{token}", state.public_url);
     let greeting = "Hello,".to_string();
-    let paragraphs = [
-        format!(
-            "{} invites you to join {} on the mah jongg league service, as {}.",
-            inviter.display_name,
-            club.name,
-            role_words(role)
-        ),
-        "If you have an account, log in and join with one tap. If not, the page lets you choose your name and a password, and you join at once.".to_string(),
-    ];
+    let mut paragraphs = vec![format!(
+        "{} invites you to join {} on the mah jongg league service, as {}.",
+        inviter.display_name,
+        club.name,
+        role_words(sent.role)
+    )];
+    if let Some(player) = sent.player {
+        paragraphs.push(format!(
+            "You join as {player} on the club's player list: {player}'s games and standings become yours."
+        ));
+    }
+    paragraphs.push("If you have an account, log in and join with one tap. If not, the page lets you choose your name and a password, and you join at once.".to_string());
     let after = [
         format!(
             "The link works for {INVITATION_DAYS} days, until {}.",
@@ -191,7 +226,7 @@ async fn mail_invitation(
         &crate::storage::outbox::mail::NewMail {
             kind: "invitation",
             club_id: Some(club.id),
-            to_address: email.to_string(),
+            to_address: sent.email.to_string(),
             to_name: None,
             subject: format!("{} invites you to {}", inviter.display_name, club.name),
             text_body,
@@ -235,7 +270,12 @@ pub struct InvitationView {
     #[schema(required = true)]
     pub invited_by: Option<String>,
     pub expires_at: chrono::DateTime<chrono::Utc>,
-    /// The club's players nobody is linked to or claims yet: whom the new member may say they are.
+    /// The player the invitation was sent for (from the player's row): the new member joins as
+    /// this player. Absent when sent to an address alone.
+    #[schema(required = true)]
+    pub player: Option<PlayerChoice>,
+    /// The club's players nobody is linked to or claims yet: whom the new member may say they are
+    /// (empty when the invitation names its player).
     pub players: Vec<PlayerChoice>,
 }
 
@@ -253,11 +293,19 @@ pub async fn show(state: &AppState, token: &str) -> Result<InvitationView> {
     let o = stored::opened(&state.db, &state.keys.hash(token))
         .await?
         .ok_or_else(gone)?;
-    let players = players::unclaimed(&state.db, o.club_id)
-        .await?
-        .into_iter()
-        .map(|(id, name)| PlayerChoice { id, name })
-        .collect();
+    let player = o
+        .player_id
+        .zip(o.player_name.clone())
+        .map(|(id, name)| PlayerChoice { id, name });
+    let players = if player.is_some() {
+        Vec::new()
+    } else {
+        players::unclaimed(&state.db, o.club_id)
+            .await?
+            .into_iter()
+            .map(|(id, name)| PlayerChoice { id, name })
+            .collect()
+    };
     Ok(InvitationView {
         club: o.club_slug,
         club_name: o.club_name,
@@ -265,6 +313,7 @@ pub async fn show(state: &AppState, token: &str) -> Result<InvitationView> {
         role: o.role,
         invited_by: o.invited_by,
         expires_at: o.expires_at,
+        player,
         players,
     })
 }
@@ -274,9 +323,14 @@ pub async fn show(state: &AppState, token: &str) -> Result<InvitationView> {
 #[serde(deny_unknown_fields)]
 pub struct Joining {
     /// The club's player the new member says they are (one of the invitation's `players`);
-    /// an organizer confirms it.
+    /// an organizer confirms it. Without it, the member joins as the invitation's `player`, or
+    /// as a new player under their name.
     #[schema(minimum = 1)]
     pub player: Option<i64>,
+    /// `false` for staff who do not play (an invitation as scorer, organizer or owner): no
+    /// player is made. Members are always on the player list.
+    #[serde(default)]
+    pub plays: Option<bool>,
 }
 
 /// Signing up and joining with an invitation's link: the account gets the invited address.
@@ -290,6 +344,9 @@ pub struct JoiningNew {
     pub password: String,
     #[schema(minimum = 1)]
     pub player: Option<i64>,
+    /// As for joining with an account.
+    #[serde(default)]
+    pub plays: Option<bool>,
 }
 
 /// Who joined where, in words.
@@ -299,7 +356,13 @@ pub struct Joined {
     pub club: String,
     #[schema(schema_with = crate::domain::schemas::role)]
     pub role: String,
-    #[schema(example = "Welcome to Friday Mah Jongg: you are a member.")]
+    /// The member's player in the club (linked, or waiting for an organizer to confirm); absent
+    /// for staff who do not play.
+    #[schema(required = true)]
+    pub player: Option<PlayerChoice>,
+    #[schema(
+        example = "Welcome to Friday Mah Jongg: you are a member. You are on Friday Mah Jongg's player list as Rose Adler; an organizer can change how your name shows."
+    )]
     pub message: String,
 }
 
@@ -313,12 +376,42 @@ pub async fn join(
 ) -> Result<Joined> {
     let user = caller.user()?.clone();
     let view = show(state, token).await?;
+    let choice = choice_of(&view, joining.player, joining.plays)?;
     let mut tx = state.db.begin().await?;
     let (club_id, role) = stored::accept(&mut tx, &state.keys.hash(token), user.id)
         .await?
         .ok_or_else(gone)?;
+    let joined = welcome(state, &mut tx, view, club_id, role, &user, choice).await?;
     tx.commit().await?;
-    welcome(state, view, club_id, role, user.id, joining.player).await
+    mail::wake(state);
+    Ok(joined)
+}
+
+/// Which player the new member is, from what they sent and what the invitation says: the
+/// player they say they are, else the invitation's, else a new one (none for staff who say
+/// they do not play).
+fn choice_of(view: &InvitationView, said: Option<i64>, plays: Option<bool>) -> Result<Choice> {
+    if plays == Some(false) {
+        if view.role == Role::Member.as_str() {
+            return Err(Error::invalid(
+                "plays",
+                "a member is on the club's player list; only staff (scorers, organizers, owners) may join without playing",
+            ));
+        }
+        if said.is_some() {
+            return Err(Error::invalid(
+                "player",
+                "say which player you are, or that you do not play, not both",
+            ));
+        }
+        return Ok(Choice::NoPlayer);
+    }
+    Ok(match (said, &view.player) {
+        (Some(p), Some(invited)) if p == invited.id => Choice::Invited(p),
+        (Some(p), _) => Choice::Says(p),
+        (None, Some(invited)) => Choice::Invited(invited.id),
+        (None, None) => Choice::New,
+    })
 }
 
 /// Creates the account of the invited address and joins the club with it, in one transaction;
@@ -332,6 +425,7 @@ pub async fn join_new(
 ) -> Result<(Session, Joined)> {
     // A dead link is told before anything else is counted or computed.
     let view = show(state, token).await?;
+    let choice = choice_of(&view, joining.player, joining.plays)?;
     state.limits.signup(None, address)?;
     let signing = SignUp {
         email: view.email.clone(),
@@ -359,46 +453,50 @@ pub async fn join_new(
     let (club_id, role) = stored::accept(&mut tx, &state.keys.hash(token), user.id)
         .await?
         .ok_or_else(gone)?;
+    let joined = welcome(state, &mut tx, view, club_id, role, &user, choice).await?;
     tx.commit().await?;
-    let user_id = user.id;
+    mail::wake(state);
     let session = accounts::start_session(state, user, agent).await?;
-    let joined = welcome(state, view, club_id, role, user_id, joining.player).await?;
     Ok((session, joined))
 }
 
-/// The welcome in words, after recording the player the new member says they are.
+/// The welcome in words, after putting the new member on the club's player list (in `tx`).
 async fn welcome(
     state: &AppState,
+    tx: &mut sqlx::PgConnection,
     view: InvitationView,
     club_id: i64,
     role: String,
-    user_id: i64,
-    player: Option<i64>,
+    user: &users::User,
+    choice: Choice,
 ) -> Result<Joined> {
-    let mut message = format!("Welcome to {}: you are a {role}.", view.club_name);
-    if let Some(p) = player {
-        let name = view
-            .players
-            .iter()
-            .find(|c| c.id == p)
-            .map(|c| c.name.clone());
-        match name {
-            Some(name) if players::claim(&state.db, club_id, p, user_id).await? => {
-                message.push_str(&format!(
-                    " An organizer will confirm that you are {name}; until then your games are not linked to you."
-                ));
-            }
-            Some(name) => message.push_str(&format!(
-                " You were not linked to {name}: someone else says they are {name}, or you are linked to another player. An organizer can sort it out."
-            )),
-            None => message.push_str(
-                " The player you chose is not one of this club's unlinked players; you can say which player you are later on the player's page.",
+    let club = crate::storage::people::clubs::by_id(&state.db, club_id)
+        .await?
+        .ok_or_else(gone)?;
+    if let Choice::Says(p) = choice
+        && !view.players.iter().any(|c| c.id == p)
+    {
+        return Err(Error::invalid(
+            "player",
+            format!(
+                "player {p} is not one of {}'s players nobody is linked to; choose one of the invitation's players, or send none to join under your name",
+                view.club_name
             ),
-        }
+        ));
     }
+    let placed = roster::place(state, tx, &club, user, choice).await?;
+    let message = format!(
+        "Welcome to {}: you are a {role}. {}",
+        view.club_name,
+        placed.words(&view.club_name)
+    );
     Ok(Joined {
         club: view.club,
         role,
+        player: placed.player().map(|(id, name)| PlayerChoice {
+            id,
+            name: name.to_string(),
+        }),
         message,
     })
 }

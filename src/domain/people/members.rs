@@ -107,7 +107,103 @@ pub async fn set_role(state: &AppState, caller: &Caller, slug: &str, s: SetRole)
     }
     let inviter = caller.user()?;
     Ok(Added::Invited(
-        crate::domain::people::invitations::invite(state, &club, inviter, email, role).await?,
+        crate::domain::people::invitations::invite(state, &club, inviter, email, role, None)
+            .await?,
+    ))
+}
+
+/// Inviting a player of the club by mail, from their row on the player list.
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct InvitePlayer {
+    /// Where the invitation goes; the player joins as a member linked to this player.
+    #[schema(example = "mia@example.org", min_length = 3, max_length = 254)]
+    pub email: String,
+}
+
+/// What inviting a player did.
+pub enum PlayerInvited {
+    /// An invitation went out for the player.
+    Invited(Invited),
+    /// The address was a member's without a player: they are that player now.
+    Linked(String),
+}
+
+/// Invites `email` to join as the club's player `player` (organizers). The address of a member
+/// who has no player yet is linked to the player at once instead; a member who is another
+/// player already, or a player someone is linked to, is a 409 naming them.
+pub async fn invite_player(
+    state: &AppState,
+    caller: &Caller,
+    slug: &str,
+    player: i64,
+    p: InvitePlayer,
+) -> Result<PlayerInvited> {
+    let (club, _) = run_members(state, caller, slug).await?;
+    let listed = crate::storage::people::players::roster(&state.db, club.id)
+        .await?
+        .into_iter()
+        .find(|r| r.id == player)
+        .ok_or_else(|| Error::NotFound(format!("{} has no player {player}", club.name)))?;
+    if let Some(account) = &listed.account {
+        return Err(Error::Conflict(format!(
+            "{} is linked to {account}'s account already",
+            listed.name
+        )));
+    }
+    let email = p.email.trim();
+    if email.is_empty() {
+        return Err(Error::invalid(
+            "email",
+            format!("give the address to invite {} at", listed.name),
+        ));
+    }
+    validate_email(email)?;
+    if let Some(user) = invitations::member_by_email(&state.db, club.id, email).await? {
+        let user = crate::storage::people::users::by_id(&state.db, user)
+            .await?
+            .ok_or_else(|| Error::NotFound(format!("no member with the address {email}")))?;
+        let mut tx = state.db.begin().await?;
+        let placed = crate::domain::people::roster::place(
+            state,
+            &mut tx,
+            &club,
+            &user,
+            crate::domain::people::roster::Choice::Invited(player),
+        )
+        .await?;
+        use crate::domain::people::roster::Placed;
+        return match placed {
+            Placed::Linked { name, .. } => {
+                tx.commit().await?;
+                Ok(PlayerInvited::Linked(format!(
+                    "{} is a member already: they are {name} on the player list now.",
+                    user.display_name
+                )))
+            }
+            Placed::Theirs { name, .. } | Placed::Claimed { name, .. } => {
+                Err(Error::Conflict(format!(
+                    "{} is a member already, as the player {name}: to make them {} instead, an organizer renames or deactivates one of the two",
+                    user.display_name, listed.name
+                )))
+            }
+            _ => Err(Error::Conflict(format!(
+                "{} could not be linked to {}",
+                user.display_name, listed.name
+            ))),
+        };
+    }
+    let inviter = caller.user()?;
+    Ok(PlayerInvited::Invited(
+        crate::domain::people::invitations::invite(
+            state,
+            &club,
+            inviter,
+            email,
+            Role::Member,
+            Some((player, &listed.name)),
+        )
+        .await?,
     ))
 }
 

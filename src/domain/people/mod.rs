@@ -8,4 +8,5 @@ pub mod clubs;
 pub mod invitations;
 pub mod members;
 pub mod players;
+pub mod roster;
 pub mod your_account;

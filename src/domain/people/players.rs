@@ -6,8 +6,8 @@ use utoipa::ToSchema;
 use crate::domain::{AppState, Caller, Error, Need, Result};
 pub use crate::standings::Line;
 use crate::storage::people::clubs::{self, Club};
-pub use crate::storage::people::players::Player;
 use crate::storage::people::players::{self, Updated};
+pub use crate::storage::people::players::{Player, RosterRow};
 use crate::storage::play::games;
 pub use crate::storage::play::games::SeasonLine;
 pub use crate::storage::play::games::{NightLine, PlayerGame};
@@ -92,6 +92,15 @@ fn name_taken(name: &str, existing: &Player) -> Error {
 pub async fn list(state: &AppState, caller: &Caller, slug: &str, all: bool) -> Result<Vec<Player>> {
     let (club, _) = caller.club(state, slug, Need::Read).await?;
     Ok(players::list(&state.db, club.id, all).await?)
+}
+
+/// The club's players with who they are on the service (organizers): linked to an account,
+/// claimed by a member, invited, or none of these.
+pub async fn roster(
+    state: &AppState,
+    club: &crate::domain::access::Organized,
+) -> Result<Vec<RosterRow>> {
+    Ok(players::roster(&state.db, club.club().id).await?)
 }
 
 /// Adds a player to the club.
@@ -438,7 +447,8 @@ pub async fn profile(state: &AppState, caller: &Caller, id: i64) -> Result<Profi
     })
 }
 
-/// A member says "this player is me" (an organizer confirms it).
+/// A member says "this player is me": the club's organizers are mailed a link that confirms it
+/// in one tap.
 pub async fn claim(state: &AppState, caller: &Caller, id: i64) -> Result<String> {
     let user = caller.user()?;
     let club = club_of(state, id).await?;
@@ -446,15 +456,41 @@ pub async fn claim(state: &AppState, caller: &Caller, id: i64) -> Result<String>
         .club_access(state, club.clone(), Need::Read)
         .await
         .map_err(|e| e.or_not_found(|| format!("no player {id}")))?;
-    if !players::claim(&state.db, club.id, id, user.id).await? {
-        return Err(Error::Conflict(
-            "this player is linked to an account already, or you are linked to another player of the club".into(),
-        ));
+    let mut tx = state.db.begin().await?;
+    players::lock_member(&mut tx, club.id, user.id).await?;
+    if let Some((_, mine, linked)) = players::of_member(&mut tx, club.id, user.id).await? {
+        return Err(Error::Conflict(if linked {
+            format!(
+                "you are {mine} on {}'s player list already; if that is wrong, an organizer renames or deactivates one of the two",
+                club.name
+            )
+        } else {
+            format!("you said you are {mine} already; an organizer has not answered yet")
+        }));
     }
-    Ok(format!(
-        "Asked: an organizer of {} confirms that this player is you.",
-        club.name
-    ))
+    let name = players::name_in(&mut tx, club.id, id)
+        .await?
+        .ok_or_else(|| Error::NotFound(format!("no player {id}")))?;
+    if !players::claim_in(&mut tx, club.id, id, user.id).await? {
+        return Err(Error::Conflict(format!(
+            "{name} is linked to an account already, or someone else says they are {name}"
+        )));
+    }
+    let mailed =
+        crate::domain::people::roster::mail_claim(state, &mut tx, &club, (id, &name), user).await?;
+    tx.commit().await?;
+    crate::domain::outbox::mail::wake(state);
+    Ok(if mailed {
+        format!(
+            "Asked: the organizers of {} have a mail to confirm that you are {name}.",
+            club.name
+        )
+    } else {
+        format!(
+            "Asked: an organizer of {} confirms that you are {name} on the club's members page.",
+            club.name
+        )
+    })
 }
 
 /// Open claims of the club: (player id, player name, member's name, member's email).

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::auth::{new_secret, password};
+use crate::domain::clock::Clock;
 use crate::domain::{AppState, Caller, Error, Result, outbox::mail, people::budgets};
 use crate::storage::people::users::{self, EmailChanged};
 
@@ -22,6 +23,9 @@ pub struct SessionView {
     /// What the browser said it was when it logged in.
     #[schema(required = true)]
     pub device: Option<String>,
+    /// The same in words: "Chrome on Android", "Safari on iPhone".
+    #[schema(example = "Chrome on Android")]
+    pub device_words: String,
     /// The session this list was asked from.
     pub this_device: bool,
 }
@@ -113,10 +117,68 @@ pub async fn show(state: &AppState, caller: &Caller, mine: Option<&str>) -> Resu
                 id: s.id,
                 started: s.created_at,
                 ends: s.expires_at,
+                device_words: device_words(s.user_agent.as_deref()),
                 device: s.user_agent,
                 this_device: s.current,
             })
             .collect(),
+    })
+}
+
+/// A browser's user-agent string in words: its browser and its system ("Firefox on Windows"),
+/// or "A device" when it says nothing we know.
+pub fn device_words(agent: Option<&str>) -> String {
+    let Some(a) = agent else {
+        return "A device".into();
+    };
+    // Order matters: Edge and Opera say Chrome too, Chrome says Safari, phones say Linux or Mac.
+    let browser = [
+        ("Edg/", "Edge"),
+        ("OPR/", "Opera"),
+        ("Firefox/", "Firefox"),
+        ("FxiOS/", "Firefox"),
+        ("CriOS/", "Chrome"),
+        ("SamsungBrowser/", "Samsung Internet"),
+        ("HeadlessChrome/", "Chrome (headless)"),
+        ("Chrome/", "Chrome"),
+        ("Safari/", "Safari"),
+        ("curl/", "curl"),
+    ]
+    .iter()
+    .find(|(mark, _)| a.contains(mark))
+    .map(|(_, name)| *name);
+    let system = [
+        ("iPhone", "iPhone"),
+        ("iPad", "iPad"),
+        ("Android", "Android"),
+        ("Windows", "Windows"),
+        ("CrOS", "ChromeOS"),
+        ("Macintosh", "Mac"),
+        ("Linux", "Linux"),
+    ]
+    .iter()
+    .find(|(mark, _)| a.contains(mark))
+    .map(|(_, name)| *name);
+    match (browser, system) {
+        (Some(b), Some(s)) => format!("{b} on {s}"),
+        (Some(b), None) => b.to_string(),
+        (None, Some(s)) => format!("A browser on {s}"),
+        (None, None) => "A device".into(),
+    }
+}
+
+/// The clock an account's pages and mail show times on: its clubs' when they all keep one, else
+/// UTC. With the zone's name.
+pub async fn clock_of(state: &AppState, user_id: i64) -> Result<(Clock, String)> {
+    let zones: std::collections::BTreeSet<String> =
+        crate::storage::people::clubs::of_user(&state.db, user_id)
+            .await?
+            .into_iter()
+            .map(|c| c.time_zone)
+            .collect();
+    Ok(match zones.into_iter().collect::<Vec<_>>().as_slice() {
+        [one] => (Clock::of(one), one.clone()),
+        _ => (Clock::of("UTC"), "UTC".into()),
     })
 }
 
@@ -175,10 +237,11 @@ pub async fn change_password(
     let hash = password::hash_password(c.new_password).await?;
     let keep = mine.map(|t| state.keys.hash(t));
     let greeting = format!("Hello {},", user.display_name);
+    let (clock, _) = clock_of(state, user.id).await?;
     let paragraphs = [format!(
         "The password of your mah jongg league account {} was changed on {}, and every other device was logged out.",
         user.email,
-        chrono::Utc::now().format("%B %-d, %Y at %H:%M UTC")
+        clock.day_time(chrono::Utc::now())
     )];
     let after = ["If you did not change it, choose a new password now from the login page (Forgot your password?): that logs out everyone who has it.".to_string()];
     let forgot = format!("{}/forgot", state.public_url);
@@ -477,5 +540,36 @@ pub async fn leave(
             "you are the only owner of {}: make another member an owner first, so the club is not left without one",
             clubs.join(", ")
         ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::device_words;
+
+    #[test]
+    fn browsers_are_named_in_words() {
+        for (agent, words) in [
+            (
+                "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Mobile Safari/537.36",
+                "Chrome on Android",
+            ),
+            (
+                "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1",
+                "Safari on iPhone",
+            ),
+            (
+                "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36 Edg/131.0",
+                "Edge on Windows",
+            ),
+            (
+                "Mozilla/5.0 (Macintosh; Intel Mac OS X 14.5; rv:132.0) Gecko/20100101 Firefox/132.0",
+                "Firefox on Mac",
+            ),
+            ("reqwest/0.13", "A device"),
+        ] {
+            assert_eq!(device_words(Some(agent)), words, "{agent}");
+        }
+        assert_eq!(device_words(None), "A device");
     }
 }

@@ -9,6 +9,7 @@ use chrono::{DateTime, NaiveDate, NaiveTime, TimeZone, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
+use crate::domain::people::roster;
 use crate::domain::play::nights::NightView;
 use crate::domain::{AppState, Caller, Error, Need, Result, outbox::mail, play::night_mail};
 use crate::storage::outbox::mail::NewMail;
@@ -263,7 +264,7 @@ impl ScheduledView {
 }
 
 pub(crate) fn time_zone(club: &Club) -> chrono_tz::Tz {
-    club.time_zone.parse().unwrap_or(chrono_tz::UTC)
+    crate::domain::clock::Clock::of(&club.time_zone).0
 }
 
 /// The moment `date` `time` on the club's clock: the earlier of two in a repeated hour; an
@@ -668,16 +669,25 @@ pub struct Started {
     pub night: NightView,
     /// How many of those coming (with a seat) were checked in.
     pub checked_in: u64,
-    /// Those coming with a seat who are no player of the club yet (check them in by hand).
+    /// Those coming with a seat who had no player in the club: each got one under their name in
+    /// the same step (and is checked in).
+    pub added: Vec<String>,
+    /// Those coming who only say they are a player (an organizer has not confirmed it): checked
+    /// in as that player; confirm it on the members page.
+    pub unconfirmed: Vec<String>,
+    /// Always empty now that everyone coming gets a player (see `added`); kept for apps that
+    /// read it.
+    #[deprecated]
+    #[schema(deprecated)]
     pub without_player: Vec<String>,
     #[schema(example = "Night 5 is open: 11 coming are checked in.")]
     pub message: String,
 }
 
-/// Makes the league's night from a scheduled one and checks in everyone coming with a seat
-/// whose account is linked to a player, in one transaction.
+/// Makes the league's night from a scheduled one and checks in everyone coming with a seat, in
+/// one transaction; anyone coming without a player in the club gets one under their name.
 pub async fn start(state: &AppState, caller: &Caller, id: i64) -> Result<Started> {
-    let (s, league, _) = scheduled_for(state, caller, id, Need::Admin).await?;
+    let (s, league, club) = scheduled_for(state, caller, id, Need::Admin).await?;
     let mut tx = state.db.begin().await?;
     let locked = stored::lock(&mut tx, s.id)
         .await?
@@ -698,33 +708,60 @@ pub async fn start(state: &AppState, caller: &Caller, id: i64) -> Result<Started
     }
     let replies = stored::replies(&mut tx, locked.id).await?;
     let sorted = sort(&replies, seats(&locked));
-    let players: Vec<i64> = sorted.seated.iter().filter_map(|r| r.player_id).collect();
-    let without_player: Vec<String> = sorted
-        .seated
-        .iter()
-        .filter(|r| r.player_id.is_none())
-        .map(|r| r.display_name.clone())
-        .collect();
+    let mut players: Vec<i64> = Vec::new();
+    let (mut added, mut unconfirmed) = (Vec::new(), Vec::new());
+    for r in &sorted.seated {
+        if let Some(p) = r.player_id {
+            players.push(p);
+            continue;
+        }
+        let user = crate::storage::people::users::User {
+            id: r.user_id,
+            email: r.email.clone(),
+            display_name: r.display_name.clone(),
+        };
+        let placed = roster::place(state, &mut tx, &club, &user, roster::Choice::New).await?;
+        match &placed {
+            roster::Placed::Made { name, .. } => added.push(name.clone()),
+            roster::Placed::Claimed { name, .. } => {
+                unconfirmed.push(format!("{} as {name}", r.display_name))
+            }
+            _ => {}
+        }
+        if let Some((p, _)) = placed.player() {
+            players.push(p);
+        }
+    }
     let night = nights::create_in(&mut tx, league.id, locked.night_date).await?;
     let checked_in = nights::check_in_many(&mut tx, night.id, league.club_id, &players).await?;
     stored::started(&mut tx, locked.id, night.id).await?;
     tx.commit().await?;
+    crate::domain::outbox::mail::wake(state);
     let mut message = format!(
         "{} {} is open: {checked_in} coming {} checked in.",
         league.session(),
         night.number,
         if checked_in == 1 { "is" } else { "are" }
     );
-    if !without_player.is_empty() {
+    if !added.is_empty() {
         message.push_str(&format!(
-            " Not on the club's player list yet, so check them in by hand: {}.",
-            without_player.join(", ")
+            " Added to the club's player list: {}.",
+            added.join(", ")
         ));
     }
+    if !unconfirmed.is_empty() {
+        message.push_str(&format!(
+            " Checked in as the player they say they are (confirm it on the members page): {}.",
+            unconfirmed.join(", ")
+        ));
+    }
+    #[allow(deprecated)]
     Ok(Started {
         night: crate::domain::play::nights::created(state, night).await?,
         checked_in,
-        without_player,
+        without_player: Vec::new(),
+        added,
+        unconfirmed,
         message,
     })
 }

@@ -147,24 +147,24 @@ pub async fn identify(state: &AppState, cookie: &str, address: Option<IpAddr>) -
         Some(code) => (code, true),
         None => {
             if state.limits.table_code(address).is_err() {
-                return Ok(Caller(None));
+                return Ok(Caller::default());
             }
             (normalize(cookie), false)
         }
     };
     match codes::grant(&state.db, &state.keys.hash(&code)).await? {
-        Some(g) if !g.revoked => Ok(Caller(Some(Principal::Table {
+        Some(g) if !g.revoked => Ok(Caller::of(Principal::Table {
             code_id: g.code_id,
             table_id: g.table_id,
             table_number: g.table_number,
             league_id: g.league_id,
-        }))),
-        Some(_) => Ok(Caller(None)),
+        })),
+        Some(_) => Ok(Caller::default()),
         None => {
             if !signed {
                 state.limits.table_code_failed(address);
             }
-            Ok(Caller(None))
+            Ok(Caller::default())
         }
     }
 }

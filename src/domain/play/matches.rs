@@ -12,6 +12,7 @@ use chrono::{DateTime, Duration, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
+use crate::domain::people::roster;
 use crate::domain::play::ahead::{moment, one_line, parse_time, when_in_words};
 use crate::domain::play::game_view::Game;
 use crate::domain::play::nights::PlayerRef;
@@ -218,34 +219,30 @@ async fn open_league(state: &AppState, caller: &Caller, id: i64) -> Result<(Leag
 }
 
 /// The caller's player in the club: a logged-in member's linked player, made for them (under
-/// their name) when they have none and the name is free.
+/// their name) when they have none, as on joining the club.
 async fn my_player(state: &AppState, caller: &Caller, club: &Club) -> Result<(i64, String)> {
     let user = caller.user()?;
     caller.club_access(state, club.clone(), Need::Read).await?;
     if let Some(p) = stored::player_of_user(&state.db, club.id, user.id).await? {
         return Ok(p);
     }
-    let name = user.display_name.trim();
-    match players::create(&state.db, club.id, name).await? {
-        Ok(p) => {
-            players::link(&state.db, p.id, user.id).await?;
-            Ok((p.id, p.name))
-        }
-        // Made a moment ago by another request of the same member.
-        Err(existing) if existing_is_theirs(state, club, user.id, existing.id).await? => {
-            Ok((existing.id, existing.name))
-        }
-        Err(existing) => Err(Error::Conflict(format!(
-            "{} has a player named {}: if that is you, say \"this is me\" on the player's page and an organizer confirms it; then join",
-            club.name, existing.name
+    let mut tx = state.db.begin().await?;
+    let placed = roster::place(state, &mut tx, club, user, roster::Choice::New).await?;
+    tx.commit().await?;
+    crate::domain::outbox::mail::wake(state);
+    match placed {
+        roster::Placed::Theirs { id, name }
+        | roster::Placed::Linked { id, name }
+        | roster::Placed::Made { id, name } => Ok((id, name)),
+        roster::Placed::Claimed { name, .. } => Err(Error::Conflict(format!(
+            "you say you are {name} on {}'s player list, and an organizer has not confirmed it yet (they have a mail asking); once they do, join",
+            club.name
+        ))),
+        _ => Err(Error::Conflict(format!(
+            "you are not on {}'s player list: an organizer adds you",
+            club.name
         ))),
     }
-}
-
-async fn existing_is_theirs(state: &AppState, club: &Club, user: i64, player: i64) -> Result<bool> {
-    Ok(stored::player_of_user(&state.db, club.id, user)
-        .await?
-        .is_some_and(|p| p.0 == player))
 }
 
 /// The caller's player if the caller is a logged-in member with one (no player is made).
@@ -1281,7 +1278,7 @@ fn counts_at_words(league: &League, club: &Club, game: &Game) -> Option<String> 
     (game.awaiting.as_deref() == Some("players")).then(|| {
         (game.updated_at + Duration::hours(league.confirm_hours as i64))
             .with_timezone(&crate::domain::play::ahead::time_zone(club))
-            .format("%a %-d %b, %-I:%M %p")
+            .format("%a %b %-d, %-I:%M %p %Z")
             .to_string()
     })
 }

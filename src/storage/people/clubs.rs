@@ -84,6 +84,51 @@ pub async fn create_with_owner(
     Ok(Some(club))
 }
 
+/// The club's owners and organizers: (user id, email, name).
+pub async fn organizers(
+    conn: &mut PgConnection,
+    club_id: i64,
+) -> sqlx::Result<Vec<(i64, String, String)>> {
+    sqlx::query_as(
+        "SELECT u.id, u.email, u.display_name FROM memberships m JOIN users u ON u.id = m.user_id \
+         WHERE m.club_id = $1 AND m.role IN ('owner', 'organizer') ORDER BY u.id",
+    )
+    .bind(club_id)
+    .fetch_all(conn)
+    .await
+}
+
+/// Renames a club or sets its clock (a zone set clears `time_zone_was`); the club after.
+pub async fn update(
+    pool: &PgPool,
+    id: i64,
+    name: Option<&str>,
+    time_zone: Option<&str>,
+) -> sqlx::Result<Club> {
+    sqlx::query_as::<_, Club>(sqlx::AssertSqlSafe(format!(
+        "UPDATE clubs SET name = coalesce($2, name), time_zone = coalesce($3, time_zone), \
+         time_zone_was = CASE WHEN $3 IS NULL THEN time_zone_was END \
+         WHERE id = $1 RETURNING {COLUMNS}"
+    )))
+    .bind(id)
+    .bind(name)
+    .bind(time_zone)
+    .fetch_one(pool)
+    .await
+}
+
+/// What a club's time zone was stored as before it was checked, when that was no zone's name
+/// (the club shows UTC until an organizer picks its zone).
+pub async fn zone_was(pool: &PgPool, id: i64) -> sqlx::Result<Option<String>> {
+    Ok(
+        sqlx::query_scalar::<_, Option<String>>("SELECT time_zone_was FROM clubs WHERE id = $1")
+            .bind(id)
+            .fetch_optional(pool)
+            .await?
+            .flatten(),
+    )
+}
+
 /// Creates the demo club if it is not there yet, with a public league on the demo card (a club
 /// shows to visitors only through its public leagues).
 pub async fn ensure_demo(pool: &PgPool) -> sqlx::Result<()> {

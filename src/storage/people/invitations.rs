@@ -43,33 +43,49 @@ pub async fn member_by_email(
     .await
 }
 
-/// Writes (or renews, with a new link, role and expiry) the club's open invitation of `email`.
-pub async fn invite(
-    conn: &mut PgConnection,
-    club_id: i64,
-    email: &str,
-    role: &str,
-    token_hash: &str,
-    invited_by: i64,
-    expires_at: DateTime<Utc>,
-) -> sqlx::Result<i64> {
+/// A new invitation: to whom, as what, for which player of the club (sent from the player's
+/// row), by whom, with which link.
+pub struct NewInvitation<'a> {
+    pub club_id: i64,
+    pub email: &'a str,
+    pub role: &'a str,
+    pub player_id: Option<i64>,
+    pub token_hash: &'a str,
+    pub invited_by: i64,
+    pub expires_at: DateTime<Utc>,
+}
+
+/// Writes (or renews, with a new link, role, player and expiry) the club's open invitation of
+/// `email`.
+pub async fn invite(conn: &mut PgConnection, i: &NewInvitation<'_>) -> sqlx::Result<i64> {
     sqlx::query_scalar(
-        "INSERT INTO invitations (club_id, email, role, token_hash, invited_by, expires_at) \
-         VALUES ($1, $2, $3, $4, $5, $6) \
+        "INSERT INTO invitations (club_id, email, role, token_hash, invited_by, expires_at, player_id) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7) \
          ON CONFLICT (club_id, lower(email)) WHERE accepted_at IS NULL AND revoked_at IS NULL \
          DO UPDATE SET email = EXCLUDED.email, role = EXCLUDED.role, token_hash = EXCLUDED.token_hash, \
          invited_by = EXCLUDED.invited_by, created_at = now(), expires_at = EXCLUDED.expires_at, \
-         sent_at = now() \
+         sent_at = now(), player_id = EXCLUDED.player_id \
          RETURNING id",
     )
-    .bind(club_id)
-    .bind(email)
-    .bind(role)
-    .bind(token_hash)
-    .bind(invited_by)
-    .bind(expires_at)
+    .bind(i.club_id)
+    .bind(i.email)
+    .bind(i.role)
+    .bind(i.token_hash)
+    .bind(i.invited_by)
+    .bind(i.expires_at)
+    .bind(i.player_id)
     .fetch_one(conn)
     .await
+}
+
+/// Names the player an open invitation is for (sent again from a player's row).
+pub async fn set_player(conn: &mut PgConnection, id: i64, player_id: i64) -> sqlx::Result<()> {
+    sqlx::query("UPDATE invitations SET player_id = $2 WHERE id = $1")
+        .bind(id)
+        .bind(player_id)
+        .execute(conn)
+        .await?;
+    Ok(())
 }
 
 /// The club's invitation of `email` whose link still works, locked for the transaction: (id,
@@ -90,6 +106,7 @@ pub async fn pending(
 }
 
 /// Changes the role an open invitation offers (its link and mail stay as they are).
+/// (With `set_player`, what inviting an address with an open invitation again changes.)
 pub async fn set_role(conn: &mut PgConnection, id: i64, role: &str) -> sqlx::Result<()> {
     sqlx::query("UPDATE invitations SET role = $2 WHERE id = $1")
         .bind(id)
@@ -100,15 +117,17 @@ pub async fn set_role(conn: &mut PgConnection, id: i64, role: &str) -> sqlx::Res
 }
 
 /// An open invitation of the club to send again, locked for the transaction: (email, role,
-/// when it was last sent).
+/// when it was last sent, the name of the player it is for while nobody is linked to them).
 pub async fn to_send_again(
     conn: &mut PgConnection,
     club_id: i64,
     id: i64,
-) -> sqlx::Result<Option<(String, String, DateTime<Utc>)>> {
+) -> sqlx::Result<Option<(String, String, DateTime<Utc>, Option<String>)>> {
     sqlx::query_as(
-        "SELECT email, role, sent_at FROM invitations WHERE club_id = $1 AND id = $2 \
-         AND accepted_at IS NULL AND revoked_at IS NULL FOR UPDATE",
+        "SELECT i.email, i.role, i.sent_at, p.name FROM invitations i \
+         LEFT JOIN players p ON p.id = i.player_id AND p.user_id IS NULL \
+         WHERE i.club_id = $1 AND i.id = $2 \
+         AND i.accepted_at IS NULL AND i.revoked_at IS NULL FOR UPDATE OF i",
     )
     .bind(club_id)
     .bind(id)
@@ -183,14 +202,19 @@ pub struct Opened {
     pub role: String,
     pub invited_by: Option<String>,
     pub expires_at: DateTime<Utc>,
+    /// The player of the club it was sent for (from the player's row), with their name, while
+    /// nobody is linked to them.
+    pub player_id: Option<i64>,
+    pub player_name: Option<String>,
 }
 
 /// The invitation whose link has this hash, while it works (open and not expired).
 pub async fn opened(pool: &PgPool, token_hash: &str) -> sqlx::Result<Option<Opened>> {
     sqlx::query_as(
         "SELECT c.id AS club_id, c.slug AS club_slug, c.name AS club_name, i.email, i.role, \
-         u.display_name AS invited_by, i.expires_at \
+         u.display_name AS invited_by, i.expires_at, p.id AS player_id, p.name AS player_name \
          FROM invitations i JOIN clubs c ON c.id = i.club_id LEFT JOIN users u ON u.id = i.invited_by \
+         LEFT JOIN players p ON p.id = i.player_id AND p.user_id IS NULL \
          WHERE i.token_hash = $1 AND i.accepted_at IS NULL AND i.revoked_at IS NULL AND i.expires_at > now()",
     )
     .bind(token_hash)

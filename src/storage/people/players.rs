@@ -2,7 +2,7 @@
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
-use sqlx::PgPool;
+use sqlx::{PgConnection, PgPool};
 use utoipa::ToSchema;
 
 use crate::storage::people::names;
@@ -29,7 +29,18 @@ pub async fn create(
     name: &str,
 ) -> sqlx::Result<Result<Player, Player>> {
     let mut tx = pool.begin().await?;
-    fill_keys(&mut tx, Some(club_id)).await?;
+    let answer = create_in(&mut tx, club_id, name).await?;
+    tx.commit().await?;
+    Ok(answer)
+}
+
+/// `create` in `tx`'s transaction.
+pub async fn create_in(
+    tx: &mut sqlx::PgConnection,
+    club_id: i64,
+    name: &str,
+) -> sqlx::Result<Result<Player, Player>> {
+    fill_keys(tx, Some(club_id)).await?;
     let key = names::key(name);
     let made = sqlx::query_as::<_, Player>(sqlx::AssertSqlSafe(format!(
         "INSERT INTO players (club_id, name, name_key) VALUES ($1, $2, $3) \
@@ -40,14 +51,12 @@ pub async fn create(
     .bind(&key)
     .fetch_optional(&mut *tx)
     .await?;
-    let answer = match made {
+    Ok(match made {
         Some(p) => Ok(p),
         None => Err(by_key(&mut *tx, club_id, &key)
             .await?
             .ok_or(sqlx::Error::RowNotFound)?),
-    };
-    tx.commit().await?;
-    Ok(answer)
+    })
 }
 
 /// The club's player whose name is the same as `name` (same key), if any.
@@ -224,6 +233,143 @@ pub async fn link(pool: &PgPool, player_id: i64, user_id: i64) -> sqlx::Result<(
         .execute(pool)
         .await?;
     Ok(())
+}
+
+/// Links a player nobody is linked to, to an account with no player in the club (in `conn`'s
+/// transaction); whether it was linked. A claim on the player is settled by it.
+pub async fn link_in(conn: &mut PgConnection, player_id: i64, user_id: i64) -> sqlx::Result<bool> {
+    Ok(sqlx::query(
+        "UPDATE players SET user_id = $2, claimed_by = NULL WHERE id = $1 AND user_id IS NULL \
+         AND NOT EXISTS (SELECT 1 FROM players o WHERE o.club_id = players.club_id AND o.user_id = $2)",
+    )
+    .bind(player_id)
+    .bind(user_id)
+    .execute(conn)
+    .await?
+    .rows_affected()
+        == 1)
+}
+
+/// A member's player in the club (in `conn`'s transaction): (id, name, linked), where `linked`
+/// is false while the member only says they are that player.
+pub async fn of_member(
+    conn: &mut PgConnection,
+    club_id: i64,
+    user_id: i64,
+) -> sqlx::Result<Option<(i64, String, bool)>> {
+    sqlx::query_as(
+        "SELECT id, name, user_id IS NOT NULL FROM players \
+         WHERE club_id = $1 AND (user_id = $2 OR claimed_by = $2) \
+         ORDER BY (user_id IS NOT NULL) DESC, id LIMIT 1",
+    )
+    .bind(club_id)
+    .bind(user_id)
+    .fetch_optional(conn)
+    .await
+}
+
+/// A claim recorded in `conn`'s transaction, as `claim`.
+pub async fn claim_in(
+    conn: &mut PgConnection,
+    club_id: i64,
+    player_id: i64,
+    user_id: i64,
+) -> sqlx::Result<bool> {
+    Ok(sqlx::query(
+        "UPDATE players SET claimed_by = $3 WHERE club_id = $1 AND id = $2 AND user_id IS NULL \
+         AND claimed_by IS NULL \
+         AND NOT EXISTS (SELECT 1 FROM players o WHERE o.club_id = $1 AND o.user_id = $3)",
+    )
+    .bind(club_id)
+    .bind(player_id)
+    .bind(user_id)
+    .execute(conn)
+    .await?
+    .rows_affected()
+        == 1)
+}
+
+/// Waits for any other transaction placing the same member on the club's roster.
+pub async fn lock_member(conn: &mut PgConnection, club_id: i64, user_id: i64) -> sqlx::Result<()> {
+    sqlx::query("SELECT pg_advisory_xact_lock(hashtextextended('roster:' || $1 || ':' || $2, 53))")
+        .bind(club_id)
+        .bind(user_id)
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+/// The name of the club's player `id`, if the club has one.
+pub async fn name_in(
+    conn: &mut PgConnection,
+    club_id: i64,
+    id: i64,
+) -> sqlx::Result<Option<String>> {
+    sqlx::query_scalar("SELECT name FROM players WHERE club_id = $1 AND id = $2")
+        .bind(club_id)
+        .bind(id)
+        .fetch_optional(conn)
+        .await
+}
+
+/// A player and a member of its club, as a claim's link shows them.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct ClaimRow {
+    pub club_id: i64,
+    pub club: String,
+    pub club_name: String,
+    pub name: String,
+    /// Who is linked to the player, and who says they are them.
+    pub linked: Option<i64>,
+    pub claimed: Option<i64>,
+    pub member: String,
+    pub member_email: String,
+}
+
+/// The player `player` with the member `user` of its club; `None` when either is gone or the
+/// user is no member of the player's club.
+pub async fn claim_row(pool: &PgPool, player: i64, user: i64) -> sqlx::Result<Option<ClaimRow>> {
+    sqlx::query_as(
+        "SELECT c.id AS club_id, c.slug AS club, c.name AS club_name, p.name, p.user_id AS linked, \
+         p.claimed_by AS claimed, u.display_name AS member, u.email AS member_email \
+         FROM players p JOIN clubs c ON c.id = p.club_id JOIN users u ON u.id = $2 \
+         JOIN memberships m ON m.club_id = c.id AND m.user_id = u.id WHERE p.id = $1",
+    )
+    .bind(player)
+    .bind(user)
+    .fetch_optional(pool)
+    .await
+}
+
+/// A player of the club on the organizers' list: who they are on the service.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct RosterRow {
+    pub id: i64,
+    pub name: String,
+    pub active: bool,
+    /// The display name of the account linked to the player.
+    pub account: Option<String>,
+    /// The member who says they are the player (not confirmed yet): (user id, name, email).
+    pub claimed_by: Option<i64>,
+    pub claimer: Option<String>,
+    pub claimer_email: Option<String>,
+    /// The address of an open invitation sent from the player's row.
+    pub invited: Option<String>,
+}
+
+/// The club's players with their accounts, claims and invitations, active first, by name.
+pub async fn roster(pool: &PgPool, club_id: i64) -> sqlx::Result<Vec<RosterRow>> {
+    sqlx::query_as(
+        "SELECT p.id, p.name, p.active, a.display_name AS account, p.claimed_by, \
+         c.display_name AS claimer, c.email AS claimer_email, \
+         (SELECT i.email FROM invitations i WHERE i.player_id = p.id AND i.accepted_at IS NULL \
+            AND i.revoked_at IS NULL AND i.expires_at > now() ORDER BY i.id DESC LIMIT 1) AS invited \
+         FROM players p LEFT JOIN users a ON a.id = p.user_id LEFT JOIN users c ON c.id = p.claimed_by \
+         WHERE p.club_id = $1 ORDER BY p.active DESC, lower(p.name), p.id",
+    )
+    .bind(club_id)
+    .fetch_all(pool)
+    .await
 }
 
 /// Who a player is linked to, and who claims to be them: `(user_id, claimed_by)`.

@@ -1,0 +1,261 @@
+//! The club's clock. A club keeps its time zone as an IANA name (`America/New_York`), picked
+//! from a list where the United States' zones come first; anything else is refused with 422
+//! naming `time_zone` and, where the meaning is plain, the name meant (`Eastern` →
+//! `America/New_York`). Every time a club's pages, mail and calendar show is on this clock and
+//! names it ("7:30 PM EST").
+
+use std::borrow::Borrow;
+
+use chrono::{DateTime, Utc};
+use chrono_tz::Tz;
+
+use crate::domain::{Error, FieldError, Result};
+
+/// The United States' zones, first in the picker: (IANA name, words).
+pub const US_ZONES: &[(&str, &str)] = &[
+    ("America/New_York", "Eastern (New York)"),
+    ("America/Chicago", "Central (Chicago)"),
+    ("America/Denver", "Mountain (Denver)"),
+    (
+        "America/Phoenix",
+        "Mountain without daylight saving (Phoenix)",
+    ),
+    ("America/Los_Angeles", "Pacific (Los Angeles)"),
+    ("America/Anchorage", "Alaska (Anchorage)"),
+    ("Pacific/Honolulu", "Hawaii (Honolulu)"),
+    ("America/Puerto_Rico", "Atlantic (Puerto Rico)"),
+];
+
+/// What people write for a zone that is not its name, and the zone they mean. The migration
+/// that maps the clubs stored before names were checked (`0036_one_roster.sql`) uses the same
+/// words.
+const SPOKEN: &[(&[&str], &str)] = &[
+    (
+        &["eastern", "et", "est", "edt", "est5edt"],
+        "America/New_York",
+    ),
+    (
+        &["central", "ct", "cst", "cdt", "cst6cdt"],
+        "America/Chicago",
+    ),
+    (
+        &["mountain", "mt", "mst", "mdt", "mst7mdt"],
+        "America/Denver",
+    ),
+    (&["arizona"], "America/Phoenix"),
+    (
+        &["pacific", "pt", "pst", "pdt", "pst8pdt"],
+        "America/Los_Angeles",
+    ),
+    (&["alaska", "akst", "akdt"], "America/Anchorage"),
+    (&["hawaii", "hst"], "Pacific/Honolulu"),
+    (&["gmt", "z", "zulu", "utc", "universal"], "UTC"),
+];
+
+/// The areas whose zones the picker lists (the rest of the database is old aliases).
+const AREAS: &[&str] = &[
+    "Africa/",
+    "America/",
+    "Antarctica/",
+    "Asia/",
+    "Atlantic/",
+    "Australia/",
+    "Europe/",
+    "Indian/",
+    "Pacific/",
+];
+
+/// Every zone the picker offers: the United States' first (with words), then the world's by
+/// name, then UTC: (IANA name, words).
+pub fn picker() -> &'static [(String, String)] {
+    static ZONES: std::sync::LazyLock<Vec<(String, String)>> = std::sync::LazyLock::new(zones);
+    &ZONES
+}
+
+fn zones() -> Vec<(String, String)> {
+    let mut all: Vec<(String, String)> = US_ZONES
+        .iter()
+        .map(|(name, words)| (name.to_string(), format!("{words} · {name}")))
+        .collect();
+    let mut world: Vec<&str> = chrono_tz::TZ_VARIANTS
+        .iter()
+        .map(|tz| tz.name())
+        .filter(|n| is_name(n))
+        .filter(|n| !US_ZONES.iter().any(|(us, _)| us == n))
+        .collect();
+    world.sort_unstable();
+    all.extend(
+        world
+            .into_iter()
+            .map(|n| (n.to_string(), n.replace('_', " "))),
+    );
+    all.push(("UTC".into(), "UTC (no clock changes)".into()));
+    all
+}
+
+/// `typed` as a stored zone name, or the 422 naming `time_zone`, with what was probably meant.
+pub fn zone_name(typed: &str) -> Result<String> {
+    let t = typed.trim();
+    if t.is_empty() {
+        return Err(Error::invalid(
+            "time_zone",
+            "pick the club's time zone, such as America/New_York",
+        ));
+    }
+    if t.chars().count() <= 64 && is_name(t) {
+        return Ok(t.to_string());
+    }
+    let shown: String = t.chars().take(64).collect();
+    let (message, suggestion) = match meant(t) {
+        Some(zone) => (
+            format!(
+                "`{shown}` is not a time zone name: did you mean {zone}? Pick the club's zone from the list"
+            ),
+            Some(zone),
+        ),
+        None => (
+            format!(
+                "`{shown}` is not a time zone name: pick one from the list, such as America/New_York or Europe/London"
+            ),
+            None,
+        ),
+    };
+    let mut e = FieldError::new("time_zone", message.clone());
+    e.suggestion = suggestion;
+    Err(Error::Invalid {
+        detail: format!("time_zone: {message}"),
+        errors: vec![e],
+    })
+}
+
+/// Whether `name` is a zone's IANA name as stored: `Area/Place` in one of the picker's areas
+/// (or `UTC`), spelled exactly. Abbreviations (`EST`), old aliases (`US/Eastern`) and the
+/// `Etc/GMT+5` zones, whose sign reads backwards, are not: each has a name of its place.
+pub fn is_name(name: &str) -> bool {
+    name == "UTC" || (AREAS.iter().any(|a| name.starts_with(a)) && name.parse::<Tz>().is_ok())
+}
+
+/// The zone `typed` probably means: the same name in another case, a word people use for a
+/// zone (`Eastern`, `PST`), or a place whose zone has its name (`new york`).
+pub fn meant(typed: &str) -> Option<String> {
+    let t = typed.trim();
+    if let Some(tz) = chrono_tz::TZ_VARIANTS
+        .iter()
+        .find(|tz| tz.name().eq_ignore_ascii_case(t) && is_name(tz.name()))
+    {
+        return Some(tz.name().to_string());
+    }
+    let word = t
+        .to_lowercase()
+        .replace(['.', ','], "")
+        .replace(" standard time", "")
+        .replace(" daylight time", "")
+        .replace(" time", "")
+        .replace("us/", "")
+        .trim()
+        .to_string();
+    if let Some((_, zone)) = SPOKEN
+        .iter()
+        .find(|(words, _)| words.contains(&word.as_str()))
+    {
+        return Some(zone.to_string());
+    }
+    let place = word.replace(' ', "_");
+    chrono_tz::TZ_VARIANTS
+        .iter()
+        .map(|tz| tz.name())
+        .filter(|n| AREAS.iter().any(|a| n.starts_with(a)))
+        .find(|n| {
+            n.rsplit('/')
+                .next()
+                .is_some_and(|last| last.eq_ignore_ascii_case(&place))
+        })
+        .map(str::to_string)
+}
+
+/// A club's clock: its zone (UTC for a name that is none, which the club's owner is asked to
+/// fix).
+#[derive(Debug, Clone, Copy)]
+pub struct Clock(pub Tz);
+
+impl Clock {
+    pub fn of(zone: &str) -> Clock {
+        Clock(if is_name(zone) {
+            zone.parse().unwrap_or(chrono_tz::UTC)
+        } else {
+            chrono_tz::UTC
+        })
+    }
+
+    /// A moment with its date and the zone's abbreviation: "Tue Mar 3, 2026, 7:42 PM EST".
+    pub fn at(&self, at: impl Borrow<DateTime<Utc>>) -> String {
+        at.borrow()
+            .with_timezone(&self.0)
+            .format("%a %b %-d, %Y, %-I:%M %p %Z")
+            .to_string()
+    }
+
+    /// A moment's day and time without the year: "March 3 at 7:42 PM EST".
+    pub fn day_time(&self, at: impl Borrow<DateTime<Utc>>) -> String {
+        at.borrow()
+            .with_timezone(&self.0)
+            .format("%B %-d at %-I:%M %p %Z")
+            .to_string()
+    }
+
+    /// A moment's date: "March 3, 2026".
+    pub fn date(&self, at: impl Borrow<DateTime<Utc>>) -> String {
+        at.borrow()
+            .with_timezone(&self.0)
+            .format("%B %-d, %Y")
+            .to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_kept_and_words_suggest_the_zone_meant() {
+        assert_eq!(zone_name("America/New_York").unwrap(), "America/New_York");
+        assert_eq!(zone_name(" Europe/London ").unwrap(), "Europe/London");
+        assert_eq!(zone_name("UTC").unwrap(), "UTC");
+        for (typed, want) in [
+            ("Eastern", Some("America/New_York")),
+            ("eastern time", Some("America/New_York")),
+            ("EST", Some("America/New_York")),
+            ("US/Pacific", Some("America/Los_Angeles")),
+            ("america/chicago", Some("America/Chicago")),
+            ("new york", Some("America/New_York")),
+            ("Etc/GMT+5", None),
+            ("Narnia", None),
+        ] {
+            let Err(Error::Invalid { errors, .. }) = zone_name(typed) else {
+                panic!("{typed} is refused");
+            };
+            assert_eq!(errors[0].field, "time_zone");
+            assert_eq!(errors[0].suggestion.as_deref(), want, "{typed}");
+        }
+        assert!(zone_name(&"A/".repeat(100)).is_err());
+    }
+
+    #[test]
+    fn the_picker_starts_with_the_united_states_and_holds_only_names() {
+        let zones = picker();
+        assert_eq!(zones[0].0, "America/New_York");
+        assert!(zones.len() > 300, "{}", zones.len());
+        assert!(zones.iter().all(|(n, _)| is_name(n)));
+        assert!(zones.iter().any(|(n, _)| n == "Australia/Sydney"));
+    }
+
+    #[test]
+    fn the_clock_names_its_zone() {
+        let at: DateTime<Utc> = "2026-03-04T00:30:00Z".parse().unwrap();
+        assert_eq!(
+            Clock::of("America/New_York").at(at),
+            "Tue Mar 3, 2026, 7:30 PM EST"
+        );
+        assert_eq!(Clock::of("Eastern").at(at), "Wed Mar 4, 2026, 12:30 AM UTC");
+    }
+}
