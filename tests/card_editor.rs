@@ -169,6 +169,11 @@ async fn a_pasted_card_fills_the_draft_and_keeps_what_it_cannot_read() {
         tried["detail"].as_str().unwrap().contains("Winds, line 2"),
         "{tried}"
     );
+    // The card has no name yet: a hand is tried on its lines all the same.
+    assert!(
+        !tried["detail"].as_str().unwrap().contains("name"),
+        "{tried}"
+    );
     // Publishing now is refused, naming each line by its section and place.
     let refused = call(
         &owner,

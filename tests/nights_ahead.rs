@@ -139,7 +139,9 @@ async fn members_reply_ahead_the_seats_fill_and_check_in_starts_from_the_replies
     );
     let text = ann_mail.text();
     assert!(
-        text.contains("Club room, 12 Elm Street") && text.contains("7:00 PM"),
+        text.contains("Club room, 12 Elm Street")
+            && text.contains("7:00 PM")
+            && text.contains("with 1 table (4 seats)"),
         "{text}"
     );
 
@@ -149,7 +151,11 @@ async fn members_reply_ahead_the_seats_fill_and_check_in_starts_from_the_replies
     let ann_phone = common::browser_client();
     let page = text_at(&ann_phone, &coming).await;
     assert!(
-        page.contains("Hello ann@example.org") && page.contains("Save: Coming"),
+        page.contains("Hello ann@example.org")
+            && page.contains("Save: Coming")
+            && page.contains(
+                "You tapped <strong>Coming</strong> in the mail: one more tap below saves it."
+            ),
         "{page}"
     );
     let counts = |v: &Value| {

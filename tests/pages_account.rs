@@ -41,8 +41,15 @@ async fn a_forgotten_password_is_reset_on_a_phone_through_the_mailed_link() {
     click(&c, "form button[type=submit]").await;
     wait_text(&c, ".flash.ok", "Your new password is set").await;
 
-    // The old password is refused; the new one logs in.
-    fill(&c, "#email", "rose@example.org").await;
+    // The login form keeps her email; the old password is refused, the new one logs in.
+    let kept = c
+        .find(fantoccini::Locator::Css("#email"))
+        .await
+        .unwrap()
+        .prop("value")
+        .await
+        .unwrap();
+    assert_eq!(kept.as_deref(), Some("rose@example.org"));
     fill(&c, "#password", PASSWORD).await;
     click(&c, "form[action='/login'] button[type=submit]").await;
     wait_text(&c, ".flash.bad", "wrong email or password").await;
@@ -55,6 +62,8 @@ async fn a_forgotten_password_is_reset_on_a_phone_through_the_mailed_link() {
     )
     .await;
     wait_text(&c, "h1", "Your account").await;
+    // Sessions in words, on the account's clock.
+    wait_text(&c, "main", "Chrome (headless) on Linux, since").await;
     let (_, found) = axe(&c).await;
     assert_eq!(found, serde_json::json!([]), "axe on /account");
     shots(&c, "account").await;

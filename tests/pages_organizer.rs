@@ -845,10 +845,11 @@ async fn a_member_claims_a_player_and_sees_my_games_once_confirmed() {
     )
     .await;
     click(&c, &format!("form[action='/players/{rose}/claim'] button")).await;
-    wait_text(&c, ".flash.ok", "an organizer of").await;
+    wait_text(&c, ".flash.ok", "Asked: the organizers of mine have a mail").await;
     wait_text(&c, "main", "You said this player is you").await;
+    // Until then she is the player made under her name when she joined.
     c.goto(&app.url("/me")).await.unwrap();
-    wait_text(&c, "main", "not linked to a player yet").await;
+    wait_text(&c, "main", "rose@example.org").await;
     click(&c, "form[action='/logout'] button").await;
     wait_text(&c, ".flash.ok", "logged out").await;
 
@@ -871,6 +872,16 @@ async fn a_member_claims_a_player_and_sees_my_games_once_confirmed() {
     click(&c, "a[href='/me']").await;
     click(&c, &format!("a[href='/players/{rose}']")).await;
     wait_text(&c, "main", "This is you").await;
+    // The player made for her on joining, never played, gave way.
+    let (linked, active): (i64, bool) = sqlx::query_as(
+        "SELECT (SELECT count(*) FROM players WHERE user_id = u.id), \
+                (SELECT active FROM players WHERE name = 'rose@example.org') \
+         FROM users u WHERE email = 'rose@example.org'",
+    )
+    .fetch_one(&app.db)
+    .await
+    .unwrap();
+    assert_eq!((linked, active), (1, false));
     let history = text_of(&c, "#games").await;
     assert!(history.contains("Won 2468#2"), "game by game: {history}");
     let best = text_of(&c, "figure.hand figcaption").await;

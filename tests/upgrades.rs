@@ -289,15 +289,16 @@ async fn stored_names_with_breaks_and_direction_marks_are_cleaned_and_logged() {
 async fn members_from_before_get_players_and_clubs_get_a_clock_they_can_read() {
     let (pool, _) = database_at("roster", 35).await;
     sqlx::raw_sql(
-        "INSERT INTO clubs (id, slug, name, time_zone) VALUES (1, 'a', 'A', 'Eastern'), \
-           (2, 'b', 'B', 'america/chicago'), (3, 'c', 'C', 'Narnia'), (4, 'd', 'D', 'Europe/London'), \
-           (5, 'e', 'E', 'US/Pacific'), (6, 'f', 'F', 'UTC');
+        "INSERT INTO clubs (id, slug, name, time_zone) VALUES (1, 'aa', 'A', 'Eastern'), \
+           (2, 'bb', 'B', 'america/chicago'), (3, 'cc', 'C', 'Narnia'), (4, 'dd', 'D', 'Europe/London'), \
+           (5, 'ee', 'E', 'US/Pacific'), (6, 'ff', 'F', 'UTC');
          INSERT INTO users (id, email, display_name, password_hash) VALUES (1, 'o@example.org', 'Owner', 'x'), \
            (2, 'm@example.org', 'Mia Chen', 'x'), (3, 'k@example.org', 'Kit', 'x'), (4, 'a@example.org', 'Ann', 'x'), \
            (5, 's@example.org', 'Sam', 'x');
          INSERT INTO memberships (club_id, user_id, role) VALUES (1, 1, 'owner'), (1, 2, 'member'), \
            (1, 3, 'member'), (1, 4, 'member'), (1, 5, 'scorer');
-         INSERT INTO players (id, club_id, name, user_id) VALUES (1, 1, 'Mia Chen', NULL), (2, 1, 'Ann', 1);",
+         INSERT INTO players (id, club_id, name, user_id) VALUES (1, 1, 'Mia Chen', NULL), (2, 1, 'Ann', 1);
+         SELECT setval('players_id_seq', 2);",
     )
     .execute(&pool)
     .await
@@ -311,12 +312,12 @@ async fn members_from_before_get_players_and_clubs_get_a_clock_they_can_read() {
             .await
             .unwrap();
     let want = [
-        ("a", "America/New_York", None),
-        ("b", "America/Chicago", None),
-        ("c", "UTC", Some("Narnia")),
-        ("d", "Europe/London", None),
-        ("e", "America/Los_Angeles", None),
-        ("f", "UTC", None),
+        ("aa", "America/New_York", None),
+        ("bb", "America/Chicago", None),
+        ("cc", "UTC", Some("Narnia")),
+        ("dd", "Europe/London", None),
+        ("ee", "America/Los_Angeles", None),
+        ("ff", "UTC", None),
     ];
     assert_eq!(
         zones,

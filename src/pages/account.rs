@@ -19,6 +19,7 @@ use crate::http::{peer, session_cookie, session_removal, session_token, user_age
 struct LoginPage {
     ctx: Ctx,
     next: String,
+    email: String,
 }
 
 #[derive(Template)]
@@ -30,6 +31,8 @@ struct SignupPage {
 #[derive(Deserialize)]
 struct Next {
     next: Option<String>,
+    /// The email to fill in (after a password was reset).
+    email: Option<String>,
 }
 
 /// Only paths of this site: never a redirect elsewhere. A path with a control character or a
@@ -52,6 +55,12 @@ async fn login_form(page: Page, q: web::Query<Next>) -> Result<HttpResponse, App
     page.render(LoginPage {
         ctx: page.ctx.clone(),
         next: local(q.next.as_deref()),
+        email: q
+            .email
+            .as_deref()
+            .filter(|e| e.len() <= 254)
+            .unwrap_or_default()
+            .to_string(),
     })
 }
 
@@ -462,8 +471,8 @@ async fn reset(
         password: posted.form.password,
     };
     match accounts::reset_password(&state, &token, new, session_token(&req).as_deref()).await {
-        Ok(()) => Ok(redirect(
-            "/login",
+        Ok(email) => Ok(redirect(
+            &format!("/login?email={}", super::urlencoding_encode(&email)),
             Some(Flash {
                 ok: true,
                 text: "Your new password is set, and every other device was logged out. Log in with it.".into(),

@@ -62,7 +62,9 @@ export function checking(s) {
         return s.ready(true);
       }
       if (r.status !== 200) {
-        s.say(who + "'s hand: " + ((r.data && r.data.detail) || "it cannot be read."), "bad");
+        // The detail names its field ("hand: …"): said once, after whose hand it is.
+        const detail = ((r.data && r.data.detail) || "it cannot be read.").replace(/^hand: /, "");
+        s.say(who + "'s hand: " + detail, "bad");
         return s.ready(false);
       }
       if (!r.data.winning || !r.data.best) {

@@ -109,8 +109,9 @@ export function sending(s) {
     // Another device saved, amended or voided a game of this table: said in words (the game
     // without its points, which are in the totals), and what is being entered here now has the
     // next number.
-    const heads = news.map((t) => t.split(": ").slice(0, 2).join(": ") + (/\(voided\)$/.test(t) ? " (voided)" : ""));
-    let text = heads.join(". ") + " (entered on another device).";
+    const heads = news.map((t) => t.split(": ").slice(0, 2).join(": ") +
+      (/\(voided\)$/.test(t) ? " — voided on another device" : " — entered on another device"));
+    let text = heads.join(". ") + ".";
     let short = heads.length === 1 ? "Game " + (/^Game (\d+)/.exec(heads[0]) || ["", "?"])[1] + " came from another device." : "Games came from another device.";
     if (!s.fixing && s.number > was && s.outcome() !== "") {
       if (s.number > s.gamesPerTable) {

@@ -511,7 +511,14 @@ pub async fn try_hand(
     id: i64,
     t: &TryHand,
 ) -> Result<TryAnswer> {
-    let d = draft(state, club, id).await?;
+    let mut d = draft(state, club, id).await?;
+    // A hand can be tried before the card has its name and year: the lines are what is tried.
+    if d.head.0.name.trim().is_empty() {
+        d.head.0.name = "Untitled draft".into();
+    }
+    if d.head.0.year.trim().is_empty() {
+        d.head.0.year = chrono::Utc::now().format("%Y").to_string();
+    }
     let card = compiled_draft(state, &d).await?;
     let hand = t
         .hand

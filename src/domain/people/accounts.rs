@@ -446,22 +446,23 @@ fn reset_gone() -> Error {
 }
 
 /// Sets a new password through a reset link: the link is used up, and every session of the
-/// account ends but `keep` (the session of whoever set it, when it is that account's).
+/// account ends but `keep` (the session of whoever set it, when it is that account's). The
+/// account's email, for the login form that follows.
 pub async fn reset_password(
     state: &AppState,
     token: &str,
     new: NewPassword,
     keep: Option<&str>,
-) -> Result<()> {
+) -> Result<String> {
     validate_password(&new.password)?;
     // Checked before the slow hash, so a dead link costs nothing.
-    reset_link(state, token).await?;
+    let email = reset_link(state, token).await?;
     let hash = password::hash_password(new.password).await?;
     let keep = keep.map(|t| state.keys.hash(t));
     stored_mail::use_reset(&state.db, &state.keys.hash(token), &hash, keep.as_deref())
         .await?
         .ok_or_else(reset_gone)?;
-    Ok(())
+    Ok(email)
 }
 
 /// Password resets and sign-ups asked for: each becomes its link's mail (or nothing, for an

@@ -458,10 +458,15 @@ pub async fn claim(state: &AppState, caller: &Caller, id: i64) -> Result<String>
         .map_err(|e| e.or_not_found(|| format!("no player {id}")))?;
     let mut tx = state.db.begin().await?;
     players::lock_member(&mut tx, club.id, user.id).await?;
-    if let Some((_, mine, linked)) = players::of_member(&mut tx, club.id, user.id).await? {
+    // A player made for the member on joining that has never played gives way once an
+    // organizer confirms; one that has played stays theirs.
+    let placeholder = players::unplayed_of(&mut tx, club.id, user.id).await?;
+    if let Some((_, mine, linked)) = players::of_member(&mut tx, club.id, user.id).await?
+        && !(linked && placeholder.is_some())
+    {
         return Err(Error::Conflict(if linked {
             format!(
-                "you are {mine} on {}'s player list already; if that is wrong, an organizer renames or deactivates one of the two",
+                "you are {mine} on {}'s player list already, with games; if that is wrong, an organizer renames or deactivates one of the two",
                 club.name
             )
         } else {

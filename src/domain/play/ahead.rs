@@ -245,6 +245,11 @@ pub fn when_words(s: &Scheduled) -> String {
     when_in_words(s.night_date, s.local_time)
 }
 
+/// "1 table", "3 tables".
+fn tables_words(n: i32) -> String {
+    format!("{n} {}", if n == 1 { "table" } else { "tables" })
+}
+
 pub(crate) fn when_in_words(date: NaiveDate, time: NaiveTime) -> String {
     format!(
         "{} at {}",
@@ -447,11 +452,11 @@ pub async fn schedule(
     .await?;
     let subject = format!("{}: {} — coming?", league.name, when_words(&s));
     let paragraphs = [format!(
-        "{} plays {}, at {}, with {} tables ({} seats). Are you coming? One tap below opens your reply; the page it opens saves it.",
+        "{} plays {}, at {}, with {} ({} seats). Are you coming? One tap below opens your reply; the page it opens saves it.",
         league.name,
         when_words(&s),
         s.place,
-        s.tables,
+        tables_words(s.tables),
         seats(&s)
     )];
     for r in stored::readers(&mut tx, league.id).await? {
@@ -1012,8 +1017,8 @@ fn ics(
             &format!(
                 "DESCRIPTION:{}",
                 ics_text(&format!(
-                    "{} tables ({} seats). Reply and see who is coming: {url}",
-                    s.tables,
+                    "{} ({} seats). Reply and see who is coming: {url}",
+                    tables_words(s.tables),
                     seats(s)
                 ))
             ),

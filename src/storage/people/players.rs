@@ -278,7 +278,10 @@ pub async fn claim_in(
     Ok(sqlx::query(
         "UPDATE players SET claimed_by = $3 WHERE club_id = $1 AND id = $2 AND user_id IS NULL \
          AND claimed_by IS NULL \
-         AND NOT EXISTS (SELECT 1 FROM players o WHERE o.club_id = $1 AND o.user_id = $3)",
+         AND NOT EXISTS (SELECT 1 FROM players o WHERE o.club_id = $1 AND o.user_id = $3 \
+           AND (EXISTS (SELECT 1 FROM checkins c WHERE c.player_id = o.id) \
+             OR EXISTS (SELECT 1 FROM table_seats s WHERE s.player_id = o.id) \
+             OR EXISTS (SELECT 1 FROM match_players m WHERE m.player_id = o.id)))",
     )
     .bind(club_id)
     .bind(player_id)
@@ -404,13 +407,48 @@ pub async fn claim(
         == 1)
 }
 
-/// An organizer confirms (`true`) or refuses a claim; whether there was one to settle.
+/// Whether a player has never played: never checked in, seated or in a match (a player made
+/// for a member when they joined, before anyone knew they were already on the list).
+const UNPLAYED: &str = "NOT EXISTS (SELECT 1 FROM checkins c WHERE c.player_id = players.id) \
+     AND NOT EXISTS (SELECT 1 FROM table_seats s WHERE s.player_id = players.id) \
+     AND NOT EXISTS (SELECT 1 FROM match_players m WHERE m.player_id = players.id)";
+
+/// The member's linked player in the club when it has never played: (id, name).
+pub async fn unplayed_of(
+    conn: &mut PgConnection,
+    club_id: i64,
+    user_id: i64,
+) -> sqlx::Result<Option<(i64, String)>> {
+    sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "SELECT id, name FROM players WHERE club_id = $1 AND user_id = $2 AND {UNPLAYED}"
+    )))
+    .bind(club_id)
+    .bind(user_id)
+    .fetch_optional(conn)
+    .await
+}
+
+/// An organizer confirms (`true`) or refuses a claim; whether there was one to settle. On
+/// confirming, a player the member was given on joining that has never played is let go
+/// (unlinked and deactivated: the member is the player they said they are).
 pub async fn settle_claim(
     pool: &PgPool,
     club_id: i64,
     player_id: i64,
     confirm: bool,
 ) -> sqlx::Result<bool> {
+    let mut tx = pool.begin().await?;
+    if confirm {
+        sqlx::query(sqlx::AssertSqlSafe(format!(
+            "UPDATE players SET user_id = NULL, active = false \
+             WHERE club_id = $1 AND id <> $2 \
+             AND user_id = (SELECT claimed_by FROM players WHERE id = $2 AND club_id = $1) AND {UNPLAYED}"
+        )))
+        .bind(club_id)
+        .bind(player_id)
+        .execute(&mut *tx)
+        .await?;
+    }
     let sql = if confirm {
         "UPDATE players SET user_id = claimed_by, claimed_by = NULL \
          WHERE club_id = $1 AND id = $2 AND claimed_by IS NOT NULL AND user_id IS NULL \
@@ -418,13 +456,15 @@ pub async fn settle_claim(
     } else {
         "UPDATE players SET claimed_by = NULL WHERE club_id = $1 AND id = $2 AND claimed_by IS NOT NULL"
     };
-    Ok(sqlx::query(sqlx::AssertSqlSafe(sql))
+    let done = sqlx::query(sqlx::AssertSqlSafe(sql))
         .bind(club_id)
         .bind(player_id)
-        .execute(pool)
+        .execute(&mut *tx)
         .await?
         .rows_affected()
-        == 1)
+        == 1;
+    tx.commit().await?;
+    Ok(done)
 }
 
 /// The club's players nobody is linked to or claims: (id, name), by name.
