@@ -106,6 +106,12 @@
     } else {
       ok.textContent = "";
     }
+    // The line in words under it: a line typed without colours reads "all in one suit" here,
+    // before it is published.
+    const words = $(".ed-words", li);
+    words.textContent = problems.length === 0 && c.words
+      ? "Reads: " + c.words + "." + (c.options && c.options.length ? " " + c.options.join(" ") : "")
+      : "";
     li.classList.toggle("bad", problems.length > 0);
     $("input.pattern", li).setAttribute("aria-invalid", problems.length > 0 ? "true" : "false");
   }
@@ -131,7 +137,7 @@
       const body = await res.json();
       const at = keys.indexOf(key);
       if (at >= 0) {
-        if (res.ok) checks[at] = { problems: body.problems, targets: body.targets, drawing: body.drawing };
+        if (res.ok) checks[at] = { problems: body.problems, targets: body.targets, drawing: body.drawing, words: body.words, options: body.options };
         else checks[at] = { problems: [body.detail || "could not check this line"], targets: null, drawing: checks[at].drawing };
         showCheck(at);
         if (started !== null) {
@@ -235,6 +241,10 @@
     const ok = document.createElement("p");
     ok.className = "line-ok";
     li.appendChild(ok);
+    const words = document.createElement("p");
+    words.className = "ed-words";
+    words.setAttribute("aria-live", "polite");
+    li.appendChild(words);
     const problems = document.createElement("ul");
     problems.className = "line-problems";
     problems.setAttribute("aria-live", "polite");

@@ -503,3 +503,110 @@ async fn a_league_keeps_its_version_until_an_organizer_moves_it() {
     assert!(cmp.contains("1 line differs; 1 is the same"), "{cmp}");
     assert!(cmp.contains("~ changed"));
 }
+
+/// The card as printed (issue 53): a line says in words how it reads — one typed without
+/// colours is one suit — its options are said in words on the card page and the print, the
+/// title says its year once, a new league's form offers the club's newest card first, and the
+/// league page names its card.
+#[tokio::test]
+async fn a_card_reads_as_printed_in_words_and_a_league_names_its_card() {
+    let app = spawn_app().await;
+    let owner = club_owner(&app, "maple", "owner@example.org").await;
+    let check_url = app.url("/api/v1/lines/check");
+    let check = |pattern: &'static str| {
+        call(
+            &owner,
+            Method::POST,
+            &check_url,
+            Some(json!({"line": {"section": "2026", "pattern": pattern, "value": "25"}})),
+            200,
+        )
+    };
+    assert_eq!(
+        check("FFFF 2026 222 222").await["words"],
+        "four flowers, 2026 and two pungs of 2, all in one suit"
+    );
+    assert_eq!(
+        check("FFFF 2026:g 222:r 222:b").await["words"],
+        "four flowers, 2026 (suit A), a pung of 2 (suit B) and a pung of 2 (suit C), three different suits"
+    );
+    assert_eq!(
+        check("FFFF 2026 222").await["words"],
+        Value::Null,
+        "wrong lines say nothing"
+    );
+
+    let source = "name = \"Maple Street 2026\"\nyear = 2026\n\n[[hand]]\nsection = \"Consecutive\"\npattern = \"11 222 3333 444 55\"\nvalue = 25\nnumbers = \"any\"\n";
+    for _ in 0..2 {
+        call(
+            &owner,
+            Method::POST,
+            &app.url("/api/v1/clubs/maple/cards"),
+            Some(json!({"source": source})),
+            201,
+        )
+        .await;
+    }
+    let newest: i64 = sqlx::query_scalar("SELECT max(id) FROM cards")
+        .fetch_one(&app.db)
+        .await
+        .unwrap();
+    let card = call(
+        &owner,
+        Method::GET,
+        &app.url(&format!("/api/v1/cards/{newest}")),
+        None,
+        200,
+    )
+    .await;
+    let line = &card["sections"][0]["lines"][0];
+    assert_eq!(
+        line["words"],
+        "a pair of 1, a pung of 2, a kong of 3, a pung of 4 and a pair of 5, all in one suit"
+    );
+    assert!(
+        line["options"][0]
+            .as_str()
+            .unwrap()
+            .starts_with("Any numbers: every number moves up or down by the same step"),
+        "{line}"
+    );
+    let page = common::text_at(&owner, &app.url(&format!("/cards/{newest}"))).await;
+    assert!(page.contains("<h1>Maple Street 2026</h1>"), "{page}");
+    assert!(!page.contains("2026 2026"), "the year once");
+    assert!(page.contains("Any numbers: every number moves"), "{page}");
+    let print = common::text_at(&owner, &app.url(&format!("/cards/{newest}/print"))).await;
+    assert!(
+        print.contains("<span class=\"opt\">any numbers</span>"),
+        "{print}"
+    );
+
+    // The club's newest card is the new league's first choice; the league page names it.
+    let club = common::text_at(&owner, &app.url("/clubs/maple")).await;
+    let form = &club[club.find("id=\"league-card\"").unwrap()..];
+    let first = form.split("<option value=\"").nth(1).unwrap();
+    assert!(first.starts_with(&format!("{newest}\"")), "{form}");
+    assert!(
+        first.contains("Maple Street 2026 (card"),
+        "the year once: {first}"
+    );
+    let league = call(
+        &owner,
+        Method::POST,
+        &app.url("/api/v1/clubs/maple/leagues"),
+        Some(json!({"name": "Spring", "card": newest.to_string(), "ruleset": "nmjl-money"})),
+        201,
+    )
+    .await;
+    let page = common::text_at(
+        &owner,
+        &app.url(&format!("/leagues/{}", league["id"].as_i64().unwrap())),
+    )
+    .await;
+    assert!(
+        page.contains(&format!(
+            "Played on the card <a href=\"/cards/{newest}\">Maple Street 2026, version 1</a>."
+        )),
+        "{page}"
+    );
+}

@@ -99,7 +99,11 @@ async fn a_forgotten_password_is_reset_through_the_mailed_link() {
         .await
         .unwrap();
     assert_eq!(res.status(), 303);
-    assert_eq!(res.headers()["location"], "/login");
+    assert_eq!(
+        res.headers()["location"],
+        "/login?email=rose%40example.org",
+        "the login form keeps her address"
+    );
 
     // The old password no longer works, the new one does, and both devices were logged out.
     for device in [&phone, &laptop] {

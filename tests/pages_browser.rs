@@ -266,6 +266,9 @@ async fn an_owner_runs_the_club_by_keyboard_and_a_scorer_saves_offline() {
     wait_text(&c, "h1", "Members and roles").await;
     tab_to(&c, "#member-email").await;
     type_keys(&c, "sam@example.org").await;
+    // The role offered first is member; a letter typed on the list picks scorer.
+    tab_to(&c, "#member-role").await;
+    type_keys(&c, "s").await;
     tab_to(&c, "#add-member button[type=submit]").await;
     type_keys(&c, &String::from(char::from(Key::Enter))).await;
     wait_text(

@@ -200,6 +200,14 @@ async fn an_organizer_types_a_card_tries_a_hand_publishes_and_a_league_scores_on
         .unwrap();
     let fixed = until_line(&c, 0, "✓ right · 6 hands").await;
     assert!(!fixed.contains("13 tiles"), "{fixed}");
+    // The line says in words how it reads, and the legend beside the lines says the notation.
+    until_line(
+        &c,
+        0,
+        "Reads: two flowers, a kong of 2 (suit A), a pair of 4 (suit B), a pair of 6 (suit B) and a kong of 8 (suit A), two different suits.",
+    )
+    .await;
+    wait_text(&c, ".legend", "groups with no letter are all one suit").await;
     // Enter in the line makes the next one, ready for its pattern.
     c.find(Locator::Css("li.ed-line input.value"))
         .await

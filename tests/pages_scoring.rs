@@ -286,6 +286,21 @@ async fn four_games(size: (u32, u32), label: &str) -> Vec<(&'static str, u32, u3
     wait_for(&c, "#card-lines button.line").await;
     h.type_into("#line-search", "2468").await;
     wait_for(&c, "#card-lines button[data-line='2468#1']").await;
+    // Each line is drawn in its suits, as printed, and said in words.
+    let drawn = c
+        .execute(
+            "const b = document.querySelector(\"#card-lines button[data-line='2468#1']\");
+             return [b.querySelectorAll('.sk-group').length, b.querySelector('.line-said').textContent];",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert!(drawn[0].as_u64().unwrap() >= 3, "groups drawn: {drawn}");
+    assert!(
+        drawn[1].as_str().unwrap().contains(" of "),
+        "in words: {drawn}"
+    );
+    shot(&c, &format!("score-from-card-{label}")).await;
     h.tap("#card-lines button[data-line='2468#1']").await;
     wait_text(
         &c,

@@ -24,6 +24,12 @@ struct LineRow {
     /// Each alternative pattern as groups.
     alternatives: Vec<Vec<Group>>,
     note: Option<String>,
+    /// The line in words ("four flowers, 2026 and two pungs of 2, all in one suit").
+    words: String,
+    /// Its options, a sentence each ("Any numbers: …").
+    options: Vec<String>,
+    /// Its options as the print says them ("any numbers").
+    options_short: String,
 }
 
 struct Section {
@@ -43,6 +49,24 @@ struct CardPage {
     /// For a club's card: its version and every version of it.
     version: Option<i32>,
     versions: Vec<CardVersion>,
+}
+
+/// Whether a card's title shows its year after the name: not when the name says it already
+/// ("Maple Street 2026").
+fn year_apart(name: &str, year: i64) -> bool {
+    !name.contains(&year.to_string())
+}
+
+impl CardPage {
+    fn year_apart(&self) -> bool {
+        year_apart(&self.name, self.year)
+    }
+}
+
+impl PrintPage {
+    fn year_apart(&self) -> bool {
+        year_apart(&self.name, self.year)
+    }
 }
 
 /// A card as printed for the table: the same lines, sized for a sheet of paper.
@@ -139,6 +163,12 @@ fn sections(card: &crate::rules::Card) -> Vec<Section> {
                         })
                         .collect(),
                     note: l.note.clone(),
+                    words: crate::rules::words::line_words(&l.patterns, &l.suits, l.winds),
+                    options: crate::rules::words::options_words(&l.suits, &l.numbers, l.winds),
+                    options_short: crate::rules::words::options_short(
+                        &l.suits, &l.numbers, l.winds,
+                    )
+                    .join(", "),
                 })
                 .collect(),
         })

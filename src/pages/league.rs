@@ -56,6 +56,8 @@ struct LeaguePage {
     league: League,
     club: Club,
     organizer: bool,
+    /// The card the league plays: (link, title).
+    card: Option<(String, String)>,
     columns: Vec<Column>,
     rows: Vec<Standing>,
     ratings_updating: bool,
@@ -267,8 +269,10 @@ async fn show(
     } else {
         None
     };
+    let card = crate::domain::cards::library::played_by(&state, &league).await?;
     page.render(LeaguePage {
         ctx: page.ctx.clone(),
+        card,
         card_move,
         ahead,
         calendar: calendar_link(&state, &page, &league),

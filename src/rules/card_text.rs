@@ -234,7 +234,17 @@ pub fn check(head: &HeadText, lines: &[LineText]) -> Result<Card, Problems> {
 
 /// One line checked alone, as the editor checks it at each keystroke: its problems, or how many
 /// concrete hands it stands for.
-pub fn check_line(line: &LineText) -> Result<usize, Vec<String>> {
+/// A line that reads right: how many hands it stands for, and what it says in words.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LineRead {
+    pub targets: usize,
+    /// The line in words ("four flowers, 2026 and two pungs of 2, all in one suit").
+    pub words: String,
+    /// Its options in words, a sentence each.
+    pub options: Vec<String>,
+}
+
+pub fn check_line(line: &LineText) -> Result<LineRead, Vec<String>> {
     let head = HeadText {
         name: "line".into(),
         year: "2026".into(),
@@ -245,7 +255,14 @@ pub fn check_line(line: &LineText) -> Result<usize, Vec<String>> {
         line.section = "line".into();
     }
     match check(&head, std::slice::from_ref(&line)) {
-        Ok(card) => Ok(card.lines[0].targets.len()),
+        Ok(card) => {
+            let l = &card.lines[0];
+            Ok(LineRead {
+                targets: l.targets.len(),
+                words: super::words::line_words(&l.patterns, &l.suits, l.winds),
+                options: super::words::options_words(&l.suits, &l.numbers, l.winds),
+            })
+        }
         Err(mut p) => {
             let mut all = p.card;
             all.append(&mut p.lines[0]);
@@ -670,8 +687,13 @@ mod tests {
         );
         l.pattern = "FF 1111:g 2222:r 3333:b".into();
         l.numbers = "any".into();
-        let targets = check_line(&l).unwrap();
-        assert_eq!(targets, 6 * 7, "six suit orders, seven shifts");
+        let read = check_line(&l).unwrap();
+        assert_eq!(read.targets, 6 * 7, "six suit orders, seven shifts");
+        assert_eq!(
+            read.words,
+            "two flowers, a kong of 1 (suit A), a kong of 2 (suit B) and a kong of 3 (suit C), three different suits"
+        );
+        assert!(read.options[0].starts_with("Any numbers"), "{read:?}");
         l.numbers = "odd".into();
         let p = check_line(&l).unwrap_err();
         assert!(p[0].contains("numbers must be"), "{p:?}");

@@ -12,6 +12,7 @@ pub mod matching;
 pub mod pattern;
 pub mod scoring;
 pub mod tile;
+pub mod words;
 
 pub use adjudicate::{DeadReason, Table, Verdict, VerdictReport};
 pub use card::{Card, CardError, CardRef, Line};

@@ -16,6 +16,25 @@ function describe(target, sizes) {
   return parts.join(" · ");
 }
 
+/** A pattern drawn as the printed card draws it: each group in its suit's ink and underline
+ *  (groups with one colour letter share a suit; no letter on a suited group is one suit). */
+function drawPattern(pattern) {
+  const out = document.createElement("span");
+  out.className = "sk-line";
+  const colours = [];
+  pattern.split(/\s+/).filter(Boolean).forEach((token) => {
+    const [text, letter] = token.split(":");
+    const suited = /[1-9D]/.test(text);
+    const colour = suited ? (letter || "") : null;
+    if (suited && !colours.includes(colour)) colours.push(colour);
+    const g = document.createElement("span");
+    g.className = "sk-group " + (suited ? "c" + (colours.indexOf(colour) % 3) : "plain");
+    g.textContent = text;
+    out.appendChild(g);
+  });
+  return out;
+}
+
 export function fromCard(s) {
   const $ = s.$;
   let cardLines = null;
@@ -73,7 +92,21 @@ export function fromCard(s) {
       b.type = "button";
       b.className = "line";
       b.dataset.line = l.id;
-      b.textContent = l.id + " · " + l.patterns[0] + " · " + l.value + (l.concealed ? " · C" : " · X");
+      const head = document.createElement("span");
+      head.className = "line-head";
+      head.textContent = l.id + " · " + l.value + (l.concealed ? " · C" : " · X");
+      b.appendChild(head);
+      l.patterns.forEach((p, i) => {
+        if (i > 0) { const or = document.createElement("span"); or.className = "or"; or.textContent = " or "; b.appendChild(or); }
+        const drawn = drawPattern(p);
+        drawn.setAttribute("aria-hidden", "true");
+        b.appendChild(drawn);
+      });
+      // What a screen reader says, and what a player reads when the inks look alike.
+      const said = document.createElement("span");
+      said.className = "line-said";
+      said.textContent = l.words + (l.options && l.options.length ? ". " + l.options.join(" ") : "");
+      b.appendChild(said);
       b.addEventListener("click", () => pickLine(l));
       li.appendChild(b);
       list.appendChild(li);

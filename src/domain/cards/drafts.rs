@@ -57,6 +57,15 @@ pub struct LineCheck {
     pub targets: Option<usize>,
     /// The pattern as drawn, alternative by alternative.
     pub drawing: Vec<Vec<DrawnGroup>>,
+    /// The line in words when it reads right, so a line typed without colours is seen to be
+    /// one suit.
+    #[schema(
+        required = true,
+        example = "four flowers, 2026 and two pungs of 2, all in one suit"
+    )]
+    pub words: Option<String>,
+    /// Its options in words, a sentence each.
+    pub options: Vec<String>,
 }
 
 /// A line to check.
@@ -72,15 +81,17 @@ pub struct LineCheckRequest {
 pub async fn check_line(state: &AppState, req: LineCheckRequest) -> Result<LineCheck> {
     bounded_line(&req.line, "line")?;
     let line = req.line.clone();
-    let (problems, targets) =
+    let (problems, read) =
         match cards::on_card_pool(state, move || card_text::check_line(&line)).await? {
-            Ok(n) => (Vec::new(), Some(n)),
+            Ok(read) => (Vec::new(), Some(read)),
             Err(p) => (p, None),
         };
     Ok(LineCheck {
         problems,
-        targets,
+        targets: read.as_ref().map(|r| r.targets),
         drawing: drawing(&req.line.pattern),
+        words: read.as_ref().map(|r| r.words.clone()),
+        options: read.map(|r| r.options).unwrap_or_default(),
     })
 }
 

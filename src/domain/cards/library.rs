@@ -205,6 +205,11 @@ pub struct LineView {
     pub note: Option<String>,
     /// How many concrete targets the line stands for.
     pub targets: usize,
+    /// The line in words, as a player reads the printed card aloud.
+    #[schema(example = "four flowers, 2026 and two pungs of 2, all in one suit")]
+    pub words: String,
+    /// Its options in words, a sentence each (empty for a line read as written).
+    pub options: Vec<String>,
 }
 
 #[derive(Serialize, ToSchema)]
@@ -297,6 +302,8 @@ pub async fn line_targets(
 
 fn line_view(l: &crate::rules::card::Line) -> LineView {
     LineView {
+        words: crate::rules::words::line_words(&l.patterns, &l.suits, l.winds),
+        options: crate::rules::words::options_words(&l.suits, &l.numbers, l.winds),
         id: l.id.clone(),
         patterns: l.patterns.clone(),
         value: l.value,
@@ -464,6 +471,30 @@ pub async fn newer_version(
     Ok(newest
         .filter(|n| n.version > current.version)
         .map(|n| (current, n)))
+}
+
+/// The card a league plays, as its page names it: (link, title), e.g. ("/cards/12", "Maple
+/// Street 2026, version 2").
+pub async fn played_by(
+    state: &AppState,
+    league: &crate::storage::seasons::leagues::League,
+) -> Result<Option<(String, String)>> {
+    if let Some(id) = league.card_id {
+        return Ok(cards::get(&state.db, id).await?.map(|c| {
+            (
+                format!("/cards/{}", c.id),
+                format!(
+                    "{}, version {}",
+                    crate::domain::people::clubs::card_title(&c.name, i64::from(c.year)),
+                    c.version
+                ),
+            )
+        }));
+    }
+    Ok(league
+        .builtin_card
+        .as_ref()
+        .map(|n| (format!("/cards/{n}"), format!("{n} (built in)"))))
 }
 
 /// The club's cards, the latest version of each.

@@ -189,27 +189,33 @@ pub async fn overview(state: &AppState, caller: &Caller, slug: &str) -> Result<O
     })
 }
 
+pub use crate::storage::cards::library::card_title;
+
 /// Cards a league of the club can use, as a form offers them: (value, label); the club's own
-/// only for its organizers.
+/// only for its organizers, newest first and before the built-in ones (a new league's form
+/// offers the club's newest card first).
 pub async fn cards_for(
     state: &AppState,
     club: &Club,
     organizer: bool,
 ) -> Result<Vec<(String, String)>> {
-    let mut cards: Vec<(String, String)> = builtin::names()
-        .map(|n| (n.to_string(), format!("{n} (built in)")))
-        .collect();
+    let mut cards: Vec<(String, String)> = Vec::new();
     if organizer {
-        for c in stored_cards::list_for_club(&state.db, club.id).await? {
+        let mut own = stored_cards::list_for_club(&state.db, club.id).await?;
+        own.reverse();
+        for c in own {
             cards.push((
                 c.id.to_string(),
                 format!(
-                    "{} {} (card {}, version {})",
-                    c.name, c.year, c.id, c.version
+                    "{} (card {}, version {})",
+                    card_title(&c.name, i64::from(c.year)),
+                    c.id,
+                    c.version
                 ),
             ));
         }
     }
+    cards.extend(builtin::names().map(|n| (n.to_string(), format!("{n} (built in)"))));
     Ok(cards)
 }
 

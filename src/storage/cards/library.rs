@@ -89,6 +89,22 @@ pub async fn latest_for_club(pool: &PgPool, club_id: i64) -> sqlx::Result<Vec<St
     .await
 }
 
+/// A card's title: its name, and its year unless the name says it ("Maple Street 2026").
+pub fn card_title(name: &str, year: i64) -> String {
+    if name.contains(&year.to_string()) {
+        name.to_string()
+    } else {
+        format!("{name} {year}")
+    }
+}
+
+impl StoredCard {
+    /// The card's title, its year said once.
+    pub fn title(&self) -> String {
+        card_title(&self.name, i64::from(self.year))
+    }
+}
+
 pub async fn list_for_club(pool: &PgPool, club_id: i64) -> sqlx::Result<Vec<StoredCard>> {
     sqlx::query_as::<_, StoredCard>(sqlx::AssertSqlSafe(format!(
         "SELECT {COLUMNS} FROM cards WHERE club_id = $1 ORDER BY id"
