@@ -1596,3 +1596,76 @@ async fn a_game_sent_as_its_match_is_called_off_gets_409_and_nothing_is_stored()
     let m = get(app, &c.owner, &format!("/api/v1/matches/{id}")).await;
     assert_eq!(m["status"], "cancelled");
 }
+
+/// Issue 53: an organizer settles a disputed game by correcting it on its page. The correction
+/// ends on the match page saying whose word the game now waits for; those players are asked by
+/// mail at once, and the one the correction now charges is told so first; one tap counts it as
+/// corrected.
+#[tokio::test]
+async fn a_disputed_game_corrected_by_an_organizer_ends_on_its_match_and_asks_at_once() {
+    let c = open_club().await;
+    let app = &c.app;
+    let date = (Utc::now() - Duration::days(1)).date_naive();
+    let (match_id, table) = named_match(&c, [0, 1, 2, 3], date, "13:00").await;
+    // Ann enters her self-pick; Cy disputes it: it went out on his discard.
+    let g = enter(&c, 0, table, 1, Some(0)).await["id"]
+        .as_i64()
+        .unwrap();
+    let res = post(
+        app,
+        &c.members[2].0,
+        &format!("/api/v1/games/{g}/dispute"),
+        json!({"reason": "Ann went out on my discard"}),
+    )
+    .await;
+    assert_eq!(json(res, 200).await["awaiting"], "organizer");
+    let before = mail_of(&c.sink, "match_words").len();
+
+    // The organizer corrects it on the correction page.
+    let page = common::text_at(&c.owner, &app.url(&format!("/games/{g}/edit"))).await;
+    let version = get(app, &c.owner, &format!("/api/v1/games/{g}")).await["version"].to_string();
+    let res = c
+        .owner
+        .post(app.url(&format!("/games/{g}/edit")))
+        .form(&[
+            ("csrf", common::csrf_of(&page)),
+            ("version", version),
+            ("won", c.members[0].1.to_string()),
+            ("how", format!("discard:{}", c.members[2].1)),
+            ("hand", WIN.into()),
+        ])
+        .send()
+        .await
+        .unwrap();
+    let landed = res.url().clone();
+    let text = res.text().await.unwrap();
+    assert_eq!(landed.path(), format!("/matches/{match_id}"), "{text}");
+    assert!(
+        text.contains(
+            "Game 1 corrected. It counts once Ann, Bea, Cy and Dot confirm it as corrected (each asked by mail now); an organizer may count it as corrected now."
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("Count game 1 as corrected"),
+        "one tap counts it: {text}"
+    );
+    // Asked at once, not after the quiet wait; Cy, whom it now charges, is told so first.
+    let asked = wait_mail_of(&c.sink, "match_words", before + 4).await;
+    let cy = asked
+        .iter()
+        .find(|(to, ..)| to == "cy@example.org")
+        .expect("Cy is asked");
+    assert!(
+        cy.2.contains(
+            "Game 1 of your match was corrected by an organizer: it now names you the discarder and gives you -50 (it gave you -50)."
+        ),
+        "{}",
+        cy.2
+    );
+    let bea = asked
+        .iter()
+        .find(|(to, ..)| to == "bea@example.org")
+        .unwrap();
+    assert!(!bea.2.contains("corrected by an organizer"), "{}", bea.2);
+}

@@ -86,7 +86,10 @@ pub async fn amend(
     id: web::Path<i64>,
     body: ValidJson<GameInput>,
 ) -> Result<HttpResponse, AppError> {
+    let before = games::show(&state, &caller, *id).await?;
     let view = games::amend(&state, &caller, *id, if_match(&req), body.0).await?;
+    // A game of an open-play match: the players whose word it now waits for are asked.
+    crate::domain::play::matches::corrected(&state, &caller, before.night.id, &before).await?;
     Ok(tagged(HttpResponse::Ok(), view.version, &view))
 }
 

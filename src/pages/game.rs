@@ -269,6 +269,24 @@ async fn amend(
         Err(err) => Err(err),
     };
     match result {
+        // In open play the correction ends on the match page, saying whose word the game now
+        // waits for (they are asked by mail at once).
+        Ok(done) if e.league.is_open_play() => {
+            match crate::domain::play::matches::corrected(
+                &state,
+                &posted.caller,
+                e.night_id,
+                &e.game,
+            )
+            .await?
+            {
+                Some(c) => after(&format!("/matches/{}#game-{id}", c.match_id), Ok(c.message)),
+                None => after(
+                    &format!("/nights/{}#table-{}", e.night_id, e.table_number),
+                    Ok(done),
+                ),
+            }
+        }
         Ok(done) => after(
             &format!("/nights/{}#table-{}", e.night_id, e.table_number),
             Ok(done),

@@ -1153,6 +1153,126 @@ pub async fn settle(
     checks(state, caller, id).await
 }
 
+/// What correcting a game of an open-play match did: the match, and in words whose word the
+/// game waits for now.
+pub struct Corrected {
+    pub match_id: i64,
+    pub message: String,
+}
+
+/// After a game of a night was corrected (`before`: the game as it was): for an open-play
+/// match whose disputed game an organizer corrected, the players whose word it now waits for
+/// are asked by mail at once (not after the quiet wait: settling is done on purpose), the
+/// players the correction charges told so first; and the answer says whose word it waits for.
+/// `None` for a night that is no match.
+pub async fn corrected(
+    state: &AppState,
+    caller: &Caller,
+    night_id: i64,
+    before: &crate::domain::play::game_view::Game,
+) -> Result<Option<Corrected>> {
+    let Some(m) = stored::of_night(&state.db, night_id).await? else {
+        return Ok(None);
+    };
+    let Some((league, club)) =
+        crate::storage::seasons::leagues::with_club(&state.db, m.league_id).await?
+    else {
+        return Ok(None);
+    };
+    let now = crate::domain::play::games::show(state, caller, before.id).await?;
+    let word = checks(state, caller, before.id).await?;
+    // Whom the correction charges: named the discarder now, or paying more than before.
+    let charged: Vec<(i64, String)> = now
+        .players
+        .iter()
+        .filter_map(|p| {
+            let was = before.players.iter().find(|b| b.player.id == p.player.id)?;
+            let named = now.discarder == Some(p.player.id) && before.discarder != now.discarder;
+            let what = if named {
+                format!("it now names you the discarder and gives you {:+}", p.score)
+            } else if p.score < was.score {
+                format!("it now gives you {:+}", p.score)
+            } else {
+                return None;
+            };
+            Some((
+                p.player.id,
+                format!(
+                    "Game {} of your match was corrected by an organizer: {what} (it gave you {:+}). If that is wrong, say so with the link below.",
+                    now.number, was.score
+                ),
+            ))
+        })
+        .collect();
+    let mut asked = Vec::new();
+    let mut tx = state.db.begin().await?;
+    // A disputed game corrected (an organizer settling it) is asked about at once; any other
+    // correction waits for the table to be quiet, as entering does, so a row of corrections
+    // makes one mail.
+    let settling = before.awaiting.as_deref() == Some("organizer");
+    if settling
+        && word.awaiting.as_deref() == Some("players")
+        && let Some(asks) = stored::claim_ask(&mut tx, m.id, 0).await?
+    {
+        let players: Vec<i64> = asks.iter().map(|a| a.0).collect();
+        for (player, user, email, name) in stored::readers_of(&mut tx, league.id, &players).await? {
+            let games = asks.iter().find(|a| a.0 == player).map(|a| a.1.clone());
+            let lead = charged.iter().find(|c| c.0 == player).map(|c| c.1.clone());
+            if let Some(p) = now.players.iter().find(|p| p.player.id == player) {
+                asked.push(p.player.name.clone());
+            }
+            ask(
+                state,
+                &mut tx,
+                (&league, &club, &m),
+                (user, email, name),
+                &games.unwrap_or_default(),
+                lead,
+            )
+            .await?;
+        }
+    }
+    tx.commit().await?;
+    if !asked.is_empty() {
+        mail::wake(state);
+    }
+    let names: Vec<String> = word.waiting_for.iter().map(|p| p.name.clone()).collect();
+    let message = match word.awaiting.as_deref() {
+        Some("players") if !names.is_empty() => format!(
+            "Game {} corrected. It counts once {} {} it as corrected{}; an organizer may count it as corrected now.",
+            now.number,
+            listed(&names),
+            if names.len() == 1 {
+                "confirms"
+            } else {
+                "confirm"
+            },
+            if asked.is_empty() {
+                String::new()
+            } else if asked.len() == names.len() {
+                " (each asked by mail now)".to_string()
+            } else {
+                format!(" ({} asked by mail now)", listed(&asked))
+            }
+        ),
+        Some("organizer") => format!("Game {} corrected; it waits for an organizer.", now.number),
+        _ => format!("Game {} corrected: it counts as corrected.", now.number),
+    };
+    Ok(Some(Corrected {
+        match_id: m.id,
+        message,
+    }))
+}
+
+/// "A", "A and B", "A, B and C".
+fn listed(names: &[String]) -> String {
+    match names {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
 /// After a word on a game: the standings and the streams hear of it.
 fn after_word(state: &AppState, league_id: i64) {
     state.freshness.changed();
@@ -1327,6 +1447,7 @@ pub async fn ask_for_words(state: &AppState) -> Result<usize> {
                 (&league, &club, &m),
                 (user, email, name),
                 games.unwrap_or_default(),
+                None,
             )
             .await?;
             letters += 1;
@@ -1346,12 +1467,14 @@ async fn ask(
     (league, club, m): (&League, &Club, &Match),
     (user, email, name): (i64, String, String),
     games: &[i64],
+    lead: Option<String>,
 ) -> Result<()> {
     let view = MatchView::of(m, None);
-    let mut paragraphs = vec![format!(
+    let mut paragraphs: Vec<String> = lead.into_iter().collect();
+    paragraphs.push(format!(
         "The games of your match at {} on {} are entered. Please look them over:",
         m.place, view.when
-    )];
+    ));
     for &id in games {
         let game = crate::domain::play::games::view(tx, id).await?;
         let scores: Vec<String> = game
