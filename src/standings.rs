@@ -136,6 +136,16 @@ pub struct NightCount {
     pub dropped: bool,
 }
 
+/// A week (Monday to Sunday) as people say it: "Nov 23–29", "Nov 30–Dec 6".
+pub fn week_words(monday: chrono::NaiveDate) -> String {
+    let sunday = monday + chrono::Duration::days(6);
+    if sunday.format("%m").to_string() == monday.format("%m").to_string() {
+        format!("{}–{}", monday.format("%b %-d"), sunday.format("%-d"))
+    } else {
+        format!("{}–{}", monday.format("%b %-d"), sunday.format("%b %-d"))
+    }
+}
+
 /// One calendar week (Monday to Sunday, on the league's clock) of a player on a
 /// `best_per_week` board.
 #[derive(Debug, Clone, Serialize, ToSchema, PartialEq)]
@@ -337,12 +347,23 @@ impl Standing {
 
     /// Week by week on a `best_per_week` board, e.g. "Nov 2: 300 (2 of 3 matches); Nov 9: -50
     /// (1 of 1)"; empty on other boards.
+    /// The points counted in the week of `monday`, if the player played that week.
+    pub fn week_points(&self, monday: chrono::NaiveDate) -> Option<i64> {
+        self.weeks
+            .as_ref()?
+            .iter()
+            .find(|w| w.week == monday)
+            .map(|w| w.counted)
+    }
+
     pub fn weeks_text(&self) -> String {
         let Some(weeks) = &self.weeks else {
             return String::new();
         };
+        // The latest week first: it is the one people look for.
         weeks
             .iter()
+            .rev()
             .map(|w| {
                 let over = if w.over_limit > 0 {
                     format!(", {} over the same-table limit", w.over_limit)
@@ -351,7 +372,7 @@ impl Standing {
                 };
                 format!(
                     "{}: {} ({} of {} {}{over})",
-                    w.week.format("%b %-d"),
+                    week_words(w.week),
                     w.counted,
                     w.counted_matches,
                     w.matches,
@@ -717,6 +738,13 @@ fn standing(l: &Line, rank: Option<u32>, shared: bool) -> Standing {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn weeks_are_said_monday_to_sunday() {
+        let d = |s: &str| chrono::NaiveDate::parse_from_str(s, "%Y-%m-%d").unwrap();
+        assert_eq!(week_words(d("2026-11-23")), "Nov 23–29");
+        assert_eq!(week_words(d("2026-11-30")), "Nov 30–Dec 6");
+    }
 
     fn line(id: i64, points: i64, wins: i64, deal_ins: i64, games: i64) -> Line {
         Line {

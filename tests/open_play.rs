@@ -962,6 +962,40 @@ async fn best_two_matches_a_week_by_the_clubs_clock_with_the_season_average_besi
     assert!(ann_avg["rank"].is_null());
     assert_eq!(ann_avg["short"], "4 of 6");
     assert_eq!(ann_avg["average"], 50.0);
+    // The page: this week first after the counted points, weeks in words latest first, the
+    // chart week by week, ratings in words.
+    let page = common::text_at(&c.owner, &app.url(&format!("/leagues/{}", c.league))).await;
+    let week = |m: chrono::NaiveDate| {
+        let sunday = m + Duration::days(6);
+        if sunday.month() == m.month() {
+            format!("{}–{}", m.format("%b %-d"), sunday.format("%-d"))
+        } else {
+            format!("{}–{}", m.format("%b %-d"), sunday.format("%b %-d"))
+        }
+    };
+    let (first, second) = (week(monday), week(monday + Duration::days(7)));
+    let heads: Vec<&str> = page
+        .split("<th scope=\"col\"")
+        .skip(1)
+        .take(4)
+        .map(|h| h.split("</th>").next().unwrap())
+        .collect();
+    assert!(heads[2].contains("Counted"), "{heads:?}");
+    assert!(heads[3].contains("This week"), "{heads:?}");
+    assert!(
+        page.contains(&format!("{second}: ")) && page.contains(&format!("{first}: ")),
+        "{page}"
+    );
+    assert!(
+        page.find(&format!("{second}: ")) < page.find(&format!("{first}: ")),
+        "the latest week first"
+    );
+    assert!(page.contains("Points week by week"), "{page}");
+    assert!(
+        page.contains(&format!(">{first}</text>")),
+        "the axis says the weeks"
+    );
+    assert!(!page.contains("μ"), "ratings in words");
     // From 4 games: Ann, Bea and Cy are ranked by average; Dot (3) and Eve (1) are not.
     json(
         c.owner

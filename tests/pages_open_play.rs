@@ -346,6 +346,36 @@ async fn members_arrange_a_match_one_enters_the_games_the_others_confirm_and_an_
     let avg = text_of(&c, "#season-average").await;
     assert!(avg.contains("3 of 6"), "{avg}");
     look(&c, "open-league", PHONE).await;
+    // On a phone the weekly board's first columns are rank, player, counted points and this
+    // week, all on screen without a swipe.
+    c.set_window_size(PHONE.0, PHONE.1).await.unwrap();
+    c.execute(
+        "document.getElementById('standings').scrollIntoView();",
+        vec![],
+    )
+    .await
+    .unwrap();
+    let fits = c
+        .execute(
+            "const th = document.querySelectorAll('#standings thead th')[3];
+             const r = th.getBoundingClientRect();
+             return [th.textContent, r.right <= window.innerWidth];",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert!(fits[0].as_str().unwrap().contains("This week"), "{fits}");
+    assert_eq!(
+        fits[1],
+        json!(true),
+        "this week's column is on a phone's screen: {fits}"
+    );
+    std::fs::write(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("target/screenshots/open-board-phone.png"),
+        c.screenshot().await.unwrap(),
+    )
+    .unwrap();
     // A club website's embed says so too.
     c.goto(&app.url(&format!("/leagues/{league}/embed")))
         .await

@@ -2,7 +2,7 @@
 
 use actix_web::{HttpRequest, HttpResponse, get, post, web};
 use askama::Template;
-use chrono::NaiveDate;
+use chrono::{Datelike, NaiveDate};
 use serde::Deserialize;
 
 use super::view::{Chart, LeagueFields, chart};
@@ -58,6 +58,12 @@ struct LeaguePage {
     organizer: bool,
     /// The card the league plays: (link, title).
     card: Option<(String, String)>,
+    /// The chart goes week by week (open play), and its first period in words.
+    by_week: bool,
+    first_period: String,
+    /// This week's Monday on the club's clock, and the week in words ("Nov 23–29").
+    this_monday: NaiveDate,
+    this_week: String,
     columns: Vec<Column>,
     rows: Vec<Standing>,
     ratings_updating: bool,
@@ -236,6 +242,28 @@ async fn show(
     let o = standings::overview(&state, &page.caller, *id, CHARTED).await?;
     // The chart follows the standings' leaders, before any re-sorting.
     let mut chart = chart(&o.night_numbers, &o.series);
+    // Open play's chart is week by week: the axis says the weeks.
+    let by_week = o.by_week;
+    let first_period = o.periods.first().cloned().unwrap_or_default();
+    if let Some(c) = chart.as_mut().filter(|_| by_week) {
+        for (_, label) in &mut c.nights {
+            if let Some(p) = label
+                .parse::<usize>()
+                .ok()
+                .and_then(|i| o.periods.get(i.wrapping_sub(1)))
+            {
+                *label = p.clone();
+            }
+        }
+        // A week's name is wider than a night's number: at most five on the axis.
+        let n = c.nights.len();
+        let every = n.div_ceil(5).max(1);
+        let mut i = 0;
+        c.nights.retain(|_| {
+            i += 1;
+            (i - 1) % every == 0 || i == n
+        });
+    }
     let (league, mut rows) = (o.league, o.rows);
     if let Some(c) = chart.as_mut() {
         legend_in_standings_order(c, &rows, &league);
@@ -270,9 +298,18 @@ async fn show(
         None
     };
     let card = crate::domain::cards::library::played_by(&state, &league).await?;
+    let today_here = chrono::Utc::now()
+        .with_timezone(&crate::domain::clock::Clock::of(&o.club.time_zone).0)
+        .date_naive();
+    let this_monday =
+        today_here - chrono::Duration::days(i64::from(today_here.weekday().num_days_from_monday()));
     page.render(LeaguePage {
         ctx: page.ctx.clone(),
         card,
+        this_week: crate::standings::week_words(this_monday),
+        by_week,
+        first_period,
+        this_monday,
         card_move,
         ahead,
         calendar: calendar_link(&state, &page, &league),
@@ -335,10 +372,14 @@ fn sorted_columns(
     }
     if counted {
         order.insert(2, ("counted", super::view::figure_heading(league)));
+        if league.board == "best_per_week" {
+            // On a phone the first four columns are what a weekly board is read for.
+            order.insert(3, ("this_week", "This week"));
+        }
         order.push((
             "dropped",
             if league.board == "best_per_week" {
-                "Weeks (Monday to Sunday)"
+                "Weeks, latest first"
             } else {
                 "Dropped nights"
             },
@@ -347,7 +388,7 @@ fn sorted_columns(
     let key = order
         .iter()
         .map(|c| c.0)
-        .filter(|k| *k != "dropped")
+        .filter(|k| !matches!(*k, "dropped" | "this_week"))
         .find(|k| Some(*k) == q.sort.as_deref())
         .unwrap_or("rank");
     // Names and ranks read best ascending, counts descending.
