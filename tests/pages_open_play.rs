@@ -398,6 +398,26 @@ async fn members_arrange_a_match_one_enters_the_games_the_others_confirm_and_an_
     assert!(game4.contains("Bea: ✗ disputed"), "{game4}");
     assert!(game4.contains("not self-picked"), "{game4}");
     look(&c, "open-match-dispute", TABLET).await;
+    // The organizer corrects it: the correction ends back on the match, saying whose word it
+    // waits for now, with one tap to count it as corrected.
+    let mut h = Hands::new(&c);
+    h.tap("li.game-item:last-child a[href$='/edit']").await;
+    wait_text(&c, "h1", "game 4").await;
+    h.tap("form button.big[type=submit]").await;
+    let said = flash(&c, "Game 4 corrected. It counts once").await;
+    assert!(said.contains("(each asked by mail now)"), "{said}");
+    assert_eq!(
+        c.current_url().await.unwrap().path(),
+        format!("/matches/{match_id}")
+    );
+    wait_text(
+        &c,
+        "li.game-item:last-child button[value=count]",
+        "Count game 4 as corrected",
+    )
+    .await;
+    assert_eq!(h.taps, 2, "two taps from the match to the match again");
+    look(&c, "open-match-corrected", TABLET).await;
     click(&c, "li.game-item:last-child button[value=void]").await;
     let said = flash(&c, "Voided").await;
     assert!(said.contains("Game 4"), "{said}");

@@ -280,7 +280,7 @@ async fn amend(
             )
             .await?
             {
-                Some(c) => after(&format!("/matches/{}#game-{id}", c.match_id), Ok(c.message)),
+                Some(c) => after(&format!("/matches/{}", c.match_id), Ok(c.message)),
                 None => after(
                     &format!("/nights/{}#table-{}", e.night_id, e.table_number),
                     Ok(done),

@@ -268,6 +268,15 @@ impl ScheduledView {
     }
 }
 
+/// The zone's abbreviation on that day at that time ("EST", "EDT").
+pub(crate) fn zone_abbreviation(club: &Club, date: NaiveDate, time: NaiveTime) -> String {
+    time_zone(club)
+        .from_local_datetime(&date.and_time(time))
+        .earliest()
+        .map(|t| t.format("%Z").to_string())
+        .unwrap_or_default()
+}
+
 pub(crate) fn time_zone(club: &Club) -> chrono_tz::Tz {
     crate::domain::clock::Clock::of(&club.time_zone).0
 }
@@ -364,6 +373,11 @@ async fn write_letter(
     let unsubscribe = night_mail::unsubscribe_link(state, user, league.id);
     let greeting = format!("Hello {name},");
     let after = [
+        format!(
+            "Times are on the club's clock ({}, {}).",
+            club.time_zone,
+            zone_abbreviation(club, s.night_date, s.local_time)
+        ),
         format!("The night's page, with who is coming: {page}"),
         format!(
             "You get this as a member of {}. To stop mail about {}, open: {unsubscribe}",

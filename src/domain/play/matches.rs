@@ -275,10 +275,19 @@ async fn send(
 ) -> Result<()> {
     let unsubscribe = night_mail::unsubscribe_link(state, user, league.id);
     let greeting = format!("Hello {name},");
-    let after = [format!(
-        "You get this {}. To stop mail about {}, open: {unsubscribe}",
-        l.why, league.name
-    )];
+    let after = [
+        format!(
+            "Times are on the club's clock ({}, now {}).",
+            club.time_zone,
+            chrono::Utc::now()
+                .with_timezone(&crate::domain::play::ahead::time_zone(club))
+                .format("%Z")
+        ),
+        format!(
+            "You get this {}. To stop mail about {}, open: {unsubscribe}",
+            l.why, league.name
+        ),
+    ];
     let (text_body, html_body) = mail::Letter {
         greeting: &greeting,
         paragraphs: l.paragraphs,
