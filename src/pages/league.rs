@@ -306,7 +306,7 @@ async fn show(
     page.render(LeaguePage {
         ctx: page.ctx.clone(),
         card,
-        this_week: crate::standings::week_words(this_monday),
+        this_week: crate::domain::seasons::standings::week_words(this_monday),
         by_week,
         first_period,
         this_monday,

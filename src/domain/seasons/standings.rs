@@ -8,8 +8,8 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::domain::{AppState, Caller, Error, Need, Result, Role};
-pub use crate::standings::Standing;
 use crate::standings::{self, Board};
+pub use crate::standings::{Standing, week_words};
 /// The league's standings body (JSON), its entity tag and its gzip form.
 pub use crate::state::Served as Body;
 use crate::state::{Cached, HeldLines, Pushed};
