@@ -299,10 +299,15 @@ async fn request_id_header(
 /// Name of the service's database on the embedded server.
 pub const EMBEDDED_DATABASE: &str = "mahjong_league";
 
-/// Connects to the configured database, or starts the embedded one.
+/// Connects to the configured database, or starts the embedded one; with the URL's hosts when
+/// it names several (or asks for a writable one), to follow a failover.
 pub async fn open_database(
     settings: &Settings,
-) -> anyhow::Result<(PgPool, Option<EmbeddedPostgres>)> {
+) -> anyhow::Result<(
+    PgPool,
+    Option<EmbeddedPostgres>,
+    Option<storage::hosts::Hosts>,
+)> {
     let (url, embedded) = match &settings.database_url {
         Some(url) => (url.expose().to_string(), None),
         None => {
@@ -316,13 +321,13 @@ pub async fn open_database(
         }
     };
     storage::ensure_database(&url).await?;
-    let pool = storage::connect(&url).await?;
+    let (pool, hosts) = storage::open(&url).await?;
     storage::migrate(&pool).await?;
-    Ok((pool, embedded))
+    Ok((pool, embedded, hosts))
 }
 
 async fn serve(settings: Settings) -> anyhow::Result<()> {
-    let (pool, embedded) = open_database(&settings).await?;
+    let (pool, embedded, hosts) = open_database(&settings).await?;
     if settings.demo {
         let state = AppState::new(pool.clone(), settings.session_key.expose());
         if let Some(login) = domain::history::demo::ensure(&state).await? {
@@ -334,6 +339,15 @@ async fn serve(settings: Settings) -> anyhow::Result<()> {
         }
     }
     let app = Application::build(&settings, pool.clone())?;
+    // A URL with several hosts (or that asks for a writable one): the pools follow a failover.
+    if let Some(hosts) = hosts {
+        let state = app.state();
+        tracing::info!(hosts = %hosts.names(), "following the database's writable host");
+        tokio::spawn(storage::hosts::follow(
+            hosts,
+            vec![state.db.clone(), state.entry_db().clone()],
+        ));
+    }
     let host = settings
         .bind
         .rsplit_once(':')

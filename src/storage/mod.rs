@@ -4,24 +4,36 @@ pub mod backup;
 pub mod cards;
 pub mod embedded;
 pub mod history;
+pub mod hosts;
 pub mod notices;
 pub mod outbox;
 pub mod people;
 pub mod play;
 pub mod seasons;
 
-use std::str::FromStr;
 use std::time::Duration;
 
 use anyhow::Context;
+use hosts::Hosts;
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 use sqlx::{ConnectOptions, Connection, PgPool};
 
-/// Opens a pool on the database at `url`.
+/// Opens a pool on the database at `url` (one host, or several as libpq reads them: the first
+/// that takes a connection, or that writes with `target_session_attrs=read-write`).
 pub async fn connect(url: &str) -> anyhow::Result<PgPool> {
-    let options =
-        PgConnectOptions::from_str(url).context("DATABASE_URL is not a valid PostgreSQL URL")?;
-    connect_with(options).await
+    Ok(open(url).await?.0)
+}
+
+/// `connect`, with the URL's hosts when there is a failover to follow (`hosts::follow`).
+pub async fn open(url: &str) -> anyhow::Result<(PgPool, Option<hosts::Hosts>)> {
+    let hosts = hosts::parse(url)?;
+    if !hosts.follows() {
+        let pool = connect_with(hosts.candidates[0].clone()).await?;
+        return Ok((pool, None));
+    }
+    let options = hosts::choose(&hosts).await?;
+    let pool = connect_with(options).await?;
+    Ok((pool, Some(hosts)))
 }
 
 /// How long a request waits for a connection before it is told the database is away.
@@ -80,7 +92,21 @@ pub async fn connect_with(options: PgConnectOptions) -> anyhow::Result<PgPool> {
 
 /// Creates the database named in `url` when the server has no such database yet.
 pub async fn ensure_database(url: &str) -> anyhow::Result<()> {
-    let options = PgConnectOptions::from_str(url)?;
+    let hosts = hosts::parse(url)?;
+    let options = match hosts.candidates.as_slice() {
+        [one] if !hosts.read_write => one.clone(),
+        // Several hosts: the database is made where the service will write.
+        _ => hosts::choose(&Hosts {
+            candidates: hosts
+                .candidates
+                .iter()
+                .map(|o| o.clone().database("postgres"))
+                .collect(),
+            read_write: hosts.read_write,
+        })
+        .await?
+        .database(hosts.candidates[0].get_database().unwrap_or("postgres")),
+    };
     let name = options.get_database().unwrap_or("postgres").to_string();
     let mut conn = sqlx::PgConnection::connect_with(&options.clone().database("postgres"))
         .await
