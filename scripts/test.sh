@@ -46,6 +46,10 @@ if [ "$status" -eq 0 ]; then
   # An app's quick start through a client generated from openapi/openapi.json (openapi-python-client).
   scripts/client-check.sh || status=$?
 fi
+if [ "$status" -eq 0 ]; then
+  # Apps keep working: the served document against /api/v1 as released (api-schema-diff).
+  scripts/api-compat.sh || status=$?
+fi
 
 env -u MAHJONG_TEST_RUN scripts/leftovers.sh "$MAHJONG_TEST_RUN" || status=1
 exit "$status"
