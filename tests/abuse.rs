@@ -405,7 +405,7 @@ async fn email_changes_are_bounded_told_to_the_old_address_and_undone() {
     );
 
     // A password change is told to the address.
-    let rose = signed_in(&app, "rose@example.org", PASSWORD).await;
+    let rose = common::logged_in(&app, "rose@example.org", PASSWORD).await;
     let res = rose
         .put(app.url("/api/v1/account/password"))
         .json(&json!({ "current_password": PASSWORD, "new_password": "another long password" }))
@@ -419,21 +419,6 @@ async fn email_changes_are_bounded_told_to_the_old_address_and_undone() {
         .find(|m| m.kind() == "password_changed")
         .expect("the password change is told");
     assert_eq!(told.to, ["rose@example.org"]);
-}
-
-async fn signed_in(app: &TestApp, email: &str, password: &str) -> reqwest::Client {
-    let c = reqwest::Client::builder()
-        .cookie_store(true)
-        .build()
-        .unwrap();
-    let res = c
-        .post(app.url("/api/v1/session"))
-        .json(&json!({ "email": email, "password": password }))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(res.status(), 200);
-    c
 }
 
 /// Wrong current passwords on changing the password, the email or deleting the account count

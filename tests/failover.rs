@@ -2,80 +2,11 @@
 //! the first host that takes a connection as a writable primary, and says which hosts it tried
 //! when none does.
 
+#[path = "common/browser.rs"]
+mod browser;
 mod common;
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-
-/// A switch in front of the test server, on a TCP port of its own whether the server listens on
-/// TCP or on a Unix socket (`?host=/dir` in its URL): open, it passes bytes both ways; shut, it
-/// cuts every connection and refuses new ones, as when a database host goes away.
-struct Switch {
-    address: String,
-    open: Arc<AtomicBool>,
-    conns: Arc<std::sync::Mutex<Vec<tokio::task::JoinHandle<()>>>>,
-    accept: tokio::task::JoinHandle<()>,
-}
-
-impl Switch {
-    async fn to_test_server() -> Switch {
-        let url = url::Url::parse(&std::env::var("TEST_DATABASE_URL").unwrap()).unwrap();
-        let port = url.port().unwrap_or(5432);
-        let socket = url
-            .query_pairs()
-            .find(|(k, _)| k == "host")
-            .map(|(_, dir)| format!("{dir}/.s.PGSQL.{port}"));
-        let tcp = format!("{}:{port}", url.host_str().unwrap_or("127.0.0.1"));
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let address = listener.local_addr().unwrap().to_string();
-        let open = Arc::new(AtomicBool::new(true));
-        let conns: Arc<std::sync::Mutex<Vec<tokio::task::JoinHandle<()>>>> = Arc::default();
-        let (o, cs) = (open.clone(), conns.clone());
-        let accept = tokio::spawn(async move {
-            while let Ok((mut inbound, _)) = listener.accept().await {
-                if !o.load(Ordering::SeqCst) {
-                    continue;
-                }
-                let (socket, tcp) = (socket.clone(), tcp.clone());
-                let task = tokio::spawn(async move {
-                    match socket {
-                        Some(path) => {
-                            if let Ok(mut up) = tokio::net::UnixStream::connect(&path).await {
-                                let _ = tokio::io::copy_bidirectional(&mut inbound, &mut up).await;
-                            }
-                        }
-                        None => {
-                            if let Ok(mut up) = tokio::net::TcpStream::connect(&tcp).await {
-                                let _ = tokio::io::copy_bidirectional(&mut inbound, &mut up).await;
-                            }
-                        }
-                    }
-                });
-                cs.lock().unwrap().push(task);
-            }
-        });
-        Switch {
-            address,
-            open,
-            conns,
-            accept,
-        }
-    }
-
-    fn shut(&self) {
-        self.open.store(false, Ordering::SeqCst);
-        for t in self.conns.lock().unwrap().drain(..) {
-            t.abort();
-        }
-    }
-}
-
-impl Drop for Switch {
-    fn drop(&mut self) {
-        self.accept.abort();
-        self.shut();
-    }
-}
+use browser::Gate;
 
 fn dead_port() -> u16 {
     // A port just freed: nothing listens on it.
@@ -93,13 +24,13 @@ fn with_hosts(name: &str, hosts: &str, query: &str) -> String {
     format!("postgres://{user}{hosts}/{name}{query}")
 }
 
-// The switch runs on the test's runtime while `serve_with` waits for the process: two threads.
+// The gate runs on the test's runtime while `serve_with` waits for the process: two threads.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_multi_host_url_reaches_the_writable_host_and_says_which_it_tried() {
     let db = common::fresh_database().await;
     let name = db.connect_options().get_database().unwrap().to_string();
-    let switch = Switch::to_test_server().await;
-    let live = switch.address.clone();
+    let gate = Gate::to_test_database().await;
+    let live = gate.host().to_string();
     let dead = format!("127.0.0.1:{}", dead_port());
 
     // The first host is away: the service starts on the second and serves.
@@ -147,17 +78,17 @@ async fn a_multi_host_url_reaches_the_writable_host_and_says_which_it_tried() {
 
 /// The host in use goes away (its connections cut, new ones refused): the service finds the
 /// next host of its URL that writes, and answers again from it.
-// The switches run on the test's runtime while `serve_with` waits for the process: two threads.
+// The gates run on the test's runtime while `serve_with` waits for the process: two threads.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_service_follows_its_database_to_the_next_host_when_the_first_goes_away() {
     let db = common::fresh_database().await;
     let name = db.connect_options().get_database().unwrap().to_string();
-    // Two hosts in the URL, each a switch in front of the test server.
-    let a = Switch::to_test_server().await;
-    let b = Switch::to_test_server().await;
+    // Two hosts in the URL, each a gate in front of the test server.
+    let a = Gate::to_test_database().await;
+    let b = Gate::to_test_database().await;
     let url = with_hosts(
         &name,
-        &format!("{},{}", a.address, b.address),
+        &format!("{},{}", a.host(), b.host()),
         "?target_session_attrs=read-write",
     );
     let dir = tempfile::tempdir().unwrap();
@@ -170,7 +101,7 @@ async fn the_service_follows_its_database_to_the_next_host_when_the_first_goes_a
     };
     assert_eq!(ready().await, 200);
 
-    a.shut();
+    a.set_open(false);
     let t0 = std::time::Instant::now();
     let mut answered = 0;
     while t0.elapsed() < std::time::Duration::from_secs(20) {

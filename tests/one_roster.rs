@@ -255,6 +255,30 @@ async fn whoever_joins_is_on_the_player_list_as_the_organizer_invited_them_or_as
             .contains("Mia Chen is linked to Mia's account already"),
         "{conflict}"
     );
+
+    // A member's address on a player's row: Sam, staff without a player, is that player at
+    // once; Kit, who has a player already, is a 409 naming both.
+    let lou = new_player(&app, &owner, "Lou Park").await;
+    let invite_row = |email: &'static str| {
+        owner
+            .post(app.url(&format!("/api/v1/clubs/maple/players/{lou}/invitation")))
+            .json(&json!({ "email": email }))
+            .send()
+    };
+    let kept = json_of(invite_row("kit@example.org").await.unwrap(), 409).await;
+    assert!(
+        kept["detail"]
+            .as_str()
+            .unwrap()
+            .contains("kit@example.org is a member already, as the player kit@example.org"),
+        "{kept}"
+    );
+    let linked = json_of(invite_row("sam@example.org").await.unwrap(), 200).await;
+    assert_eq!(
+        linked["message"],
+        "sam@example.org is a member already: they are Lou Park on the player list now."
+    );
+    assert_eq!(roster_of(&app, "sam@example.org").await, (Some(lou), None));
 }
 
 #[tokio::test]

@@ -24,26 +24,6 @@ async fn log_out(c: &fantoccini::Client) {
     wait_text(c, ".flash.ok", "You are logged out").await;
 }
 
-/// Opens the night's table codes as its organizer does; table 1's code.
-async fn table_code(app: &common::TestApp, owner: &reqwest::Client, night: i64) -> String {
-    let night_page = common::text_at(owner, &app.url(&format!("/nights/{night}"))).await;
-    let codes = owner
-        .post(app.url(&format!("/nights/{night}/codes")))
-        .form(&[("csrf", common::csrf_of(&night_page).as_str())])
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
-    codes
-        .split("id=\"code-1\">")
-        .nth(1)
-        .and_then(|r| r.split('<').next())
-        .expect("table 1's code")
-        .to_string()
-}
-
 #[tokio::test]
 async fn a_club_invites_from_its_player_list_members_join_as_their_players_and_score_with_a_code() {
     let sink = SmtpSink::start().await;
@@ -116,7 +96,7 @@ async fn a_club_invites_from_its_player_list_members_join_as_their_players_and_s
     wait_text(&c, ".flash.ok", "You are Mia Chen on maple's player list").await;
 
     // Still logged in, she opens table 1's code from the QR link and scores it: one tap.
-    let code = table_code(&app, &owner, t.night).await;
+    let code = common::table_code(&app, &owner, t.night).await;
     c.goto(&app.url(&format!("/t/{}", code.replace('-', ""))))
         .await
         .unwrap();
@@ -198,17 +178,7 @@ async fn a_club_invites_from_its_player_list_members_join_as_their_players_and_s
         .as_i64()
         .unwrap();
     for email in ["mia@example.org", "rose@example.org"] {
-        let phone = reqwest::Client::builder()
-            .cookie_store(true)
-            .build()
-            .unwrap();
-        let res = phone
-            .post(app.url("/api/v1/session"))
-            .json(&json!({"email": email, "password": PASSWORD}))
-            .send()
-            .await
-            .unwrap();
-        assert!(res.status().is_success(), "{email} logs in");
+        let phone = common::logged_in(&app, email, PASSWORD).await;
         let res = phone
             .put(app.url(&format!("/api/v1/scheduled-nights/{id}/reply")))
             .json(&json!({"answer": "coming"}))

@@ -810,34 +810,6 @@ async fn two_tablets_at_one_table_a_taken_number_is_resolved_both_ways() {
     b.close().await.unwrap();
 }
 
-/// Table 1's code, as the organizer opens the night's table codes on its page.
-async fn table_code(app: &TestApp, owner: &reqwest::Client, night: i64) -> String {
-    let night_page = owner
-        .get(app.url(&format!("/nights/{night}")))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
-    let csrf = common::csrf_of(&night_page);
-    let codes = owner
-        .post(app.url(&format!("/nights/{night}/codes")))
-        .form(&[("csrf", csrf.as_str())])
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
-    codes
-        .split("id=\"code-1\">")
-        .nth(1)
-        .and_then(|r| r.split('<').next())
-        .expect("table 1's code")
-        .to_string()
-}
-
 /// Opens the table's scoring screen with its code, as a player with the code's link does.
 async fn with_code(c: &Client, base: &str, code: &str) {
     c.goto(&format!(
@@ -892,7 +864,7 @@ async fn two_phones_at_one_table_follow_each_other_without_a_reload() {
     let app = spawn_app().await;
     let (owner, t) = seat_ids(&app, "twophones").await;
     let (ann, bea) = (t.players[0], t.players[1]);
-    let code = table_code(&app, &owner, t.night).await;
+    let code = common::table_code(&app, &owner, t.night).await;
     // Phone A: a scorer signed in. Phone B: a player with the table's code on a members-only
     // league, on a Wi-Fi that drops.
     let gate = Gate::to(&app.address).await;
@@ -1057,7 +1029,7 @@ async fn a_night_closed_while_a_table_scores_keeps_the_game_until_it_is_reopened
     let app = spawn_app().await;
     let (owner, t) = seat_ids(&app, "closing").await;
     let ann = t.players[0];
-    let code = table_code(&app, &owner, t.night).await;
+    let code = common::table_code(&app, &owner, t.night).await;
 
     // A phone scores table 1 with the code, on a Wi-Fi that drops; the organizer is on a
     // tablet.

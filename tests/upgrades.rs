@@ -99,6 +99,13 @@ async fn database_at(prefix: &str, version: i64) -> (PgPool, usize) {
     (pool, all)
 }
 
+/// Runs every migration of the repository on `pool`.
+async fn migrate_all(pool: &PgPool) {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("migrations");
+    let all = sqlx::migrate::Migrator::new(dir.as_path()).await.unwrap();
+    all.run(pool).await.unwrap();
+}
+
 #[tokio::test]
 async fn a_database_of_the_first_schema_upgrades_with_nothing_lost() {
     // The first schema with games: migrations 0001 to 0004, from the repository's files.
@@ -241,9 +248,7 @@ async fn stored_names_with_breaks_and_direction_marks_are_cleaned_and_logged() {
     .execute(&pool)
     .await
     .unwrap();
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("migrations");
-    let all = sqlx::migrate::Migrator::new(dir.as_path()).await.unwrap();
-    all.run(&pool).await.unwrap();
+    migrate_all(&pool).await;
     let names: (String, String, String, String) = sqlx::query_as(
         "SELECT (SELECT name FROM clubs WHERE id = 1), (SELECT display_name FROM users WHERE id = 1), \
                 (SELECT display_name FROM users WHERE id = 2), (SELECT name FROM leagues WHERE id = 1)",
@@ -303,9 +308,7 @@ async fn members_from_before_get_players_and_clubs_get_a_clock_they_can_read() {
     .execute(&pool)
     .await
     .unwrap();
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("migrations");
-    let all = sqlx::migrate::Migrator::new(dir.as_path()).await.unwrap();
-    all.run(&pool).await.unwrap();
+    migrate_all(&pool).await;
     let zones: Vec<(String, String, Option<String>)> =
         sqlx::query_as("SELECT slug, time_zone, time_zone_was FROM clubs ORDER BY id")
             .fetch_all(&pool)

@@ -88,8 +88,11 @@ pub async fn amend(
 ) -> Result<HttpResponse, AppError> {
     let before = games::show(&state, &caller, *id).await?;
     let view = games::amend(&state, &caller, *id, if_match(&req), body.0).await?;
-    // A game of an open-play match: the players whose word it now waits for are asked.
-    crate::domain::play::matches::corrected(&state, &caller, before.night.id, &before).await?;
+    // A disputed game of an open-play match, settled by this correction: the players whose
+    // word it now waits for are asked at once.
+    if before.awaiting.as_deref() == Some("organizer") {
+        crate::domain::play::matches::corrected(&state, &caller, before.night.id, &before).await?;
+    }
     Ok(tagged(HttpResponse::Ok(), view.version, &view))
 }
 

@@ -503,14 +503,7 @@ struct AccountPage {
     zone: String,
 }
 
-/// Names in words: "A", "A and B", "A, B and C".
-fn listed(names: &[String]) -> String {
-    match names {
-        [] => String::new(),
-        [one] => one.clone(),
-        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
-    }
-}
+use crate::rules::words::listed;
 
 #[get("/account")]
 async fn account_page(

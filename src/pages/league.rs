@@ -2,7 +2,7 @@
 
 use actix_web::{HttpRequest, HttpResponse, get, post, web};
 use askama::Template;
-use chrono::{Datelike, NaiveDate};
+use chrono::NaiveDate;
 use serde::Deserialize;
 
 use super::view::{Chart, LeagueFields, chart};
@@ -301,8 +301,7 @@ async fn show(
     let today_here = chrono::Utc::now()
         .with_timezone(&crate::domain::clock::Clock::of(&o.club.time_zone).0)
         .date_naive();
-    let this_monday =
-        today_here - chrono::Duration::days(i64::from(today_here.weekday().num_days_from_monday()));
+    let this_monday = crate::domain::seasons::standings::week_of(today_here);
     page.render(LeaguePage {
         ctx: page.ctx.clone(),
         card,

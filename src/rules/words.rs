@@ -55,8 +55,8 @@ fn group_words(text: &str, times: usize, winds_any: bool) -> String {
     }
 }
 
-/// "a, b and c".
-fn listed(parts: &[String]) -> String {
+/// Names or parts in words: "a", "a and b", "a, b and c".
+pub fn listed(parts: &[String]) -> String {
     match parts {
         [] => String::new(),
         [one] => one.clone(),

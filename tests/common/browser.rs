@@ -395,11 +395,34 @@ pub struct Gate {
 }
 
 impl Gate {
+    /// A gate to a TCP address (`http://host:port` or `host:port`).
     pub async fn to(upstream: &str) -> Gate {
         let upstream = upstream
             .trim_start_matches("http://")
             .trim_end_matches('/')
             .to_string();
+        Gate::open_to(upstream, None).await
+    }
+
+    /// A gate to the test PostgreSQL server, on a TCP port of its own whether the server listens
+    /// on TCP or on a Unix socket (`?host=/dir` in `TEST_DATABASE_URL`, as CI's throwaway one).
+    pub async fn to_test_database() -> Gate {
+        let url = url::Url::parse(&std::env::var("TEST_DATABASE_URL").unwrap()).unwrap();
+        let port = url.port().unwrap_or(5432);
+        let socket = url
+            .query_pairs()
+            .find(|(k, _)| k == "host")
+            .map(|(_, dir)| format!("{dir}/.s.PGSQL.{port}"));
+        let tcp = format!("{}:{port}", url.host_str().unwrap_or("127.0.0.1"));
+        Gate::open_to(tcp, socket).await
+    }
+
+    /// The gate's `host:port`.
+    pub fn host(&self) -> &str {
+        self.address.trim_start_matches("http://")
+    }
+
+    async fn open_to(upstream: String, socket: Option<String>) -> Gate {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let address = format!("http://{}", listener.local_addr().unwrap());
         let open = Arc::new(AtomicBool::new(true));
@@ -411,10 +434,21 @@ impl Gate {
                     drop(inbound);
                     continue;
                 }
-                let up = upstream.clone();
+                let (up, socket) = (upstream.clone(), socket.clone());
                 let task = tokio::spawn(async move {
-                    if let Ok(mut outbound) = tokio::net::TcpStream::connect(&up).await {
-                        let _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound).await;
+                    match socket {
+                        Some(path) => {
+                            if let Ok(mut outbound) = tokio::net::UnixStream::connect(&path).await {
+                                let _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound)
+                                    .await;
+                            }
+                        }
+                        None => {
+                            if let Ok(mut outbound) = tokio::net::TcpStream::connect(&up).await {
+                                let _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound)
+                                    .await;
+                            }
+                        }
                     }
                 });
                 cs.lock().unwrap().push(task);

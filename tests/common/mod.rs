@@ -324,6 +324,16 @@ pub async fn joined(
         .await
         .expect("request sent");
     assert_eq!(res.status(), 202, "invite {email} to {slug}");
+    join_by_mail(app, email, slug, joiner).await;
+}
+
+/// `joiner` (logged in) follows the invitation mailed to `email` and joins `slug`: the answer.
+async fn join_by_mail(
+    app: &TestApp,
+    email: &str,
+    slug: &str,
+    joiner: &reqwest::Client,
+) -> serde_json::Value {
     let link = mailed_path(app, "invitation", email, "/invitations/").await;
     let res = joiner
         .post(app.url(&format!("/api/v1{link}")))
@@ -332,6 +342,7 @@ pub async fn joined(
         .await
         .expect("request sent");
     assert_eq!(res.status(), 200, "{email} joins {slug}");
+    res.json().await.expect("a JSON answer")
 }
 
 /// A new user (signed up and logged in) who joined the club `slug` as `role` by invitation.
@@ -364,17 +375,45 @@ pub async fn member_as(
         .await
         .expect("request sent");
     assert_eq!(res.status(), 202, "invite {email} as player {player}");
-    let link = mailed_path(app, "invitation", email, "/invitations/").await;
+    let joined = join_by_mail(app, email, slug, &client).await;
+    assert_eq!(joined["player"]["id"], player, "{joined}");
+    client
+}
+
+/// A client of its own logged in as `email` through the API.
+pub async fn logged_in(app: &TestApp, email: &str, password: &str) -> reqwest::Client {
+    let client = reqwest::Client::builder()
+        .cookie_store(true)
+        .build()
+        .expect("http client");
     let res = client
-        .post(app.url(&format!("/api/v1{link}")))
-        .json(&serde_json::json!({}))
+        .post(app.url("/api/v1/session"))
+        .json(&serde_json::json!({ "email": email, "password": password }))
         .send()
         .await
         .expect("request sent");
-    assert_eq!(res.status(), 200, "{email} joins {slug}");
-    let joined: serde_json::Value = res.json().await.expect("a JSON answer");
-    assert_eq!(joined["player"]["id"], player, "{joined}");
+    assert_eq!(res.status(), 200, "{email} logs in");
     client
+}
+
+/// Table 1's code, as the organizer opens the night's table codes on its page.
+pub async fn table_code(app: &TestApp, owner: &reqwest::Client, night: i64) -> String {
+    let night_page = text_at(owner, &app.url(&format!("/nights/{night}"))).await;
+    let codes = owner
+        .post(app.url(&format!("/nights/{night}/codes")))
+        .form(&[("csrf", csrf_of(&night_page).as_str())])
+        .send()
+        .await
+        .expect("request sent")
+        .text()
+        .await
+        .expect("the codes page");
+    codes
+        .split("id=\"code-1\">")
+        .nth(1)
+        .and_then(|r| r.split('<').next())
+        .expect("table 1's code")
+        .to_string()
 }
 
 /// A new user who owns a new club with this slug.

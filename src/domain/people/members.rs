@@ -140,10 +140,9 @@ pub async fn invite_player(
     p: InvitePlayer,
 ) -> Result<PlayerInvited> {
     let (club, _) = run_members(state, caller, slug).await?;
-    let listed = crate::storage::people::players::roster(&state.db, club.id)
+    let listed = crate::storage::people::players::roster(&state.db, club.id, Some(player))
         .await?
-        .into_iter()
-        .find(|r| r.id == player)
+        .pop()
         .ok_or_else(|| Error::NotFound(format!("{} has no player {player}", club.name)))?;
     if let Some(account) = &listed.account {
         return Err(Error::Conflict(format!(

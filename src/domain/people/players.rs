@@ -100,7 +100,7 @@ pub async fn roster(
     state: &AppState,
     club: &crate::domain::access::Organized,
 ) -> Result<Vec<RosterRow>> {
-    Ok(players::roster(&state.db, club.club().id).await?)
+    Ok(players::roster(&state.db, club.club().id, None).await?)
 }
 
 /// Adds a player to the club.

@@ -1189,7 +1189,14 @@ pub async fn corrected(
         return Ok(None);
     };
     let now = crate::domain::play::games::show(state, caller, before.id).await?;
-    let word = checks(state, caller, before.id).await?;
+    let said = stored::checks(&state.db, before.id).await?;
+    // The players whose word it waits for, by name.
+    let names: Vec<String> = now
+        .players
+        .iter()
+        .filter(|p| !said.iter().any(|c| c.player_id == p.player.id))
+        .map(|p| p.player.name.clone())
+        .collect();
     // Whom the correction charges: named the discarder now, or paying more than before.
     let charged: Vec<(i64, String)> = now
         .players
@@ -1220,7 +1227,7 @@ pub async fn corrected(
     // makes one mail.
     let settling = before.awaiting.as_deref() == Some("organizer");
     if settling
-        && word.awaiting.as_deref() == Some("players")
+        && now.awaiting.as_deref() == Some("players")
         && let Some(asks) = stored::claim_ask(&mut tx, m.id, 0).await?
     {
         let players: Vec<i64> = asks.iter().map(|a| a.0).collect();
@@ -1245,12 +1252,11 @@ pub async fn corrected(
     if !asked.is_empty() {
         mail::wake(state);
     }
-    let names: Vec<String> = word.waiting_for.iter().map(|p| p.name.clone()).collect();
-    let message = match word.awaiting.as_deref() {
+    let message = match now.awaiting.as_deref() {
         Some("players") if !names.is_empty() => format!(
             "Game {} corrected. It counts once {} {} it as corrected{}; an organizer may count it as corrected now.",
             now.number,
-            listed(&names),
+            crate::rules::words::listed(&names),
             if names.len() == 1 {
                 "confirms"
             } else {
@@ -1261,7 +1267,10 @@ pub async fn corrected(
             } else if asked.len() == names.len() {
                 " (each asked by mail now)".to_string()
             } else {
-                format!(" ({} asked by mail now)", listed(&asked))
+                format!(
+                    " ({} asked by mail now)",
+                    crate::rules::words::listed(&asked)
+                )
             }
         ),
         Some("organizer") => format!("Game {} corrected; it waits for an organizer.", now.number),
@@ -1271,15 +1280,6 @@ pub async fn corrected(
         match_id: m.id,
         message,
     }))
-}
-
-/// "A", "A and B", "A, B and C".
-fn listed(names: &[String]) -> String {
-    match names {
-        [] => String::new(),
-        [one] => one.clone(),
-        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
-    }
 }
 
 /// After a word on a game: the standings and the streams hear of it.

@@ -9,7 +9,7 @@ use utoipa::ToSchema;
 
 use crate::domain::{AppState, Caller, Error, Need, Result, Role};
 use crate::standings::{self, Board};
-pub use crate::standings::{Standing, week_words};
+pub use crate::standings::{Standing, week_of, week_words};
 /// The league's standings body (JSON), its entity tag and its gzip form.
 pub use crate::state::Served as Body;
 use crate::state::{Cached, HeldLines, Pushed};
@@ -982,12 +982,11 @@ fn by_weeks(
     series: Vec<(i64, String, Vec<i64>)>,
     nights: &[Night],
 ) -> (Vec<i32>, Vec<(i64, String, Vec<i64>)>, Vec<String>) {
-    use chrono::Datelike;
     let monday_of = |n: i32| {
-        nights.iter().find(|x| x.number == n).map(|x| {
-            x.night_date
-                - chrono::Duration::days(i64::from(x.night_date.weekday().num_days_from_monday()))
-        })
+        nights
+            .iter()
+            .find(|x| x.number == n)
+            .map(|x| week_of(x.night_date))
     };
     let mut weeks: Vec<chrono::NaiveDate> =
         night_numbers.iter().filter_map(|n| monday_of(*n)).collect();

@@ -225,16 +225,6 @@ pub async fn club_of(pool: &PgPool, id: i64) -> sqlx::Result<Option<i64>> {
         .await
 }
 
-/// Links a player to an account (a player just made for a member who had none).
-pub async fn link(pool: &PgPool, player_id: i64, user_id: i64) -> sqlx::Result<()> {
-    sqlx::query("UPDATE players SET user_id = $2 WHERE id = $1 AND user_id IS NULL")
-        .bind(player_id)
-        .bind(user_id)
-        .execute(pool)
-        .await?;
-    Ok(())
-}
-
 /// Links a player nobody is linked to, to an account with no player in the club (in `conn`'s
 /// transaction); whether it was linked. A claim on the player is settled by it.
 pub async fn link_in(conn: &mut PgConnection, player_id: i64, user_id: i64) -> sqlx::Result<bool> {
@@ -275,14 +265,13 @@ pub async fn claim_in(
     player_id: i64,
     user_id: i64,
 ) -> sqlx::Result<bool> {
-    Ok(sqlx::query(
+    Ok(sqlx::query(sqlx::AssertSqlSafe(format!(
         "UPDATE players SET claimed_by = $3 WHERE club_id = $1 AND id = $2 AND user_id IS NULL \
          AND claimed_by IS NULL \
          AND NOT EXISTS (SELECT 1 FROM players o WHERE o.club_id = $1 AND o.user_id = $3 \
-           AND (EXISTS (SELECT 1 FROM checkins c WHERE c.player_id = o.id) \
-             OR EXISTS (SELECT 1 FROM table_seats s WHERE s.player_id = o.id) \
-             OR EXISTS (SELECT 1 FROM match_players m WHERE m.player_id = o.id)))",
-    )
+           AND NOT {})",
+        unplayed("o")
+    )))
     .bind(club_id)
     .bind(player_id)
     .bind(user_id)
@@ -360,17 +349,24 @@ pub struct RosterRow {
     pub invited: Option<String>,
 }
 
-/// The club's players with their accounts, claims and invitations, active first, by name.
-pub async fn roster(pool: &PgPool, club_id: i64) -> sqlx::Result<Vec<RosterRow>> {
+/// The club's players with their accounts, claims and invitations, active first, by name; only
+/// the player `only` when given.
+pub async fn roster(
+    pool: &PgPool,
+    club_id: i64,
+    only: Option<i64>,
+) -> sqlx::Result<Vec<RosterRow>> {
     sqlx::query_as(
         "SELECT p.id, p.name, p.active, a.display_name AS account, p.claimed_by, \
          c.display_name AS claimer, c.email AS claimer_email, \
          (SELECT i.email FROM invitations i WHERE i.player_id = p.id AND i.accepted_at IS NULL \
             AND i.revoked_at IS NULL AND i.expires_at > now() ORDER BY i.id DESC LIMIT 1) AS invited \
          FROM players p LEFT JOIN users a ON a.id = p.user_id LEFT JOIN users c ON c.id = p.claimed_by \
-         WHERE p.club_id = $1 ORDER BY p.active DESC, lower(p.name), p.id",
+         WHERE p.club_id = $1 AND ($2::BIGINT IS NULL OR p.id = $2) \
+         ORDER BY p.active DESC, lower(p.name), p.id",
     )
     .bind(club_id)
+    .bind(only)
     .fetch_all(pool)
     .await
 }
@@ -386,32 +382,16 @@ pub async fn link_of(
         .await
 }
 
-/// A member says "this is me": recorded when nobody is linked to the player yet and the member
-/// is not linked to another player of the club. Whether it was recorded.
-pub async fn claim(
-    pool: &PgPool,
-    club_id: i64,
-    player_id: i64,
-    user_id: i64,
-) -> sqlx::Result<bool> {
-    Ok(sqlx::query(
-        "UPDATE players SET claimed_by = $3 WHERE club_id = $1 AND id = $2 AND user_id IS NULL \
-         AND NOT EXISTS (SELECT 1 FROM players o WHERE o.club_id = $1 AND o.user_id = $3)",
+/// Whether the player `p` (a table name or alias) has never played: never checked in, seated or
+/// in a match (a player made for a member when they joined, before anyone knew they were
+/// already on the list).
+fn unplayed(p: &str) -> String {
+    format!(
+        "(NOT EXISTS (SELECT 1 FROM checkins c WHERE c.player_id = {p}.id) \
+         AND NOT EXISTS (SELECT 1 FROM table_seats s WHERE s.player_id = {p}.id) \
+         AND NOT EXISTS (SELECT 1 FROM match_players m WHERE m.player_id = {p}.id))"
     )
-    .bind(club_id)
-    .bind(player_id)
-    .bind(user_id)
-    .execute(pool)
-    .await?
-    .rows_affected()
-        == 1)
 }
-
-/// Whether a player has never played: never checked in, seated or in a match (a player made
-/// for a member when they joined, before anyone knew they were already on the list).
-const UNPLAYED: &str = "NOT EXISTS (SELECT 1 FROM checkins c WHERE c.player_id = players.id) \
-     AND NOT EXISTS (SELECT 1 FROM table_seats s WHERE s.player_id = players.id) \
-     AND NOT EXISTS (SELECT 1 FROM match_players m WHERE m.player_id = players.id)";
 
 /// The member's linked player in the club when it has never played: (id, name).
 pub async fn unplayed_of(
@@ -420,7 +400,8 @@ pub async fn unplayed_of(
     user_id: i64,
 ) -> sqlx::Result<Option<(i64, String)>> {
     sqlx::query_as(sqlx::AssertSqlSafe(format!(
-        "SELECT id, name FROM players WHERE club_id = $1 AND user_id = $2 AND {UNPLAYED}"
+        "SELECT id, name FROM players WHERE club_id = $1 AND user_id = $2 AND {}",
+        unplayed("players")
     )))
     .bind(club_id)
     .bind(user_id)
@@ -442,7 +423,8 @@ pub async fn settle_claim(
         sqlx::query(sqlx::AssertSqlSafe(format!(
             "UPDATE players SET user_id = NULL, active = false \
              WHERE club_id = $1 AND id <> $2 \
-             AND user_id = (SELECT claimed_by FROM players WHERE id = $2 AND club_id = $1) AND {UNPLAYED}"
+             AND user_id = (SELECT claimed_by FROM players WHERE id = $2 AND club_id = $1) AND {}",
+            unplayed("players")
         )))
         .bind(club_id)
         .bind(player_id)
