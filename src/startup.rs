@@ -39,6 +39,8 @@ impl Application {
         state.webhooks_allow_private = settings.webhooks_allow_private;
         state.set_api_limits(settings.api_rate_limit, settings.token_rate_limit);
         state.events.set_per_address(settings.streams_per_address);
+        // Streams are counted with every other instance's on the database.
+        state.events.share(state.db.clone(), uuid::Uuid::new_v4());
         state.set_cache_budget(settings.cache_mb.map_or_else(CacheBudget::default, |mb| {
             CacheBudget::of_megabytes(mb.into())
         }));
@@ -85,6 +87,8 @@ impl Application {
         tokio::spawn(domain::play::matches::run_sweeper(
             state.clone().into_inner(),
         ));
+        let heartbeat = state.clone().into_inner();
+        tokio::spawn(async move { heartbeat.events.keep_shared().await });
         let trust_proxy = settings.trust_proxy;
         let metrics_token = crate::http::metrics::MetricsToken::new(
             settings.metrics_token.as_ref().map(|t| t.expose()),

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use sqlx::PgPool;
 
 use crate::auth::Keys;
-use crate::auth::limits::Limits;
+use crate::live::limits::Limits;
 pub use crate::live::{
     AddressSlot, CacheBudget, Cached, CardCache, EVENTS_PAGE, EntryLane, Freshness, GameLog,
     GameLogs, Grants, HeldLines, Hub, MAX_STREAMS, Pushed, Served, StandingsCache, Subscription,
@@ -66,9 +66,9 @@ pub const WORKER_PASS: std::time::Duration = std::time::Duration::from_secs(2);
 impl AppState {
     pub fn new(db: PgPool, session_key: &str) -> AppState {
         AppState {
+            limits: Limits::new(Some(db.clone())),
             db,
             keys: Keys::new(session_key),
-            limits: Limits::default(),
             cards: CardCache::default(),
             standings: StandingsCache::default(),
             game_logs: GameLogs::default(),
@@ -94,7 +94,7 @@ impl AppState {
     /// The apps' API rate limits: requests a minute per address without credentials and per API
     /// token (0: none).
     pub fn set_api_limits(&mut self, per_address: u32, per_token: u32) {
-        self.limits.api = crate::auth::limits::ApiLimits::new(per_address, per_token);
+        self.limits.set_api(per_address, per_token);
     }
 
     /// The caches' memory: at most `budget` together.

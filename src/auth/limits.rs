@@ -1,5 +1,7 @@
-//! Rate limits (governor, in memory per process: a limit is protection, not data, so several
-//! processes each enforcing it is acceptable).
+//! The limits a stranger meets, as rules (each `pub const` here), and their keeping in this
+//! process's memory (governor). The service keeps them in the database, where every instance
+//! sees them (`live::limits`); this process's own count stands in while the database does not
+//! answer.
 
 use std::net::{IpAddr, Ipv6Addr};
 use std::num::NonZeroU32;
@@ -10,30 +12,31 @@ use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 /// Login attempts for one account from one address: 5 at once, then one every 12 s. Counted
 /// per (account, address), so wrong passwords sent from one address never lock the account's
 /// owner out elsewhere.
-const LOGIN_PER_ACCOUNT_AND_ADDRESS: (u32, u32) = (5, 5);
+pub const LOGIN_PER_ACCOUNT_AND_ADDRESS: (u32, u32) = (5, 5);
 /// Login attempts from one address, whatever the accounts: 20 at once, then one every 3 s.
-const LOGIN_PER_ADDRESS: (u32, u32) = (20, 20);
+pub const LOGIN_PER_ADDRESS: (u32, u32) = (20, 20);
 /// Sign-ups from one address: 10 at once (a club signing up on its first night), then one
 /// every 6 minutes.
-const SIGNUP_PER_ADDRESS: (u32, u32) = (10, 10);
+pub const SIGNUP_PER_ADDRESS: (u32, u32) = (10, 10);
 /// Password reset requests from one address: 10 at once, then 20 an hour.
-const RESET_PER_ADDRESS: (u32, u32) = (10, 20);
+pub const RESET_PER_ADDRESS: (u32, u32) = (10, 20);
 /// Password reset requests for one email, from anywhere: 3 at once, then 6 an hour (a mailbox
 /// is never flooded, whoever asks).
-const RESET_PER_EMAIL: (u32, u32) = (3, 6);
+pub const RESET_PER_EMAIL: (u32, u32) = (3, 6);
 /// Sign-up mails to one address (known or not): 3 at once, then 6 an hour.
-const SIGNUP_PER_EMAIL: (u32, u32) = (3, 6);
+pub const SIGNUP_PER_EMAIL: (u32, u32) = (3, 6);
 /// Stateless engine calls per address: 120 at once, then 20 a second.
-const ENGINE_PER_ADDRESS: (u32, u32) = (120, 1200);
+pub const ENGINE_PER_ADDRESS: (u32, u32) = (120, 1200);
 /// Wrong table codes from one address: 20 in 10 minutes, then none until the window ends. Only
 /// wrong codes count, so a club's tablets behind one address all enter theirs on a busy night.
-const TABLE_CODE_FAILURES: (u32, std::time::Duration) = (20, std::time::Duration::from_secs(600));
+pub const TABLE_CODE_FAILURES: (u32, std::time::Duration) =
+    (20, std::time::Duration::from_secs(600));
 /// Wrong passwords for one account from one address, by every request that checks one (log in,
 /// change password or email, delete the account): 5 a minute.
-const PASSWORD_FAILURES_PER_ACCOUNT: (u32, std::time::Duration) =
+pub const PASSWORD_FAILURES_PER_ACCOUNT: (u32, std::time::Duration) =
     (5, std::time::Duration::from_secs(60));
 /// Wrong passwords from one address, whatever the accounts: 20 a minute.
-const PASSWORD_FAILURES_PER_ADDRESS: (u32, std::time::Duration) =
+pub const PASSWORD_FAILURES_PER_ADDRESS: (u32, std::time::Duration) =
     (20, std::time::Duration::from_secs(60));
 
 /// The key an address is counted under: an IPv6 client by its /64 (one household or phone
@@ -130,7 +133,7 @@ pub struct Refused {
     pub retry_after_secs: u64,
 }
 
-fn refuse(what: &str, wait: std::time::Duration) -> Refused {
+pub fn refuse(what: &str, wait: std::time::Duration) -> Refused {
     let secs = wait.as_secs() + 1;
     Refused {
         detail: format!("too many {what}; try again in {secs} s"),

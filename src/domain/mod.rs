@@ -143,6 +143,12 @@ impl From<sqlx::Error> for Error {
                 "the database does not answer; try again in a moment".into(),
             );
         }
+        if crate::storage::is_collision(&e) {
+            tracing::warn!(error = %e, "two transactions met; the request is refused with 409");
+            return Error::Conflict(
+                "another change to the same thing was being saved at the same moment, so this one was not; send it again".into(),
+            );
+        }
         Error::Internal(e.into())
     }
 }

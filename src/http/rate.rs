@@ -34,7 +34,10 @@ pub async fn api_rate(
 ) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
     let allowance = if engine(req.path()) {
         let state = state_of(req.request())?;
-        crate::http::client::address(req.request()).map(|ip| state.limits.engine(ip))
+        match crate::http::client::address(req.request()) {
+            Some(ip) => Some(state.limits.engine(ip).await),
+            None => None,
+        }
     } else if counted(req.path()) {
         let state = state_of(req.request())?;
         let bearer = req
@@ -44,7 +47,7 @@ pub async fn api_rate(
             .and_then(|v| v.strip_prefix("Bearer "))
             .map(str::trim);
         match bearer {
-            Some(token) => state.limits.api.token(token),
+            Some(token) => state.limits.api_token(token).await,
             None => {
                 // A cookie lifts the limit only when it stands for someone: a live session or
                 // table code (resolved here once; the handler reuses it).
@@ -56,8 +59,10 @@ pub async fn api_rate(
                 if someone {
                     None
                 } else {
-                    crate::http::client::address(req.request())
-                        .and_then(|ip| state.limits.api.address(ip))
+                    match crate::http::client::address(req.request()) {
+                        Some(ip) => state.limits.api_address(ip).await,
+                        None => None,
+                    }
                 }
             }
         }

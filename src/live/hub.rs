@@ -45,7 +45,15 @@ pub struct Hub {
     pub poked: tokio::sync::Notify,
     /// Woken likewise for the webhook worker.
     pub outbox: tokio::sync::Notify,
+    /// Where every instance's streams are counted (the database, and this process's id in
+    /// it), once the service shares its caps.
+    shared: std::sync::OnceLock<(PgPool, uuid::Uuid)>,
 }
+
+/// A process not seen for this long holds no streams.
+pub const INSTANCE_GONE_SECS: i64 = 20;
+/// How often a process says it is alive and writes down the streams it holds.
+pub const HEARTBEAT: std::time::Duration = std::time::Duration::from_secs(5);
 
 impl Default for Hub {
     fn default() -> Self {
@@ -57,6 +65,7 @@ impl Default for Hub {
             closing: watch::channel(false).0,
             poked: tokio::sync::Notify::new(),
             outbox: tokio::sync::Notify::new(),
+            shared: std::sync::OnceLock::new(),
         }
     }
 }
@@ -79,6 +88,18 @@ enum Holder {
 pub struct AddressSlot {
     held: Arc<Mutex<HashMap<Holder, u32>>>,
     key: Holder,
+    /// Set when the slot is counted in the database too: given back there as well.
+    shared: Option<(PgPool, uuid::Uuid)>,
+}
+
+impl Holder {
+    /// How the holder is named in the database.
+    fn name(self) -> String {
+        match self {
+            Holder::Address(ip) => format!("address:{ip}"),
+            Holder::Table(t) => format!("table:{t}"),
+        }
+    }
 }
 
 impl Drop for AddressSlot {
@@ -90,6 +111,16 @@ impl Drop for AddressSlot {
                 held.remove(&self.key);
             }
         }
+        drop(held);
+        if let (Some((db, instance)), Ok(rt)) =
+            (self.shared.take(), tokio::runtime::Handle::try_current())
+        {
+            let name = self.key.name();
+            // A release that never arrives is mended by the next heartbeat.
+            rt.spawn(async move {
+                let _ = crate::storage::limits::release_stream(&db, instance, &name).await;
+            });
+        }
     }
 }
 
@@ -100,20 +131,80 @@ impl Hub {
             .store(cap.max(1), std::sync::atomic::Ordering::Relaxed);
     }
 
+    /// Counts this process's streams in `db` with every other instance's, as `instance`.
+    pub fn share(&self, db: PgPool, instance: uuid::Uuid) {
+        let _ = self.shared.set((db, instance));
+    }
+
     /// Takes one of `address`'s stream slots; `None` when it holds all it may. Streams with no
     /// known address (a unix socket) are bounded by the process's limit alone.
-    pub fn hold(&self, address: Option<IpAddr>) -> Result<Option<AddressSlot>, u32> {
+    pub async fn hold(&self, address: Option<IpAddr>) -> Result<Option<AddressSlot>, u32> {
         let Some(ip) = address else { return Ok(None) };
         let cap = self
             .per_address_cap
             .load(std::sync::atomic::Ordering::Relaxed);
-        self.take(Holder::Address(crate::auth::limits::limit_key(ip)), cap)
+        self.take_shared(Holder::Address(crate::auth::limits::limit_key(ip)), cap)
+            .await
             .map(Some)
     }
 
     /// Takes one of a table's stream slots (`PER_TABLE`), for a stream of that table's events.
-    pub fn hold_table(&self, table: i64) -> Result<AddressSlot, u32> {
-        self.take(Holder::Table(table), PER_TABLE)
+    pub async fn hold_table(&self, table: i64) -> Result<AddressSlot, u32> {
+        self.take_shared(Holder::Table(table), PER_TABLE).await
+    }
+
+    /// Takes a slot here, then in the database where every instance's are counted. When the
+    /// database does not answer within half a second, this process's count decides.
+    async fn take_shared(&self, key: Holder, cap: u32) -> Result<AddressSlot, u32> {
+        let mut slot = self.take(key, cap)?;
+        let Some((db, instance)) = self.shared.get() else {
+            return Ok(slot);
+        };
+        let asked = tokio::time::timeout(
+            std::time::Duration::from_millis(500),
+            crate::storage::limits::hold_stream(
+                db,
+                *instance,
+                &key.name(),
+                cap,
+                INSTANCE_GONE_SECS,
+            ),
+        )
+        .await;
+        match asked {
+            Ok(Ok(true)) => slot.shared = Some((db.clone(), *instance)),
+            Ok(Ok(false)) => return Err(cap),
+            Ok(Err(e)) => {
+                tracing::warn!(error = %e, "stream caps: the database did not answer; this process counts alone")
+            }
+            Err(_) => tracing::warn!(
+                "stream caps: the database took over half a second; this process counts alone"
+            ),
+        }
+        Ok(slot)
+    }
+
+    /// Says every `HEARTBEAT` that this process is alive and which streams it holds, so the
+    /// caps count them (and stop counting a process that went away); runs until the service
+    /// stops.
+    pub async fn keep_shared(&self) {
+        let Some((db, instance)) = self.shared.get() else {
+            return;
+        };
+        loop {
+            let held: Vec<(String, i32)> = {
+                let held = self.held.lock().unwrap_or_else(|e| e.into_inner());
+                held.iter()
+                    .map(|(k, n)| (k.name(), (*n).min(i32::MAX as u32) as i32))
+                    .collect()
+            };
+            if let Err(e) =
+                crate::storage::limits::heartbeat(db, *instance, INSTANCE_GONE_SECS, &held).await
+            {
+                tracing::warn!(error = %e, "stream caps: could not say this process is alive");
+            }
+            tokio::time::sleep(HEARTBEAT).await;
+        }
     }
 
     fn take(&self, key: Holder, cap: u32) -> Result<AddressSlot, u32> {
@@ -126,6 +217,7 @@ impl Hub {
         Ok(AddressSlot {
             held: self.held.clone(),
             key,
+            shared: None,
         })
     }
 
@@ -227,30 +319,37 @@ impl Hub {
 mod tests {
     use super::*;
 
-    #[test]
-    fn an_address_holds_at_most_its_cap_and_an_ended_stream_gives_its_slot_back() {
+    #[tokio::test]
+    async fn an_address_holds_at_most_its_cap_and_an_ended_stream_gives_its_slot_back() {
         let hub = Hub::default();
         hub.set_per_address(2);
         let a: IpAddr = "2001:db8:1:2::1".parse().unwrap();
         let same_64: IpAddr = "2001:db8:1:2::99".parse().unwrap();
-        let first = hub.hold(Some(a)).unwrap();
-        let _second = hub.hold(Some(same_64)).unwrap();
-        assert_eq!(hub.hold(Some(a)).err(), Some(2), "one /64 is one client");
-        assert!(hub.hold(Some("192.0.2.1".parse().unwrap())).is_ok());
+        let first = hub.hold(Some(a)).await.unwrap();
+        let _second = hub.hold(Some(same_64)).await.unwrap();
+        assert_eq!(
+            hub.hold(Some(a)).await.err(),
+            Some(2),
+            "one /64 is one client"
+        );
+        assert!(hub.hold(Some("192.0.2.1".parse().unwrap())).await.is_ok());
         assert!(
-            hub.hold(None).unwrap().is_none(),
+            hub.hold(None).await.unwrap().is_none(),
             "no address: the process cap only"
         );
         drop(first);
-        assert!(hub.hold(Some(a)).is_ok(), "the slot came back");
-        let tables: Vec<_> = (0..PER_TABLE).map(|_| hub.hold_table(7).unwrap()).collect();
-        assert_eq!(hub.hold_table(7).err(), Some(PER_TABLE));
-        assert!(hub.hold_table(8).is_ok(), "another table has its own");
+        assert!(hub.hold(Some(a)).await.is_ok(), "the slot came back");
+        let mut tables = Vec::new();
+        for _ in 0..PER_TABLE {
+            tables.push(hub.hold_table(7).await.unwrap());
+        }
+        assert_eq!(hub.hold_table(7).await.err(), Some(PER_TABLE));
+        assert!(hub.hold_table(8).await.is_ok(), "another table has its own");
         assert!(
-            hub.hold(Some("192.0.2.2".parse().unwrap())).is_ok(),
+            hub.hold(Some("192.0.2.2".parse().unwrap())).await.is_ok(),
             "tables hold no address's slots"
         );
         drop(tables);
-        assert!(hub.hold_table(7).is_ok());
+        assert!(hub.hold_table(7).await.is_ok());
     }
 }

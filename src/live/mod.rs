@@ -11,6 +11,7 @@ pub mod freshness;
 pub mod game_logs;
 pub mod grants;
 pub mod hub;
+pub mod limits;
 pub mod standings;
 
 pub use budget::CacheBudget;

@@ -5,6 +5,7 @@ pub mod cards;
 pub mod embedded;
 pub mod history;
 pub mod hosts;
+pub mod limits;
 pub mod notices;
 pub mod outbox;
 pub mod people;
@@ -50,6 +51,12 @@ pub fn is_disk_full(e: &sqlx::Error) -> bool {
         }
         _ => false,
     }
+}
+
+/// Two transactions that met and one of them was undone (a deadlock, or a serialization
+/// failure): nothing of it was stored and the same request may be sent again.
+pub fn is_collision(e: &sqlx::Error) -> bool {
+    matches!(e, sqlx::Error::Database(d) if d.code().is_some_and(|c| c == "40P01" || c == "40001"))
 }
 
 pub fn is_unavailable(e: &sqlx::Error) -> bool {

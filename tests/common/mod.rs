@@ -171,6 +171,12 @@ pub async fn another_instance(app: &TestApp, change: impl FnOnce(&mut Settings))
 }
 
 fn serve_on(db: PgPool, own: PgPool, change: impl FnOnce(&mut Settings)) -> TestApp {
+    // The service's warnings and errors go to the test's own output, which the runner shows
+    // when the test fails (a 500's cause is then in CI's log).
+    let _ = tracing_subscriber::fmt()
+        .with_test_writer()
+        .with_env_filter("warn")
+        .try_init();
     let mut settings = Settings {
         bind: "127.0.0.1:0".into(),
         data_dir: std::env::temp_dir(),

@@ -163,7 +163,7 @@ pub async fn register(state: &AppState, s: SignUp, address: Option<IpAddr>) -> R
         ));
     }
     let email = s.email.trim();
-    state.limits.signup(Some(email), address)?;
+    state.limits.signup(Some(email), address).await?;
     stored_mail::ask_signup(&state.db, email, s.display_name.trim()).await?;
     mail::wake(state);
     Ok(SignUpTold {
@@ -276,7 +276,7 @@ pub async fn finish_signup(
     // A dead link is told before anything is counted or hashed.
     let (email, _) = signup_link(state, token).await?;
     validate_password(&chosen.password)?;
-    state.limits.password_check(&email, address)?;
+    state.limits.password_check(&email, address).await?;
     let hash = password::hash_password(chosen.password).await?;
     let mut tx = state.db.begin().await?;
     let r = stored_mail::use_signup(&mut tx, &state.keys.hash(token))
@@ -301,8 +301,8 @@ pub async fn authenticate(
     address: Option<IpAddr>,
     agent: Option<&str>,
 ) -> Result<Session> {
-    state.limits.login(l.email.trim(), address)?;
-    state.limits.password_check(l.email.trim(), address)?;
+    state.limits.login(l.email.trim(), address).await?;
+    state.limits.password_check(l.email.trim(), address).await?;
     let found = users::credentials(&state.db, l.email.trim()).await?;
     let (user, hash) = match found {
         Some((u, h)) => (Some(u), Some(h)),
@@ -311,7 +311,7 @@ pub async fn authenticate(
     // An unknown email is checked against a dummy hash: it takes as long as a wrong password.
     let ok = password::verify_password(l.password, hash).await?;
     let Some(user) = user.filter(|_| ok) else {
-        state.limits.password_failed(l.email.trim(), address);
+        state.limits.password_failed(l.email.trim(), address).await;
         return Err(Error::Unauthorized("wrong email or password".into()));
     };
     start_session(state, user, agent).await
@@ -373,7 +373,7 @@ pub async fn ask_reset(
 ) -> Result<ResetTold> {
     validate_email(&asked.email)?;
     let email = asked.email.trim();
-    state.limits.password_reset(email, address)?;
+    state.limits.password_reset(email, address).await?;
     stored_mail::ask_reset(&state.db, email).await?;
     mail::wake(state);
     Ok(reset_told())

@@ -426,7 +426,7 @@ pub async fn join_new(
     // A dead link is told before anything else is counted or computed.
     let view = show(state, token).await?;
     let choice = choice_of(&view, joining.player, joining.plays)?;
-    state.limits.signup(None, address)?;
+    state.limits.signup(None, address).await?;
     let signing = SignUp {
         email: view.email.clone(),
         display_name: joining.display_name,
@@ -434,7 +434,7 @@ pub async fn join_new(
     };
     accounts::validate_signup(&signing)?;
     accounts::validate_password(&joining.password)?;
-    state.limits.password_check(&view.email, address)?;
+    state.limits.password_check(&view.email, address).await?;
     let hash = password::hash_password(joining.password).await?;
     let mut tx = state.db.begin().await?;
     let user = users::create_in(

@@ -199,14 +199,14 @@ async fn check_password(
     field: &str,
     address: Option<IpAddr>,
 ) -> Result<()> {
-    state.limits.password_check(&user.email, address)?;
+    state.limits.password_check(&user.email, address).await?;
     if given.chars().count() > 1000 {
-        state.limits.password_failed(&user.email, address);
+        state.limits.password_failed(&user.email, address).await;
         return Err(Error::invalid(field, "this is not your current password"));
     }
     let hash = users::password_hash(&state.db, user.id).await?;
     if !password::verify_password(given, hash).await? {
-        state.limits.password_failed(&user.email, address);
+        state.limits.password_failed(&user.email, address).await;
         return Err(Error::invalid(field, "this is not your current password"));
     }
     Ok(())
@@ -291,7 +291,7 @@ pub async fn change_email(
             "this is your account's address already",
         ));
     }
-    state.limits.password_reset(&email, None)?;
+    state.limits.password_reset(&email, None).await?;
     check_password(state, &user, c.password, "password", address).await?;
     let told = EmailTold {
         message: format!(

@@ -85,7 +85,7 @@ pub async fn opened(
 
 /// What a code grants, if it is live; wrong codes count against the address's limit.
 pub async fn enter(state: &AppState, code: &str, address: Option<IpAddr>) -> Result<CodeGrant> {
-    state.limits.table_code(address)?;
+    state.limits.table_code(address).await?;
     let refused = || {
         Error::invalid(
             "code",
@@ -94,13 +94,13 @@ pub async fn enter(state: &AppState, code: &str, address: Option<IpAddr>) -> Res
     };
     let code = normalize(code);
     if code.len() != LENGTH {
-        state.limits.table_code_failed(address);
+        state.limits.table_code_failed(address).await;
         return Err(refused());
     }
     match codes::grant(&state.db, &state.keys.hash(&code)).await? {
         Some(g) if !g.revoked && !g.night_closed => Ok(g),
         _ => {
-            state.limits.table_code_failed(address);
+            state.limits.table_code_failed(address).await;
             Err(refused())
         }
     }
@@ -146,7 +146,7 @@ pub async fn identify(state: &AppState, cookie: &str, address: Option<IpAddr>) -
     let (code, signed) = match signed_code(state, cookie) {
         Some(code) => (code, true),
         None => {
-            if state.limits.table_code(address).is_err() {
+            if state.limits.table_code(address).await.is_err() {
                 return Ok(Caller::default());
             }
             (normalize(cookie), false)
@@ -162,7 +162,7 @@ pub async fn identify(state: &AppState, cookie: &str, address: Option<IpAddr>) -
         Some(_) => Ok(Caller::default()),
         None => {
             if !signed {
-                state.limits.table_code_failed(address);
+                state.limits.table_code_failed(address).await;
             }
             Ok(Caller::default())
         }

@@ -228,14 +228,14 @@ async fn start(
         ));
     }
     let slot = match follow {
-        Follow::League => state.events.hold(address).map_err(|cap| Error::TooManyRequests {
+        Follow::League => state.events.hold(address).await.map_err(|cap| Error::TooManyRequests {
             detail: format!(
                 "this address already holds {cap} event streams open, the most one address may; close one or try again later"
             ),
             retry_after_secs: 30,
         })?,
         Follow::Table { table, .. } => {
-            Some(state.events.hold_table(table).map_err(|cap| Error::TooManyRequests {
+            Some(state.events.hold_table(table).await.map_err(|cap| Error::TooManyRequests {
                 detail: format!(
                     "table {table} already has {cap} screens following it, the most one table may; close one or try again later"
                 ),

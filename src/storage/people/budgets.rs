@@ -16,7 +16,7 @@ pub struct Window {
 
 /// Locks the account's row until the transaction ends: its budgets are checked one at a time.
 pub async fn lock_user(conn: &mut PgConnection, user_id: i64) -> sqlx::Result<()> {
-    sqlx::query("SELECT 1 FROM users WHERE id = $1 FOR UPDATE")
+    sqlx::query("SELECT 1 FROM users WHERE id = $1 FOR NO KEY UPDATE")
         .bind(user_id)
         .execute(conn)
         .await?;
@@ -25,7 +25,7 @@ pub async fn lock_user(conn: &mut PgConnection, user_id: i64) -> sqlx::Result<()
 
 /// Locks the club's row until the transaction ends.
 pub async fn lock_club(conn: &mut PgConnection, club_id: i64) -> sqlx::Result<()> {
-    sqlx::query("SELECT 1 FROM clubs WHERE id = $1 FOR UPDATE")
+    sqlx::query("SELECT 1 FROM clubs WHERE id = $1 FOR NO KEY UPDATE")
         .bind(club_id)
         .execute(conn)
         .await?;

@@ -234,7 +234,7 @@ pub async fn change_role(
     role: Option<&str>,
 ) -> sqlx::Result<RoleChange> {
     let mut tx = pool.begin().await?;
-    sqlx::query("SELECT id FROM clubs WHERE id = $1 FOR UPDATE")
+    sqlx::query("SELECT id FROM clubs WHERE id = $1 FOR NO KEY UPDATE")
         .bind(club_id)
         .execute(&mut *tx)
         .await?;

@@ -97,7 +97,7 @@ pub async fn pending(
 ) -> sqlx::Result<Option<(i64, String)>> {
     sqlx::query_as(
         "SELECT id, role FROM invitations WHERE club_id = $1 AND lower(email) = lower($2) \
-         AND accepted_at IS NULL AND revoked_at IS NULL AND expires_at > now() FOR UPDATE",
+         AND accepted_at IS NULL AND revoked_at IS NULL AND expires_at > now() FOR NO KEY UPDATE",
     )
     .bind(club_id)
     .bind(email)
@@ -127,7 +127,7 @@ pub async fn to_send_again(
         "SELECT i.email, i.role, i.sent_at, p.name FROM invitations i \
          LEFT JOIN players p ON p.id = i.player_id AND p.user_id IS NULL \
          WHERE i.club_id = $1 AND i.id = $2 \
-         AND i.accepted_at IS NULL AND i.revoked_at IS NULL FOR UPDATE OF i",
+         AND i.accepted_at IS NULL AND i.revoked_at IS NULL FOR NO KEY UPDATE OF i",
     )
     .bind(club_id)
     .bind(id)

@@ -84,7 +84,7 @@ async fn by_key(
 pub async fn fill_keys(tx: &mut sqlx::PgConnection, club_id: Option<i64>) -> sqlx::Result<u64> {
     let missing: Vec<(i64, i64, String)> = sqlx::query_as(
         "SELECT id, club_id, name FROM players WHERE name_key IS NULL AND ($1::BIGINT IS NULL OR club_id = $1) \
-         ORDER BY id FOR UPDATE",
+         ORDER BY id FOR NO KEY UPDATE",
     )
     .bind(club_id)
     .fetch_all(&mut *tx)

@@ -257,7 +257,7 @@ pub async fn confirm_email_change(
     let Some((user_id, email)) = change else {
         return Ok(EmailChanged::Gone);
     };
-    let old: String = sqlx::query_scalar("SELECT email FROM users WHERE id = $1 FOR UPDATE")
+    let old: String = sqlx::query_scalar("SELECT email FROM users WHERE id = $1 FOR NO KEY UPDATE")
         .bind(user_id)
         .fetch_one(&mut *tx)
         .await?;
@@ -338,7 +338,7 @@ pub async fn undo_email_change(pool: &PgPool, token_hash: &str) -> sqlx::Result<
     let Some((user_id, old)) = undo else {
         return Ok(EmailChanged::Gone);
     };
-    let was: String = sqlx::query_scalar("SELECT email FROM users WHERE id = $1 FOR UPDATE")
+    let was: String = sqlx::query_scalar("SELECT email FROM users WHERE id = $1 FOR NO KEY UPDATE")
         .bind(user_id)
         .fetch_one(&mut *tx)
         .await?;
@@ -414,7 +414,7 @@ pub async fn delete(pool: &PgPool, user_id: i64) -> sqlx::Result<Result<(), Vec<
     // The owners of the user's clubs, locked: two owners leaving at once cannot both go.
     sqlx::query(
         "SELECT 1 FROM memberships WHERE role = 'owner' AND club_id IN \
-         (SELECT club_id FROM memberships WHERE user_id = $1 AND role = 'owner') FOR UPDATE",
+         (SELECT club_id FROM memberships WHERE user_id = $1 AND role = 'owner') FOR NO KEY UPDATE",
     )
     .bind(user_id)
     .execute(&mut *tx)

@@ -62,7 +62,7 @@ pub async fn get(pool: &PgPool, id: i64) -> sqlx::Result<Option<Scheduled>> {
 /// As `get`, locked for a change in `conn`'s transaction.
 pub async fn lock(conn: &mut PgConnection, id: i64) -> sqlx::Result<Option<Scheduled>> {
     sqlx::query_as(sqlx::AssertSqlSafe(format!(
-        "SELECT {COLUMNS} FROM scheduled_nights WHERE id = $1 FOR UPDATE"
+        "SELECT {COLUMNS} FROM scheduled_nights WHERE id = $1 FOR NO KEY UPDATE"
     )))
     .bind(id)
     .fetch_optional(conn)

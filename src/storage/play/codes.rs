@@ -31,7 +31,7 @@ pub async fn grant(pool: &PgPool, hash: &str) -> sqlx::Result<Option<CodeGrant>>
 /// Revokes the night's live codes and stores new ones, `(table id, code hash)`, at once.
 pub async fn replace(pool: &PgPool, night_id: i64, codes: &[(i64, String)]) -> sqlx::Result<()> {
     let mut tx = pool.begin().await?;
-    sqlx::query("SELECT id FROM nights WHERE id = $1 FOR UPDATE")
+    sqlx::query("SELECT id FROM nights WHERE id = $1 FOR NO KEY UPDATE")
         .bind(night_id)
         .execute(&mut *tx)
         .await?;

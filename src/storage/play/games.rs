@@ -274,7 +274,7 @@ pub async fn amend(
     let mut tx = pool.begin().await?;
     let locked = totals::lock_league(&mut tx, league_id).await?;
     let before: Option<(serde_json::Value, String, i32, bool)> = sqlx::query_as(
-        "SELECT submitted, outcome, version, awaiting FROM games WHERE id = $1 AND status = 'recorded' FOR UPDATE",
+        "SELECT submitted, outcome, version, awaiting FROM games WHERE id = $1 AND status = 'recorded' FOR NO KEY UPDATE",
     )
     .bind(id)
     .fetch_optional(&mut *tx)
@@ -385,7 +385,7 @@ pub async fn void(
     let mut tx = pool.begin().await?;
     let locked = totals::lock_league(&mut tx, league_id).await?;
     let row: Option<(String, i32, serde_json::Value, String, bool)> = sqlx::query_as(
-        "SELECT status, version, submitted, outcome, awaiting FROM games WHERE id = $1 FOR UPDATE",
+        "SELECT status, version, submitted, outcome, awaiting FROM games WHERE id = $1 FOR NO KEY UPDATE",
     )
     .bind(id)
     .fetch_optional(&mut *tx)

@@ -110,7 +110,7 @@ pub async fn forming_by(pool: &PgPool, user_id: i64) -> sqlx::Result<i64> {
 
 /// Takes the league's row lock (words on its games and their counting apply one at a time).
 async fn lock_league_row(tx: &mut Transaction<'_, Postgres>, league_id: i64) -> sqlx::Result<()> {
-    sqlx::query("SELECT id FROM leagues WHERE id = $1 FOR UPDATE")
+    sqlx::query("SELECT id FROM leagues WHERE id = $1 FOR NO KEY UPDATE")
         .bind(league_id)
         .execute(&mut **tx)
         .await?;
@@ -120,7 +120,7 @@ async fn lock_league_row(tx: &mut Transaction<'_, Postgres>, league_id: i64) -> 
 /// Locks the league's row (so matches lock and nights take numbers one at a time) and the match.
 async fn lock(tx: &mut Transaction<'_, Postgres>, league_id: i64, id: i64) -> sqlx::Result<()> {
     lock_league_row(tx, league_id).await?;
-    sqlx::query("SELECT id FROM matches WHERE id = $1 FOR UPDATE")
+    sqlx::query("SELECT id FROM matches WHERE id = $1 FOR NO KEY UPDATE")
         .bind(id)
         .execute(&mut **tx)
         .await?;
@@ -191,7 +191,7 @@ pub enum Joined {
 /// Creates a match with its first players, in `tx`; locks it at once when it has four. The
 /// caller writes the mail in the same transaction.
 pub async fn create(tx: &mut Transaction<'_, Postgres>, m: &NewMatch<'_>) -> sqlx::Result<Match> {
-    sqlx::query("SELECT id FROM leagues WHERE id = $1 FOR UPDATE")
+    sqlx::query("SELECT id FROM leagues WHERE id = $1 FOR NO KEY UPDATE")
         .bind(m.league_id)
         .execute(&mut **tx)
         .await?;
@@ -566,7 +566,7 @@ async fn waiting_game(
     let row: Option<(bool, bool, Vec<i64>, i32)> = sqlx::query_as(
         "SELECT g.awaiting AND g.status = 'recorded', g.disputed_at IS NOT NULL, \
                 (SELECT array_agg(s.player_id) FROM game_scores s WHERE s.game_id = g.id), g.version \
-         FROM games g WHERE g.id = $1 FOR UPDATE",
+         FROM games g WHERE g.id = $1 FOR NO KEY UPDATE",
     )
     .bind(at.game_id)
     .fetch_optional(&mut **tx)
@@ -747,7 +747,7 @@ pub async fn count_overdue(
     let mut tx = pool.begin().await?;
     lock_league_row(&mut tx, league_id).await?;
     let due: bool = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
-        "SELECT EXISTS (SELECT 1 FROM games g, leagues l WHERE g.id = $1 AND l.id = $2 AND {OVERDUE} FOR UPDATE OF g)"
+        "SELECT EXISTS (SELECT 1 FROM games g, leagues l WHERE g.id = $1 AND l.id = $2 AND {OVERDUE} FOR NO KEY UPDATE OF g)"
     )))
     .bind(game_id)
     .bind(league_id)

@@ -30,7 +30,7 @@ pub async fn create_in(
     league_id: i64,
     date: NaiveDate,
 ) -> sqlx::Result<Night> {
-    sqlx::query("SELECT id FROM leagues WHERE id = $1 FOR UPDATE")
+    sqlx::query("SELECT id FROM leagues WHERE id = $1 FOR NO KEY UPDATE")
         .bind(league_id)
         .execute(&mut *tx)
         .await?;
@@ -67,7 +67,7 @@ pub async fn list(pool: &PgPool, league_id: i64) -> sqlx::Result<Vec<Night>> {
 pub async fn close(pool: &PgPool, league_id: i64, id: i64) -> sqlx::Result<()> {
     let mut tx = pool.begin().await?;
     // The league's lock orders this event among the league's others.
-    sqlx::query("SELECT 1 FROM leagues WHERE id = $1 FOR UPDATE")
+    sqlx::query("SELECT 1 FROM leagues WHERE id = $1 FOR NO KEY UPDATE")
         .bind(league_id)
         .execute(&mut *tx)
         .await?;
@@ -97,15 +97,16 @@ pub async fn close(pool: &PgPool, league_id: i64, id: i64) -> sqlx::Result<()> {
 /// closed: the scoring screens of its tables open again by themselves.
 pub async fn reopen(pool: &PgPool, league_id: i64, id: i64, status: &str) -> sqlx::Result<()> {
     let mut tx = pool.begin().await?;
-    sqlx::query("SELECT 1 FROM leagues WHERE id = $1 FOR UPDATE")
+    sqlx::query("SELECT 1 FROM leagues WHERE id = $1 FOR NO KEY UPDATE")
         .bind(league_id)
         .execute(&mut *tx)
         .await?;
-    let was: Option<(String, i32, NaiveDate)> =
-        sqlx::query_as("SELECT status, number, night_date FROM nights WHERE id = $1 FOR UPDATE")
-            .bind(id)
-            .fetch_optional(&mut *tx)
-            .await?;
+    let was: Option<(String, i32, NaiveDate)> = sqlx::query_as(
+        "SELECT status, number, night_date FROM nights WHERE id = $1 FOR NO KEY UPDATE",
+    )
+    .bind(id)
+    .fetch_optional(&mut *tx)
+    .await?;
     sqlx::query("UPDATE nights SET status = $2 WHERE id = $1")
         .bind(id)
         .bind(status)
@@ -218,7 +219,7 @@ pub async fn tables(pool: &PgPool, night_id: i64) -> sqlx::Result<Vec<Table>> {
 /// are recorded at the night's tables.
 pub async fn lock_tables(pool: &PgPool, night_id: i64, tables: &[Vec<i64>]) -> sqlx::Result<bool> {
     let mut tx = pool.begin().await?;
-    sqlx::query("SELECT id FROM nights WHERE id = $1 FOR UPDATE")
+    sqlx::query("SELECT id FROM nights WHERE id = $1 FOR NO KEY UPDATE")
         .bind(night_id)
         .execute(&mut *tx)
         .await?;
@@ -300,7 +301,7 @@ pub async fn add_seat(
     player: i64,
 ) -> sqlx::Result<AddSeat> {
     let mut tx = pool.begin().await?;
-    sqlx::query("SELECT id FROM nights WHERE id = $1 FOR UPDATE")
+    sqlx::query("SELECT id FROM nights WHERE id = $1 FOR NO KEY UPDATE")
         .bind(night_id)
         .execute(&mut *tx)
         .await?;
@@ -349,7 +350,7 @@ pub async fn reseat(
     tables: &[Vec<i64>],
 ) -> sqlx::Result<Option<Vec<i32>>> {
     let mut tx = pool.begin().await?;
-    sqlx::query("SELECT id FROM nights WHERE id = $1 FOR UPDATE")
+    sqlx::query("SELECT id FROM nights WHERE id = $1 FOR NO KEY UPDATE")
         .bind(night_id)
         .execute(&mut *tx)
         .await?;

@@ -148,7 +148,7 @@ async fn name_taken(
     name: &str,
     except: Option<i64>,
 ) -> sqlx::Result<Option<(i64, String)>> {
-    sqlx::query("SELECT 1 FROM clubs WHERE id = $1 FOR UPDATE")
+    sqlx::query("SELECT 1 FROM clubs WHERE id = $1 FOR NO KEY UPDATE")
         .bind(club_id)
         .execute(&mut *tx)
         .await?;
@@ -233,7 +233,7 @@ pub async fn create_next(
         return Ok(Saved::NameTaken { id, name });
     }
     let taken: Option<(Option<i64>,)> =
-        sqlx::query_as("SELECT next_id FROM leagues WHERE id = $1 FOR UPDATE")
+        sqlx::query_as("SELECT next_id FROM leagues WHERE id = $1 FOR NO KEY UPDATE")
             .bind(previous)
             .fetch_optional(&mut *tx)
             .await?;

@@ -1,0 +1,527 @@
+//! The limits a stranger meets, kept in the database so that every instance serving it counts
+//! the same requests (`storage::limits`): two instances at 60 a minute answer 60 a minute
+//! between them, not 120. The rules are `auth::limits`'s.
+//!
+//! A busy caller's requests are taken from the database a few at a time (a lease good for half
+//! a second, at most a sixteenth of its allowance), so a read costs a round trip only now and
+//! then; a lease's requests left unused when it runs out are lost, never given twice, so a
+//! caller is never let through more than its limit. While the database does not answer (or
+//! takes over half a second), this process's own count decides, as it did before limits were
+//! shared, and the database is asked again after five seconds.
+
+use std::collections::HashMap;
+use std::net::IpAddr;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use sha2::{Digest, Sha256};
+use sqlx::PgPool;
+
+use crate::auth::limits::{self as rules, Allowance, Refused, limit_key, refuse};
+use crate::storage::limits as store;
+
+/// The most requests one process takes ahead for a busy caller.
+const MOST_AHEAD: u32 = 256;
+/// How long requests taken ahead stay good.
+const LEASE_FOR: Duration = Duration::from_millis(500);
+/// How long a limit waits for the database before this process's own count decides.
+const ASK_FOR: Duration = Duration::from_millis(500);
+/// How long the database is left alone after it did not answer a limit.
+const DOWN_FOR: Duration = Duration::from_secs(5);
+
+/// A rate: `burst` at once, then one more every `step_us` microseconds.
+#[derive(Debug, Clone, Copy)]
+struct Rate {
+    burst: u32,
+    step_us: i64,
+}
+
+impl Rate {
+    fn per_minute((burst, n): (u32, u32)) -> Rate {
+        Rate {
+            burst: burst.max(1),
+            step_us: 60_000_000 / i64::from(n.max(1)),
+        }
+    }
+
+    fn per_hour((burst, n): (u32, u32)) -> Rate {
+        Rate {
+            burst: burst.max(1),
+            step_us: 3_600_000_000 / i64::from(n.max(1)),
+        }
+    }
+
+    /// The most taken ahead at once: a sixteenth of the burst (one for small limits).
+    fn most_ahead(self) -> u32 {
+        (self.burst / 16).clamp(1, MOST_AHEAD)
+    }
+}
+
+/// Requests of one caller taken ahead by this process.
+struct Lease {
+    left: u32,
+    until: Instant,
+    /// How many the last take asked for.
+    ask: u32,
+    /// What the database had left after the last take.
+    remaining: u32,
+}
+
+/// What a take answered: let through or not, what remains, and when the next comes back.
+#[derive(Debug, Clone, Copy)]
+struct Answer {
+    through: bool,
+    remaining: u32,
+    wait: Duration,
+}
+
+pub struct Limits {
+    /// This process's own count: the stand-in while the database does not answer.
+    pub local: rules::Limits,
+    db: Option<PgPool>,
+    down_until: Mutex<Option<Instant>>,
+    leases: Mutex<HashMap<String, Lease>>,
+    /// The apps' limits: requests a minute per address without credentials and per API token
+    /// (0: none).
+    api: (u32, u32),
+}
+
+/// The key a caller is counted under in the database: its kind and a digest of what names it
+/// (no email or token is stored).
+fn key(kind: &str, parts: &[&str]) -> String {
+    let mut h = Sha256::new();
+    for p in parts {
+        h.update(p.as_bytes());
+        h.update([0x1f]);
+    }
+    let digest = h.finalize();
+    let hex: String = digest[..12].iter().map(|b| format!("{b:02x}")).collect();
+    format!("{kind}:{hex}")
+}
+
+fn ip_text(address: Option<IpAddr>) -> String {
+    address
+        .map(limit_key)
+        .map_or_else(String::new, |ip| ip.to_string())
+}
+
+impl Limits {
+    /// Limits kept in `db` (`None`: in this process only).
+    pub fn new(db: Option<PgPool>) -> Limits {
+        Limits {
+            local: rules::Limits::default(),
+            db,
+            down_until: Mutex::new(None),
+            leases: Mutex::new(HashMap::new()),
+            api: (0, 0),
+        }
+    }
+
+    /// The apps' API rate limits: requests a minute per address without credentials and per API
+    /// token (0: none).
+    pub fn set_api(&mut self, per_address: u32, per_token: u32) {
+        self.api = (per_address, per_token);
+        self.local.api = rules::ApiLimits::new(per_address, per_token);
+    }
+
+    /// The database, unless it failed lately.
+    fn db(&self) -> Option<&PgPool> {
+        let db = self.db.as_ref()?;
+        let mut down = self.down_until.lock().unwrap_or_else(|e| e.into_inner());
+        match *down {
+            Some(until) if Instant::now() < until => None,
+            Some(_) => {
+                *down = None;
+                Some(db)
+            }
+            None => Some(db),
+        }
+    }
+
+    fn failed(&self, e: &dyn std::fmt::Display) {
+        let mut down = self.down_until.lock().unwrap_or_else(|e| e.into_inner());
+        if down.is_none() {
+            tracing::warn!(error = %e, "limits: the database did not answer; this process counts alone for a while");
+        }
+        *down = Some(Instant::now() + DOWN_FOR);
+    }
+
+    /// Takes one request of `key` under `rate` from the database (a few ahead when `ahead`);
+    /// `None` when the database cannot say.
+    async fn take(&self, rate: Rate, key: String, ahead: bool) -> Option<Answer> {
+        let now = Instant::now();
+        let mut ask = 1;
+        if ahead {
+            let mut leases = self.leases.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(l) = leases.get_mut(&key) {
+                if l.left > 0 && now < l.until {
+                    l.left -= 1;
+                    return Some(Answer {
+                        through: true,
+                        remaining: l.left + l.remaining,
+                        wait: Duration::ZERO,
+                    });
+                }
+                // Used up in time: ask for twice as many; run out with some unused: half.
+                ask = if l.left == 0 && now < l.until {
+                    l.ask.saturating_mul(2)
+                } else {
+                    l.ask / 2
+                }
+                .clamp(1, rate.most_ahead());
+            }
+            if leases.len() > 50_000 {
+                leases.retain(|_, l| now < l.until);
+            }
+        }
+        let db = self.db()?;
+        let took = match tokio::time::timeout(
+            ASK_FOR,
+            store::take(db, &key, rate.step_us, rate.burst, ask),
+        )
+        .await
+        {
+            Ok(Ok(t)) => t,
+            Ok(Err(e)) => {
+                self.failed(&e);
+                return None;
+            }
+            Err(_) => {
+                self.failed(&"no answer within half a second");
+                return None;
+            }
+        };
+        if ahead {
+            let mut leases = self.leases.lock().unwrap_or_else(|e| e.into_inner());
+            leases.insert(
+                key,
+                Lease {
+                    left: took.granted.saturating_sub(1),
+                    until: Instant::now() + LEASE_FOR,
+                    ask,
+                    remaining: took.remaining,
+                },
+            );
+        }
+        Some(Answer {
+            through: took.granted > 0,
+            remaining: took.remaining + took.granted.saturating_sub(1),
+            wait: Duration::from_micros(took.wait_us.max(0) as u64),
+        })
+    }
+
+    /// Takes one request under `rate` for each key in turn: refused (saying what was counted)
+    /// at the first with none left. `None` when the database cannot say.
+    async fn take_all(&self, checks: Vec<(Rate, String, &str)>) -> Option<Result<(), Refused>> {
+        for (rate, key, what) in checks {
+            let a = self.take(rate, key, false).await?;
+            if !a.through {
+                return Some(Err(refuse(what, a.wait)));
+            }
+        }
+        Some(Ok(()))
+    }
+
+    /// A log in for the account `email` from `address`: attempts counted per address and per
+    /// (account, address), right or wrong.
+    pub async fn login(&self, email: &str, address: Option<IpAddr>) -> Result<(), Refused> {
+        let ip = ip_text(address);
+        let mut checks = Vec::new();
+        if address.is_some() {
+            checks.push((
+                Rate::per_minute(rules::LOGIN_PER_ADDRESS),
+                key("login-address", &[&ip]),
+                "password attempts from this address",
+            ));
+        }
+        checks.push((
+            Rate::per_minute(rules::LOGIN_PER_ACCOUNT_AND_ADDRESS),
+            key("login-account", &[&email.to_lowercase(), &ip]),
+            "password attempts for this account",
+        ));
+        match self.take_all(checks).await {
+            Some(r) => r,
+            None => self.local.login(email, address),
+        }
+    }
+
+    /// A sign-up from `address`, counted per email too when it mails `email` a link.
+    pub async fn signup(
+        &self,
+        email: Option<&str>,
+        address: Option<IpAddr>,
+    ) -> Result<(), Refused> {
+        let mut checks = Vec::new();
+        if address.is_some() {
+            checks.push((
+                Rate::per_hour(rules::SIGNUP_PER_ADDRESS),
+                key("signup-address", &[&ip_text(address)]),
+                "sign-ups from this address",
+            ));
+        }
+        if let Some(e) = email {
+            checks.push((
+                Rate::per_hour(rules::SIGNUP_PER_EMAIL),
+                key("signup-email", &[&e.trim().to_lowercase()]),
+                "sign-ups for this email",
+            ));
+        }
+        match self.take_all(checks).await {
+            Some(r) => r,
+            None => self.local.signup(email, address),
+        }
+    }
+
+    /// A password reset asked for `email` from `address`: counted per address and per email.
+    pub async fn password_reset(
+        &self,
+        email: &str,
+        address: Option<IpAddr>,
+    ) -> Result<(), Refused> {
+        let mut checks = Vec::new();
+        if address.is_some() {
+            checks.push((
+                Rate::per_hour(rules::RESET_PER_ADDRESS),
+                key("reset-address", &[&ip_text(address)]),
+                "password resets from this address",
+            ));
+        }
+        checks.push((
+            Rate::per_hour(rules::RESET_PER_EMAIL),
+            key("reset-email", &[&email.trim().to_lowercase()]),
+            "password resets for this email",
+        ));
+        match self.take_all(checks).await {
+            Some(r) => r,
+            None => self.local.password_reset(email, address),
+        }
+    }
+
+    /// Whether `key` has used up `rule`'s failures in its window; `None` when the database
+    /// cannot say.
+    async fn within(
+        &self,
+        key: &str,
+        (most, window): (u32, Duration),
+        what: &str,
+    ) -> Option<Result<(), Refused>> {
+        let db = self.db()?;
+        match tokio::time::timeout(ASK_FOR, store::failures(db, key, window.as_secs() as i64)).await
+        {
+            Ok(Ok((n, left))) if n >= most => Some(Err(refuse(
+                what,
+                Duration::from_secs(left.max(0) as u64).saturating_sub(Duration::from_secs(1)),
+            ))),
+            Ok(Ok(_)) => Some(Ok(())),
+            Ok(Err(e)) => {
+                self.failed(&e);
+                None
+            }
+            Err(_) => {
+                self.failed(&"no answer within half a second");
+                None
+            }
+        }
+    }
+
+    /// Counts a failure of `key` in `rule`'s window: whether the database took it.
+    async fn fail(&self, key: &str, (_, window): (u32, Duration)) -> bool {
+        let Some(db) = self.db() else { return false };
+        match tokio::time::timeout(ASK_FOR, store::fail(db, key, window.as_secs() as i64)).await {
+            Ok(Ok(())) => true,
+            Ok(Err(e)) => {
+                self.failed(&e);
+                false
+            }
+            Err(_) => {
+                self.failed(&"no answer within half a second");
+                false
+            }
+        }
+    }
+
+    /// Whether an address may still try table codes.
+    pub async fn table_code(&self, address: Option<IpAddr>) -> Result<(), Refused> {
+        if address.is_none() {
+            return Ok(());
+        }
+        let k = key("code-failures", &[&ip_text(address)]);
+        match self
+            .within(
+                &k,
+                rules::TABLE_CODE_FAILURES,
+                "wrong table codes from this address",
+            )
+            .await
+        {
+            Some(r) => r,
+            None => self.local.table_code(address),
+        }
+    }
+
+    /// A wrong table code from an address.
+    pub async fn table_code_failed(&self, address: Option<IpAddr>) {
+        if address.is_none() {
+            return;
+        }
+        let k = key("code-failures", &[&ip_text(address)]);
+        if !self.fail(&k, rules::TABLE_CODE_FAILURES).await {
+            self.local.table_code_failed(address);
+        }
+    }
+
+    /// Whether a password may be checked for the account `email` from `address`: refused once
+    /// wrong passwords used up the account's (from this address) or the address's failures.
+    pub async fn password_check(
+        &self,
+        email: &str,
+        address: Option<IpAddr>,
+    ) -> Result<(), Refused> {
+        let ip = ip_text(address);
+        if address.is_some() {
+            let k = key("password-address", &[&ip]);
+            match self
+                .within(
+                    &k,
+                    rules::PASSWORD_FAILURES_PER_ADDRESS,
+                    "wrong passwords from this address",
+                )
+                .await
+            {
+                Some(Ok(())) => {}
+                Some(refused) => return refused,
+                None => return self.local.password_check(email, address),
+            }
+        }
+        let k = key("password-account", &[&email.trim().to_lowercase(), &ip]);
+        match self
+            .within(
+                &k,
+                rules::PASSWORD_FAILURES_PER_ACCOUNT,
+                "wrong passwords for this account",
+            )
+            .await
+        {
+            Some(r) => r,
+            None => self.local.password_check(email, address),
+        }
+    }
+
+    /// A wrong password for the account `email` from `address`.
+    pub async fn password_failed(&self, email: &str, address: Option<IpAddr>) {
+        let ip = ip_text(address);
+        let mut kept = true;
+        if address.is_some() {
+            kept &= self
+                .fail(
+                    &key("password-address", &[&ip]),
+                    rules::PASSWORD_FAILURES_PER_ADDRESS,
+                )
+                .await;
+        }
+        kept &= self
+            .fail(
+                &key("password-account", &[&email.trim().to_lowercase(), &ip]),
+                rules::PASSWORD_FAILURES_PER_ACCOUNT,
+            )
+            .await;
+        if !kept {
+            self.local.password_failed(email, address);
+        }
+    }
+
+    /// Counts a request to the engine's endpoints from `address` (120 at once, then 20 a
+    /// second).
+    pub async fn engine(&self, address: IpAddr) -> Allowance {
+        let rate = Rate::per_minute(rules::ENGINE_PER_ADDRESS);
+        let k = key("engine", &[&ip_text(Some(address))]);
+        match self.take(rate, k, true).await {
+            Some(a) => allowance(rate, a),
+            None => self.local.engine(address),
+        }
+    }
+
+    /// Counts a request from `address` without credentials; `None` when there is no limit.
+    pub async fn api_address(&self, address: IpAddr) -> Option<Allowance> {
+        if self.api.0 == 0 {
+            return None;
+        }
+        let rate = Rate::per_minute((self.api.0, self.api.0));
+        let k = key("api-address", &[&ip_text(Some(address))]);
+        match self.take(rate, k, true).await {
+            Some(a) => Some(allowance(rate, a)),
+            None => self.local.api.address(address),
+        }
+    }
+
+    /// Counts a request with the API token `token`; `None` when there is no limit.
+    pub async fn api_token(&self, token: &str) -> Option<Allowance> {
+        if self.api.1 == 0 {
+            return None;
+        }
+        let rate = Rate::per_minute((self.api.1, self.api.1));
+        match self.take(rate, key("api-token", &[token]), true).await {
+            Some(a) => Some(allowance(rate, a)),
+            None => self.local.api.token(token),
+        }
+    }
+}
+
+/// An answer as the `RateLimit-*` headers say it: while some remains, the seconds until the
+/// whole limit is back; with none, until the next request is.
+fn allowance(rate: Rate, a: Answer) -> Allowance {
+    let step = rate.step_us as f64 / 1e6;
+    let wait = a.wait.as_secs_f64().ceil().max(1.0) as u64;
+    if !a.through {
+        return Allowance {
+            limit: rate.burst,
+            remaining: 0,
+            reset_secs: wait,
+            retry_after_secs: Some(wait),
+        };
+    }
+    let reset = if a.remaining == 0 {
+        step
+    } else {
+        f64::from(rate.burst.saturating_sub(a.remaining)) * step
+    };
+    Allowance {
+        limit: rate.burst,
+        remaining: a.remaining,
+        reset_secs: reset.ceil() as u64,
+        retry_after_secs: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_name_no_email_and_differ_by_kind_and_caller() {
+        let a = key("password-account", &["mia@example.org", "192.0.2.1"]);
+        assert!(
+            !a.contains("mia") && a.starts_with("password-account:"),
+            "{a}"
+        );
+        assert_ne!(
+            a,
+            key("password-account", &["mia@example.org", "192.0.2.2"])
+        );
+        assert_ne!(a, key("login-account", &["mia@example.org", "192.0.2.1"]));
+        // The parts are kept apart: ("ab", "c") is not ("a", "bc").
+        assert_ne!(key("k", &["ab", "c"]), key("k", &["a", "bc"]));
+    }
+
+    #[test]
+    fn a_small_limit_is_taken_one_at_a_time_a_large_one_ahead() {
+        assert_eq!(Rate::per_minute((60, 60)).most_ahead(), 3);
+        assert_eq!(Rate::per_minute((5, 5)).most_ahead(), 1);
+        assert_eq!(
+            Rate::per_minute((1_000_000, 1_000_000)).most_ahead(),
+            MOST_AHEAD
+        );
+        assert_eq!(Rate::per_minute((60, 60)).step_us, 1_000_000);
+        assert_eq!(Rate::per_hour((3, 6)).step_us, 600_000_000);
+    }
+}
