@@ -13,6 +13,11 @@ cd "$(dirname "$0")/.."
 CONCURRENCY="${CONCURRENCY:-8}"
 SECONDS_PER_RUN="${SECONDS_PER_RUN:-10}"
 ENCODING="${ENCODING:-identity}"
+# TOKEN_LIMIT=n counts every request against the bench token's limit of n a minute (kept in the
+# database, where every instance sees it): what a limit costs a read. 0 (the default): none.
+TOKEN_LIMIT="${TOKEN_LIMIT:-0}"
+# READS_ONLY=1 stops after the standings reads alone.
+READS_ONLY="${READS_ONLY:-0}"
 
 scripts/ensure-postgres.sh
 cargo build --release --quiet --bins --examples
@@ -20,7 +25,7 @@ BIN=target/release/mahjong-league
 source scripts/throwaway-service.sh
 # The load comes from one address and one token: the apps' rate limits (and the per-address cap
 # on event streams) would measure themselves.
-SERVE_FLAGS="--api-rate-limit 0 --token-rate-limit 0 --streams-per-address 4096" start_throwaway_service "$BIN" bench
+SERVE_FLAGS="--api-rate-limit 0 --token-rate-limit $TOKEN_LIMIT --streams-per-address 4096" start_throwaway_service "$BIN" bench
 
 J='Content-Type: application/json'
 BOARD_FIELDS=""
@@ -102,6 +107,7 @@ T0=$(date +%s.%N); curl -fs "$BASE$STANDINGS" -o /dev/null; T1=$(date +%s.%N)
 python3 -c "print(f'standings, first read after seeding (rebuild from 100,000 games): {($T1-$T0)*1000:.0f} ms')"
 echo "standings reads alone ($CONCURRENCY clients, $ENCODING):"
 target/release/examples/load --url "$BASE" --token "$TOKEN" --get "$STANDINGS" --seconds "$SECONDS_PER_RUN" --concurrency "$CONCURRENCY" --encoding "$ENCODING"
+if [ "$READS_ONLY" = 1 ]; then exit 0; fi
 
 # Job files "table winner", one line per game, a night at a time as a club plays them (each
 # table's 4 games, game numbers following): nights 501-512 for submissions alone, 513-525 for

@@ -133,6 +133,11 @@ pub async fn choose(hosts: &Hosts) -> anyhow::Result<PgConnectOptions> {
 /// How often the host in use is checked while the service runs.
 pub const CHECK_EVERY: Duration = Duration::from_millis(500);
 
+/// How long the check waits for a connection of the pools: a dead host refuses at once, but the
+/// pool keeps trying it until its own wait ends (2 s); a busy pool past this only costs a look
+/// at the hosts.
+const PROBE_FOR: Duration = Duration::from_millis(300);
+
 /// Follows a failover for as long as the process runs: every `CHECK_EVERY`, the host `pools`
 /// use is asked whether it still writes; when it does not answer or has become read-only, the
 /// hosts are tried again in order and the pools' new connections go to the writable one (their
@@ -146,7 +151,7 @@ pub async fn follow(hosts: Hosts, pools: Vec<PgPool>) {
         if first.is_closed() {
             return;
         }
-        let fine: Result<sqlx::Result<bool>, _> = tokio::time::timeout(TRY_FOR, async {
+        let fine: Result<sqlx::Result<bool>, _> = tokio::time::timeout(PROBE_FOR, async {
             let mut conn = first.acquire().await?;
             writable(&mut conn).await
         })

@@ -390,6 +390,8 @@ impl<'a> Hands<'a> {
 pub struct Gate {
     pub address: String,
     open: Arc<AtomicBool>,
+    /// Where it leads: a TCP address, or a Unix socket when one is given.
+    upstream: Arc<std::sync::Mutex<(String, Option<String>)>>,
     conns: Arc<std::sync::Mutex<Vec<tokio::task::JoinHandle<()>>>>,
     accept: tokio::task::JoinHandle<()>,
 }
@@ -427,14 +429,15 @@ impl Gate {
         let address = format!("http://{}", listener.local_addr().unwrap());
         let open = Arc::new(AtomicBool::new(true));
         let conns: Arc<std::sync::Mutex<Vec<tokio::task::JoinHandle<()>>>> = Arc::default();
-        let (o, cs) = (open.clone(), conns.clone());
+        let upstream = Arc::new(std::sync::Mutex::new((upstream, socket)));
+        let (o, cs, to) = (open.clone(), conns.clone(), upstream.clone());
         let accept = tokio::spawn(async move {
             while let Ok((mut inbound, _)) = listener.accept().await {
                 if !o.load(Ordering::SeqCst) {
                     drop(inbound);
                     continue;
                 }
-                let (up, socket) = (upstream.clone(), socket.clone());
+                let (up, socket) = to.lock().unwrap().clone();
                 let task = tokio::spawn(async move {
                     match socket {
                         Some(path) => {
@@ -457,8 +460,18 @@ impl Gate {
         Gate {
             address,
             open,
+            upstream,
             conns,
             accept,
+        }
+    }
+
+    /// Leads to another TCP address from now on (as a database's address switched to its
+    /// standby after a failover): the connections open through it are dropped.
+    pub fn switch_to(&self, upstream: &str) {
+        *self.upstream.lock().unwrap() = (upstream.to_string(), None);
+        for t in self.conns.lock().unwrap().drain(..) {
+            t.abort();
         }
     }
 

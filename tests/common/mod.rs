@@ -6,6 +6,7 @@
 
 pub mod smtp;
 pub mod sse;
+pub mod writing;
 
 use std::str::FromStr;
 
