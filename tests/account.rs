@@ -332,10 +332,13 @@ async fn sign_up_is_answered_alike_and_finished_through_the_mailed_link() {
                 .await
                 .unwrap();
             let status = res.status().as_u16();
+            // `password` is retiring: the answer says so.
+            let retiring = res.headers().get("deprecation").cloned();
             let body: Value = res.json().await.unwrap();
             (
                 status,
                 body["message"].as_str().unwrap_or("").replace(email, "…"),
+                retiring,
             )
         }
     };
@@ -343,6 +346,7 @@ async fn sign_up_is_answered_alike_and_finished_through_the_mailed_link() {
     let taken = ask("sam@example.org").await;
     assert_eq!(new, taken, "the same answer for a new and a taken address");
     assert_eq!(new.0, 202);
+    assert_eq!(new.2.unwrap(), "@1795737600");
 
     // Sam is told he has an account; Rose gets the link.
     let got = sink.wait_for(1).await;

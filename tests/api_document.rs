@@ -276,3 +276,61 @@ fn every_operation_has_its_own_operation_id() {
     }
     assert!(count > 90, "{count} operations");
 }
+
+/// Every field the document marks deprecated is one the service says is retiring in its answers
+/// (`Deprecation` and `Sunset` headers), and every one it says so of is marked in the document.
+#[test]
+fn every_deprecated_field_is_announced_in_its_answers() {
+    let doc = document();
+    let mut marked: Vec<(String, String)> = Vec::new();
+    for (schema, s) in doc["components"]["schemas"].as_object().unwrap() {
+        for (field, p) in s["properties"].as_object().into_iter().flatten() {
+            if p["deprecated"] == true {
+                marked.push((schema.clone(), field.clone()));
+            }
+        }
+    }
+    marked.sort();
+    let mut announced: Vec<(String, String)> = mahjong_league::api::retiring::ALL
+        .iter()
+        .map(|r| (r.schema.to_string(), r.field.to_string()))
+        .collect();
+    announced.sort();
+    assert!(!marked.is_empty());
+    assert_eq!(marked, announced);
+}
+
+/// Every list the API answers with (an object with `next`) takes `limit` and `cursor` and says
+/// it sends a `Link` header: apps page every list alike.
+#[test]
+fn every_list_takes_limit_and_cursor() {
+    let doc = document();
+    let schemas = doc["components"]["schemas"].as_object().unwrap();
+    let mut lists = 0;
+    for (path, ops) in doc["paths"].as_object().unwrap() {
+        let Some(get) = ops.get("get") else { continue };
+        let Some(reference) =
+            get["responses"]["200"]["content"]["application/json"]["schema"]["$ref"].as_str()
+        else {
+            continue;
+        };
+        let name = reference.rsplit('/').next().unwrap();
+        if schemas[name]["properties"].get("next").is_none() {
+            continue;
+        }
+        lists += 1;
+        let params: Vec<&str> = get["parameters"]
+            .as_array()
+            .map(|ps| ps.iter().filter_map(|p| p["name"].as_str()).collect())
+            .unwrap_or_default();
+        assert!(
+            params.contains(&"limit") && params.contains(&"cursor"),
+            "{path}: {params:?}"
+        );
+        assert!(
+            get["responses"]["200"]["headers"].get("Link").is_some(),
+            "{path} says it sends Link"
+        );
+    }
+    assert!(lists >= 17, "{lists} lists");
+}

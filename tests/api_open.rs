@@ -1296,3 +1296,163 @@ async fn the_api_guide_promises_hold() {
         }
     }
 }
+
+/// Every item of a list of `field`, page by page at `limit` items, following the `Link` header
+/// (which must agree with `next`).
+async fn walk(
+    app: &TestApp,
+    client: &reqwest::Client,
+    path: &str,
+    field: &str,
+    limit: usize,
+) -> Vec<Value> {
+    let sep = if path.contains('?') { '&' } else { '?' };
+    let mut url = format!("{path}{sep}limit={limit}");
+    let mut items = Vec::new();
+    loop {
+        let res = client.get(app.url(&url)).send().await.unwrap();
+        let link = header(res.headers(), LINK).map(str::to_string);
+        let page = ok_json(res).await;
+        let got = page[field].as_array().unwrap();
+        assert!(got.len() <= limit, "{url}: {} items", got.len());
+        items.extend(got.iter().cloned());
+        match page["next"].as_str() {
+            Some(next) => {
+                let link = link.expect("a Link header beside `next`");
+                let target = link.trim_start_matches('<').split('>').next().unwrap();
+                assert!(target.contains(&format!("cursor={next}")), "{link}");
+                url = target.to_string();
+            }
+            None => {
+                assert!(link.is_none(), "{url}");
+                return items;
+            }
+        }
+    }
+}
+
+/// Issue 54: every list pages as the games list does. A club's players, members, nights,
+/// seats, invitations and cards walked two at a time give each item once, in the order of the
+/// whole list; an item removed between pages does not lose the next ones; a cursor holds only
+/// for the list that gave it.
+#[tokio::test]
+async fn every_list_pages_with_a_signed_cursor_and_loses_nothing() {
+    let app = spawn_app().await;
+    let owner = club_owner(&app, "pages", "owner@example.org").await;
+    let t = one_table(&app, &owner, "pages", &["Ann", "Bea", "Cy", "Di"]).await;
+    for name in ["Eve", "Flo", "Gus"] {
+        ok_json(
+            owner
+                .post(app.url("/api/v1/clubs/pages/players"))
+                .json(&json!({"name": name}))
+                .send()
+                .await
+                .unwrap(),
+        )
+        .await;
+    }
+    for i in 0..5 {
+        ok_json(
+            owner
+                .put(app.url("/api/v1/clubs/pages/members"))
+                .json(&json!({"email": format!("guest{i}@example.org"), "role": "member"}))
+                .send()
+                .await
+                .unwrap(),
+        )
+        .await;
+    }
+    let lists = [
+        ("/api/v1/clubs/pages/players".to_string(), "players"),
+        ("/api/v1/clubs/pages/invitations".to_string(), "invitations"),
+        (format!("/api/v1/nights/{}/seats", t.night), "seats"),
+        ("/api/v1/cards".to_string(), "cards"),
+        (format!("/api/v1/leagues/{}/nights", t.league), "nights"),
+        ("/api/v1/clubs/pages/members".to_string(), "members"),
+    ];
+    for (path, field) in &lists {
+        let whole = ok_json(owner.get(app.url(path)).send().await.unwrap()).await;
+        assert!(whole["next"].is_null(), "{path}: whole at the default size");
+        let whole = whole[*field].as_array().unwrap().clone();
+        assert_eq!(walk(&app, &owner, path, field, 2).await, whole, "{path}");
+    }
+
+    // An invitation withdrawn after the first page, the last one that page gave: the next page
+    // starts where it stood.
+    let path = "/api/v1/clubs/pages/invitations";
+    let first = ok_json(
+        owner
+            .get(app.url(&format!("{path}?limit=2")))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    let gone = first["invitations"][1]["id"].as_i64().unwrap();
+    let res = owner
+        .delete(app.url(&format!("{path}/{gone}")))
+        .send()
+        .await
+        .unwrap();
+    assert!(res.status().is_success(), "{}", res.status());
+    let next = first["next"].as_str().unwrap();
+    let second = ok_json(
+        owner
+            .get(app.url(&format!("{path}?limit=2&cursor={next}")))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    let all = ok_json(owner.get(app.url(path)).send().await.unwrap()).await;
+    let ids = |v: &Value, f: &str| -> Vec<i64> {
+        v[f].as_array()
+            .unwrap()
+            .iter()
+            .map(|i| i["id"].as_i64().unwrap())
+            .collect()
+    };
+    let after_first: Vec<i64> = ids(&all, "invitations")
+        .into_iter()
+        .filter(|id| !ids(&first, "invitations").contains(id))
+        .take(2)
+        .collect();
+    assert_eq!(ids(&second, "invitations"), after_first);
+
+    // Another list's cursor, or an edited one: 422 naming `cursor`.
+    let players_next = ok_json(
+        owner
+            .get(app.url("/api/v1/clubs/pages/players?limit=1"))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await["next"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    for cursor in [players_next.clone(), format!("{players_next}x")] {
+        let (status, problem) = refused(
+            owner
+                .get(app.url(&format!("{path}?cursor={cursor}")))
+                .send()
+                .await
+                .unwrap(),
+        )
+        .await;
+        assert_eq!(status, 422, "{problem}");
+        assert_eq!(problem["errors"][0]["field"], "cursor", "{problem}");
+    }
+    let (status, problem) = refused(
+        owner
+            .get(app.url("/api/v1/clubs/pages/players?limit=501"))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(
+        (status, &problem["errors"][0]["field"]),
+        (422, &json!("limit"))
+    );
+}

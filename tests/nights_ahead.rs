@@ -305,15 +305,23 @@ async fn members_reply_ahead_the_seats_fill_and_check_in_starts_from_the_replies
 
     // Check-in starts from the replies: everyone coming with a seat, and Cy, who had no player,
     // gets one under her name in the same step.
-    let started = json(
-        owner
-            .post(app.url(&format!("/api/v1/scheduled-nights/{id}/start")))
-            .send()
-            .await
-            .unwrap(),
-        201,
-    )
-    .await;
+    let res = owner
+        .post(app.url(&format!("/api/v1/scheduled-nights/{id}/start")))
+        .send()
+        .await
+        .unwrap();
+    // `without_player` is retiring: the answer says since when and until when it is there.
+    assert_eq!(res.headers()["deprecation"], "@1795737600");
+    assert_eq!(res.headers()["sunset"], "Tue, 01 Jun 2027 00:00:00 GMT");
+    assert!(
+        res.headers()["link"]
+            .to_str()
+            .unwrap()
+            .contains("rel=\"deprecation\""),
+        "{:?}",
+        res.headers()
+    );
+    let started = json(res, 201).await;
     assert_eq!(started["checked_in"], 4, "{started}");
     assert_eq!(started["added"], json!(["cy@example.org"]));
     assert_eq!(started["without_player"], json!([]));

@@ -26,8 +26,13 @@ pub async fn sign_up(
     req: HttpRequest,
     body: ValidJson<SignUp>,
 ) -> Result<HttpResponse, AppError> {
+    let sent_password = body.0.password.is_some();
     let told = accounts::register(&state, body.0, peer(&req)).await?;
-    Ok(HttpResponse::Accepted().json(told))
+    let mut res = HttpResponse::Accepted().json(told);
+    if sent_password {
+        crate::api::retiring::mark(&mut res, &crate::api::retiring::SIGN_UP_PASSWORD);
+    }
+    Ok(res)
 }
 
 /// Finish signing up with the token of the mailed link, choosing the account's password: the

@@ -1,6 +1,7 @@
 //! Nights ahead: schedule a league's nights, reply coming / not coming / maybe, start check-in
 //! from the replies, cancel, and the league's iCalendar feed.
 
+use actix_web::HttpRequest;
 use actix_web::{HttpResponse, delete, get, post, put, web};
 use serde::Deserialize;
 use utoipa::{IntoParams, ToSchema};
@@ -37,17 +38,18 @@ pub async fn schedule(
 
 /// The league's scheduled nights from today on, with the replies' counts (and, for members of
 /// the club, who replied what).
-#[utoipa::path(operation_id = "list_scheduled_nights", tag = "nights", params(("league" = i64, Path, minimum = 1, example = 1)),
+#[utoipa::path(operation_id = "list_scheduled_nights", tag = "nights", params(("league" = i64, Path, minimum = 1, example = 1), crate::api::PageParams),
     responses((status = 200, body = ScheduledList), (status = 404, body = crate::error::Problem, content_type = "application/problem+json")))]
 #[get("/api/v1/leagues/{league}/schedule")]
 pub async fn list(
     state: web::Data<AppState>,
     caller: Caller,
+    req: HttpRequest,
     league: web::Path<i64>,
+    page: web::Query<crate::api::PageParams>,
 ) -> Result<HttpResponse, AppError> {
-    Ok(HttpResponse::Ok().json(ScheduledList::from(
-        ahead::list(&state, &caller, *league).await?,
-    )))
+    let items = ahead::list(&state, &caller, *league).await?;
+    ScheduledList::page(&state, &req, items, &page, |_, s| s.id)
 }
 
 /// A scheduled night.
@@ -106,7 +108,9 @@ pub async fn start(
     caller: Caller,
     id: web::Path<i64>,
 ) -> Result<HttpResponse, AppError> {
-    Ok(HttpResponse::Created().json(ahead::start(&state, &caller, *id).await?))
+    let mut res = HttpResponse::Created().json(ahead::start(&state, &caller, *id).await?);
+    crate::api::retiring::mark(&mut res, &crate::api::retiring::STARTED_WITHOUT_PLAYER);
+    Ok(res)
 }
 
 /// Cancel a scheduled night (organizers); everyone who said coming or maybe gets a mail.

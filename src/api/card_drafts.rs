@@ -2,6 +2,7 @@
 //! club's drafts saved as they are typed, pasted, tried with a hand and published; and any card
 //! the caller may read back as its card file.
 
+use actix_web::HttpRequest;
 use actix_web::{HttpResponse, delete, get, post, put, web};
 use serde::Deserialize;
 use utoipa::ToSchema;
@@ -63,15 +64,18 @@ pub async fn source(
 }
 
 /// The club's card drafts, last changed first.
-#[utoipa::path(operation_id = "list_card_drafts", tag = "cards", params(("club" = String, Path, example = "tuesday-tiles")), responses((status = 200, body = DraftList)))]
+#[utoipa::path(operation_id = "list_card_drafts", tag = "cards", params(("club" = String, Path, example = "tuesday-tiles"), crate::api::PageParams), responses((status = 200, body = DraftList)))]
 #[get("/api/v1/clubs/{club}/card-drafts")]
 pub async fn list(
     state: web::Data<AppState>,
     caller: Caller,
+    req: HttpRequest,
     club: web::Path<String>,
+    page: web::Query<crate::api::PageParams>,
 ) -> Result<HttpResponse, AppError> {
     let club = members::organized(&state, &caller, &club).await?;
-    Ok(HttpResponse::Ok().json(DraftList::from(card_drafts::list(&state, &club).await?)))
+    let items = card_drafts::list(&state, &club).await?;
+    DraftList::page(&state, &req, items, &page, |_, d| d.id)
 }
 
 /// Start a card draft (no body: a blank card): blank, from a built-in card, from one of the club's cards as next year's

@@ -11,10 +11,24 @@ use crate::error::AppError;
 crate::api::listed!(CardList, cards, CardView);
 
 /// Built-in cards and cards clubs made public.
-#[utoipa::path(tag = "cards", responses((status = 200, body = CardList)))]
+#[utoipa::path(tag = "cards", params(crate::api::PageParams), responses((status = 200, body = CardList)))]
 #[get("/api/v1/cards")]
-pub async fn list_public(state: web::Data<AppState>) -> Result<HttpResponse, AppError> {
-    Ok(HttpResponse::Ok().json(CardList::from(cards::list_public(&state).await?)))
+pub async fn list_public(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    page: web::Query<crate::api::PageParams>,
+) -> Result<HttpResponse, AppError> {
+    let items = cards::list_public(&state).await?;
+    CardList::page(&state, &req, items, &page, |_, c| card_key(&c.id))
+}
+
+/// A card's place in a list: an uploaded card's id, a built-in card's name read as a number.
+fn card_key(id: &str) -> i64 {
+    id.parse::<i64>().unwrap_or_else(|_| {
+        use sha2::Digest;
+        let d = sha2::Sha256::digest(id.as_bytes());
+        i64::from_be_bytes([0, d[0], d[1], d[2], d[3], d[4], d[5], d[6]])
+    })
 }
 
 /// One card with its lines (built-in, public, or of a club the caller reads).
@@ -44,16 +58,17 @@ pub async fn line_targets(
 }
 
 /// The club's uploaded cards, then the built-in ones.
-#[utoipa::path(tag = "cards", params(("club" = String, Path, example = "tuesday-tiles")), responses((status = 200, body = CardList)))]
+#[utoipa::path(tag = "cards", params(("club" = String, Path, example = "tuesday-tiles"), crate::api::PageParams), responses((status = 200, body = CardList)))]
 #[get("/api/v1/clubs/{club}/cards")]
 pub async fn list_for_club(
     state: web::Data<AppState>,
     caller: Caller,
+    req: HttpRequest,
     club: web::Path<String>,
+    page: web::Query<crate::api::PageParams>,
 ) -> Result<HttpResponse, AppError> {
-    Ok(HttpResponse::Ok().json(CardList::from(
-        cards::list_for_club(&state, &caller, &club).await?,
-    )))
+    let items = cards::list_for_club(&state, &caller, &club).await?;
+    CardList::page(&state, &req, items, &page, |_, c| card_key(&c.id))
 }
 
 /// Upload a card file. Invalid files get 422 with each error's line and hand.

@@ -1,5 +1,6 @@
 //! Clubs, their members and roles, and API tokens.
 
+use actix_web::HttpRequest;
 use actix_web::{HttpResponse, delete, get, patch, post, put, web};
 
 use crate::api::json::ValidJson;
@@ -59,16 +60,17 @@ pub async fn update(
 }
 
 /// Members and their roles (organizers and owners).
-#[utoipa::path(tag = "clubs", params(("club" = String, Path, example = "tuesday-tiles")), responses((status = 200, body = MemberList)))]
+#[utoipa::path(tag = "clubs", params(("club" = String, Path, example = "tuesday-tiles"), crate::api::PageParams), responses((status = 200, body = MemberList)))]
 #[get("/api/v1/clubs/{club}/members")]
 pub async fn members(
     state: web::Data<AppState>,
     caller: Caller,
+    req: HttpRequest,
     club: web::Path<String>,
+    page: web::Query<crate::api::PageParams>,
 ) -> Result<HttpResponse, AppError> {
-    Ok(HttpResponse::Ok().json(MemberList::from(
-        membership::list(&state, &caller, &club).await?,
-    )))
+    let items = membership::list(&state, &caller, &club).await?;
+    MemberList::page(&state, &req, items, &page, |_, m| m.user_id)
 }
 
 /// Change a member's role by their email, or invite anyone else. An invitation is answered 202
@@ -96,16 +98,17 @@ pub async fn set_member(
 
 /// The club's invitations not yet accepted or withdrawn, newest first (expired ones too, until
 /// the address is invited again).
-#[utoipa::path(tag = "clubs", params(("club" = String, Path, example = "tuesday-tiles")), responses((status = 200, body = InvitationList)))]
+#[utoipa::path(tag = "clubs", params(("club" = String, Path, example = "tuesday-tiles"), crate::api::PageParams), responses((status = 200, body = InvitationList)))]
 #[get("/api/v1/clubs/{club}/invitations")]
 pub async fn invitations(
     state: web::Data<AppState>,
     caller: Caller,
+    req: HttpRequest,
     club: web::Path<String>,
+    page: web::Query<crate::api::PageParams>,
 ) -> Result<HttpResponse, AppError> {
-    Ok(HttpResponse::Ok().json(InvitationList::from(
-        membership::invitations(&state, &caller, &club).await?,
-    )))
+    let items = membership::invitations(&state, &caller, &club).await?;
+    InvitationList::page(&state, &req, items, &page, |_, i| i.id)
 }
 
 /// Withdraw an invitation: its link stops working at once.
@@ -153,16 +156,17 @@ pub async fn remove_member(
 }
 
 /// The club's API tokens (never their secrets).
-#[utoipa::path(tag = "tokens", params(("club" = String, Path, example = "tuesday-tiles")), responses((status = 200, body = TokenList)))]
+#[utoipa::path(tag = "tokens", params(("club" = String, Path, example = "tuesday-tiles"), crate::api::PageParams), responses((status = 200, body = TokenList)))]
 #[get("/api/v1/clubs/{club}/tokens")]
 pub async fn list_tokens(
     state: web::Data<AppState>,
     caller: Caller,
+    req: HttpRequest,
     club: web::Path<String>,
+    page: web::Query<crate::api::PageParams>,
 ) -> Result<HttpResponse, AppError> {
-    Ok(HttpResponse::Ok().json(TokenList::from(
-        membership::tokens(&state, &caller, &club).await?,
-    )))
+    let items = membership::tokens(&state, &caller, &club).await?;
+    TokenList::page(&state, &req, items, &page, |_, t| t.id)
 }
 
 /// Create an API token (owners and organizers). The secret is in this response only.
@@ -219,7 +223,7 @@ pub async fn set_origins(
 
 /// The club's latest 50 messages (mail after its nights, …), newest first, with what became of
 /// each: sent, waiting to be tried again and why, or failed (organizers).
-#[utoipa::path(tag = "clubs", params(("club" = String, Path, example = "tuesday-tiles")),
+#[utoipa::path(tag = "clubs", params(("club" = String, Path, example = "tuesday-tiles"), crate::api::PageParams),
     responses((status = 200, body = MailList),
               (status = 401, body = crate::error::Problem, content_type = "application/problem+json"),
               (status = 403, body = crate::error::Problem, content_type = "application/problem+json"),
@@ -228,9 +232,10 @@ pub async fn set_origins(
 pub async fn mail_log(
     state: web::Data<AppState>,
     caller: Caller,
+    req: HttpRequest,
     club: web::Path<String>,
+    page: web::Query<crate::api::PageParams>,
 ) -> Result<HttpResponse, AppError> {
-    Ok(HttpResponse::Ok().json(MailList::from(
-        crate::domain::outbox::mail::club_log(&state, &caller, &club).await?,
-    )))
+    let items = crate::domain::outbox::mail::club_log(&state, &caller, &club).await?;
+    MailList::page(&state, &req, items, &page, |_, m| m.id)
 }

@@ -111,14 +111,18 @@ pub async fn void(
 }
 
 /// Every change to a game: who, when, before and after.
-#[utoipa::path(tag = "games", params(("game" = i64, Path, minimum = 1, example = 1)), responses((status = 200, body = AuditList)))]
+#[utoipa::path(tag = "games", params(("game" = i64, Path, minimum = 1, example = 1), crate::api::PageParams), responses((status = 200, body = AuditList)))]
 #[get("/api/v1/games/{game}/audit")]
 pub async fn audit(
     state: web::Data<AppState>,
     caller: Caller,
+    req: HttpRequest,
     id: web::Path<i64>,
+    page: web::Query<crate::api::PageParams>,
 ) -> Result<HttpResponse, AppError> {
-    Ok(HttpResponse::Ok().json(AuditList::from(games::audit(&state, &caller, *id).await?)))
+    let items = games::audit(&state, &caller, *id).await?;
+    // A game's changes are only ever added: an entry's place in them names it.
+    AuditList::page(&state, &req, items, &page, |i, _| i as i64)
 }
 
 #[derive(serde::Deserialize, utoipa::IntoParams)]

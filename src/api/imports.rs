@@ -1,6 +1,7 @@
 //! History in: a league's games from a `games.csv` file, and players' opening balances.
 //! Who is calling is checked before the file is read; the file may be up to 16 MiB.
 
+use actix_web::HttpRequest;
 use actix_web::{HttpResponse, get, post, put, web};
 use futures_util::StreamExt;
 
@@ -70,18 +71,19 @@ pub async fn import_games(
 
 /// The league's opening balances: points, games and wins players carried in from before the
 /// league was kept here (same access as the standings).
-#[utoipa::path(tag = "standings", params(("league" = i64, Path, minimum = 1, example = 1)),
+#[utoipa::path(tag = "standings", params(("league" = i64, Path, minimum = 1, example = 1), crate::api::PageParams),
     responses((status = 200, body = BalanceList),
               (status = 404, body = crate::error::Problem, content_type = "application/problem+json")))]
 #[get("/api/v1/leagues/{league}/opening-balances")]
 pub async fn balances(
     state: web::Data<AppState>,
     caller: Caller,
+    req: HttpRequest,
     id: web::Path<i64>,
+    page: web::Query<crate::api::PageParams>,
 ) -> Result<HttpResponse, AppError> {
-    Ok(HttpResponse::Ok().json(BalanceList::from(
-        imports::balances(&state, &caller, *id).await?,
-    )))
+    let items = imports::balances(&state, &caller, *id).await?;
+    BalanceList::page(&state, &req, items, &page, |_, b| b.player.id)
 }
 
 /// Set the league's opening balances from a CSV with the columns `player`, `points`, `games`

@@ -16,16 +16,17 @@ crate::api::listed!(LeagueList, leagues, LeagueView);
 
 /// The club's leagues: all of them for its members and tokens, its public leagues for anyone
 /// else (no login needed). A club with no league the caller may see answers 404.
-#[utoipa::path(operation_id = "list_club_leagues", tag = "leagues", params(("club" = String, Path, example = "tuesday-tiles")), responses((status = 200, body = LeagueList)))]
+#[utoipa::path(operation_id = "list_club_leagues", tag = "leagues", params(("club" = String, Path, example = "tuesday-tiles"), crate::api::PageParams), responses((status = 200, body = LeagueList)))]
 #[get("/api/v1/clubs/{club}/leagues")]
 pub async fn list(
     state: web::Data<AppState>,
     caller: Caller,
+    req: HttpRequest,
     club: web::Path<String>,
+    page: web::Query<crate::api::PageParams>,
 ) -> Result<HttpResponse, AppError> {
-    Ok(HttpResponse::Ok().json(LeagueList::from(
-        leagues::list(&state, &caller, &club).await?,
-    )))
+    let items = leagues::list(&state, &caller, &club).await?;
+    LeagueList::page(&state, &req, items, &page, |_, l| l.id)
 }
 
 /// Create a league.

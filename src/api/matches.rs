@@ -1,6 +1,7 @@
 //! Open play: matches members arrange (propose, join, leave), and the players' words on the
 //! games entered (confirm, dispute), which organizers settle.
 
+use actix_web::HttpRequest;
 use actix_web::{HttpResponse, get, post, web};
 use serde::Deserialize;
 use utoipa::{IntoParams, ToSchema};
@@ -56,18 +57,20 @@ pub async fn create(
 }
 
 /// The league's matches, soonest first: from today on (on the club's clock), or all of them.
-#[utoipa::path(operation_id = "list_matches", tag = "open play", params(("league" = i64, Path, minimum = 1, example = 1), MatchQuery),
+#[utoipa::path(operation_id = "list_matches", tag = "open play", params(("league" = i64, Path, minimum = 1, example = 1), MatchQuery, crate::api::PageParams),
     responses((status = 200, body = MatchList), (status = 404, body = crate::error::Problem, content_type = "application/problem+json"),
               (status = 409, description = "Not an open-play league", body = crate::error::Problem, content_type = "application/problem+json")))]
 #[get("/api/v1/leagues/{league}/matches")]
 pub async fn list(
     state: web::Data<AppState>,
     caller: Caller,
+    req: HttpRequest,
     league: web::Path<i64>,
     q: web::Query<MatchQuery>,
+    page: web::Query<crate::api::PageParams>,
 ) -> Result<HttpResponse, AppError> {
     let (list, _, _) = matches::list(&state, &caller, *league, q.all.unwrap_or(false)).await?;
-    Ok(HttpResponse::Ok().json(MatchList::from(list)))
+    MatchList::page(&state, &req, list, &page, |_, m| m.id)
 }
 
 /// A match.

@@ -15,6 +15,7 @@ pub mod leagues;
 pub mod matches;
 pub mod nights;
 pub mod players;
+pub mod retiring;
 pub mod standings;
 pub mod webhooks;
 
@@ -41,7 +42,80 @@ macro_rules! listed {
                 }
             }
         }
+
+        impl $name {
+            /// The page of `items` (the whole list, in its order) that `params` asks for, as a
+            /// 200 answer with `next` and its `Link` header; `key` names an item (its id).
+            pub fn page(
+                state: &crate::domain::AppState,
+                req: &actix_web::HttpRequest,
+                items: Vec<$item>,
+                params: &crate::api::PageParams,
+                key: impl Fn(usize, &$item) -> i64,
+            ) -> Result<actix_web::HttpResponse, crate::error::AppError> {
+                let (items, next) =
+                    crate::api::page_of(state, stringify!($field), req.path(), items, params, key)?;
+                Ok(crate::api::paged(req, next.as_deref()).json($name {
+                    $field: items,
+                    next,
+                }))
+            }
+        }
     };
+}
+
+/// Which page of a list: every list of the API pages alike.
+#[derive(serde::Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct PageParams {
+    /// How many items a page holds (1 to 500; 500 when not given).
+    #[param(minimum = 1, maximum = 500, example = 100)]
+    pub limit: Option<i64>,
+    /// The `next` of the previous page.
+    #[param(max_length = 200)]
+    pub cursor: Option<String>,
+}
+
+/// The page `params` asks of `items` (in the list's order): after the item the cursor names
+/// (found by its `key`; when it is gone meanwhile, from the place it held, which the item after
+/// it took), at most `limit`.
+/// The cursor is signed and names the list (`kind`, `scope`: the request's path), as the games
+/// list's does.
+pub fn page_of<T>(
+    state: &crate::domain::AppState,
+    kind: &str,
+    scope: &str,
+    mut items: Vec<T>,
+    params: &PageParams,
+    key: impl Fn(usize, &T) -> i64,
+) -> Result<(Vec<T>, Option<String>), crate::error::AppError> {
+    use crate::domain::paging;
+    let limit = paging::limit(params.limit, paging::MAX_LIMIT)? as usize;
+    let start = match params.cursor.as_deref() {
+        None => 0,
+        Some(cursor) => {
+            let at = paging::decode(&state.keys, kind, scope, cursor, 2)?;
+            items
+                .iter()
+                .enumerate()
+                .position(|(i, item)| key(i, item) == at[1])
+                .map_or(at[0] as usize, |i| i + 1)
+                .min(items.len())
+        }
+    };
+    let end = start.saturating_add(limit).min(items.len());
+    let next = (end < items.len()).then(|| {
+        let last = end - 1;
+        paging::encode(
+            &state.keys,
+            kind,
+            scope,
+            &[last as i64, key(last, &items[last])],
+        )
+    });
+    items.truncate(end);
+    items.drain(..start);
+    Ok((items, next))
 }
 pub(crate) use listed;
 use utoipa_actix_web::service_config::ServiceConfig;
@@ -420,6 +494,22 @@ const PAGED: &[&str] = &[
     "/api/v1/leagues",
     "/api/v1/leagues/{league}/games",
     "/api/v1/nights/{night}/games",
+    "/api/v1/leagues/{league}/schedule",
+    "/api/v1/clubs/{club}/card-drafts",
+    "/api/v1/cards",
+    "/api/v1/clubs/{club}/cards",
+    "/api/v1/clubs/{club}/members",
+    "/api/v1/clubs/{club}/invitations",
+    "/api/v1/clubs/{club}/tokens",
+    "/api/v1/clubs/{club}/mail",
+    "/api/v1/games/{game}/audit",
+    "/api/v1/leagues/{league}/opening-balances",
+    "/api/v1/leagues/{league}/matches",
+    "/api/v1/leagues/{league}/nights",
+    "/api/v1/nights/{night}/seats",
+    "/api/v1/clubs/{club}/players",
+    "/api/v1/clubs/{club}/webhooks",
+    "/api/v1/clubs/{club}/leagues",
 ];
 
 /// Says in the document how callers prove who they are (an API token, a session cookie, a

@@ -1,6 +1,7 @@
 //! League nights: create, check players in and out, propose seating, lock tables, close and
 //! reopen. Every change answers with the night as it is after it.
 
+use actix_web::HttpRequest;
 use actix_web::{HttpResponse, delete, get, post, put, web};
 
 use crate::api::json::ValidJson;
@@ -32,16 +33,17 @@ pub async fn create(
 }
 
 /// The league's nights.
-#[utoipa::path(operation_id = "list_nights", tag = "nights", params(("league" = i64, Path, minimum = 1, example = 1)), responses((status = 200, body = NightList)))]
+#[utoipa::path(operation_id = "list_nights", tag = "nights", params(("league" = i64, Path, minimum = 1, example = 1), crate::api::PageParams), responses((status = 200, body = NightList)))]
 #[get("/api/v1/leagues/{league}/nights")]
 pub async fn list(
     state: web::Data<AppState>,
     caller: Caller,
+    req: HttpRequest,
     league: web::Path<i64>,
+    page: web::Query<crate::api::PageParams>,
 ) -> Result<HttpResponse, AppError> {
-    Ok(HttpResponse::Ok().json(NightList::from(
-        nights::list(&state, &caller, *league).await?,
-    )))
+    let items = nights::list(&state, &caller, *league).await?;
+    NightList::page(&state, &req, items, &page, |_, n| n.id)
 }
 
 /// A night: check-ins, the proposal and the locked tables.
@@ -165,14 +167,22 @@ pub async fn timer(
 }
 
 /// Where everyone sits this round: every seated player, alphabetically, with table and seat.
-#[utoipa::path(tag = "nights", params(("night" = i64, Path, minimum = 1, example = 1)), responses((status = 200, body = SeatList)))]
+#[utoipa::path(tag = "nights", params(("night" = i64, Path, minimum = 1, example = 1), crate::api::PageParams), responses((status = 200, body = SeatList)))]
 #[get("/api/v1/nights/{night}/seats")]
 pub async fn seats(
     state: web::Data<AppState>,
     caller: Caller,
+    req: HttpRequest,
     id: web::Path<i64>,
+    page: web::Query<crate::api::PageParams>,
 ) -> Result<HttpResponse, AppError> {
-    Ok(HttpResponse::Ok().json(SeatList::from(
-        rounds::seats(&state, &caller, *id).await?.rows,
-    )))
+    let items = rounds::seats(&state, &caller, *id).await?.rows;
+    // One player a seat: a seat names its row.
+    SeatList::page(&state, &req, items, &page, |_, s| {
+        i64::from(s.table.max(0)) * 4
+            + ["E", "S", "W", "N"]
+                .iter()
+                .position(|w| *w == s.seat)
+                .unwrap_or(0) as i64
+    })
 }

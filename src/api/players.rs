@@ -1,5 +1,6 @@
 //! Players of a club.
 
+use actix_web::HttpRequest;
 use actix_web::{HttpResponse, get, patch, post, web};
 use serde::Deserialize;
 use utoipa::IntoParams;
@@ -19,17 +20,18 @@ pub struct ListQuery {
 }
 
 /// The club's players, active ones unless `all=true`.
-#[utoipa::path(operation_id = "list_players", tag = "players", params(("club" = String, Path, example = "tuesday-tiles"), ListQuery), responses((status = 200, body = PlayerList)))]
+#[utoipa::path(operation_id = "list_players", tag = "players", params(("club" = String, Path, example = "tuesday-tiles"), ListQuery, crate::api::PageParams), responses((status = 200, body = PlayerList)))]
 #[get("/api/v1/clubs/{club}/players")]
 pub async fn list(
     state: web::Data<AppState>,
     caller: Caller,
+    req: HttpRequest,
     club: web::Path<String>,
     q: web::Query<ListQuery>,
+    page: web::Query<crate::api::PageParams>,
 ) -> Result<HttpResponse, AppError> {
-    Ok(HttpResponse::Ok().json(PlayerList::from(
-        players::list(&state, &caller, &club, q.all).await?,
-    )))
+    let items = players::list(&state, &caller, &club, q.all).await?;
+    PlayerList::page(&state, &req, items, &page, |_, p| p.id)
 }
 
 /// Add a player.

@@ -1,5 +1,6 @@
 //! A club's webhooks (organizers): register, list, remove, resume, and the delivery log.
 
+use actix_web::HttpRequest;
 use actix_web::{HttpResponse, delete, get, post, web};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
@@ -35,17 +36,18 @@ pub async fn create(
 }
 
 /// The club's webhooks and how their deliveries stand (never their secrets).
-#[utoipa::path(operation_id = "list_webhooks", tag = "webhooks", params(("club" = String, Path, example = "tuesday-tiles")),
+#[utoipa::path(operation_id = "list_webhooks", tag = "webhooks", params(("club" = String, Path, example = "tuesday-tiles"), crate::api::PageParams),
     responses((status = 200, body = WebhookList)))]
 #[get("/api/v1/clubs/{club}/webhooks")]
 pub async fn list(
     state: web::Data<AppState>,
     caller: Caller,
+    req: HttpRequest,
     club: web::Path<String>,
+    page: web::Query<crate::api::PageParams>,
 ) -> Result<HttpResponse, AppError> {
-    Ok(HttpResponse::Ok().json(WebhookList::from(
-        webhooks::list(&state, &caller, &club).await?,
-    )))
+    let items = webhooks::list(&state, &caller, &club).await?;
+    WebhookList::page(&state, &req, items, &page, |_, w| w.id)
 }
 
 /// Remove a webhook: nothing more is sent to it.

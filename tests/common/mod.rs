@@ -248,11 +248,15 @@ pub async fn signed_up(app: &TestApp, email: &str) -> reqwest::Client {
         .expect("http client");
     let res = client
         .post(app.url("/api/v1/users"))
-        .json(&serde_json::json!({"email": email, "display_name": email, "password": PASSWORD}))
+        .json(&serde_json::json!({"email": email, "display_name": email}))
         .send()
         .await
         .expect("request sent");
     assert_eq!(res.status(), 202, "sign up {email}");
+    assert!(
+        !res.headers().contains_key("deprecation"),
+        "nothing retiring was used"
+    );
     let res = finish_sign_up(&app.db, &app.address, &client, email).await;
     assert_eq!(res.status(), 201, "finish signing up {email}");
     client
