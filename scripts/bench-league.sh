@@ -98,7 +98,8 @@ fi
 psql -q -v ON_ERROR_STOP=1 "$DB_URL" <<SQL
 -- Games written by hand: the service rebuilds the league's totals and ratings on the next read.
 UPDATE leagues SET revision = revision + 1, standings_stale = true WHERE id = $LEAGUE;
-ANALYZE;
+-- Vacuumed now, so autovacuum does not start on these tables in the middle of a measurement.
+VACUUM (ANALYZE);
 SQL
 echo "seeded in $(( $(date +%s) - START )) s: $(psql -At "$DB_URL" -c 'SELECT count(*) FROM games') games"
 

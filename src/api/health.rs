@@ -44,7 +44,7 @@ pub async fn healthz(state: web::Data<AppState>) -> Result<HttpResponse, AppErro
     tag = "health",
     responses(
         (status = 200, description = "Ready", body = Health),
-        (status = 503, description = "The database does not answer", body = crate::error::Problem, content_type = "application/problem+json")
+        (status = 503, description = "The database does not answer, or does not take writes (a standby)", body = crate::error::Problem, content_type = "application/problem+json")
     )
 )]
 #[get("/readyz")]
@@ -52,6 +52,9 @@ pub async fn readyz(state: web::Data<AppState>) -> Result<HttpResponse, AppError
     if domain::ready(&state).await {
         Ok(HttpResponse::Ok().json(Health { status: "ready" }))
     } else {
-        Err(Error::Unavailable("the database does not answer".into()).into())
+        Err(Error::Unavailable(
+            "the database does not answer, or does not take writes (a standby)".into(),
+        )
+        .into())
     }
 }

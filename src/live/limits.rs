@@ -11,7 +11,7 @@
 
 use std::collections::HashMap;
 use std::net::IpAddr;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use sha2::{Digest, Sha256};
@@ -65,6 +65,8 @@ struct Lease {
     ask: u32,
     /// What the database had left after the last take.
     remaining: u32,
+    /// A take of more is on its way (started when half the lease was used).
+    refilling: bool,
 }
 
 /// What a take answered: let through or not, what remains, and when the next comes back.
@@ -78,12 +80,17 @@ struct Answer {
 pub struct Limits {
     /// This process's own count: the stand-in while the database does not answer.
     pub local: rules::Limits,
-    db: Option<PgPool>,
-    down_until: Mutex<Option<Instant>>,
-    leases: Mutex<HashMap<String, Lease>>,
+    shared: Option<Arc<Shared>>,
     /// The apps' limits: requests a minute per address without credentials and per API token
     /// (0: none).
     api: (u32, u32),
+}
+
+/// What the limits keep in the database, and the leases taken from it.
+struct Shared {
+    db: PgPool,
+    down_until: Mutex<Option<Instant>>,
+    leases: Mutex<HashMap<String, Lease>>,
 }
 
 /// The key a caller is counted under in the database: its kind and a digest of what names it
@@ -110,9 +117,13 @@ impl Limits {
     pub fn new(db: Option<PgPool>) -> Limits {
         Limits {
             local: rules::Limits::default(),
-            db,
-            down_until: Mutex::new(None),
-            leases: Mutex::new(HashMap::new()),
+            shared: db.map(|db| {
+                Arc::new(Shared {
+                    db,
+                    down_until: Mutex::new(None),
+                    leases: Mutex::new(HashMap::new()),
+                })
+            }),
             api: (0, 0),
         }
     }
@@ -126,82 +137,29 @@ impl Limits {
 
     /// The database, unless it failed lately.
     fn db(&self) -> Option<&PgPool> {
-        let db = self.db.as_ref()?;
-        let mut down = self.down_until.lock().unwrap_or_else(|e| e.into_inner());
-        match *down {
-            Some(until) if Instant::now() < until => None,
-            Some(_) => {
-                *down = None;
-                Some(db)
-            }
-            None => Some(db),
-        }
+        self.shared.as_ref()?.db()
     }
 
     fn failed(&self, e: &dyn std::fmt::Display) {
-        let mut down = self.down_until.lock().unwrap_or_else(|e| e.into_inner());
-        if down.is_none() {
-            tracing::warn!(error = %e, "limits: the database did not answer; this process counts alone for a while");
+        if let Some(s) = &self.shared {
+            s.failed(e);
         }
-        *down = Some(Instant::now() + DOWN_FOR);
     }
 
     /// Takes one request of `key` under `rate` from the database (a few ahead when `ahead`);
     /// `None` when the database cannot say.
     async fn take(&self, rate: Rate, key: String, ahead: bool) -> Option<Answer> {
-        let now = Instant::now();
+        let shared = self.shared.as_ref()?;
         let mut ask = 1;
         if ahead {
-            let mut leases = self.leases.lock().unwrap_or_else(|e| e.into_inner());
-            if let Some(l) = leases.get_mut(&key) {
-                if l.left > 0 && now < l.until {
-                    l.left -= 1;
-                    return Some(Answer {
-                        through: true,
-                        remaining: l.left + l.remaining,
-                        wait: Duration::ZERO,
-                    });
-                }
-                // Used up in time: ask for twice as many; run out with some unused: half.
-                ask = if l.left == 0 && now < l.until {
-                    l.ask.saturating_mul(2)
-                } else {
-                    l.ask / 2
-                }
-                .clamp(1, rate.most_ahead());
-            }
-            if leases.len() > 50_000 {
-                leases.retain(|_, l| now < l.until);
+            match shared.from_lease(rate, &key) {
+                Ok(answer) => return Some(answer),
+                Err(next_ask) => ask = next_ask,
             }
         }
-        let db = self.db()?;
-        let took = match tokio::time::timeout(
-            ASK_FOR,
-            store::take(db, &key, rate.step_us, rate.burst, ask),
-        )
-        .await
-        {
-            Ok(Ok(t)) => t,
-            Ok(Err(e)) => {
-                self.failed(&e);
-                return None;
-            }
-            Err(_) => {
-                self.failed(&"no answer within half a second");
-                return None;
-            }
-        };
+        let took = shared.take_from_db(rate, &key, ask).await?;
         if ahead {
-            let mut leases = self.leases.lock().unwrap_or_else(|e| e.into_inner());
-            leases.insert(
-                key,
-                Lease {
-                    left: took.granted.saturating_sub(1),
-                    until: Instant::now() + LEASE_FOR,
-                    ask,
-                    remaining: took.remaining,
-                },
-            );
+            shared.lease(&key, ask, took, Instant::now());
         }
         Some(Answer {
             through: took.granted > 0,
@@ -464,6 +422,110 @@ impl Limits {
             Some(a) => Some(allowance(rate, a)),
             None => self.local.api.token(token),
         }
+    }
+}
+
+impl Shared {
+    /// The database, unless it failed lately.
+    fn db(&self) -> Option<&PgPool> {
+        let mut down = self.down_until.lock().unwrap_or_else(|e| e.into_inner());
+        match *down {
+            Some(until) if Instant::now() < until => None,
+            Some(_) => {
+                *down = None;
+                Some(&self.db)
+            }
+            None => Some(&self.db),
+        }
+    }
+
+    fn failed(&self, e: &dyn std::fmt::Display) {
+        let mut down = self.down_until.lock().unwrap_or_else(|e| e.into_inner());
+        if down.is_none() {
+            tracing::warn!(error = %e, "limits: the database did not answer; this process counts alone for a while");
+        }
+        *down = Some(Instant::now() + DOWN_FOR);
+    }
+
+    /// Takes up to `ask` requests of `key` from the database; `None` when it cannot say.
+    async fn take_from_db(&self, rate: Rate, key: &str, ask: u32) -> Option<store::Took> {
+        let db = self.db()?;
+        match tokio::time::timeout(ASK_FOR, store::take(db, key, rate.step_us, rate.burst, ask))
+            .await
+        {
+            Ok(Ok(t)) => Some(t),
+            Ok(Err(e)) => {
+                self.failed(&e);
+                None
+            }
+            Err(_) => {
+                self.failed(&"no answer within half a second");
+                None
+            }
+        }
+    }
+
+    /// One request from `key`'s lease, if it holds one still good; once half of it is used, more
+    /// is taken in the background so that a busy caller seldom waits for the database. Else how
+    /// many to take now: twice the last when it was used up in time, half when it ran out.
+    fn from_lease(self: &Arc<Self>, rate: Rate, key: &str) -> Result<Answer, u32> {
+        let now = Instant::now();
+        let mut leases = self.leases.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(l) = leases.get_mut(key) else {
+            if leases.len() > 50_000 {
+                leases.retain(|_, l| now < l.until);
+            }
+            return Err(1);
+        };
+        if l.left > 0 && now < l.until {
+            l.left -= 1;
+            let answer = Answer {
+                through: true,
+                remaining: l.left + l.remaining,
+                wait: Duration::ZERO,
+            };
+            if l.left <= l.ask / 2 && !l.refilling && rate.most_ahead() > 1 {
+                l.refilling = true;
+                let ask = l.ask.saturating_mul(2).clamp(1, rate.most_ahead());
+                let (me, key) = (self.clone(), key.to_string());
+                tokio::spawn(async move {
+                    let took = me.take_from_db(rate, &key, ask).await;
+                    let mut leases = me.leases.lock().unwrap_or_else(|e| e.into_inner());
+                    if let Some(l) = leases.get_mut(&key) {
+                        l.refilling = false;
+                        if let Some(t) = took {
+                            l.left += t.granted;
+                            l.ask = ask;
+                            l.remaining = t.remaining;
+                            l.until = Instant::now() + LEASE_FOR;
+                        }
+                    }
+                });
+            }
+            return Ok(answer);
+        }
+        Err(if l.left == 0 && now < l.until {
+            l.ask.saturating_mul(2)
+        } else {
+            l.ask / 2
+        }
+        .clamp(1, rate.most_ahead()))
+    }
+
+    /// Keeps what a take of `ask` gave beyond the request it was for.
+    fn lease(&self, key: &str, ask: u32, took: store::Took, now: Instant) {
+        let mut leases = self.leases.lock().unwrap_or_else(|e| e.into_inner());
+        let l = leases.entry(key.to_string()).or_insert(Lease {
+            left: 0,
+            until: now,
+            ask,
+            remaining: 0,
+            refilling: false,
+        });
+        l.left = took.granted.saturating_sub(1);
+        l.until = now + LEASE_FOR;
+        l.ask = ask;
+        l.remaining = took.remaining;
     }
 }
 

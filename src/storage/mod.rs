@@ -159,13 +159,16 @@ pub async fn migrate(pool: &PgPool) -> anyhow::Result<()> {
 
 /// Whether the database answers.
 pub async fn ping(pool: &PgPool) -> bool {
+    // A standby answers too, but cannot take a game: ready means writable.
     tokio::time::timeout(
         Duration::from_secs(2),
-        sqlx::query("SELECT 1").execute(pool),
+        sqlx::query_scalar::<_, bool>(
+            "SELECT NOT pg_is_in_recovery() AND current_setting('transaction_read_only') = 'off'",
+        )
+        .fetch_one(pool),
     )
     .await
-    .map(|r| r.is_ok())
-    .unwrap_or(false)
+    .is_ok_and(|r| r.unwrap_or(false))
 }
 
 /// A string that takes one of `values`, as the OpenAPI document says it (for answer fields
