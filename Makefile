@@ -1,4 +1,4 @@
-.PHONY: run test openapi bench fmt
+.PHONY: run test openapi bench bench-smoke fmt
 
 # Install what is missing, build, and serve on http://127.0.0.1:8080 with a demo club.
 run:
@@ -15,6 +15,10 @@ openapi:
 # Rules-engine benchmarks (criterion).
 bench:
 	cargo bench --bench rules
+
+# The platform benchmark at a small scale, debug build: does it still run (make test runs it).
+bench-smoke:
+	scripts/bench-smoke.sh
 
 fmt:
 	cargo fmt

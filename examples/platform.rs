@@ -11,8 +11,14 @@
 //! one scorer per table sends them. Without `--games` the readers run for `--seconds`. Prints
 //! reads, submissions (p50, p99, max) and how long after its answer each game reached the
 //! streams of its league.
+//!
+//! Clients come from many loopback addresses, as real ones come from many addresses: 32 event
+//! streams an address (the service's default cap is 64), each reader and each scorer from an
+//! address of its own. A request refused or failed in any phase stops the run with the phase
+//! (`--phase`) named and a non-zero exit.
 
 use std::collections::HashMap;
+use std::net::{IpAddr, Ipv4Addr};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -27,6 +33,7 @@ struct Args {
     seconds: u64,
     streams: usize,
     cold: bool,
+    phase: String,
 }
 
 fn args() -> Args {
@@ -34,6 +41,7 @@ fn args() -> Args {
         rate: 100.0,
         readers: 8,
         seconds: 30,
+        phase: "the run".into(),
         ..Args::default()
     };
     let mut it = std::env::args().skip(1);
@@ -51,11 +59,40 @@ fn args() -> Args {
             "--readers" => a.readers = value.parse().expect("--readers: a count"),
             "--seconds" => a.seconds = value.parse().expect("--seconds: a count"),
             "--streams" => a.streams = value.parse().expect("--streams: a count"),
+            "--phase" => a.phase = value,
             other => panic!("unknown flag {other}"),
         }
     }
     assert!(!a.urls.is_empty(), "--urls: the instances, comma-separated");
     a
+}
+
+/// Event streams opened from one address (half the service's default cap).
+const STREAMS_PER_ADDRESS: usize = 32;
+
+/// The `i`th loopback address of block `block` (127.block.x.y, y never 0 or 255).
+fn source(block: u8, i: usize) -> IpAddr {
+    IpAddr::V4(Ipv4Addr::new(
+        127,
+        block,
+        ((i / 250) % 256) as u8,
+        (1 + i % 250) as u8,
+    ))
+}
+
+/// A client whose connections come from `from`.
+fn client_from(from: IpAddr, idle: usize) -> reqwest::Client {
+    reqwest::Client::builder()
+        .local_address(from)
+        .pool_max_idle_per_host(idle)
+        .build()
+        .unwrap()
+}
+
+/// Stops the run: something was refused or failed in `phase`.
+fn fail(phase: &str, what: String) -> ! {
+    eprintln!("FAILED in {phase}: {what}");
+    std::process::exit(1);
 }
 
 /// The value below which a share `p` of the sorted `ms` lie.
@@ -131,20 +168,33 @@ async fn open_streams(
     leagues: &[i64],
     stop: Arc<AtomicBool>,
 ) -> Vec<tokio::task::JoinHandle<Vec<(i64, Instant)>>> {
-    let client = reqwest::Client::builder()
-        .pool_max_idle_per_host(0)
-        .build()
-        .unwrap();
     let mut streams = Vec::new();
+    let mut client = client_from(source(10, 0), 0);
     for n in 0..a.streams {
+        if n % STREAMS_PER_ADDRESS == 0 {
+            client = client_from(source(10, n / STREAMS_PER_ADDRESS), 0);
+        }
+        let from = source(10, n / STREAMS_PER_ADDRESS);
         let league = leagues[n % leagues.len()];
         let url = &a.urls[(n / leagues.len()) % a.urls.len()];
-        let mut res = client
+        let mut res = match client
             .get(format!("{url}/api/v1/leagues/{league}/events"))
             .send()
             .await
-            .expect("a stream opens");
-        assert!(res.status().is_success(), "stream {n}: {}", res.status());
+        {
+            Ok(res) => res,
+            Err(e) => fail(&a.phase, format!("stream {n} from {from}: {e}")),
+        };
+        if !res.status().is_success() {
+            fail(
+                &a.phase,
+                format!(
+                    "stream {n} from {from}: {} {}",
+                    res.status(),
+                    res.text().await.unwrap_or_default()
+                ),
+            );
+        }
         let stop = stop.clone();
         streams.push(tokio::spawn(async move {
             let (mut seen, mut buffer) = (Vec::new(), String::new());
@@ -176,32 +226,52 @@ async fn open_streams(
     streams
 }
 
-/// One standings read: how long it took in ms, or `None` when it failed.
-async fn read_standings(client: &reqwest::Client, url: &str) -> Option<f64> {
+/// One standings read: how long it took in ms, or what went wrong.
+async fn read_standings(client: &reqwest::Client, url: &str) -> Result<f64, String> {
     let t = Instant::now();
-    let r = client.get(url).send().await.ok()?;
+    let r = client
+        .get(url)
+        .send()
+        .await
+        .map_err(|e| format!("{url}: {e}"))?;
     if !r.status().is_success() {
-        return None;
+        return Err(format!(
+            "{url}: {} {}",
+            r.status(),
+            r.text().await.unwrap_or_default()
+        ));
     }
-    r.bytes().await.ok()?;
-    Some(t.elapsed().as_secs_f64() * 1e3)
+    r.bytes().await.map_err(|e| format!("{url}: {e}"))?;
+    Ok(t.elapsed().as_secs_f64() * 1e3)
+}
+
+/// Fails the run when any read or game was refused or failed (`first`: the first of them).
+fn none_refused(phase: &str, what: &str, errors: usize, first: &Mutex<Option<String>>) {
+    if errors > 0 {
+        let first = first.lock().unwrap().clone().unwrap_or_default();
+        fail(
+            phase,
+            format!("{errors} {what} refused or failed; the first: {first}"),
+        );
+    }
 }
 
 /// Each league read once, `readers` at a time.
 async fn cold(a: &Args, leagues: Vec<i64>) {
-    let client = reqwest::Client::new();
     let next = Arc::new(AtomicUsize::new(0));
+    let first_error: Arc<Mutex<Option<String>>> = Arc::default();
     let leagues = Arc::new(leagues);
     let errors = Arc::new(AtomicUsize::new(0));
     let start = Instant::now();
     let mut tasks = Vec::new();
-    for _ in 0..a.readers {
-        let (client, next, leagues, errors, urls) = (
-            client.clone(),
+    for r in 0..a.readers {
+        let (client, next, leagues, errors, urls, first_error) = (
+            client_from(source(20, r), 64),
             next.clone(),
             leagues.clone(),
             errors.clone(),
             a.urls.clone(),
+            first_error.clone(),
         );
         tasks.push(tokio::spawn(async move {
             let mut ms = Vec::new();
@@ -210,9 +280,10 @@ async fn cold(a: &Args, leagues: Vec<i64>) {
                 let Some(league) = leagues.get(i) else { break };
                 let url = format!("{}/api/v1/leagues/{league}/standings", urls[i % urls.len()]);
                 match read_standings(&client, &url).await {
-                    Some(took) => ms.push(took),
-                    None => {
+                    Ok(took) => ms.push(took),
+                    Err(e) => {
                         errors.fetch_add(1, Ordering::Relaxed);
+                        first_error.lock().unwrap().get_or_insert(e);
                     }
                 }
             }
@@ -228,6 +299,12 @@ async fn cold(a: &Args, leagues: Vec<i64>) {
         all,
         errors.load(Ordering::Relaxed),
         start.elapsed(),
+    );
+    none_refused(
+        &a.phase,
+        "reads",
+        errors.load(Ordering::Relaxed),
+        &first_error,
     );
 }
 
@@ -247,6 +324,18 @@ async fn main() {
     let mut playing: Vec<i64> = games.iter().map(|g| g.league).collect();
     playing.sort_unstable();
     playing.dedup();
+    // The game events the streams should see: each game once for each stream on its league
+    // (streams go to the playing leagues in turn).
+    let mut on_league = HashMap::<i64, usize>::new();
+    for n in 0..a.streams {
+        if !playing.is_empty() {
+            *on_league.entry(playing[n % playing.len()]).or_default() += 1;
+        }
+    }
+    let expected: usize = games
+        .iter()
+        .map(|g| on_league.get(&g.league).copied().unwrap_or(0))
+        .sum();
 
     let answered: Answered = Arc::default();
     let stop_streams = Arc::new(AtomicBool::new(false));
@@ -264,10 +353,7 @@ async fn main() {
         );
     }
 
-    let client = reqwest::Client::builder()
-        .pool_max_idle_per_host(a.readers.max(64))
-        .build()
-        .unwrap();
+    let first_error: Arc<Mutex<Option<String>>> = Arc::default();
     let start = Instant::now();
     let writing = Arc::new(AtomicBool::new(!games.is_empty()));
     let deadline = start + Duration::from_secs(a.seconds);
@@ -275,12 +361,13 @@ async fn main() {
     let leagues = Arc::new(leagues);
     let mut readers = Vec::new();
     for r in 0..a.readers {
-        let (client, urls, leagues, errors, writing) = (
-            client.clone(),
+        let (client, urls, leagues, errors, writing, first_error) = (
+            client_from(source(20, r), 64),
             a.urls.clone(),
             leagues.clone(),
             read_errors.clone(),
             writing.clone(),
+            first_error.clone(),
         );
         let mixed = !games.is_empty();
         readers.push(tokio::spawn(async move {
@@ -297,9 +384,10 @@ async fn main() {
                     urls[pick.below(urls.len())]
                 );
                 match read_standings(&client, &url).await {
-                    Some(took) => ms.push(took),
-                    None => {
+                    Ok(took) => ms.push(took),
+                    Err(e) => {
                         errors.fetch_add(1, Ordering::Relaxed);
+                        first_error.lock().unwrap().get_or_insert(e);
                     }
                 }
             }
@@ -316,15 +404,16 @@ async fn main() {
         // Enough scorers that a game waits for its slot, not for a scorer.
         let scorers = ((a.rate / 10.0).ceil() as usize).clamp(8, 256);
         let began = Instant::now();
-        for _ in 0..scorers {
-            let (client, urls, games, next, answered, last_done, errors) = (
-                client.clone(),
+        for s in 0..scorers {
+            let (client, urls, games, next, answered, last_done, errors, first_error) = (
+                client_from(source(30, s), 64),
                 a.urls.clone(),
                 games.clone(),
                 next.clone(),
                 answered.clone(),
                 last_done.clone(),
                 post_errors.clone(),
+                first_error.clone(),
             );
             let rate = a.rate;
             writers.push(tokio::spawn(async move {
@@ -371,13 +460,20 @@ async fn main() {
                             }
                         }
                         Ok(r) => {
-                            if errors.fetch_add(1, Ordering::Relaxed) < 3 {
-                                eprintln!("{}: {}", r.status(), r.text().await.unwrap_or_default());
-                            }
+                            errors.fetch_add(1, Ordering::Relaxed);
+                            let e = format!(
+                                "POST {url}: {} {}",
+                                r.status(),
+                                r.text().await.unwrap_or_default()
+                            );
+                            first_error.lock().unwrap().get_or_insert(e);
                         }
                         Err(e) => {
                             errors.fetch_add(1, Ordering::Relaxed);
-                            eprintln!("{e}");
+                            first_error
+                                .lock()
+                                .unwrap()
+                                .get_or_insert(format!("POST {url}: {e}"));
                         }
                     }
                     let mut done = last_done.lock().unwrap();
@@ -414,6 +510,18 @@ async fn main() {
             start.elapsed(),
         );
     }
+    none_refused(
+        &a.phase,
+        "games",
+        post_errors.load(Ordering::Relaxed),
+        &first_error,
+    );
+    none_refused(
+        &a.phase,
+        "reads",
+        read_errors.load(Ordering::Relaxed),
+        &first_error,
+    );
     if !streams.is_empty() {
         // Time for the last games to reach every stream.
         tokio::time::sleep(Duration::from_secs(2)).await;
@@ -430,10 +538,18 @@ async fn main() {
                 }
             }
         }
-        let expected = submitted * a.streams / playing.len().max(1);
         println!(
             "streams: {submitted} games answered; {seen} game events reached the streams ({expected} expected)"
         );
+        if seen < expected {
+            fail(
+                &a.phase,
+                format!(
+                    "{} game events never reached their streams",
+                    expected - seen
+                ),
+            );
+        }
         lags.sort_by(f64::total_cmp);
         println!(
             "from answer to stream: {} events timed, p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms",

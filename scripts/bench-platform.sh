@@ -13,6 +13,11 @@
 #      through every league, for the bound.
 # The seeded data directory is kept in PLATFORM_DIR when that is set (seeding takes a while:
 # a second run reuses it); otherwise everything it starts and makes it stops and removes.
+# The instances keep their default caps on event streams (64 an address): the load comes from
+# many loopback addresses, 32 streams an address and each reader and scorer from its own. The
+# apps' rate limits are off (the reads would measure the limits). A request refused in any phase
+# stops the run, naming the phase, with a non-zero exit. PROFILE=debug uses the debug build
+# (`make bench-smoke`: a small run that shows the benchmark still runs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CLUBS="${CLUBS:-2000}"
@@ -27,9 +32,14 @@ SECONDS_WARM="${SECONDS_WARM:-30}"
 ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"
 
 scripts/ensure-postgres.sh
-cargo build --release --quiet --bins --examples
-BIN="$(realpath target/release/mahjong-league)"
-LOAD=target/release/examples/platform
+PROFILE="${PROFILE:-release}"
+if [ "$PROFILE" = release ]; then
+  cargo build --release --quiet --bins --examples
+else
+  cargo build --quiet --bins --examples
+fi
+BIN="$(realpath "target/$PROFILE/mahjong-league")"
+LOAD="target/$PROFILE/examples/platform"
 KEEP="${PLATFORM_DIR:+1}"
 DIR="${PLATFORM_DIR:-$(mktemp -d /tmp/mahjong-platform.XXXXXX)}"
 mkdir -p "$DIR"
@@ -156,7 +166,7 @@ SQL
   # import does), so the measured reads start from a kept database.
   psql -At "$DB_URL" -c "SELECT id FROM leagues ORDER BY id" > "$DIR/leagues"
   T0=$(date +%s)
-  "$LOAD" --urls "${URLS[0]}" --leagues "$DIR/leagues" --cold --readers 2
+  "$LOAD" --phase "seeding: every league's first read" --urls "${URLS[0]}" --leagues "$DIR/leagues" --cold --readers 2
   echo "  (every league's totals and ratings rebuilt from its games in $(( $(date +%s) - T0 )) s)"
 fi
 stop_all
@@ -167,9 +177,9 @@ echo "database: $(psql -At "$DB_URL" -c 'SELECT count(*) FROM games') games in $
 start_instances "$INSTANCES"
 awk -v n="$INSTANCES" '{for (i = 0; i < n; i++) print}' "$DIR/leagues" > "$DIR/leagues.each"
 echo "1. every league's first read after a restart, on each of $INSTANCES instances, 4 at a time:"
-"$LOAD" --urls "$(joined)" --leagues "$DIR/leagues.each" --cold --readers 4
+"$LOAD" --phase "1. first reads" --urls "$(joined)" --leagues "$DIR/leagues.each" --cold --readers 4
 echo "2. standings of random leagues, $READERS clients over $INSTANCES instances, ${SECONDS_WARM} s:"
-"$LOAD" --urls "$(joined)" --leagues "$DIR/leagues" --readers "$READERS" --seconds "$SECONDS_WARM"
+"$LOAD" --phase "2. warm reads" --urls "$(joined)" --leagues "$DIR/leagues" --readers "$READERS" --seconds "$SECONDS_WARM"
 
 # Games for the seated nights of the PLAYING leagues: "table winner league token" in each table's
 # order; a token per club (as its scorers' app would hold).
@@ -197,7 +207,7 @@ games_for() {
 }
 games_for 1 2 > "$DIR/games.mixed"
 echo "3. mixed: $(wc -l < "$DIR/games.mixed") games from $PLAYING leagues at $RATE/s over $INSTANCES instances, $STREAMS streams on those leagues, $READERS clients reading random leagues:"
-"$LOAD" --urls "$(joined)" --leagues "$DIR/leagues" --games "$DIR/games.mixed" --rate "$RATE" --streams "$STREAMS" --readers "$READERS"
+"$LOAD" --phase "3. mixed" --urls "$(joined)" --leagues "$DIR/leagues" --games "$DIR/games.mixed" --rate "$RATE" --streams "$STREAMS" --readers "$READERS"
 echo "   memory after 1-3 (each instance):"
 peak_memory
 stop_all
@@ -205,14 +215,14 @@ stop_all
 start_instances 1
 games_for 3 6 > "$DIR/games.rest"
 head -n "${GAMES_ONE:-8000}" "$DIR/games.rest" > "$DIR/games.one"
-echo "4. one instance: $(wc -l < "$DIR/games.one") games at 400/s, 500 streams, no readers:"
-"$LOAD" --urls "$(joined)" --leagues "$DIR/leagues" --games "$DIR/games.one" --rate 400 --streams 500 --readers 0
+echo "4. one instance: $(wc -l < "$DIR/games.one") games at 400/s, ${STREAMS_ONE:-500} streams, no readers:"
+"$LOAD" --phase "4. one instance" --urls "$(joined)" --leagues "$DIR/leagues" --games "$DIR/games.one" --rate 400 --streams "${STREAMS_ONE:-500}" --readers 0
 stop_all
 
 for mb in 256 16; do
   start_instances 1 --cache-mb "$mb"
-  "$LOAD" --urls "$(joined)" --leagues "$DIR/leagues" --cold --readers 4 > /dev/null
-  "$LOAD" --urls "$(joined)" --leagues "$DIR/leagues" --readers 8 --seconds 10 | sed "s/^/   /"
+  "$LOAD" --phase "5. cache $mb MB, first reads" --urls "$(joined)" --leagues "$DIR/leagues" --cold --readers 4 > /dev/null
+  "$LOAD" --phase "5. cache $mb MB, reads" --urls "$(joined)" --leagues "$DIR/leagues" --readers 8 --seconds "${SECONDS_CACHE:-10}" | sed "s/^/   /"
   echo "5. --cache-mb $mb, every league read: $(peak_memory); caches: $(curl -fs "${URLS[0]}/metrics" | grep '^mahjong_cache_bytes' | awk '{printf "%s=%.1f MB ", $1, $2/1048576}')"
   stop_all
 done
