@@ -93,20 +93,39 @@ impl Application {
         let metrics_token = crate::http::metrics::MetricsToken::new(
             settings.metrics_token.as_ref().map(|t| t.expose()),
         );
+        // The API document, made once and served as it is by every worker (each worker holding
+        // its own copy of the document's tree cost 20 MB or more an instance).
+        let document = web::Bytes::from(
+            serde_json::to_vec(&crate::api::openapi()).context("writing the API document")?,
+        );
         let server = HttpServer::new(move || {
-            let (app, doc) = App::new()
+            let (app, _) = App::new()
                 .into_utoipa_app()
                 .openapi(<crate::api::ApiDoc as utoipa::OpenApi>::openapi())
                 .configure(crate::api::configure)
                 .split_for_parts();
-            let doc = crate::api::finish(doc);
-            // Swagger UI serves the document built from the same registrations as the app.
+            let document = document.clone();
+            // Swagger UI shows the document built from the same registrations as the app.
             app.app_data(state.clone())
                 .app_data(crate::http::security::TrustProxy(trust_proxy))
                 .app_data(metrics_token.clone())
                 .app_data(web::PayloadConfig::new(crate::api::json::BODY_LIMIT))
                 .app_data(web::PathConfig::default().error_handler(path_refused))
-                .service(SwaggerUi::new("/api/docs/{_:.*}").url("/api/openapi.json", doc))
+                .route(
+                    "/api/openapi.json",
+                    web::get().to(move || {
+                        let document = document.clone();
+                        async move {
+                            actix_web::HttpResponse::Ok()
+                                .content_type("application/json")
+                                .body(document)
+                        }
+                    }),
+                )
+                .service(
+                    SwaggerUi::new("/api/docs/{_:.*}")
+                        .config(utoipa_swagger_ui::Config::from("/api/openapi.json")),
+                )
                 .service(web::redirect("/api/docs", "/api/docs/"))
                 .route("/metrics", web::get().to(crate::http::metrics::metrics))
                 .configure(crate::pages::configure)
@@ -343,6 +362,14 @@ async fn serve(settings: Settings) -> anyhow::Result<()> {
         }
     }
     let app = Application::build(&settings, pool.clone())?;
+    // Starting leaves the heap with tens of megabytes freed (each worker registering the API's
+    // routes and their document): given back to the system once the workers have started.
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    tokio::spawn(async {
+        tokio::time::sleep(std::time::Duration::from_secs(2)).await;
+        // SAFETY: malloc_trim only returns free memory of the allocator's arenas to the system.
+        unsafe { libc::malloc_trim(0) };
+    });
     // A URL with several hosts (or that asks for a writable one): the pools follow a failover.
     if let Some(hosts) = hosts {
         let state = app.state();
