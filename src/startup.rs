@@ -18,6 +18,16 @@ use crate::error::{self, AppError};
 use crate::state::CacheBudget;
 use crate::storage::{self, embedded::EmbeddedPostgres};
 
+/// The API document as made at start (JSON).
+struct ApiDocument(web::Bytes);
+
+/// `GET /api/openapi.json`: the document, as made at start.
+async fn api_document(document: web::Data<ApiDocument>) -> actix_web::HttpResponse {
+    actix_web::HttpResponse::Ok()
+        .content_type("application/json")
+        .body(document.0.clone())
+}
+
 /// A built server, bound to its port.
 pub struct Application {
     port: u16,
@@ -95,33 +105,23 @@ impl Application {
         );
         // The API document, made once and served as it is by every worker (each worker holding
         // its own copy of the document's tree cost 20 MB or more an instance).
-        let document = web::Bytes::from(
+        let document = web::Data::new(ApiDocument(web::Bytes::from(
             serde_json::to_vec(&crate::api::openapi()).context("writing the API document")?,
-        );
+        )));
         let server = HttpServer::new(move || {
             let (app, _) = App::new()
                 .into_utoipa_app()
                 .openapi(<crate::api::ApiDoc as utoipa::OpenApi>::openapi())
                 .configure(crate::api::configure)
                 .split_for_parts();
-            let document = document.clone();
             // Swagger UI shows the document built from the same registrations as the app.
             app.app_data(state.clone())
+                .app_data(document.clone())
                 .app_data(crate::http::security::TrustProxy(trust_proxy))
                 .app_data(metrics_token.clone())
                 .app_data(web::PayloadConfig::new(crate::api::json::BODY_LIMIT))
                 .app_data(web::PathConfig::default().error_handler(path_refused))
-                .route(
-                    "/api/openapi.json",
-                    web::get().to(move || {
-                        let document = document.clone();
-                        async move {
-                            actix_web::HttpResponse::Ok()
-                                .content_type("application/json")
-                                .body(document)
-                        }
-                    }),
-                )
+                .route("/api/openapi.json", web::get().to(api_document))
                 .service(
                     SwaggerUi::new("/api/docs/{_:.*}")
                         .config(utoipa_swagger_ui::Config::from("/api/openapi.json")),
