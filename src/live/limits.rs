@@ -2,9 +2,9 @@
 //! the same requests (`storage::limits`): two instances at 60 a minute answer 60 a minute
 //! between them, not 120. The rules are `auth::limits`'s.
 //!
-//! A busy caller's requests are taken from the database a few at a time (a lease good for half
-//! a second, at most a sixteenth of its allowance), so a read costs a round trip only now and
-//! then; a lease's requests left unused when it runs out are lost, never given twice, so a
+//! A busy caller of a large limit (1,024 at once or more) has its requests taken from the
+//! database a few at a time (a lease good for half a second, at most a sixteenth of its
+//! allowance), so a read costs a round trip only now and then; a lease's requests left unused when it runs out are lost, never given twice, so a
 //! caller is never let through more than its limit. While the database does not answer (or
 //! takes over half a second), this process's own count decides, as it did before limits were
 //! shared, and the database is asked again after five seconds.
@@ -51,9 +51,15 @@ impl Rate {
         }
     }
 
-    /// The most taken ahead at once: a sixteenth of the burst (one for small limits).
+    /// The most taken ahead at once: a sixteenth of the burst, for limits of 1,024 at once or
+    /// more; a smaller limit is taken a request at a time (requests taken ahead and left unused
+    /// are lost, which a small limit would feel: the engine's 120 at once must be 120).
     fn most_ahead(self) -> u32 {
-        (self.burst / 16).clamp(1, MOST_AHEAD)
+        if self.burst < 1024 {
+            1
+        } else {
+            (self.burst / 16).min(MOST_AHEAD)
+        }
     }
 }
 
@@ -577,8 +583,9 @@ mod tests {
 
     #[test]
     fn a_small_limit_is_taken_one_at_a_time_a_large_one_ahead() {
-        assert_eq!(Rate::per_minute((60, 60)).most_ahead(), 3);
-        assert_eq!(Rate::per_minute((5, 5)).most_ahead(), 1);
+        assert_eq!(Rate::per_minute((60, 60)).most_ahead(), 1);
+        assert_eq!(Rate::per_minute((120, 1200)).most_ahead(), 1);
+        assert_eq!(Rate::per_minute((2048, 2048)).most_ahead(), 128);
         assert_eq!(
             Rate::per_minute((1_000_000, 1_000_000)).most_ahead(),
             MOST_AHEAD
