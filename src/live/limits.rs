@@ -141,17 +141,6 @@ impl Limits {
         self.local.api = rules::ApiLimits::new(per_address, per_token);
     }
 
-    /// The database, unless it failed lately.
-    fn db(&self) -> Option<&PgPool> {
-        self.shared.as_ref()?.db()
-    }
-
-    fn failed(&self, e: &dyn std::fmt::Display) {
-        if let Some(s) = &self.shared {
-            s.failed(e);
-        }
-    }
-
     /// Takes one request of `key` under `rate` from the database (a few ahead when `ahead`);
     /// `None` when the database cannot say.
     async fn take(&self, rate: Rate, key: String, ahead: bool) -> Option<Answer> {
@@ -269,39 +258,31 @@ impl Limits {
         (most, window): (u32, Duration),
         what: &str,
     ) -> Option<Result<(), Refused>> {
-        let db = self.db()?;
-        match tokio::time::timeout(ASK_FOR, store::failures(db, key, window.as_secs() as i64)).await
-        {
-            Ok(Ok((n, left))) if n >= most => Some(Err(refuse(
+        let shared = self.shared.as_ref()?;
+        let db = shared.db()?;
+        let (n, left) = shared
+            .asked(store::failures(db, key, window.as_secs() as i64))
+            .await?;
+        Some(if n >= most {
+            Err(refuse(
                 what,
                 Duration::from_secs(left.max(0) as u64).saturating_sub(Duration::from_secs(1)),
-            ))),
-            Ok(Ok(_)) => Some(Ok(())),
-            Ok(Err(e)) => {
-                self.failed(&e);
-                None
-            }
-            Err(_) => {
-                self.failed(&"no answer within half a second");
-                None
-            }
-        }
+            ))
+        } else {
+            Ok(())
+        })
     }
 
     /// Counts a failure of `key` in `rule`'s window: whether the database took it.
     async fn fail(&self, key: &str, (_, window): (u32, Duration)) -> bool {
-        let Some(db) = self.db() else { return false };
-        match tokio::time::timeout(ASK_FOR, store::fail(db, key, window.as_secs() as i64)).await {
-            Ok(Ok(())) => true,
-            Ok(Err(e)) => {
-                self.failed(&e);
-                false
-            }
-            Err(_) => {
-                self.failed(&"no answer within half a second");
-                false
-            }
-        }
+        let Some(shared) = self.shared.as_ref() else {
+            return false;
+        };
+        let Some(db) = shared.db() else { return false };
+        shared
+            .asked(store::fail(db, key, window.as_secs() as i64))
+            .await
+            .is_some()
     }
 
     /// Whether an address may still try table codes.
@@ -456,9 +437,17 @@ impl Shared {
     /// Takes up to `ask` requests of `key` from the database; `None` when it cannot say.
     async fn take_from_db(&self, rate: Rate, key: &str, ask: u32) -> Option<store::Took> {
         let db = self.db()?;
-        match tokio::time::timeout(ASK_FOR, store::take(db, key, rate.step_us, rate.burst, ask))
+        self.asked(store::take(db, key, rate.step_us, rate.burst, ask))
             .await
-        {
+    }
+
+    /// What the database answers to `query` within `ASK_FOR`; `None` (and the database left
+    /// alone for a while) when it fails or takes longer.
+    async fn asked<T>(
+        &self,
+        query: impl std::future::Future<Output = sqlx::Result<T>>,
+    ) -> Option<T> {
+        match tokio::time::timeout(ASK_FOR, query).await {
             Ok(Ok(t)) => Some(t),
             Ok(Err(e)) => {
                 self.failed(&e);
