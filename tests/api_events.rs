@@ -312,3 +312,58 @@ async fn a_game_is_the_same_object_in_the_answers_the_reads_the_lists_and_the_ev
     assert_eq!(answer["status"], "voided");
     assert_eq!(answer["winner"], t.players[2]);
 }
+
+/// Games and a closed night entered on one instance reach a stream on another: the game through
+/// the other's change notice (its league read alone), the night through the hub's sweep of every
+/// league followed there.
+#[tokio::test]
+async fn a_stream_on_another_instance_sees_every_game_and_the_night_closed() {
+    let app = spawn_app().await;
+    let other = common::another_instance(&app, |_| {}).await;
+    let owner = club_owner(&app, "club", "o@example.org").await;
+    let t = one_table(&app, &owner, "club", &["Ann", "Bea", "Cy", "Dot"]).await;
+    make_public(&app, &owner, t.league).await;
+    // A second league followed on the other instance, with no news: it sees nothing.
+    let other_owner = club_owner(&app, "quiet", "q@example.org").await;
+    let quiet = one_table(&app, &other_owner, "quiet", &["Eve", "Fay", "Gus", "Hal"]).await;
+    make_public(&app, &other_owner, quiet.league).await;
+    let anyone = reqwest::Client::new();
+    let follow = |league: i64| other.url(&format!("/api/v1/leagues/{league}/events"));
+    let mut stream = Sse::open(&anyone, &follow(t.league), None).await;
+    let mut silent = Sse::open(&anyone, &follow(quiet.league), None).await;
+    let games_url = app.url(&format!("/api/v1/tables/{}/games", t.table));
+    for n in 1..=4 {
+        let game = post(
+            &owner,
+            games_url.clone(),
+            json!({"number": n, "outcome": "mahjong", "winner": t.players[n as usize % 4], "hand": WIN, "won_by": "self_pick"}),
+        )
+        .await;
+        let e = stream
+            .next(Duration::from_secs(5))
+            .await
+            .unwrap_or_else(|| panic!("game {n} never reached the other instance's stream"));
+        assert_eq!(e.kind, "game.recorded");
+        assert_eq!(e.data["data"], game);
+        let s = stream.next(Duration::from_secs(5)).await.unwrap();
+        assert_eq!(s.kind, "standings.changed");
+    }
+    let res = owner
+        .post(app.url(&format!("/api/v1/nights/{}/close", t.night)))
+        .send()
+        .await
+        .unwrap();
+    assert!(res.status().is_success(), "{}", res.status());
+    let e = stream
+        .next(Duration::from_secs(5))
+        .await
+        .expect("the night closed on the other instance's stream");
+    assert_eq!(e.kind, "night.closed");
+    assert_eq!(e.data["data"]["night"], t.night);
+    let nothing = silent.drain(Duration::from_millis(600)).await;
+    assert!(
+        nothing.is_empty(),
+        "a league with no news got {:?}",
+        nothing.iter().map(|e| &e.kind).collect::<Vec<_>>()
+    );
+}

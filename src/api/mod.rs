@@ -257,9 +257,36 @@ fn describe_each(op: &mut utoipa::openapi::path::Operation) {
     }
 }
 
+/// Where the routes are registered: the document's builder (each route's paths and schemas
+/// collected, for the API document) or a worker's app (the routes alone: a worker building the
+/// document's tree again cost each instance 20 MB at its start).
+pub trait Routes {
+    fn service<F>(&mut self, factory: F) -> &mut Self
+    where
+        F: actix_web::dev::HttpServiceFactory + utoipa_actix_web::OpenApiFactory + 'static;
+}
+
+impl Routes for ServiceConfig<'_> {
+    fn service<F>(&mut self, factory: F) -> &mut Self
+    where
+        F: actix_web::dev::HttpServiceFactory + utoipa_actix_web::OpenApiFactory + 'static,
+    {
+        ServiceConfig::service(self, factory)
+    }
+}
+
+impl Routes for actix_web::web::ServiceConfig {
+    fn service<F>(&mut self, factory: F) -> &mut Self
+    where
+        F: actix_web::dev::HttpServiceFactory + utoipa_actix_web::OpenApiFactory + 'static,
+    {
+        actix_web::web::ServiceConfig::service(self, factory)
+    }
+}
+
 /// Registers every documented route. The router tries routes in this order, each a pattern
 /// match: the busiest (standings read, game entry) come first.
-pub fn configure(cfg: &mut ServiceConfig) {
+pub fn configure(cfg: &mut impl Routes) {
     accounts_and_engine(cfg);
     clubs_and_people(cfg);
     cards_and_matches(cfg);
@@ -267,7 +294,7 @@ pub fn configure(cfg: &mut ServiceConfig) {
 }
 
 /// The standings and game entry first (the busiest), health, the engine, accounts.
-fn accounts_and_engine(cfg: &mut ServiceConfig) {
+fn accounts_and_engine(cfg: &mut impl Routes) {
     cfg.service(standings::show)
         .service(games::create)
         .service(health::healthz)
@@ -298,7 +325,7 @@ fn accounts_and_engine(cfg: &mut ServiceConfig) {
 }
 
 /// Nights ahead, clubs with their members, tokens and mail, players.
-fn clubs_and_people(cfg: &mut ServiceConfig) {
+fn clubs_and_people(cfg: &mut impl Routes) {
     cfg.service(ahead::schedule)
         .service(ahead::list)
         .service(ahead::show)
@@ -330,7 +357,7 @@ fn clubs_and_people(cfg: &mut ServiceConfig) {
 }
 
 /// Cards, the card editor, open play's matches.
-fn cards_and_matches(cfg: &mut ServiceConfig) {
+fn cards_and_matches(cfg: &mut impl Routes) {
     cfg.service(cards::list_public)
         .service(cards::show)
         .service(cards::line_targets)
@@ -361,7 +388,7 @@ fn cards_and_matches(cfg: &mut ServiceConfig) {
 }
 
 /// Leagues, nights, games with their feeds and webhooks, exports and imports.
-fn leagues_and_play(cfg: &mut ServiceConfig) {
+fn leagues_and_play(cfg: &mut impl Routes) {
     cfg.service(leagues::list)
         .service(leagues::discover)
         .service(leagues::create)
@@ -464,7 +491,7 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
     let (_, doc) = actix_web::App::new()
         .into_utoipa_app()
         .openapi(ApiDoc::openapi())
-        .configure(configure)
+        .configure(|cfg| configure(cfg))
         .split_for_parts();
     finish(doc)
 }

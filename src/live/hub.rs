@@ -45,6 +45,8 @@ pub struct Hub {
     pub poked: tokio::sync::Notify,
     /// Woken likewise for the webhook worker.
     pub outbox: tokio::sync::Notify,
+    /// The leagues with news since the hub last read (`None`: read every league followed here).
+    news: Mutex<Option<std::collections::HashSet<i64>>>,
     /// Where every instance's streams are counted (the database, and this process's id in
     /// it), once the service shares its caps.
     shared: std::sync::OnceLock<(PgPool, uuid::Uuid)>,
@@ -65,6 +67,7 @@ impl Default for Hub {
             closing: watch::channel(false).0,
             poked: tokio::sync::Notify::new(),
             outbox: tokio::sync::Notify::new(),
+            news: Mutex::new(None),
             shared: std::sync::OnceLock::new(),
         }
     }
@@ -242,10 +245,29 @@ impl Hub {
     }
 
     /// Says that this process just committed events (a wake-up, not a message: several pokes
-    /// before the hub and the worker look are one).
+    /// before the hub and the worker look are one): the hub reads every league followed here.
     pub fn poke(&self) {
+        *self.news.lock().unwrap_or_else(|e| e.into_inner()) = None;
         self.poked.notify_one();
         self.outbox.notify_one();
+    }
+
+    /// Says that `league` has new events (committed here, or heard of from another process):
+    /// the hub reads that league's (and any other poked since it last looked). The webhook
+    /// worker is not woken: a commit here wakes it as well (`poke_outbox`).
+    pub fn poke_league(&self, league: i64) {
+        if let Some(set) = self.news.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
+            set.insert(league);
+        }
+        self.poked.notify_one();
+    }
+
+    /// The leagues poked since the last call (`None`: every league), and from now on none.
+    pub fn take_news(&self) -> Option<std::collections::HashSet<i64>> {
+        self.news
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .replace(std::collections::HashSet::new())
     }
 
     /// Whether any league has a stream open in this process.
@@ -279,37 +301,48 @@ impl Hub {
         })
     }
 
-    /// Reads the new events of every league with streams open here and hands them out, in
-    /// order. Only the hub's task calls it (one reader: events go out in the order read).
-    pub async fn read(&self, db: &PgPool) -> sqlx::Result<()> {
-        let wanted: Vec<(i64, i64)> = {
+    /// Reads the new events of the leagues with streams open here and hands them out, in
+    /// order: one query for all those leagues (again for those with a full page). Only the
+    /// hub's task calls it (one reader: events go out in the order read).
+    /// `only`: just these leagues (those with news), else every league followed here.
+    pub async fn read(
+        &self,
+        db: &PgPool,
+        only: Option<&std::collections::HashSet<i64>>,
+    ) -> sqlx::Result<()> {
+        let mut wanted: Vec<(i64, i64)> = {
             let Ok(mut channels) = self.channels.lock() else {
                 return Ok(());
             };
             // Channels nobody listens to any more are dropped.
             channels.retain(|_, c| c.tx.receiver_count() > 0);
-            channels.iter().map(|(l, c)| (*l, c.last)).collect()
+            channels
+                .iter()
+                .filter(|(l, _)| only.is_none_or(|set| set.contains(l)))
+                .map(|(l, c)| (*l, c.last))
+                .collect()
         };
-        for (league, mut last) in wanted {
-            loop {
-                let page = events::after(db, league, last, EVENTS_PAGE).await?;
-                let full = page.len() as i64 == EVENTS_PAGE;
-                let Ok(mut channels) = self.channels.lock() else {
-                    return Ok(());
-                };
-                let Some(channel) = channels.get_mut(&league) else {
-                    break;
-                };
-                for event in page {
-                    last = event.id;
+        while !wanted.is_empty() {
+            let found = events::after_each(db, &wanted, EVENTS_PAGE).await?;
+            let Ok(mut channels) = self.channels.lock() else {
+                return Ok(());
+            };
+            let mut counts: HashMap<i64, i64> = HashMap::new();
+            for event in found {
+                *counts.entry(event.league_id).or_default() += 1;
+                // A channel gone meanwhile has nobody to hand its events to.
+                if let Some(channel) = channels.get_mut(&event.league_id) {
                     channel.last = event.id;
                     // No receiver left is not an error: the channel goes at the next sweep.
                     let _ = channel.tx.send(Arc::new(event));
                 }
-                if !full {
-                    break;
-                }
             }
+            // Leagues with a full page may have more: read them again from where they are.
+            wanted = counts
+                .into_iter()
+                .filter(|(_, n)| *n == EVENTS_PAGE)
+                .filter_map(|(league, _)| channels.get(&league).map(|c| (league, c.last)))
+                .collect();
         }
         Ok(())
     }

@@ -2,10 +2,11 @@
 //! hub that feeds it.
 //!
 //! The events live in PostgreSQL (`storage::seasons::events`), written with the change they report. Each
-//! process has one hub: when the process commits events, and every quarter of a second for what
-//! other processes commit, it reads the new events of each league someone follows here once and
-//! hands them to every open stream of that league in the process. No NOTIFY: it would
-//! serialize the commits of every league. A stream that starts with `Last-Event-ID` first reads
+//! process has one hub: when the process commits events or hears another's change notice, it
+//! reads the new events of the leagues concerned (every quarter of a second, of every league
+//! someone follows here) in one query and hands them to every open stream of that league in
+//! the process. Events send no NOTIFY of their own (it would serialize the commits of every
+//! league): the league's revision notice says which league moved. A stream that starts with `Last-Event-ID` first reads
 //! what it missed from the table, so a reconnecting client misses nothing.
 
 use std::sync::Arc;
@@ -117,22 +118,38 @@ impl From<&Event> for EventView {
     }
 }
 
-/// How often the hub looks for events other processes committed.
+/// How often the hub reads every league followed here, whatever it was told: for what other
+/// processes commit without a change notice, or one that was missed.
 const SWEEP: Duration = Duration::from_millis(250);
 
-/// The hub's task, for the process's life: reads the new events of the leagues with streams
-/// open here when this process commits some, and every quarter of a second for what other
-/// processes commit (a read only for leagues someone follows here).
+/// The hub's task, for the process's life: reads the new events of the leagues with news (a
+/// game committed here, a change notice from another process) when told, and every quarter of
+/// a second those of every league followed here (a read only for leagues someone follows here,
+/// all of them in one query).
 pub async fn run_hub(state: Arc<AppState>) {
+    let mut swept = tokio::time::Instant::now();
     loop {
+        let due = swept + SWEEP;
         tokio::select! {
             _ = state.events.poked.notified() => {}
-            _ = tokio::time::sleep(SWEEP) => {}
+            _ = tokio::time::sleep_until(due) => {}
         }
+        let news = state.events.take_news();
         if !state.events.listening() {
             continue;
         }
-        if let Err(e) = state.events.read(&state.db).await {
+        let now = tokio::time::Instant::now();
+        let only = if now >= due {
+            swept = now;
+            None
+        } else {
+            news.as_ref()
+        };
+        if only.is_some_and(|set| set.is_empty()) {
+            continue;
+        }
+        if let Err(e) = state.events.read(&state.db, only).await {
+            // What was told is read at the next sweep.
             tracing::warn!(error = %e, "league events could not be read; trying again");
             tokio::time::sleep(Duration::from_secs(1)).await;
         }

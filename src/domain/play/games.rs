@@ -574,7 +574,8 @@ pub async fn record(
         Err(refused) => return Err(not_stored(state, ctx, &game, refused).await),
     }
     state.metrics.games_recorded.inc();
-    state.events.poke();
+    state.events.poke_league(ctx.league_id);
+    state.events.outbox.notify_one();
     Ok(Recorded {
         version: view.version,
         body,

@@ -134,7 +134,7 @@ pub async fn hear_changes(state: Arc<AppState>) {
                             state.freshness.saw(league, revision);
                             // Another process wrote a game: its events go to the streams here
                             // now rather than at the hub's next sweep.
-                            state.events.poked.notify_one();
+                            state.events.poke_league(league);
                         }
                         Some(Notice::League(_)) => {
                             state.freshness.changed();

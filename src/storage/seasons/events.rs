@@ -97,6 +97,28 @@ pub async fn after(
     .await
 }
 
+/// The events of several leagues, each after its own id (`wanted`: league and last id seen),
+/// at most `limit` a league, in one round trip: by league, oldest first.
+pub async fn after_each(
+    pool: &PgPool,
+    wanted: &[(i64, i64)],
+    limit: i64,
+) -> sqlx::Result<Vec<Event>> {
+    let (leagues, lasts): (Vec<i64>, Vec<i64>) = wanted.iter().copied().unzip();
+    sqlx::query_as::<_, Event>(
+        "SELECT e.id, e.league_id, e.kind, e.data, e.created_at \
+         FROM unnest($1::BIGINT[], $2::BIGINT[]) AS w(league, last) \
+         CROSS JOIN LATERAL (SELECT * FROM league_events x \
+             WHERE x.league_id = w.league AND x.id > w.last ORDER BY x.id LIMIT $3) e \
+         ORDER BY e.league_id, e.id",
+    )
+    .bind(&leagues)
+    .bind(&lasts)
+    .bind(limit)
+    .fetch_all(pool)
+    .await
+}
+
 /// The id of the league's latest event (0 when it has none).
 pub async fn latest(pool: &PgPool, league_id: i64) -> sqlx::Result<i64> {
     sqlx::query_scalar(
