@@ -135,16 +135,17 @@ pub async fn run_hub(state: Arc<AppState>) {
             _ = tokio::time::sleep_until(due) => {}
         }
         let news = state.events.take_news();
+        let now = tokio::time::Instant::now();
+        let sweep = now >= due;
+        if sweep {
+            // Counted from now whether or not anyone listens (a deadline left behind would
+            // wake the loop at once, again and again).
+            swept = now;
+        }
         if !state.events.listening() {
             continue;
         }
-        let now = tokio::time::Instant::now();
-        let only = if now >= due {
-            swept = now;
-            None
-        } else {
-            news.as_ref()
-        };
+        let only = if sweep { None } else { news.as_ref() };
         if only.is_some_and(|set| set.is_empty()) {
             continue;
         }
