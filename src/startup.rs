@@ -17,7 +17,7 @@ use crate::error::{self, AppError};
 use crate::state::CacheBudget;
 use crate::storage::{self, embedded::EmbeddedPostgres};
 
-/// The API document as made at start (JSON).
+/// The API document as committed (JSON).
 struct ApiDocument(web::Bytes);
 
 /// `GET /api/openapi.json`: the document, as committed.

@@ -254,7 +254,8 @@ impl Hub {
 
     /// Says that `league` has new events (committed here, or heard of from another process):
     /// the hub reads that league's (and any other poked since it last looked). The webhook
-    /// worker is not woken: a commit here wakes it as well (`poke_outbox`).
+    /// worker is not woken: a commit here wakes it itself (`outbox`); the process that commits
+    /// wakes its own.
     pub fn poke_league(&self, league: i64) {
         if let Some(set) = self.news.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
             set.insert(league);

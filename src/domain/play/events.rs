@@ -6,8 +6,9 @@
 //! reads the new events of the leagues concerned (every quarter of a second, of every league
 //! someone follows here) in one query and hands them to every open stream of that league in
 //! the process. Events send no NOTIFY of their own (it would serialize the commits of every
-//! league): the league's revision notice says which league moved. A stream that starts with `Last-Event-ID` first reads
-//! what it missed from the table, so a reconnecting client misses nothing.
+//! league): the league's revision notice says which league moved. A stream that starts with
+//! `Last-Event-ID` first reads what it missed from the table, so a reconnecting client misses
+//! nothing.
 
 use std::sync::Arc;
 use std::time::Duration;
