@@ -235,8 +235,8 @@ stop_all
 start_instances 1
 games_for 3 6 > "$DIR/games.rest"
 head -n "${GAMES_ONE:-8000}" "$DIR/games.rest" > "$DIR/games.one"
-echo "4. one instance: $(wc -l < "$DIR/games.one") games at 400/s, ${STREAMS_ONE:-500} streams, no readers:"
-"$LOAD" --phase "4. one instance" --urls "$(joined)" --leagues "$DIR/leagues" --games "$DIR/games.one" --rate 400 --streams "${STREAMS_ONE:-500}" --readers 0
+echo "4. one instance: $(wc -l < "$DIR/games.one") games at ${RATE_ONE:-400}/s, ${STREAMS_ONE:-500} streams, no readers:"
+"$LOAD" --phase "4. one instance" --urls "$(joined)" --leagues "$DIR/leagues" --games "$DIR/games.one" --rate "${RATE_ONE:-400}" --streams "${STREAMS_ONE:-500}" --readers 0
 stop_all
 
 for mb in 256 16; do
