@@ -30,6 +30,15 @@ async fn make_public(app: &TestApp, owner: &reqwest::Client, league: i64) {
     assert_eq!(res.status(), 200);
 }
 
+async fn close_night(app: &TestApp, owner: &reqwest::Client, night: i64) {
+    let res = owner
+        .post(app.url(&format!("/api/v1/nights/{night}/close")))
+        .send()
+        .await
+        .unwrap();
+    assert!(res.status().is_success(), "{}", res.status());
+}
+
 #[tokio::test]
 async fn a_stream_sees_every_game_within_two_seconds_and_resumes_after_a_disconnect() {
     let app = spawn_app().await;
@@ -102,12 +111,7 @@ async fn a_stream_sees_every_game_within_two_seconds_and_resumes_after_a_disconn
         .await
         .unwrap();
     assert_eq!(res.status(), 200);
-    let res = owner
-        .post(app.url(&format!("/api/v1/nights/{}/close", t.night)))
-        .send()
-        .await
-        .unwrap();
-    assert!(res.status().is_success(), "{}", res.status());
+    close_night(&app, &owner, t.night).await;
 
     // Reconnecting with the last id it saw, the client gets exactly what it missed, in order.
     let mut stream = Sse::open(&anyone, &events_url, Some(last_seen)).await;
@@ -348,12 +352,7 @@ async fn a_stream_on_another_instance_sees_every_game_and_the_night_closed() {
         let s = stream.next(Duration::from_secs(5)).await.unwrap();
         assert_eq!(s.kind, "standings.changed");
     }
-    let res = owner
-        .post(app.url(&format!("/api/v1/nights/{}/close", t.night)))
-        .send()
-        .await
-        .unwrap();
-    assert!(res.status().is_success(), "{}", res.status());
+    close_night(&app, &owner, t.night).await;
     let e = stream
         .next(Duration::from_secs(5))
         .await
