@@ -139,6 +139,9 @@ impl From<sqlx::Error> for Error {
             );
         }
         if crate::storage::is_unavailable(&e) {
+            // Which of the ways it was away (the pool's wait run out, the server refusing
+            // connections, a connection lost) is for the log: the client is told to try again.
+            tracing::warn!(error = %e, "the database did not answer; answering 503");
             return Error::Unavailable(
                 "the database does not answer; try again in a moment".into(),
             );
