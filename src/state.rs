@@ -11,7 +11,7 @@ use crate::live::limits::Limits;
 pub use crate::live::{
     AddressSlot, CacheBudget, Cached, CardCache, EVENTS_PAGE, EntryLane, Freshness, GameLog,
     GameLogs, Grants, HeldLines, Hub, MAX_STREAMS, Pushed, Served, StandingsCache, Subscription,
-    Unheard,
+    Unheard, Written, WrittenRow,
 };
 
 /// Imports (games files, opening balances) one process reads at once; more wait their turn

@@ -21,4 +21,4 @@ pub use freshness::{Freshness, Unheard};
 pub use game_logs::{GameLog, GameLogs};
 pub use grants::Grants;
 pub use hub::{AddressSlot, EVENTS_PAGE, Hub, MAX_STREAMS, Subscription};
-pub use standings::{Cached, HeldLines, Pushed, Served, StandingsCache};
+pub use standings::{Cached, HeldLines, Pushed, Served, StandingsCache, Written, WrittenRow};

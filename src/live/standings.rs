@@ -70,9 +70,8 @@ impl Weighter<i64, Flight> for FlightBytes {
 const LEAGUE_BYTES: usize = 1024;
 /// About what one held standings row takes (totals, rating, the map's own share).
 const ROW_BYTES: usize = 160;
-/// About what one written standings row takes besides its JSON and its nights (the row itself
-/// and the map's share).
-const WRITTEN_ROW_BYTES: usize = 256;
+/// What one written row's entry takes in its map (the player, the fingerprint, the place).
+const WRITTEN_ROW_BYTES: usize = std::mem::size_of::<(i64, WrittenRow)>() + 1;
 
 impl Default for StandingsCache {
     fn default() -> Self {
@@ -94,10 +93,29 @@ pub struct HeldLines {
     pub league: Option<Arc<League>>,
     /// The stamp (see `Freshness`) the rows were last read from the database under.
     pub stamp: Option<u64>,
-    /// Each player's standings row as last written into a body, with its JSON: a new body
-    /// writes again only the rows that changed (a game changes four players' rows and the
-    /// places between their old and new ranks).
-    pub written: HashMap<i64, (crate::standings::Standing, Vec<u8>)>,
+    /// The last body written and where each player's row sits in it: a new body writes again
+    /// only the rows that changed (a game changes four players' rows and the places between
+    /// their old and new ranks) and copies the others' JSON from the last body.
+    pub written: Written,
+}
+
+/// The last standings body written from a league's held rows, and for each player a fingerprint
+/// of their row as written there and where its JSON sits in the body. The body is the one the
+/// body cache keeps (shared, not copied), so a league's rows are held once as JSON, not again
+/// as rows and as JSON of their own.
+#[derive(Debug, Default)]
+pub struct Written {
+    pub body: bytes::Bytes,
+    pub rows: HashMap<i64, WrittenRow>,
+}
+
+/// A row as last written: its fingerprint (two halves, so that the map's entries stay 32
+/// bytes) and its JSON's place in the body.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WrittenRow {
+    pub print: [u64; 2],
+    pub start: u32,
+    pub end: u32,
 }
 
 /// What one new game changed in a league's standings: the revision it was counted at, whether
@@ -378,13 +396,8 @@ impl StandingsCache {
     }
 
     fn held_bytes(held: &HeldLines) -> u64 {
-        let written: usize = held
-            .written
-            .values()
-            .map(|(s, json)| {
-                WRITTEN_ROW_BYTES + 2 * json.len() + s.nights.as_ref().map_or(0, |n| n.len() * 16)
-            })
-            .sum();
+        // The body is counted here too: the body cache may have let it go while these rows hold it.
+        let written = held.written.rows.capacity() * WRITTEN_ROW_BYTES + held.written.body.len();
         (LEAGUE_BYTES + held.rows.capacity() * ROW_BYTES + written) as u64
     }
 }

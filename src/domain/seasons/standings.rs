@@ -4,6 +4,8 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use bytes::Bytes;
+
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -12,7 +14,7 @@ use crate::standings::{self, Board};
 pub use crate::standings::{Standing, week_of, week_words};
 /// The league's standings body (JSON), its entity tag and its gzip form.
 pub use crate::state::Served as Body;
-use crate::state::{Cached, HeldLines, Pushed};
+use crate::state::{Cached, HeldLines, Pushed, Written, WrittenRow};
 use crate::storage::notices::{self, Notice};
 use crate::storage::people::clubs::Club;
 use crate::storage::play::nights::{self, Night};
@@ -620,13 +622,10 @@ async fn body_at(state: &AppState, read: Changes) -> Result<Body> {
 }
 
 /// The standings body: `head` (its own `standings` empty) with `rows` in place of its empty
-/// list, each row's JSON taken from `written` when the row is as it was last written there
-/// (`written` is left holding exactly these rows). The same bytes as serializing the whole view.
-fn write_body(
-    head: &StandingsView,
-    rows: Vec<Standing>,
-    written: &mut HashMap<i64, (Standing, Vec<u8>)>,
-) -> Result<Vec<u8>> {
+/// list, each row's JSON copied from the last body when the row's fingerprint is as it was
+/// written there (`written` is left holding this body and exactly these rows). The same bytes
+/// as serializing the whole view.
+fn write_body(head: &StandingsView, rows: Vec<Standing>, written: &mut Written) -> Result<Bytes> {
     debug_assert!(head.standings.is_empty());
     let mut buf = serde_json::to_vec(head).map_err(Error::internal)?;
     // `standings` is the view's last field: the head ends `[]}`.
@@ -636,25 +635,171 @@ fn write_body(
         ));
     }
     buf.truncate(buf.len() - 2);
-    let known: usize = written.values().map(|(_, json)| json.len() + 1).sum();
-    buf.reserve(known + 512 * rows.len().saturating_sub(written.len()) + 2);
+    let last = std::mem::take(&mut written.body);
+    buf.reserve(last.len() + 512 * rows.len().saturating_sub(written.rows.len()) + 2);
     let keep: std::collections::HashSet<i64> = rows.iter().map(|s| s.player_id).collect();
-    written.retain(|player, _| keep.contains(player));
+    written.rows.retain(|player, _| keep.contains(player));
+    let place = |n: usize| u32::try_from(n).map_err(|_| Error::internal("a body over 4 GiB"));
     for (i, row) in rows.into_iter().enumerate() {
         if i > 0 {
             buf.push(b',');
         }
-        match written.get(&row.player_id) {
-            Some((was, json)) if *was == row => buf.extend_from_slice(json),
-            _ => {
-                let json = serde_json::to_vec(&row).map_err(Error::internal)?;
-                buf.extend_from_slice(&json);
-                written.insert(row.player_id, (row, json));
+        let print = fingerprint(&row);
+        let start = place(buf.len())?;
+        match written.rows.get(&row.player_id) {
+            Some(was) if was.print == print => {
+                buf.extend_from_slice(&last[was.start as usize..was.end as usize])
             }
+            _ => serde_json::to_writer(&mut buf, &row).map_err(Error::internal)?,
         }
+        let end = place(buf.len())?;
+        written
+            .rows
+            .insert(row.player_id, WrittenRow { print, start, end });
     }
     buf.extend_from_slice(b"]}");
-    Ok(buf)
+    written.body = Bytes::from(buf);
+    Ok(written.body.clone())
+}
+
+/// A fingerprint of a standings row (XXH3, 128 bits) over every field: rows that differ in any
+/// field differ here (but for a chance of one in 2^128). Each field is named, so a field added
+/// to `Standing` or what it holds does not compile here until it is printed too.
+fn fingerprint(row: &Standing) -> [u64; 2] {
+    struct Print(xxhash_rust::xxh3::Xxh3);
+    impl Print {
+        fn n(&mut self, n: i64) {
+            self.0.update(&n.to_le_bytes());
+        }
+        fn x(&mut self, x: f64) {
+            self.0.update(&x.to_bits().to_le_bytes());
+        }
+        fn text(&mut self, s: &str) {
+            self.n(s.len() as i64);
+            self.0.update(s.as_bytes());
+        }
+        /// Whether an optional field is there (its value follows when it is).
+        fn has<T>(&mut self, o: &Option<T>) -> bool {
+            self.0.update(&[u8::from(o.is_some())]);
+            o.is_some()
+        }
+    }
+    let Standing {
+        rank,
+        shared,
+        player_id,
+        player,
+        games,
+        wins,
+        points,
+        average,
+        self_picks,
+        jokerless_wins,
+        deal_ins,
+        dead_hands,
+        wall_games,
+        rating,
+        head_to_head,
+        ahead,
+        counted_points,
+        counted_games,
+        counted_average,
+        nights,
+        weeks,
+        carried,
+    } = row;
+    let mut p = Print(xxhash_rust::xxh3::Xxh3::new());
+    if p.has(rank) {
+        p.n(i64::from(rank.unwrap_or_default()));
+    }
+    p.n(i64::from(*shared));
+    p.n(*player_id);
+    p.text(player);
+    for n in [*games, *wins, *points] {
+        p.n(n);
+    }
+    p.x(*average);
+    for n in [
+        *self_picks,
+        *jokerless_wins,
+        *deal_ins,
+        *dead_hands,
+        *wall_games,
+    ] {
+        p.n(n);
+    }
+    for x in [rating, counted_average] {
+        if p.has(x) {
+            p.x(x.unwrap_or_default());
+        }
+    }
+    for n in [head_to_head, counted_points, counted_games] {
+        if p.has(n) {
+            p.n(n.unwrap_or_default());
+        }
+    }
+    if p.has(ahead)
+        && let Some(standings::Ahead {
+            by,
+            figure,
+            next_figure,
+            next_player_id,
+            words,
+        }) = ahead
+    {
+        p.text(by);
+        p.x(figure.0);
+        p.x(next_figure.0);
+        p.n(*next_player_id);
+        p.text(words);
+    }
+    if p.has(nights) {
+        for standings::NightCount {
+            night,
+            games,
+            points,
+            counted,
+            counted_games,
+            dropped,
+        } in nights.iter().flatten()
+        {
+            for n in [i64::from(*night), *games, *points, *counted, *counted_games] {
+                p.n(n);
+            }
+            p.n(i64::from(*dropped));
+        }
+        p.n(-1);
+    }
+    if p.has(weeks) {
+        for standings::WeekCount {
+            week,
+            matches,
+            points,
+            counted,
+            counted_matches,
+            over_limit,
+        } in weeks.iter().flatten()
+        {
+            p.n(i64::from(chrono::Datelike::num_days_from_ce(week)));
+            for n in [*matches, *points, *counted, *counted_matches, *over_limit] {
+                p.n(n);
+            }
+        }
+        p.n(-1);
+    }
+    if p.has(carried)
+        && let Some(standings::Carried {
+            points,
+            games,
+            wins,
+        }) = carried
+    {
+        for n in [*points, *games, *wins] {
+            p.n(n);
+        }
+    }
+    let print = p.0.digest128();
+    [(print >> 64) as u64, print as u64]
 }
 
 /// A strong entity tag for a body: 128 bits of XXH3, as 32 hex digits in quotes. Not a secret,
@@ -689,7 +834,7 @@ async fn render(
         revision: computed.revision,
         standings: Vec::new(),
     };
-    let body = bytes::Bytes::from(write_body(&head, computed.standings, &mut held.written)?);
+    let body = write_body(&head, computed.standings, &mut held.written)?;
     state.standings.weigh(league_id, held);
     let tag = entity_tag(&body);
     let served = Body::new(body, tag);
@@ -1083,8 +1228,8 @@ pub async fn overview(
 
 #[cfg(test)]
 mod tests {
-    use super::{StandingsView, cell, write_body};
-    use crate::standings::{Board, Line, rank};
+    use super::{StandingsView, Written, cell, fingerprint, write_body};
+    use crate::standings::{Board, Line, Standing, rank};
     use std::collections::HashMap;
 
     fn line(id: i64, name: &str, points: i64, wins: i64) -> Line {
@@ -1123,7 +1268,7 @@ mod tests {
             revision: 3,
             standings: Vec::new(),
         };
-        let mut written = HashMap::new();
+        let mut written = Written::default();
         let rounds = [
             vec![
                 line(1, "Ann", 50, 1),
@@ -1158,11 +1303,97 @@ mod tests {
             };
             let body = write_body(&head, rows, &mut written).unwrap();
             assert_eq!(
-                String::from_utf8(body).unwrap(),
+                String::from_utf8(body.to_vec()).unwrap(),
                 serde_json::to_string(&whole).unwrap()
             );
-            assert_eq!(written.len(), lines.len());
+            assert_eq!(written.rows.len(), lines.len());
+            assert_eq!(written.body, body);
         }
+    }
+
+    /// A row's fingerprint changes with each of its fields, those it holds in lists included:
+    /// a row kept as written is one that serializes to the same JSON.
+    #[test]
+    fn a_rows_fingerprint_changes_with_each_field() {
+        use crate::standings::{Ahead, Carried, Figure, NightCount, WeekCount};
+        let mut base = rank(&[line(1, "Ann", 50, 1)], Board::Total, &HashMap::new()).remove(0);
+        base.rating = Some(3.5);
+        base.head_to_head = Some(2);
+        base.ahead = Some(Ahead {
+            by: "wins".into(),
+            figure: Figure(2.0),
+            next_figure: Figure(1.0),
+            next_player_id: 2,
+            words: "ahead of Bo on wins: 2 to 1".into(),
+        });
+        base.counted_points = Some(40);
+        base.counted_games = Some(3);
+        base.counted_average = Some(13.33);
+        base.nights = Some(vec![NightCount {
+            night: 1,
+            games: 4,
+            points: 50,
+            counted: 40,
+            counted_games: 3,
+            dropped: false,
+        }]);
+        base.weeks = Some(vec![WeekCount {
+            week: chrono::NaiveDate::from_ymd_opt(2026, 11, 23).unwrap(),
+            matches: 1,
+            points: 50,
+            counted: 40,
+            counted_matches: 1,
+            over_limit: 0,
+        }]);
+        base.carried = Some(Carried {
+            points: 10,
+            games: 1,
+            wins: 0,
+        });
+        let changes: Vec<fn(&mut Standing)> = vec![
+            |s| s.rank = None,
+            |s| s.shared = !s.shared,
+            |s| s.player_id += 1,
+            |s| s.player.push('x'),
+            |s| s.games += 1,
+            |s| s.wins += 1,
+            |s| s.points += 1,
+            |s| s.average += 0.01,
+            |s| s.self_picks += 1,
+            |s| s.jokerless_wins += 1,
+            |s| s.deal_ins += 1,
+            |s| s.dead_hands += 1,
+            |s| s.wall_games += 1,
+            |s| s.rating = None,
+            |s| s.head_to_head = Some(3),
+            |s| s.ahead.as_mut().unwrap().words.push('!'),
+            |s| s.ahead.as_mut().unwrap().next_figure = Figure(1.5),
+            |s| s.counted_points = None,
+            |s| s.counted_games = Some(4),
+            |s| s.counted_average = Some(13.34),
+            |s| s.nights.as_mut().unwrap()[0].dropped = true,
+            |s| {
+                s.nights.as_mut().unwrap().push(NightCount {
+                    night: 2,
+                    games: 0,
+                    points: 0,
+                    counted: 0,
+                    counted_games: 0,
+                    dropped: false,
+                })
+            },
+            |s| s.weeks.as_mut().unwrap()[0].over_limit = 1,
+            |s| s.weeks = None,
+            |s| s.carried.as_mut().unwrap().wins = 1,
+        ];
+        let mut prints = std::collections::HashSet::from([fingerprint(&base)]);
+        for (i, change) in changes.iter().enumerate() {
+            let mut row = base.clone();
+            change(&mut row);
+            assert_ne!(row, base, "change {i} changes nothing");
+            assert!(prints.insert(fingerprint(&row)), "change {i}: same print");
+        }
+        assert_eq!(fingerprint(&base.clone()), fingerprint(&base));
     }
 
     #[test]
