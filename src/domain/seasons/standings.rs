@@ -666,24 +666,6 @@ fn write_body(head: &StandingsView, rows: Vec<Standing>, written: &mut Written) 
 /// field differ here (but for a chance of one in 2^128). Each field is named, so a field added
 /// to `Standing` or what it holds does not compile here until it is printed too.
 fn fingerprint(row: &Standing) -> [u64; 2] {
-    struct Print(xxhash_rust::xxh3::Xxh3);
-    impl Print {
-        fn n(&mut self, n: i64) {
-            self.0.update(&n.to_le_bytes());
-        }
-        fn x(&mut self, x: f64) {
-            self.0.update(&x.to_bits().to_le_bytes());
-        }
-        fn text(&mut self, s: &str) {
-            self.n(s.len() as i64);
-            self.0.update(s.as_bytes());
-        }
-        /// Whether an optional field is there (its value follows when it is).
-        fn has<T>(&mut self, o: &Option<T>) -> bool {
-            self.0.update(&[u8::from(o.is_some())]);
-            o.is_some()
-        }
-    }
     let Standing {
         rank,
         shared,
@@ -739,52 +721,16 @@ fn fingerprint(row: &Standing) -> [u64; 2] {
         }
     }
     if p.has(ahead)
-        && let Some(standings::Ahead {
-            by,
-            figure,
-            next_figure,
-            next_player_id,
-            words,
-        }) = ahead
+        && let Some(ahead) = ahead
     {
-        p.text(by);
-        p.x(figure.0);
-        p.x(next_figure.0);
-        p.n(*next_player_id);
-        p.text(words);
+        p.ahead(ahead);
     }
     if p.has(nights) {
-        for standings::NightCount {
-            night,
-            games,
-            points,
-            counted,
-            counted_games,
-            dropped,
-        } in nights.iter().flatten()
-        {
-            for n in [i64::from(*night), *games, *points, *counted, *counted_games] {
-                p.n(n);
-            }
-            p.n(i64::from(*dropped));
-        }
+        nights.iter().flatten().for_each(|night| p.night(night));
         p.n(-1);
     }
     if p.has(weeks) {
-        for standings::WeekCount {
-            week,
-            matches,
-            points,
-            counted,
-            counted_matches,
-            over_limit,
-        } in weeks.iter().flatten()
-        {
-            p.n(i64::from(chrono::Datelike::num_days_from_ce(week)));
-            for n in [*matches, *points, *counted, *counted_matches, *over_limit] {
-                p.n(n);
-            }
-        }
+        weeks.iter().flatten().for_each(|week| p.week(week));
         p.n(-1);
     }
     if p.has(carried)
@@ -800,6 +746,75 @@ fn fingerprint(row: &Standing) -> [u64; 2] {
     }
     let print = p.0.digest128();
     [(print >> 64) as u64, print as u64]
+}
+
+/// A row's fingerprint as it is made (see `fingerprint`).
+struct Print(xxhash_rust::xxh3::Xxh3);
+
+impl Print {
+    fn n(&mut self, n: i64) {
+        self.0.update(&n.to_le_bytes());
+    }
+
+    fn x(&mut self, x: f64) {
+        self.0.update(&x.to_bits().to_le_bytes());
+    }
+
+    fn text(&mut self, s: &str) {
+        self.n(s.len() as i64);
+        self.0.update(s.as_bytes());
+    }
+
+    /// Whether an optional field is there (its value follows when it is).
+    fn has<T>(&mut self, o: &Option<T>) -> bool {
+        self.0.update(&[u8::from(o.is_some())]);
+        o.is_some()
+    }
+
+    fn ahead(&mut self, ahead: &standings::Ahead) {
+        let standings::Ahead {
+            by,
+            figure,
+            next_figure,
+            next_player_id,
+            words,
+        } = ahead;
+        self.text(by);
+        self.x(figure.0);
+        self.x(next_figure.0);
+        self.n(*next_player_id);
+        self.text(words);
+    }
+
+    fn night(&mut self, night: &standings::NightCount) {
+        let standings::NightCount {
+            night,
+            games,
+            points,
+            counted,
+            counted_games,
+            dropped,
+        } = night;
+        for n in [i64::from(*night), *games, *points, *counted, *counted_games] {
+            self.n(n);
+        }
+        self.n(i64::from(*dropped));
+    }
+
+    fn week(&mut self, week: &standings::WeekCount) {
+        let standings::WeekCount {
+            week,
+            matches,
+            points,
+            counted,
+            counted_matches,
+            over_limit,
+        } = week;
+        self.n(i64::from(chrono::Datelike::num_days_from_ce(week)));
+        for n in [*matches, *points, *counted, *counted_matches, *over_limit] {
+            self.n(n);
+        }
+    }
 }
 
 /// A strong entity tag for a body: 128 bits of XXH3, as 32 hex digits in quotes. Not a secret,
