@@ -646,11 +646,16 @@ fn write_body(head: &StandingsView, rows: Vec<Standing>, written: &mut Written) 
         }
         let print = fingerprint(&row);
         let start = place(buf.len())?;
-        match written.rows.get(&row.player_id) {
-            Some(was) if was.print == print => {
-                buf.extend_from_slice(&last[was.start as usize..was.end as usize])
-            }
-            _ => serde_json::to_writer(&mut buf, &row).map_err(Error::internal)?,
+        // A row's place is read with `get`: after a body that failed half-way, the places may
+        // not be in `last`, and the row is then serialized again.
+        let kept = written
+            .rows
+            .get(&row.player_id)
+            .filter(|was| was.print == print)
+            .and_then(|was| last.get(was.start as usize..was.end as usize));
+        match kept {
+            Some(json) => buf.extend_from_slice(json),
+            None => serde_json::to_writer(&mut buf, &row).map_err(Error::internal)?,
         }
         let end = place(buf.len())?;
         written
