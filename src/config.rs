@@ -45,7 +45,7 @@ impl fmt::Debug for Secret {
 /// Flags of `serve`; each also reads an environment variable.
 #[derive(Args, Debug, Clone, Default)]
 pub struct ServeArgs {
-    /// Optional TOML file with any of: bind, data_dir, database_url, log_format, session_key, demo, trust_proxy, webhooks_allow_private, api_rate_limit, token_rate_limit, backup_keep, backup_every_hours, backup_gap_minutes, metrics_token, cache_mb, streams_per_address, smtp_url, mail_from, public_url, mail_per_club_day, outside_mail_per_account_day, clubs_per_account_day.
+    /// Optional TOML file with any of: bind, data_dir, database_url, log_format, session_key, demo, trust_proxy, webhooks_allow_private, api_rate_limit, token_rate_limit, backup_keep, backup_every_hours, backup_gap_minutes, metrics_token, cache_mb, streams_per_address, smtp_url, mail_from, public_url, mail_per_club_day, outside_mail_per_account_day, clubs_per_account_day, asked_mail_per_address_day, member_mail_per_day.
     #[arg(long, env = "MAHJONG_CONFIG", value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// Address to listen on [default: 127.0.0.1:8080].
@@ -145,6 +145,15 @@ pub struct ServeArgs {
     /// Clubs one account may make in 24 hours [default: 3; 1 to 1000].
     #[arg(long, env = "MAHJONG_CLUBS_PER_ACCOUNT_DAY", value_name = "N")]
     pub clubs_per_account_day: Option<u32>,
+    /// Messages others may have the service send one address in 24 hours (invitations from
+    /// any club, email changes naming it), while it has no account; past it, 429 [default: 3;
+    /// 1 to 1000].
+    #[arg(long, env = "MAHJONG_ASKED_MAIL_PER_ADDRESS_DAY", value_name = "N")]
+    pub asked_mail_per_address_day: Option<u32>,
+    /// Messages one member's actions (proposals, disputes, claims, leaving in an emergency) may
+    /// have the service send to others in 24 hours [default: 10; 1 to 10000].
+    #[arg(long, env = "MAHJONG_MEMBER_MAIL_PER_DAY", value_name = "N")]
+    pub member_mail_per_day: Option<u32>,
 }
 
 #[derive(Deserialize, Default)]
@@ -172,6 +181,8 @@ struct FileConfig {
     mail_per_club_day: Option<u32>,
     outside_mail_per_account_day: Option<u32>,
     clubs_per_account_day: Option<u32>,
+    asked_mail_per_address_day: Option<u32>,
+    member_mail_per_day: Option<u32>,
 }
 
 /// The settings the service runs with.
@@ -216,6 +227,10 @@ pub struct Settings {
     pub outside_mail_per_account_day: u32,
     /// Clubs one account may make in 24 hours.
     pub clubs_per_account_day: u32,
+    /// Messages others may have the service send one address without an account in 24 hours.
+    pub asked_mail_per_address_day: u32,
+    /// Messages one member's actions may have the service send to others in 24 hours.
+    pub member_mail_per_day: u32,
     /// How long the background workers wait for work before they look again: the mail worker
     /// every pass, open play's sweep every two and a half. Not a flag: `None` (the workers' own
     /// 2 s) outside the tests, which make it short so that they wait less for what a pass does.
@@ -224,6 +239,10 @@ pub struct Settings {
 
 /// Messages one club may send in 24 hours when no other limit is set.
 pub const DEFAULT_MAIL_PER_CLUB_DAY: u32 = 2000;
+/// Messages others may have the service send one address without an account in 24 hours.
+pub const DEFAULT_ASKED_MAIL_PER_ADDRESS_DAY: u32 = 3;
+/// Messages one member's actions may have the service send to others in 24 hours.
+pub const DEFAULT_MEMBER_MAIL_PER_DAY: u32 = 10;
 
 /// Distinct outside addresses one account may have mailed in 24 hours when no other limit is set.
 pub const DEFAULT_OUTSIDE_MAIL_PER_ACCOUNT_DAY: u32 = 50;
@@ -350,6 +369,21 @@ impl Settings {
                 None => DEFAULT_CLUBS_PER_ACCOUNT_DAY,
                 Some(n @ 1..=1000) => n,
                 Some(n) => anyhow::bail!("--clubs-per-account-day must be 1 to 1000, not {n}"),
+            },
+            asked_mail_per_address_day: match args
+                .asked_mail_per_address_day
+                .or(file.asked_mail_per_address_day)
+            {
+                None => DEFAULT_ASKED_MAIL_PER_ADDRESS_DAY,
+                Some(n @ 1..=1000) => n,
+                Some(n) => {
+                    anyhow::bail!("--asked-mail-per-address-day must be 1 to 1000, not {n}")
+                }
+            },
+            member_mail_per_day: match args.member_mail_per_day.or(file.member_mail_per_day) {
+                None => DEFAULT_MEMBER_MAIL_PER_DAY,
+                Some(n @ 1..=10_000) => n,
+                Some(n) => anyhow::bail!("--member-mail-per-day must be 1 to 10000, not {n}"),
             },
             worker_pass: None,
             streams_per_address: match args.streams_per_address.or(file.streams_per_address) {

@@ -68,6 +68,8 @@ impl Application {
         state.mail_per_club_day = settings.mail_per_club_day;
         state.outside_mail_per_account_day = settings.outside_mail_per_account_day;
         state.clubs_per_account_day = settings.clubs_per_account_day;
+        state.asked_mail_per_address_day = settings.asked_mail_per_address_day;
+        state.member_mail_per_day = settings.member_mail_per_day;
         if let Some(pass) = settings.worker_pass {
             state.worker_pass = pass;
         }
@@ -593,6 +595,12 @@ fn mail_writers() -> Vec<domain::outbox::mail::Writer> {
         Writer {
             what: "a night's reminder waits",
             write: Box::new(|s| Box::pin(async move { ahead::write_next_reminder(&s).await })),
+        },
+        Writer {
+            what: "claims wait for their daily mail",
+            write: Box::new(|s| {
+                Box::pin(async move { domain::people::roster::write_claims_due(&s).await })
+            }),
         },
     ]
 }

@@ -56,6 +56,10 @@ pub struct AppState {
     pub outside_mail_per_account_day: u32,
     /// Clubs one account may make in 24 hours.
     pub clubs_per_account_day: u32,
+    /// Messages others may have the service send one address without an account in 24 hours.
+    pub asked_mail_per_address_day: u32,
+    /// Messages one member's actions may have the service send to others in 24 hours.
+    pub member_mail_per_day: u32,
     /// How long the background workers wait for work before they look again.
     pub worker_pass: std::time::Duration,
 }
@@ -87,6 +91,8 @@ impl AppState {
             mail_per_club_day: 2000,
             outside_mail_per_account_day: 50,
             clubs_per_account_day: 3,
+            asked_mail_per_address_day: 3,
+            member_mail_per_day: 10,
             worker_pass: WORKER_PASS,
         }
     }

@@ -275,10 +275,13 @@ async fn organizers_list_renew_and_withdraw_invitations() {
         first_link,
         "nothing new was mailed"
     );
-    sqlx::query("UPDATE invitations SET sent_at = now() - interval '1 day 1 minute'")
-        .execute(&app.db)
-        .await
-        .unwrap();
+    // A day later (the invitation, and the mail where it landed).
+    for sql in [
+        "UPDATE invitations SET sent_at = now() - interval '1 day 1 minute'",
+        "UPDATE address_mail SET at = at - interval '1 day 1 minute'",
+    ] {
+        sqlx::query(sql).execute(&app.db).await.unwrap();
+    }
     let res = organizer
         .post(app.url(&format!(
             "/api/v1/clubs/tiles/invitations/{}/send-again",

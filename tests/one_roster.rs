@@ -180,8 +180,10 @@ async fn whoever_joins_is_on_the_player_list_as_the_organizer_invited_them_or_as
     );
     let page = common::text_at(&organizer_phone, &app.url(&claim)).await;
     assert!(
-        page.contains("Is rose@example.org Rose?")
-            && page.contains("Confirm rose@example.org is Rose"),
+        page.contains("Is the member rose@example.org the player Rose?")
+            && page.contains("Confirm: the member rose@example.org is the player Rose")
+            && page.contains("Rose has played no games yet")
+            && page.contains("No invitation for Rose is waiting at another address"),
         "{page}"
     );
     let res = organizer_phone

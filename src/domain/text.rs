@@ -9,7 +9,9 @@ use crate::storage::people::names::{code_point, shows_nothing};
 
 /// The first character that may not be in one line of typed text, if any.
 pub fn forbidden(text: &str) -> Option<char> {
-    text.chars().find(|&c| c.is_control() || shows_nothing(c))
+    // U+2028 and U+2029 are line and paragraph separators: line breaks, though not controls.
+    text.chars()
+        .find(|&c| c.is_control() || matches!(c, '\u{2028}' | '\u{2029}') || shows_nothing(c))
 }
 
 /// The refusal of `c` in `field`.
@@ -73,6 +75,16 @@ pub fn plain(field: &str, value: &str) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn line_and_paragraph_separators_are_line_breaks() {
+        for c in ['\u{2028}', '\u{2029}'] {
+            let typed = format!("Mia{c}Bcc: x@evil.example");
+            let e = one_line("display_name", &typed, 100).unwrap_err();
+            assert!(e.message().contains("a line break"), "{}", e.message());
+            assert!(optional_line("note", Some(typed.as_str()), 500).is_err());
+        }
+    }
 
     #[test]
     fn one_line_refuses_breaks_and_direction_marks_naming_the_field() {

@@ -671,7 +671,7 @@ async fn undo_email(
                 Some(Flash {
                     ok: true,
                     text: format!(
-                        "Your account uses {email} again, and every device was logged out. If someone else knew your password, choose a new one: Forgot your password?"
+                        "Your account uses {email} again, every device was logged out, and what it made since the change is revoked. Its password no longer works: a link to choose a new one is on its way to {email}."
                     ),
                 }),
             );
@@ -849,9 +849,66 @@ async fn unsubscribe(
     )
 }
 
+#[derive(Template)]
+#[template(path = "pages/never.html")]
+struct NeverPage {
+    ctx: Ctx,
+    token: String,
+    /// Whether the address had stopped such mail already; `None` when the link is not good.
+    known: Option<bool>,
+    done: bool,
+    problem: String,
+}
+
+/// The page of a "never mail this address again" link: it asks first (a mail scanner that only
+/// opens the link changes nothing).
+#[get("/never/{token}")]
+async fn never_form(
+    state: web::Data<AppState>,
+    page: Page,
+    token: web::Path<String>,
+) -> Result<HttpResponse, AppError> {
+    let (known, problem) =
+        link_state(crate::domain::people::budgets::never_page(&state, &token).await)?;
+    page.render_as(
+        super::found(&problem),
+        NeverPage {
+            ctx: page.ctx.clone(),
+            token: token.into_inner(),
+            known,
+            done: false,
+            problem,
+        },
+    )
+}
+
+/// Stops, at once, all mail others ask the service to send the address: the page's button and
+/// a mail program's one-click POST (RFC 8058; the signed link is the authority).
+#[post("/never/{token}")]
+async fn never(
+    state: web::Data<AppState>,
+    page: Page,
+    token: web::Path<String>,
+) -> Result<HttpResponse, AppError> {
+    let (done, problem) =
+        link_state(crate::domain::people::budgets::never_mail(&state, &token).await)?;
+    page.render_as(
+        super::found(&problem),
+        NeverPage {
+            ctx: page.ctx.clone(),
+            token: token.into_inner(),
+            known: done.map(|()| true),
+            done: done.is_some(),
+            problem,
+        },
+    )
+}
+
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.service(unsubscribe_form)
         .service(unsubscribe)
+        .service(never_form)
+        .service(never)
         .service(account_page)
         .service(account_name)
         .service(account_password)

@@ -202,6 +202,8 @@ fn serve_on(db: PgPool, own: PgPool, change: impl FnOnce(&mut Settings)) -> Test
         mail_per_club_day: 2000,
         outside_mail_per_account_day: 50,
         clubs_per_account_day: 3,
+        asked_mail_per_address_day: 3,
+        member_mail_per_day: 10,
         worker_pass: Some(PASS),
     };
     change(&mut settings);

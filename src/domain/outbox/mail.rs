@@ -107,57 +107,59 @@ fn reads_as_header(line: &str) -> bool {
         || (name.starts_with("x-") && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-'))
 }
 
-/// `text` with every link-like word that is not the service's own written so that no mail
+/// `text` with every link in it that is not exactly the service's own written so that no mail
 /// program makes it a link: `https://evil.example/x` → `https[:]//evil[.]example/x`,
-/// `www.evil.example` → `www[.]evil[.]example`. Email addresses stay as they are.
+/// `www.evil.example` → `www[.]evil[.]example`, `EVIL.EXAMPLE/reset` → `EVIL[.]EXAMPLE/reset`.
+/// Links are found by a maintained link finder (`linkify`), with or without a scheme; a link is
+/// the service's own only when it starts with the service's origin exactly (same case, no
+/// user-info, same port) followed by its end or a path: `http://own:8080@evil.example` and
+/// `http://own:8080.evil.example` are not. Email addresses stay as they are; words with dots that
+/// no mail program takes for an address ("St.Mary", "7.30pm") stay too.
 fn defang(text: &str, service: &str) -> String {
+    let mut finder = linkify::LinkFinder::new();
+    finder.url_must_have_scheme(false);
+    finder.kinds(&[linkify::LinkKind::Url]);
     let mut out = String::with_capacity(text.len());
-    let mut word = String::new();
-    let flush = |out: &mut String, word: &mut String| {
-        out.push_str(&defang_word(word, service));
-        word.clear();
-    };
-    for c in text.chars() {
-        if c.is_whitespace() {
-            flush(&mut out, &mut word);
-            out.push(c);
+    let mut last = 0;
+    for link in finder.links(text) {
+        let found = link.as_str();
+        out.push_str(&text[last..link.start()]);
+        last = link.end();
+        if is_own(found, service) || !reads_as_link(found) {
+            out.push_str(found);
         } else {
-            word.push(c);
+            out.push_str(&found.replacen("://", "[:]//", 1).replace('.', "[.]"));
         }
     }
-    flush(&mut out, &mut word);
+    out.push_str(&text[last..]);
     out
 }
 
-fn defang_word(word: &str, service: &str) -> String {
-    let core = word.trim_matches(|c: char| "()[]<>{}\"'“”‘’.,;:!?*_".contains(c));
-    if core.is_empty() || (!service.is_empty() && core.starts_with(service)) || core.contains('@') {
-        return word.to_string();
+/// Whether `link` is the service's own: its origin exactly, then nothing or a path, a query or
+/// a fragment.
+fn is_own(link: &str, service: &str) -> bool {
+    !service.is_empty()
+        && link
+            .strip_prefix(service)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with(['/', '?', '#']))
+}
+
+/// Whether a mail program would take what the link finder found for a link: anything with a
+/// scheme or `www.`, or a host whose last label is letters all in one case (`evil.example`,
+/// `EVIL.EXAMPLE`; not `St.Mary`).
+fn reads_as_link(found: &str) -> bool {
+    let lower = found.to_ascii_lowercase();
+    if lower.contains("://") || lower.starts_with("www.") {
+        return true;
     }
-    let lower = core.to_ascii_lowercase();
-    if lower.contains("://") {
-        return word.replacen("://", "[:]//", 1).replace('.', "[.]");
-    }
-    let host = lower.split('/').next().unwrap_or("");
-    let labels: Vec<&str> = host.split('.').collect();
-    let hostlike = labels.len() >= 2
-        && labels
-            .iter()
-            .all(|l| !l.is_empty() && l.chars().all(|c| c.is_ascii_alphanumeric() || c == '-'));
-    let top = labels.last().copied().unwrap_or("");
-    let original_top = core
-        .split('/')
-        .next()
-        .unwrap_or("")
-        .rsplit('.')
-        .next()
-        .unwrap_or("");
-    let tld = (2..=24).contains(&top.len()) && original_top.chars().all(|c| c.is_ascii_lowercase());
-    if hostlike && (tld || lower.starts_with("www.")) {
-        let (h, path) = word.split_at(word.find('/').unwrap_or(word.len()));
-        return h.replace('.', "[.]") + path;
-    }
-    word.to_string()
+    let host = found.split(['/', '?', '#']).next().unwrap_or("");
+    let host = host.rsplit('@').next().unwrap_or(host);
+    let host = host.split(':').next().unwrap_or(host);
+    let top = host.rsplit('.').next().unwrap_or("");
+    (2..=24).contains(&top.len())
+        && top.chars().all(|c| c.is_ascii_alphabetic())
+        && (top.chars().all(|c| c.is_ascii_lowercase())
+            || top.chars().all(|c| c.is_ascii_uppercase()))
 }
 
 /// Puts `m` in the outbox (in `conn`'s transaction) and wakes the worker once it is committed.
@@ -174,18 +176,48 @@ pub async fn write_to(
     subject: &str,
     letter: Letter<'_>,
 ) -> Result<i64> {
+    let envelope = Envelope {
+        kind,
+        to,
+        club_id: None,
+        caused_by: None,
+        unsubscribe: None,
+    };
+    write(state, conn, envelope, subject, letter).await
+}
+
+/// Who a letter goes to and on whose account: the club whose day it counts in, the account
+/// whose action made it (counted against that account), and its one-click stop link.
+pub struct Envelope<'a> {
+    pub kind: &'static str,
+    /// (address, name)
+    pub to: (&'a str, &'a str),
+    pub club_id: Option<i64>,
+    pub caused_by: Option<i64>,
+    pub unsubscribe: Option<String>,
+}
+
+/// A letter rendered and put in the outbox as its envelope says (in `conn`'s transaction).
+pub async fn write(
+    state: &AppState,
+    conn: &mut sqlx::PgConnection,
+    envelope: Envelope<'_>,
+    subject: &str,
+    letter: Letter<'_>,
+) -> Result<i64> {
     let (text_body, html_body) = letter.render(&state.public_url);
     enqueue(
         conn,
         &NewMail {
-            kind,
-            club_id: None,
-            to_address: to.0.to_string(),
-            to_name: Some(to.1.to_string()),
+            kind: envelope.kind,
+            club_id: envelope.club_id,
+            to_address: envelope.to.0.to_string(),
+            to_name: (!envelope.to.1.is_empty()).then(|| envelope.to.1.to_string()),
             subject: subject.to_string(),
             text_body,
             html_body,
-            unsubscribe: None,
+            unsubscribe: envelope.unsubscribe,
+            caused_by: envelope.caused_by,
         },
     )
     .await
@@ -475,6 +507,42 @@ mod tests {
             "only header names are quoted"
         );
         assert!(!html.contains("https://evil.example"), "{html}");
+    }
+
+    #[test]
+    fn only_the_services_exact_origin_stays_a_link() {
+        let service = "http://127.0.0.1:8080";
+        for (typed, want) in [
+            ("https://evil.example/x@y", "https[:]//evil[.]example/x@y"),
+            (
+                "http://127.0.0.1:8080@evil.example/reset",
+                "http[:]//127[.]0[.]0[.]1:8080@evil[.]example/reset",
+            ),
+            (
+                "http://127.0.0.1:8080.evil.example/reset",
+                "http[:]//127[.]0[.]0[.]1:8080[.]evil[.]example/reset",
+            ),
+            ("EVIL.EXAMPLE/reset", "EVIL[.]EXAMPLE/reset"),
+            ("HTTP://EVIL.EXAMPLE", "HTTP[:]//EVIL[.]EXAMPLE"),
+            (
+                "http://127.0.0.1:8081/reset",
+                "http[:]//127[.]0[.]0[.]1:8081/reset",
+            ),
+            (
+                "HTTP://127.0.0.1:8080/reset",
+                "HTTP[:]//127[.]0[.]0[.]1:8080/reset",
+            ),
+            ("http://127.0.0.1:8080/reset", "http://127.0.0.1:8080/reset"),
+            ("http://127.0.0.1:8080", "http://127.0.0.1:8080"),
+            ("mia@example.org", "mia@example.org"),
+        ] {
+            let said = format!("Mia {typed} here");
+            assert_eq!(
+                defang(&said, service),
+                format!("Mia {want} here"),
+                "{typed}"
+            );
+        }
     }
 
     #[test]

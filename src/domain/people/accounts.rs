@@ -290,6 +290,8 @@ pub async fn finish_signup(
                 r.email
             ))
         })?;
+    // Whoever holds the address chose an account with it: its "never mail" is lifted.
+    crate::domain::people::budgets::address_has_account(state, &mut tx, &r.email).await?;
     tx.commit().await?;
     start_session(state, user, agent).await
 }
@@ -389,8 +391,7 @@ pub async fn reset_mail(
     let Some(user) = users::by_email_in(&mut *conn, email).await? else {
         return Ok(());
     };
-    let token = new_secret("");
-    let link = format!("{}/reset/{token}", state.public_url);
+    let link = new_reset_link(state, conn, user.id).await?;
     let greeting = format!("Hello {},", user.display_name);
     let paragraphs = [format!(
         "Someone, we hope you, asked to reset the password of the mah jongg league account {}.",
@@ -408,13 +409,6 @@ pub async fn reset_mail(
         actions: &[("Choose a new password", &link)],
         after: &after,
     };
-    stored_mail::create_reset(
-        &mut *conn,
-        &state.keys.hash(&token),
-        user.id,
-        chrono::Utc::now() + chrono::Duration::minutes(RESET_MINUTES),
-    )
-    .await?;
     let to = (user.email.as_str(), user.display_name.as_str());
     mail::write_to(
         state,
@@ -426,6 +420,24 @@ pub async fn reset_mail(
     )
     .await?;
     Ok(())
+}
+
+/// A new link that sets the account's password, working once for `RESET_MINUTES` minutes
+/// (kept in `conn`'s transaction).
+pub async fn new_reset_link(
+    state: &AppState,
+    conn: &mut sqlx::PgConnection,
+    user_id: i64,
+) -> Result<String> {
+    let token = new_secret("");
+    stored_mail::create_reset(
+        &mut *conn,
+        &state.keys.hash(&token),
+        user_id,
+        chrono::Utc::now() + chrono::Duration::minutes(RESET_MINUTES),
+    )
+    .await?;
+    Ok(format!("{}/reset/{token}", state.public_url))
 }
 
 /// The email of the account a reset link opens (to show on its page), if the link still works.

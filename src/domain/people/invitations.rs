@@ -72,6 +72,7 @@ pub async fn invite(
     }
     budgets::spend_club_mail(state, &mut tx, club.id, &club.name, 1).await?;
     budgets::spend_outside(state, &mut tx, inviter, email, "invitation").await?;
+    spend_address(state, &mut tx, club, inviter, email).await?;
     let token = new_secret("");
     let expires = chrono::Utc::now() + chrono::Duration::days(INVITATION_DAYS);
     let id = stored::invite(
@@ -143,6 +144,7 @@ pub async fn send_again(
     let role = Role::parse(&role).unwrap_or(Role::Member);
     budgets::spend_club_mail(state, &mut tx, club.id, &club.name, 1).await?;
     budgets::spend_outside(state, &mut tx, sender, &email, "invitation").await?;
+    spend_address(state, &mut tx, club, sender, &email).await?;
     let token = new_secret("");
     let expires = now + chrono::Duration::days(INVITATION_DAYS);
     stored::sent_again(&mut tx, id, &state.keys.hash(&token), sender.id, expires).await?;
@@ -163,6 +165,37 @@ pub async fn send_again(
         sent: true,
         invitation: listed(state, club.id, id).await?,
     })
+}
+
+/// Counts the invitation where it lands: one a day from a club to an address (withdrawn ones
+/// too), and, for an address without an account, the day's cap of others' asking; an address
+/// that asked never to be mailed so is refused in words.
+async fn spend_address(
+    state: &AppState,
+    tx: &mut sqlx::PgConnection,
+    club: &Club,
+    inviter: &users::User,
+    email: &str,
+) -> Result<()> {
+    let capped = users::by_email_in(&mut *tx, email).await?.is_none();
+    let asked = budgets::Asked {
+        kind: "invitation",
+        address: email,
+        club: Some((club.id, &club.name)),
+        asked_by: inviter.id,
+        capped,
+    };
+    match budgets::spend_address(state, tx, &asked).await? {
+        budgets::Landing::Send => Ok(()),
+        budgets::Landing::OptedOut => Err(Error::invalid(
+            "email",
+            format!(
+                "{} asked the service never to mail it at anyone's asking, so nothing was sent; whoever uses it can sign up at {}/signup and be invited then",
+                email.trim(),
+                state.public_url
+            ),
+        )),
+    }
 }
 
 async fn listed(state: &AppState, club_id: i64, id: i64) -> Result<Invitation> {
@@ -191,6 +224,7 @@ async fn mail_invitation(
 ) -> Result<()> {
     let (club, inviter) = (sent.club, sent.inviter);
     let link = format!("{}/invitations/{token}", state.public_url);
+    let never = budgets::never_link(state, sent.email);
     let greeting = "Hello,".to_string();
     let mut paragraphs = vec![format!(
         "{} invites you to join {} on the mah jongg league service, as {}.",
@@ -213,6 +247,7 @@ async fn mail_invitation(
             "If you do not know {} or {}, ignore this message: nothing happens unless the link is followed.",
             inviter.display_name, club.name
         ),
+        format!("To be mailed never again at anyone's asking (by any club), open: {never}"),
     ];
     let letter = mail::Letter {
         greeting: &greeting,
@@ -231,7 +266,8 @@ async fn mail_invitation(
             subject: format!("{} invites you to {}", inviter.display_name, club.name),
             text_body,
             html_body,
-            unsubscribe: None,
+            unsubscribe: Some(never),
+            caused_by: None,
         },
     )
     .await?;
@@ -450,6 +486,7 @@ pub async fn join_new(
             view.email
         ))
     })?;
+    budgets::address_has_account(state, &mut tx, &user.email).await?;
     let (club_id, role) = stored::accept(&mut tx, &state.keys.hash(token), user.id)
         .await?
         .ok_or_else(gone)?;

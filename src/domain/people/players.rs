@@ -461,6 +461,12 @@ pub async fn claim(state: &AppState, caller: &Caller, id: i64) -> Result<String>
     // A player made for the member on joining that has never played gives way once an
     // organizer confirms; one that has played stays theirs.
     let placeholder = players::unplayed_of(&mut tx, club.id, user.id).await?;
+    // One waiting claim a member: a member cannot hold players that others are.
+    if let Some((_, said)) = players::claim_of(&mut tx, club.id, user.id).await? {
+        return Err(Error::Conflict(format!(
+            "you said you are {said} already, and an organizer has not answered yet: one claim at a time (an organizer answers it on the club's members page)"
+        )));
+    }
     if let Some((_, mine, linked)) = players::of_member(&mut tx, club.id, user.id).await?
         && !(linked && placeholder.is_some())
     {
@@ -476,13 +482,18 @@ pub async fn claim(state: &AppState, caller: &Caller, id: i64) -> Result<String>
     let name = players::name_in(&mut tx, club.id, id)
         .await?
         .ok_or_else(|| Error::NotFound(format!("no player {id}")))?;
+    if players::invited_elsewhere(&mut tx, id, user.id).await? {
+        return Err(Error::Conflict(format!(
+            "an organizer of {} has invited {name} by mail to another address: whoever gets that invitation joins as {name}. If it is yours, join from its link; if not, ask an organizer",
+            club.name
+        )));
+    }
     if !players::claim_in(&mut tx, club.id, id, user.id).await? {
         return Err(Error::Conflict(format!(
             "{name} is linked to an account already, or someone else says they are {name}"
         )));
     }
-    let mailed =
-        crate::domain::people::roster::mail_claim(state, &mut tx, &club, (id, &name), user).await?;
+    let mailed = crate::domain::people::roster::mail_claims(state, &mut tx, &club).await?;
     tx.commit().await?;
     crate::domain::outbox::mail::wake(state);
     Ok(if mailed {
@@ -492,7 +503,7 @@ pub async fn claim(state: &AppState, caller: &Caller, id: i64) -> Result<String>
         )
     } else {
         format!(
-            "Asked: an organizer of {} confirms that you are {name} on the club's members page.",
+            "Asked: an organizer of {} confirms that you are {name} (the organizers get claims in one mail a day, and see them on the club's members page).",
             club.name
         )
     })

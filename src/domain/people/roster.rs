@@ -121,7 +121,7 @@ pub async fn place(
                 ));
             };
             if players::claim_in(tx, club.id, id, user.id).await? {
-                let mailed = mail_claim(state, tx, club, (id, &name), user).await?;
+                let mailed = mail_claims(state, tx, club).await?;
                 Ok(Placed::Claimed { id, name, mailed })
             } else {
                 Ok(Placed::Refused { name })
@@ -164,8 +164,7 @@ async fn new_player(
             }
             Err(existing) if n == 1 => {
                 if players::claim_in(tx, club.id, existing.id, user.id).await? {
-                    let mailed =
-                        mail_claim(state, tx, club, (existing.id, &existing.name), user).await?;
+                    let mailed = mail_claims(state, tx, club).await?;
                     return Ok(Placed::Claimed {
                         id: existing.id,
                         name: existing.name,
@@ -196,16 +195,11 @@ pub fn claim_link(state: &AppState, player: i64, user: i64) -> String {
     )
 }
 
-/// Mails the club's owners and organizers that `user` says they are `player`, with the link
-/// that confirms it; whether it was mailed (not when the club's mail budget is spent: the claim
-/// waits on the members page).
-pub async fn mail_claim(
-    state: &AppState,
-    tx: &mut PgConnection,
-    club: &Club,
-    player: (i64, &str),
-    user: &User,
-) -> Result<bool> {
+/// Tells the club's owners and organizers of the claims waiting for them, in one mail each at
+/// most once a day (so a member cannot flood them with claims): whether a mail went now. Claims
+/// made since the last mail wait on the members page, and the mail worker sends them a day after
+/// it (`write_claims_due`); past the club's mail budget they wait too.
+pub async fn mail_claims(state: &AppState, tx: &mut PgConnection, club: &Club) -> Result<bool> {
     let to = clubs::organizers(tx, club.id).await?;
     if to.is_empty() {
         return Ok(false);
@@ -215,36 +209,72 @@ pub async fn mail_claim(
         Err(Error::TooManyRequests { .. }) => return Ok(false),
         Err(e) => return Err(e),
     }
-    let link = claim_link(state, player.0, user.id);
-    let (who, name) = (&user.display_name, player.1);
-    let paragraphs = [
-        format!(
-            "{who} ({}) is a member of {} and says they are {name} on the club's player list.",
-            user.email, club.name
-        ),
-        format!(
-            "Once you confirm, {name}'s games and standings are theirs, their replies to nights ahead check {name} in, and they get {name}'s mail after each night."
-        ),
+    let claims = players::take_unmailed_claims(tx, club.id).await?;
+    if claims.is_empty() {
+        return Ok(false);
+    }
+    let mut paragraphs = Vec::new();
+    let mut links = Vec::new();
+    for (player, name, user, who, email) in &claims {
+        paragraphs.push(format!(
+            "{who} ({email}), a member of {}, says they are {name} on the club's player list.",
+            club.name
+        ));
+        links.push((
+            format!("Answer: is {who} {name}?"),
+            claim_link(state, *player, *user),
+        ));
+    }
+    paragraphs.push(
+        "Once you confirm, the player's games and standings are the member's, their replies to nights ahead check the player in, and they get the player's mail after each night. Each link shows what you need to decide: games played, any invitation sent for the player, and when the member's account was made.".to_string(),
+    );
+    let after = [
+        "Any organizer can answer; the first answer settles it. Claims made after this mail wait on the club's members page and come in one mail a day.".to_string(),
     ];
-    let after = ["The link opens a page with Confirm and Refuse. Any organizer can answer; the first answer settles it.".to_string()];
-    let action = format!("Confirm {who} is {name}");
+    let actions: Vec<(&str, &str)> = links
+        .iter()
+        .map(|(l, u)| (l.as_str(), u.as_str()))
+        .collect();
+    let subject = match claims.as_slice() {
+        [(_, name, _, who, _)] => format!("{who} says they are {name} in {}", club.name),
+        _ => format!(
+            "{} members say which player they are in {}",
+            claims.len(),
+            club.name
+        ),
+    };
     for (_, email, organizer) in &to {
         let greeting = format!("Hello {organizer},");
-        mail::write_to(
-            state,
-            tx,
-            "claim",
-            (email, organizer),
-            &format!("{who} says they are {name} in {}", club.name),
-            mail::Letter {
-                greeting: &greeting,
-                paragraphs: &paragraphs,
-                actions: &[(&action, &link)],
-                after: &after,
-            },
-        )
-        .await?;
+        let envelope = mail::Envelope {
+            kind: "claim",
+            to: (email, organizer),
+            club_id: Some(club.id),
+            caused_by: None,
+            unsubscribe: None,
+        };
+        let letter = mail::Letter {
+            greeting: &greeting,
+            paragraphs: &paragraphs,
+            actions: &actions,
+            after: &after,
+        };
+        mail::write(state, tx, envelope, &subject, letter).await?;
     }
+    Ok(true)
+}
+
+/// Mails one club's claims whose daily mail is due: whether there was one (a writer of the mail
+/// worker).
+pub async fn write_claims_due(state: &AppState) -> Result<bool> {
+    let mut tx = state.db.begin().await?;
+    let Some(club_id) = players::club_with_claims_due(&mut tx).await? else {
+        return Ok(false);
+    };
+    let Some(club) = clubs::by_id(&state.db, club_id).await? else {
+        return Ok(false);
+    };
+    mail_claims(state, &mut tx, &club).await?;
+    tx.commit().await?;
     Ok(true)
 }
 
@@ -257,6 +287,12 @@ pub struct ClaimView {
     pub player: String,
     pub member: String,
     pub member_email: String,
+    /// When the member's account was made, on the club's clock.
+    pub member_since: String,
+    /// Games the player has played.
+    pub games: i64,
+    /// The address of an open invitation sent for the player, if any.
+    pub invited: Option<String>,
     /// `open` while nobody has answered; `confirmed` or `settled` after.
     pub state: String,
 }
@@ -284,6 +320,10 @@ pub async fn claim_view(
         claimed,
         member,
         member_email,
+        member_since,
+        club_time_zone,
+        games,
+        invited,
     } = players::claim_row(&state.db, player, user)
         .await?
         .ok_or_else(claim_gone)?;
@@ -294,6 +334,7 @@ pub async fn claim_view(
     } else {
         "settled"
     };
+    let invited = invited.filter(|a| !a.eq_ignore_ascii_case(&member_email));
     Ok(ClaimView {
         club,
         club_name,
@@ -301,6 +342,9 @@ pub async fn claim_view(
         player: name,
         member,
         member_email,
+        member_since: crate::domain::clock::Clock::of(&club_time_zone).day_time(member_since),
+        games,
+        invited,
         state: state_word.into(),
     })
 }

@@ -314,12 +314,38 @@ pub async fn change_email(
     .await?;
     let to = (email.as_str(), user.display_name.as_str());
     let greeting = format!("Hello {},", user.display_name);
-    match users::by_email_in(&mut tx, &email).await? {
+    // Counted where it lands, with or without an account there (the answer is the same).
+    let known = users::by_email_in(&mut tx, &email).await?;
+    let asked = budgets::Asked {
+        kind: if known.is_some() {
+            "email_change_known"
+        } else {
+            "email_change"
+        },
+        address: &email,
+        club: None,
+        asked_by: user.id,
+        capped: true,
+    };
+    if budgets::spend_address(state, &mut tx, &asked).await? == budgets::Landing::OptedOut {
+        tx.commit().await?;
+        return Ok(told);
+    }
+    let never = budgets::never_link(state, &email);
+    let stop = format!("To be mailed never again at anyone's asking, open: {never}");
+    let envelope = |kind| mail::Envelope {
+        kind,
+        to,
+        club_id: None,
+        caused_by: None,
+        unsubscribe: Some(never.clone()),
+    };
+    match known {
         Some(_) => {
             let paragraphs = [format!(
                 "Someone asked for their mah jongg league account to use this address, {email}. This address has an account already, so nothing changed."
             )];
-            let after = ["If you did not ask, ignore this message.".to_string()];
+            let after = ["If you did not ask, ignore this message.".to_string(), stop];
             let login = format!("{}/login", state.public_url);
             let letter = mail::Letter {
                 greeting: "Hello,",
@@ -327,11 +353,10 @@ pub async fn change_email(
                 actions: &[("Log in", &login)],
                 after: &after,
             };
-            mail::write_to(
+            mail::write(
                 state,
                 &mut tx,
-                "email_change_known",
-                to,
+                envelope("email_change_known"),
                 "This address has an account already",
                 letter,
             )
@@ -346,6 +371,7 @@ pub async fn change_email(
             let after = [
                 format!("The link works once, within {EMAIL_LINK_HOURS} hours."),
                 "If you did not ask, ignore this message: nothing changes.".to_string(),
+                stop,
             ];
             let letter = mail::Letter {
                 greeting: &greeting,
@@ -353,11 +379,10 @@ pub async fn change_email(
                 actions: &[("Confirm this address", &link)],
                 after: &after,
             };
-            mail::write_to(
+            mail::write(
                 state,
                 &mut tx,
-                "email_change",
-                to,
+                envelope("email_change"),
                 "Confirm your new address",
                 letter,
             )
@@ -420,7 +445,7 @@ pub async fn confirm_email(state: &AppState, token: &str) -> Result<String> {
         user.email
     )];
     let after = [format!(
-        "If you did not ask for this, undo it within {UNDO_DAYS} days: the account gets this address back and every device is logged out. Then choose a new password from the login page (Forgot your password?)."
+        "If you did not ask for this, undo it within {UNDO_DAYS} days: the account gets this address back as it was before the change, every device is logged out, API tokens and webhooks made since are revoked, and a link to choose a new password comes to this address."
     )];
     let letter = mail::Letter {
         greeting: &greeting,
@@ -460,18 +485,104 @@ pub async fn undo_link(state: &AppState, token: &str) -> Result<(String, String)
         .ok_or_else(undo_gone)
 }
 
-/// Undoes an email change: the account gets its old address back, and every session ends.
+/// Undoes an email change: the account is brought back to how it was before the change was
+/// asked. It gets its old address back; every session, reset link and email-change link ends;
+/// API tokens and webhooks it made since are revoked; its password no longer works and is
+/// chosen again through a link mailed to the restored address (which is told what was undone),
+/// and the address it had is told too.
 pub async fn undo_email(state: &AppState, token: &str) -> Result<String> {
-    if token.len() > 200 {
-        return Err(undo_gone());
+    // A dead link costs nothing: checked before the slow hash.
+    undo_link(state, token).await?;
+    let locked = password::hash_password(new_secret("")).await?;
+    let mut tx = state.db.begin().await?;
+    let undone = match users::undo_email_change(&mut tx, &state.keys.hash(token), &locked).await? {
+        users::UndoOutcome::Undone(u) => *u,
+        users::UndoOutcome::Gone => return Err(undo_gone()),
+        users::UndoOutcome::Taken => {
+            return Err(Error::Conflict(
+                "another account uses the old address now, so it cannot come back to yours: ask the service's administrator".into(),
+            ));
+        }
+    };
+    mail_undone(state, &mut tx, &undone).await?;
+    tx.commit().await?;
+    mail::wake(state);
+    Ok(undone.user.email)
+}
+
+/// The two letters of an undo: to the restored address, what was taken back and the link that
+/// chooses the password; to the address the account had, that it is no longer the account's.
+async fn mail_undone(
+    state: &AppState,
+    tx: &mut sqlx::PgConnection,
+    undone: &users::Undone,
+) -> Result<()> {
+    let user = &undone.user;
+    let reset = crate::domain::people::accounts::new_reset_link(state, tx, user.id).await?;
+    let greeting = format!("Hello {},", user.display_name);
+    let mut paragraphs = vec![
+        format!(
+            "The change of your mah jongg league account's address to {} is undone: the account uses this address, {}, again, and every device was logged out.",
+            undone.was, user.email
+        ),
+        "Its password no longer works, in case whoever changed the address knew it: choose a new one with the button below. Every earlier link to reset the password or change the address no longer works.".to_string(),
+    ];
+    let listed = |what: &[(String, String)]| {
+        what.iter()
+            .map(|(club, name)| format!("- {name} ({club})"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    if !undone.tokens.is_empty() {
+        paragraphs.push(format!(
+            "API tokens the account made since the change was asked, now revoked:\n{}",
+            listed(&undone.tokens)
+        ));
     }
-    match users::undo_email_change(&state.db, &state.keys.hash(token)).await? {
-        EmailChanged::Changed(user, _) => Ok(user.email),
-        EmailChanged::Gone => Err(undo_gone()),
-        EmailChanged::Taken => Err(Error::Conflict(
-            "another account uses the old address now, so it cannot come back to yours: ask the service's administrator".into(),
-        )),
+    if !undone.webhooks.is_empty() {
+        paragraphs.push(format!(
+            "Webhooks the account registered since the change was asked, now removed:\n{}",
+            listed(&undone.webhooks)
+        ));
     }
+    let after = [format!(
+        "The link works once, within {} minutes; after that, ask for another from the login page (Forgot your password?).",
+        crate::domain::people::accounts::RESET_MINUTES
+    )];
+    mail::write_to(
+        state,
+        tx,
+        "email_undone",
+        (&user.email, &user.display_name),
+        "Your account's address change was undone: choose a new password",
+        mail::Letter {
+            greeting: &greeting,
+            paragraphs: &paragraphs,
+            actions: &[("Choose a new password", &reset)],
+            after: &after,
+        },
+    )
+    .await?;
+    let paragraphs = [format!(
+        "The mah jongg league account {} used this address, {}, for a while: the change was undone from a link sent to the address it had before, and the account no longer uses this one.",
+        user.display_name, undone.was
+    )];
+    let after = ["If you made the change and did not undo it, whoever reads the other mailbox did: write to the service's administrator, and choose passwords anew everywhere that address reaches.".to_string()];
+    mail::write_to(
+        state,
+        tx,
+        "email_undone_told",
+        (&undone.was, &user.display_name),
+        "An address change of your account was undone",
+        mail::Letter {
+            greeting: &greeting,
+            paragraphs: &paragraphs,
+            actions: &[],
+            after: &after,
+        },
+    )
+    .await?;
+    Ok(())
 }
 
 /// Ends every session of the caller's but this one: how many ended.

@@ -402,6 +402,7 @@ async fn write_letter(
             text_body,
             html_body,
             unsubscribe: Some(unsubscribe),
+            caused_by: None,
         },
     )
     .await?;

@@ -12,7 +12,7 @@ use chrono::{DateTime, Duration, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::domain::people::roster;
+use crate::domain::people::{budgets, roster};
 use crate::domain::play::ahead::{moment, one_line, parse_time, when_in_words};
 use crate::domain::play::game_view::Game;
 use crate::domain::play::nights::PlayerRef;
@@ -263,6 +263,9 @@ struct MatchLetter<'a> {
     actions: &'a [(&'a str, &'a str)],
     /// Why the reader gets it: "as a member of Oak Club playing in Open play".
     why: &'a str,
+    /// The account whose action made it (a proposal, a dispute, an emergency leave): counted
+    /// against that account's day.
+    caused_by: Option<i64>,
 }
 
 async fn send(
@@ -306,6 +309,7 @@ async fn send(
             text_body,
             html_body,
             unsubscribe: Some(unsubscribe),
+            caused_by: l.caused_by,
         },
     )
     .await?;
@@ -321,8 +325,8 @@ async fn write_mail(
     club: &Club,
     m: &Match,
     to: &[i64],
-    subject: &str,
-    paragraph: &str,
+    (subject, paragraph): (&str, &str),
+    caused_by: Option<i64>,
 ) -> Result<()> {
     let page = format!("{}/matches/{}", state.public_url, m.id);
     let why = format!("as a member of {} playing in {}", club.name, league.name);
@@ -332,6 +336,7 @@ async fn write_mail(
         paragraphs: &[paragraph.to_string()],
         actions: &[("See the match", page.as_str())],
         why: &why,
+        caused_by,
     };
     for (_, user, email, name) in stored::readers_of(tx, league.id, to).await? {
         send(state, tx, league, club, (user, email, name), &letter).await?;
@@ -358,18 +363,47 @@ async fn mail_locked(
         m.table_id.unwrap_or_default()
     );
     let all: Vec<i64> = m.players.iter().map(|p| p.0).collect();
-    write_mail(state, tx, league, club, m, &all, &subject, &text).await
+    write_mail(state, tx, league, club, m, &all, (&subject, &text), None).await
+}
+
+/// The named players a proposal by `proposer` mails: those it did not mail a proposal in the
+/// last 24 hours (a proposal naming the same people again mails nobody; they see it on the
+/// league's matches page).
+async fn to_propose(
+    tx: &mut sqlx::PgConnection,
+    league: &League,
+    m: &Match,
+    proposer: i64,
+) -> Result<Vec<(i64, i64, String, String)>> {
+    let mut to = Vec::new();
+    for reader in stored::readers_of(tx, league.id, &m.waiting).await? {
+        if !budgets::mailed_lately(tx, proposer, "match_proposed", &reader.2).await? {
+            to.push(reader);
+        }
+    }
+    Ok(to)
 }
 
 /// The mail to each named player when a match is proposed to them: who, when, where, and a
-/// one-tap link that accepts (no login).
+/// one-tap link that accepts (no login). Counted against the proposer's day and the members'
+/// half of the club's (refused, with nothing written, past either).
 async fn mail_proposed(
     state: &AppState,
     tx: &mut sqlx::PgConnection,
     league: &League,
     club: &Club,
     m: &Match,
+    proposer_id: i64,
 ) -> Result<()> {
+    let to = to_propose(tx, league, m, proposer_id).await?;
+    budgets::spend_member_mail(
+        state,
+        tx,
+        (club.id, &club.name),
+        proposer_id,
+        to.len() as i64,
+    )
+    .await?;
     let view = MatchView::of(m, None);
     let proposer = view
         .players
@@ -378,7 +412,7 @@ async fn mail_proposed(
         .unwrap_or_default();
     let subject = format!("{}: {proposer} asks you to play {}", league.name, view.when);
     let why = format!("as a member of {} playing in {}", club.name, league.name);
-    for (_, user, email, name) in stored::readers_of(tx, league.id, &m.waiting).await? {
+    for (_, user, email, name) in to {
         let paragraphs = [
             format!(
                 "{proposer} proposes a match of {} on {} at {}.",
@@ -399,6 +433,7 @@ async fn mail_proposed(
                 ("See the match", page.as_str()),
             ],
             why: &why,
+            caused_by: Some(proposer_id),
         };
         send(state, tx, league, club, (user, email, name), &letter).await?;
     }
@@ -559,8 +594,10 @@ pub async fn create(
     .await?;
     if m.status == "locked" {
         mail_locked(state, &mut tx, &league, &club, &m).await?;
-    } else if !m.waiting.is_empty() {
-        mail_proposed(state, &mut tx, &league, &club, &m).await?;
+    } else if !m.waiting.is_empty()
+        && let Ok(user) = caller.user()
+    {
+        mail_proposed(state, &mut tx, &league, &club, &m, user.id).await?;
     }
     tx.commit().await?;
     mail::wake(state);
@@ -735,15 +772,42 @@ pub async fn leave(state: &AppState, caller: &Caller, id: i64, leave: Leave) -> 
     }
     let was_locked = m.status == "locked";
     let mut tx = state.db.begin().await?;
+    // Leaving a proposal of yours that still waits for the players you named ends it: a
+    // proposal cannot be left and made again to mail the same people over and over.
+    if !was_locked && !m.open && m.created_by == Some(user.id) && !m.waiting.is_empty() {
+        let reason = format!("{my_name}, who proposed it, left it");
+        return match stored::cancel(&mut tx, league.id, id, &reason).await? {
+            stored::Cancelled::Cancelled(m) => {
+                tx.commit().await?;
+                state.events.poke();
+                Ok(MatchView::of(&m, Some(me)))
+            }
+            stored::Cancelled::Gone | stored::Cancelled::Already => {
+                Err(Error::NotFound(format!("no match {id}")))
+            }
+            stored::Cancelled::Played => Err(played()),
+        };
+    }
     let after = match stored::leave(&mut tx, league.id, id, me).await? {
         Left::Gone => return Err(Error::NotFound(format!("no match {id}"))),
         Left::NotIn => return Err(Error::Conflict("you are not in this match".into())),
         Left::Played => return Err(played()),
         Left::Left(m) => *m,
     };
-    if was_locked {
+    let others: Vec<i64> = after.players.iter().map(|p| p.0).collect();
+    // An emergency leave stands whether or not it is mailed; past the member's day, the other
+    // three see it on the match's page.
+    if was_locked
+        && budgets::member_may_mail(
+            state,
+            &mut tx,
+            (club.id, &club.name),
+            user.id,
+            others.len() as i64,
+        )
+        .await?
+    {
         let view = MatchView::of(&m, None);
-        let others: Vec<i64> = after.players.iter().map(|p| p.0).collect();
         let subject = format!("{}: {my_name} cannot come {}", league.name, view.when);
         let text = format!(
             "{my_name} had to leave your match {} at {}: \"{}\". The seat is open again: anyone in {} can take it from the match's page, or you can ask someone.",
@@ -753,7 +817,14 @@ pub async fn leave(state: &AppState, caller: &Caller, id: i64, leave: Leave) -> 
             league.name
         );
         write_mail(
-            state, &mut tx, &league, &club, &after, &others, &subject, &text,
+            state,
+            &mut tx,
+            &league,
+            &club,
+            &after,
+            &others,
+            (&subject, &text),
+            Some(user.id),
         )
         .await?;
     }
@@ -798,7 +869,17 @@ pub async fn cancel(state: &AppState, caller: &Caller, id: i64, c: Cancel) -> Re
         club.name, view.when, m.place
     );
     let all: Vec<i64> = m.players.iter().map(|p| p.0).collect();
-    write_mail(state, &mut tx, &league, &club, &m, &all, &subject, &text).await?;
+    write_mail(
+        state,
+        &mut tx,
+        &league,
+        &club,
+        &m,
+        &all,
+        (&subject, &text),
+        None,
+    )
+    .await?;
     tx.commit().await?;
     mail::wake(state);
     state.events.poke();
@@ -855,7 +936,17 @@ pub async fn remove(
     if was_locked {
         to.extend(after.players.iter().map(|p| p.0));
     }
-    write_mail(state, &mut tx, &league, &club, &after, &to, &subject, &text).await?;
+    write_mail(
+        state,
+        &mut tx,
+        &league,
+        &club,
+        &after,
+        &to,
+        (&subject, &text),
+        None,
+    )
+    .await?;
     tx.commit().await?;
     mail::wake(state);
     state.events.poke();
@@ -1063,7 +1154,7 @@ async fn dispute_as(
     let word = stored::dispute(&mut tx, at(league, game, seen), me, user, reason, event).await?;
     word_refused(word, game)?;
     let who = game.name_of(me).unwrap_or("A player").to_string();
-    mail_dispute(state, &mut tx, league, club, game, &who, reason).await?;
+    mail_dispute(state, &mut tx, league, club, game, (&who, user), reason).await?;
     tx.commit().await?;
     mail::wake(state);
     after_word(state, league.id);
@@ -1077,7 +1168,7 @@ async fn mail_dispute(
     league: &League,
     club: &Club,
     game: &crate::domain::play::game_view::Game,
-    who: &str,
+    (who, by): (&str, Option<i64>),
     reason: &str,
 ) -> Result<()> {
     let page = match stored::of_night(&state.db, game.night.id).await? {
@@ -1112,8 +1203,17 @@ async fn mail_dispute(
         paragraphs: &paragraphs,
         actions: &[("Settle the game", page.as_str())],
         why: &why,
+        caused_by: by,
     };
-    for reader in stored::organizers_of(tx, league.id).await? {
+    let readers = stored::organizers_of(tx, league.id).await?;
+    // The dispute stands either way; past the member's day it waits on the pages, unmailed.
+    if let Some(user) = by
+        && !budgets::member_may_mail(state, tx, (club.id, &club.name), user, readers.len() as i64)
+            .await?
+    {
+        return Ok(());
+    }
+    for reader in readers {
         send(state, tx, league, club, reader, &letter).await?;
     }
     Ok(())
@@ -1530,6 +1630,7 @@ async fn ask(
             ("See the match", page.as_str()),
         ],
         why: &why,
+        caused_by: None,
     };
     send(state, tx, league, club, (user, email, name), &letter).await
 }

@@ -177,6 +177,7 @@ pub async fn write_next(state: &AppState) -> Result<bool> {
                 text_body,
                 html_body,
                 unsubscribe: Some(unsubscribe),
+                caused_by: None,
             },
         )
         .await?;

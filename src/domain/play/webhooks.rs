@@ -180,7 +180,15 @@ pub async fn create(
     let (club, _) = caller.club(state, slug, Need::Admin).await?;
     let url = check_url(&n.url, state.webhooks_allow_private)?;
     let secret = new_secret(SECRET_PREFIX);
-    let webhook = match stored::create(&state.db, club.id, &url, &secret, MAX_PER_CLUB).await? {
+    // Who made it (an account, or the account that made the token used): an email undo
+    // removes what the account made since the change.
+    let made_by = match &caller.0 {
+        Some(crate::domain::access::Principal::User(u)) => (Some(u.id), None),
+        Some(crate::domain::access::Principal::Token { id, .. }) => (None, Some(*id)),
+        _ => (None, None),
+    };
+    let created = stored::create(&state.db, club.id, &url, &secret, MAX_PER_CLUB, made_by).await?;
+    let webhook = match created {
         stored::Registered::Made(webhook) => webhook,
         stored::Registered::Full => {
             return Err(Error::Conflict(format!(

@@ -15,6 +15,9 @@ pub struct NewMail {
     pub html_body: String,
     /// The one-click unsubscribe URL of a message sent to many.
     pub unsubscribe: Option<String>,
+    /// The account whose action (a proposal, a dispute, a claim) made the service write it to
+    /// someone else: counted against that account's day and the members' half of the club's.
+    pub caused_by: Option<i64>,
 }
 
 /// A message leased for sending.
@@ -52,8 +55,8 @@ pub struct MailLine {
 /// Puts a message in the outbox (in the caller's transaction, with what it is about).
 pub async fn enqueue(conn: &mut PgConnection, m: &NewMail) -> sqlx::Result<i64> {
     sqlx::query_scalar(
-        "INSERT INTO mail_outbox (kind, club_id, to_address, to_name, subject, text_body, html_body, unsubscribe) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id",
+        "INSERT INTO mail_outbox (kind, club_id, to_address, to_name, subject, text_body, html_body, unsubscribe, caused_by) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id",
     )
     .bind(m.kind)
     .bind(m.club_id)
@@ -63,6 +66,7 @@ pub async fn enqueue(conn: &mut PgConnection, m: &NewMail) -> sqlx::Result<i64> 
     .bind(&m.text_body)
     .bind(&m.html_body)
     .bind(&m.unsubscribe)
+    .bind(m.caused_by)
     .fetch_one(conn)
     .await
 }

@@ -141,3 +141,138 @@ pub async fn email_changes(
         },
     ))
 }
+
+/// Holds an address's count (by its digest) until the transaction ends.
+pub async fn lock_address(conn: &mut PgConnection, digest: &str) -> sqlx::Result<()> {
+    sqlx::query("SELECT pg_advisory_xact_lock(hashtextextended('address:' || $1, 62))")
+        .bind(digest)
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+/// Whether the address asked never to be mailed at anyone else's asking.
+pub async fn opted_out<'c>(conn: impl sqlx::PgExecutor<'c>, digest: &str) -> sqlx::Result<bool> {
+    sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM address_optouts WHERE digest = $1)")
+        .bind(digest)
+        .fetch_one(conn)
+        .await
+}
+
+/// The address asks never to be mailed at anyone else's asking.
+pub async fn opt_out(pool: &sqlx::PgPool, digest: &str) -> sqlx::Result<()> {
+    sqlx::query("INSERT INTO address_optouts (digest) VALUES ($1) ON CONFLICT DO NOTHING")
+        .bind(digest)
+        .execute(pool)
+        .await?;
+    Ok(())
+}
+
+/// The address's "never" is lifted (it has an account of its own now).
+pub async fn opt_in(conn: &mut PgConnection, digest: &str) -> sqlx::Result<()> {
+    sqlx::query("DELETE FROM address_optouts WHERE digest = $1")
+        .bind(digest)
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+/// When the club last invited the address within 24 hours, if it did.
+pub async fn club_invited(
+    conn: &mut PgConnection,
+    digest: &str,
+    club_id: i64,
+) -> sqlx::Result<Option<DateTime<Utc>>> {
+    sqlx::query_scalar(
+        "SELECT max(at) FROM address_mail WHERE digest = $1 AND club_id = $2 \
+         AND kind = 'invitation' AND at > now() - interval '24 hours'",
+    )
+    .bind(digest)
+    .bind(club_id)
+    .fetch_one(conn)
+    .await
+}
+
+/// The messages others asked the service to send the address in the last 24 hours.
+pub async fn address_asked(conn: &mut PgConnection, digest: &str) -> sqlx::Result<Window> {
+    let (used, frees_at): (i64, Option<DateTime<Utc>>) = sqlx::query_as(
+        "SELECT count(*), min(at) + interval '24 hours' FROM address_mail \
+         WHERE digest = $1 AND at > now() - interval '24 hours'",
+    )
+    .bind(digest)
+    .fetch_one(conn)
+    .await?;
+    Ok(Window { used, frees_at })
+}
+
+/// Writes down a message someone asked the service to send the address.
+pub async fn record_address(
+    conn: &mut PgConnection,
+    digest: &str,
+    kind: &str,
+    club_id: Option<i64>,
+    asked_by: i64,
+) -> sqlx::Result<()> {
+    sqlx::query(
+        "INSERT INTO address_mail (digest, kind, club_id, asked_by) VALUES ($1, $2, $3, $4)",
+    )
+    .bind(digest)
+    .bind(kind)
+    .bind(club_id)
+    .bind(asked_by)
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// The messages `user_id`'s actions made the service write to others in the last 24 hours.
+pub async fn caused_by(conn: &mut PgConnection, user_id: i64) -> sqlx::Result<Window> {
+    let (used, frees_at): (i64, Option<DateTime<Utc>>) = sqlx::query_as(
+        "SELECT count(*), min(created_at) + interval '24 hours' FROM mail_outbox \
+         WHERE caused_by = $1 AND created_at > now() - interval '24 hours'",
+    )
+    .bind(user_id)
+    .fetch_one(conn)
+    .await?;
+    Ok(Window { used, frees_at })
+}
+
+/// The messages members' actions made the club write in the last 24 hours, and the club's own
+/// day budget when an operator set one.
+pub async fn club_member_mail(
+    conn: &mut PgConnection,
+    club_id: i64,
+) -> sqlx::Result<(Window, Option<i32>)> {
+    let (used, frees_at): (i64, Option<DateTime<Utc>>) = sqlx::query_as(
+        "SELECT count(*), min(created_at) + interval '24 hours' FROM mail_outbox \
+         WHERE club_id = $1 AND caused_by IS NOT NULL AND created_at > now() - interval '24 hours'",
+    )
+    .bind(club_id)
+    .fetch_one(&mut *conn)
+    .await?;
+    let own: Option<i32> = sqlx::query_scalar("SELECT mail_per_day FROM clubs WHERE id = $1")
+        .bind(club_id)
+        .fetch_optional(conn)
+        .await?
+        .flatten();
+    Ok((Window { used, frees_at }, own))
+}
+
+/// Whether `user_id` had the service write `kind` to `address` in the last 24 hours (a
+/// proposal naming the same people again mails nobody).
+pub async fn mailed_lately(
+    conn: &mut PgConnection,
+    user_id: i64,
+    kind: &str,
+    address: &str,
+) -> sqlx::Result<bool> {
+    sqlx::query_scalar(
+        "SELECT EXISTS (SELECT 1 FROM mail_outbox WHERE caused_by = $1 AND kind = $2 \
+         AND lower(to_address) = lower($3) AND created_at > now() - interval '24 hours')",
+    )
+    .bind(user_id)
+    .bind(kind)
+    .bind(address)
+    .fetch_one(conn)
+    .await
+}

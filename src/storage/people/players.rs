@@ -266,10 +266,15 @@ pub async fn claim_in(
     user_id: i64,
 ) -> sqlx::Result<bool> {
     Ok(sqlx::query(sqlx::AssertSqlSafe(format!(
-        "UPDATE players SET claimed_by = $3 WHERE club_id = $1 AND id = $2 AND user_id IS NULL \
+        "UPDATE players SET claimed_by = $3, claimed_at = now(), claim_mailed_at = NULL \
+         WHERE club_id = $1 AND id = $2 AND user_id IS NULL \
          AND claimed_by IS NULL \
+         AND NOT EXISTS (SELECT 1 FROM players o WHERE o.club_id = $1 AND o.claimed_by = $3) \
          AND NOT EXISTS (SELECT 1 FROM players o WHERE o.club_id = $1 AND o.user_id = $3 \
-           AND NOT {})",
+           AND NOT {}) \
+         AND NOT EXISTS (SELECT 1 FROM invitations i WHERE i.player_id = $2 AND i.accepted_at IS NULL \
+           AND i.revoked_at IS NULL AND i.expires_at > now() \
+           AND lower(i.email) <> (SELECT lower(email) FROM users WHERE id = $3))",
         unplayed("o")
     )))
     .bind(club_id)
@@ -279,6 +284,89 @@ pub async fn claim_in(
     .await?
     .rows_affected()
         == 1)
+}
+
+/// The player the member says they are in the club, waiting for an organizer: (id, name).
+pub async fn claim_of(
+    conn: &mut PgConnection,
+    club_id: i64,
+    user_id: i64,
+) -> sqlx::Result<Option<(i64, String)>> {
+    sqlx::query_as("SELECT id, name FROM players WHERE club_id = $1 AND claimed_by = $2 LIMIT 1")
+        .bind(club_id)
+        .bind(user_id)
+        .fetch_optional(conn)
+        .await
+}
+
+/// Whether an open invitation was sent for the player to an address other than the member's.
+pub async fn invited_elsewhere(
+    conn: &mut PgConnection,
+    player_id: i64,
+    user_id: i64,
+) -> sqlx::Result<bool> {
+    sqlx::query_scalar(
+        "SELECT EXISTS (SELECT 1 FROM invitations i WHERE i.player_id = $1 AND i.accepted_at IS NULL \
+         AND i.revoked_at IS NULL AND i.expires_at > now() \
+         AND lower(i.email) <> (SELECT lower(email) FROM users WHERE id = $2))",
+    )
+    .bind(player_id)
+    .bind(user_id)
+    .fetch_one(conn)
+    .await
+}
+
+/// A claim waiting for the club's organizers to be told: (player id, player name, member id,
+/// member name, member email).
+pub type UnmailedClaim = (i64, String, i64, String, String);
+
+/// The club's claims its organizers were not mailed yet, marked mailed now (in `conn`'s
+/// transaction), when the club's last claims mail is 24 hours old or more (or none was sent);
+/// the club's claims mail is stamped now when any are taken.
+pub async fn take_unmailed_claims(
+    conn: &mut PgConnection,
+    club_id: i64,
+) -> sqlx::Result<Vec<UnmailedClaim>> {
+    let due: bool = sqlx::query_scalar(
+        "SELECT coalesce(claims_mailed_at < now() - interval '24 hours', true) FROM clubs \
+         WHERE id = $1 FOR NO KEY UPDATE",
+    )
+    .bind(club_id)
+    .fetch_optional(&mut *conn)
+    .await?
+    .unwrap_or(false);
+    if !due {
+        return Ok(Vec::new());
+    }
+    let taken: Vec<UnmailedClaim> = sqlx::query_as(
+        "WITH t AS (UPDATE players p SET claim_mailed_at = now() \
+            WHERE p.club_id = $1 AND p.claimed_by IS NOT NULL AND p.claim_mailed_at IS NULL \
+            RETURNING p.id, p.name, p.claimed_by) \
+         SELECT t.id, t.name, u.id, u.display_name, u.email FROM t JOIN users u ON u.id = t.claimed_by \
+         ORDER BY lower(t.name)",
+    )
+    .bind(club_id)
+    .fetch_all(&mut *conn)
+    .await?;
+    if !taken.is_empty() {
+        sqlx::query("UPDATE clubs SET claims_mailed_at = now() WHERE id = $1")
+            .bind(club_id)
+            .execute(conn)
+            .await?;
+    }
+    Ok(taken)
+}
+
+/// A club whose claims wait for their daily mail (the last one is 24 hours old), if any.
+pub async fn club_with_claims_due(conn: &mut PgConnection) -> sqlx::Result<Option<i64>> {
+    sqlx::query_scalar(
+        "SELECT c.id FROM clubs c WHERE (c.claims_mailed_at IS NULL OR c.claims_mailed_at < now() - interval '24 hours') \
+         AND EXISTS (SELECT 1 FROM players p WHERE p.club_id = c.id AND p.claimed_by IS NOT NULL \
+                     AND p.claim_mailed_at IS NULL) \
+         ORDER BY c.id LIMIT 1 FOR UPDATE OF c SKIP LOCKED",
+    )
+    .fetch_optional(conn)
+    .await
 }
 
 /// Waits for any other transaction placing the same member on the club's roster.
@@ -316,6 +404,13 @@ pub struct ClaimRow {
     pub claimed: Option<i64>,
     pub member: String,
     pub member_email: String,
+    /// When the member's account was made.
+    pub member_since: DateTime<Utc>,
+    pub club_time_zone: String,
+    /// Games the player has played (in any league of the club), and the address of an open
+    /// invitation sent for the player, if any.
+    pub games: i64,
+    pub invited: Option<String>,
 }
 
 /// The player `player` with the member `user` of its club; `None` when either is gone or the
@@ -323,7 +418,12 @@ pub struct ClaimRow {
 pub async fn claim_row(pool: &PgPool, player: i64, user: i64) -> sqlx::Result<Option<ClaimRow>> {
     sqlx::query_as(
         "SELECT c.id AS club_id, c.slug AS club, c.name AS club_name, p.name, p.user_id AS linked, \
-         p.claimed_by AS claimed, u.display_name AS member, u.email AS member_email \
+         p.claimed_by AS claimed, u.display_name AS member, u.email AS member_email, \
+         u.created_at AS member_since, c.time_zone AS club_time_zone, \
+         (SELECT count(*) FROM table_seats s JOIN games g ON g.table_id = s.table_id \
+            WHERE s.player_id = p.id) AS games, \
+         (SELECT i.email FROM invitations i WHERE i.player_id = p.id AND i.accepted_at IS NULL \
+            AND i.revoked_at IS NULL AND i.expires_at > now() ORDER BY i.id DESC LIMIT 1) AS invited \
          FROM players p JOIN clubs c ON c.id = p.club_id JOIN users u ON u.id = $2 \
          JOIN memberships m ON m.club_id = c.id AND m.user_id = u.id WHERE p.id = $1",
     )

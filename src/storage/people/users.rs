@@ -300,8 +300,9 @@ pub async fn create_email_undo(
     expires_at: DateTime<Utc>,
 ) -> sqlx::Result<()> {
     sqlx::query(
-        "INSERT INTO email_undos (token_hash, user_id, old_email, new_email, expires_at) \
-         VALUES ($1, $2, $3, $4, $5)",
+        "INSERT INTO email_undos (token_hash, user_id, old_email, new_email, expires_at, asked_at) \
+         VALUES ($1, $2, $3, $4, $5, coalesce((SELECT c.created_at FROM email_changes c \
+             WHERE c.user_id = $2 AND c.used_at IS NOT NULL ORDER BY c.used_at DESC LIMIT 1), now()))",
     )
     .bind(token_hash)
     .bind(user_id)
@@ -324,40 +325,98 @@ pub async fn email_undo(pool: &PgPool, token_hash: &str) -> sqlx::Result<Option<
     .await
 }
 
-/// Undoes an email change through its link: the account gets its old address back, every
-/// session of it ends, and every email change it was waiting for ends too.
-pub async fn undo_email_change(pool: &PgPool, token_hash: &str) -> sqlx::Result<EmailChanged> {
-    let mut tx = pool.begin().await?;
-    let undo: Option<(i64, String)> = sqlx::query_as(
+/// What an email undo did: the account as it is now, the address it had, and what the
+/// account made since the change was asked that the undo took back: API tokens revoked and
+/// webhooks removed, each (club name, its name or URL).
+#[derive(Debug)]
+pub struct Undone {
+    pub user: User,
+    pub was: String,
+    pub tokens: Vec<(String, String)>,
+    pub webhooks: Vec<(String, String)>,
+}
+
+/// What following an undo link came to.
+#[derive(Debug)]
+pub enum UndoOutcome {
+    Undone(Box<Undone>),
+    Gone,
+    Taken,
+}
+
+/// Undoes an email change through its link, in `tx`: the account gets its old address back and
+/// `locked_hash` as its password (a password nobody knows: it is chosen again through a link to
+/// the old address); every session, reset link and email-change link of the account ends, as do
+/// undo links of later changes (an older undo link still works: the address the account had
+/// longest wins); API tokens and webhooks the account made since the change was asked are
+/// revoked and removed.
+pub async fn undo_email_change(
+    tx: &mut sqlx::PgConnection,
+    token_hash: &str,
+    locked_hash: &str,
+) -> sqlx::Result<UndoOutcome> {
+    let undo: Option<(i64, String, DateTime<Utc>, DateTime<Utc>)> = sqlx::query_as(
         "UPDATE email_undos SET used_at = now() \
-         WHERE token_hash = $1 AND used_at IS NULL AND expires_at > now() RETURNING user_id, old_email",
+         WHERE token_hash = $1 AND used_at IS NULL AND expires_at > now() \
+         RETURNING user_id, old_email, asked_at, created_at",
     )
     .bind(token_hash)
     .fetch_optional(&mut *tx)
     .await?;
-    let Some((user_id, old)) = undo else {
-        return Ok(EmailChanged::Gone);
+    let Some((user_id, old, asked_at, made_at)) = undo else {
+        return Ok(UndoOutcome::Gone);
     };
     let was: String = sqlx::query_scalar("SELECT email FROM users WHERE id = $1 FOR NO KEY UPDATE")
         .bind(user_id)
         .fetch_one(&mut *tx)
         .await?;
-    let Some(user) = take_address(&mut tx, user_id, &old).await? else {
-        return Ok(EmailChanged::Taken);
-    };
-    sqlx::query("DELETE FROM sessions WHERE user_id = $1")
-        .bind(user_id)
-        .execute(&mut *tx)
-        .await?;
-    sqlx::query(
-        "UPDATE email_changes SET expires_at = now() \
-         WHERE user_id = $1 AND used_at IS NULL AND expires_at > now()",
+    if take_address(tx, user_id, &old).await?.is_none() {
+        return Ok(UndoOutcome::Taken);
+    }
+    let user = sqlx::query_as::<_, User>(
+        "UPDATE users SET password_hash = $2 WHERE id = $1 RETURNING id, email, display_name",
     )
     .bind(user_id)
+    .bind(locked_hash)
+    .fetch_one(&mut *tx)
+    .await?;
+    for sql in [
+        "DELETE FROM sessions WHERE user_id = $1",
+        "UPDATE email_changes SET expires_at = now() WHERE user_id = $1 AND used_at IS NULL AND expires_at > now()",
+        "UPDATE password_resets SET used_at = now() WHERE user_id = $1 AND used_at IS NULL",
+    ] {
+        sqlx::query(sql).bind(user_id).execute(&mut *tx).await?;
+    }
+    sqlx::query(
+        "UPDATE email_undos SET used_at = now() WHERE user_id = $1 AND used_at IS NULL AND created_at > $2",
+    )
+    .bind(user_id)
+    .bind(made_at)
     .execute(&mut *tx)
     .await?;
-    tx.commit().await?;
-    Ok(EmailChanged::Changed(user, was))
+    let tokens: Vec<(String, String)> = sqlx::query_as(
+        "WITH r AS (UPDATE api_tokens SET revoked_at = now() \
+            WHERE created_by = $1 AND created_at >= $2 AND revoked_at IS NULL RETURNING club_id, name) \
+         SELECT c.name, r.name FROM r JOIN clubs c ON c.id = r.club_id ORDER BY c.name, r.name",
+    )
+    .bind(user_id)
+    .bind(asked_at)
+    .fetch_all(&mut *tx)
+    .await?;
+    let webhooks: Vec<(String, String)> = sqlx::query_as(
+        "WITH r AS (DELETE FROM webhooks WHERE created_by = $1 AND created_at >= $2 RETURNING club_id, url) \
+         SELECT c.name, r.url FROM r JOIN clubs c ON c.id = r.club_id ORDER BY c.name, r.url",
+    )
+    .bind(user_id)
+    .bind(asked_at)
+    .fetch_all(&mut *tx)
+    .await?;
+    Ok(UndoOutcome::Undone(Box::new(Undone {
+        user,
+        was,
+        tokens,
+        webhooks,
+    })))
 }
 
 /// A club the user belongs to, with their role and how many owners it has.

@@ -51,6 +51,7 @@ pub async fn create(
     url: &str,
     secret: &str,
     max: i64,
+    (by_user, by_token): (Option<i64>, Option<i64>),
 ) -> sqlx::Result<Registered> {
     let mut tx = pool.begin().await?;
     // NO KEY: the webhook's own reference to the club still goes through.
@@ -66,12 +67,15 @@ pub async fn create(
         return Ok(Registered::Full);
     }
     let id: Option<i64> = sqlx::query_scalar(
-        "INSERT INTO webhooks (club_id, url, secret) VALUES ($1, $2, $3) \
+        "INSERT INTO webhooks (club_id, url, secret, created_by) \
+         VALUES ($1, $2, $3, coalesce($4, (SELECT created_by FROM api_tokens WHERE id = $5))) \
          ON CONFLICT (club_id, url) DO NOTHING RETURNING id",
     )
     .bind(club_id)
     .bind(url)
     .bind(secret)
+    .bind(by_user)
+    .bind(by_token)
     .fetch_optional(&mut *tx)
     .await?;
     let Some(id) = id else {
