@@ -99,7 +99,14 @@ impl Application {
             state.clone().into_inner(),
         ));
         let heartbeat = state.clone().into_inner();
-        tokio::spawn(async move { heartbeat.events.keep_shared().await });
+        // The processes alive also give each its share of a limit while the database is away.
+        tokio::spawn(async move {
+            let limits = heartbeat.clone();
+            heartbeat
+                .events
+                .keep_shared(move |n| limits.limits.set_instances(n))
+                .await
+        });
         let trust_proxy = settings.trust_proxy;
         let metrics_token = crate::http::metrics::MetricsToken::new(
             settings.metrics_token.as_ref().map(|t| t.expose()),

@@ -138,7 +138,9 @@ async fn a_closed_stream_frees_its_slot_for_every_instance() {
             hub.set_per_address(3);
             hub.share(db.clone(), uuid::Uuid::new_v4());
             let beating = hub.clone();
-            beats.push(tokio::spawn(async move { beating.keep_shared().await }));
+            beats.push(tokio::spawn(
+                async move { beating.keep_shared(|_| {}).await },
+            ));
             hub
         })
         .collect();
@@ -237,4 +239,98 @@ async fn wrong_passwords_and_code_guesses_count_on_every_instance() {
     }
     // From another address the code is looked up: a table, known, though not an account (403).
     assert_eq!(with_code(&b, "198.51.100.61").await.status(), 403);
+}
+
+/// The database away under two instances: a caller who used up the shared allowance goes on
+/// from there on each instance (next to nothing), not from a whole allowance each; a caller
+/// never seen gets each instance's share of one allowance, not one from each.
+#[tokio::test]
+async fn cut_off_from_the_database_an_instance_goes_on_from_what_it_knew() {
+    let (a, b) = two(|s| s.api_rate_limit = 60).await;
+    // Both instances have told each other they are alive (a heartbeat every 5 s).
+    tokio::time::sleep(Duration::from_millis(5_500)).await;
+    let client = reqwest::Client::new();
+    let send_both = |n: usize, from: &'static str| {
+        let client = client.clone();
+        let (a, b) = (a.url("/api/v1/leagues"), b.url("/api/v1/leagues"));
+        async move {
+            let mut let_through = 0;
+            for i in 0..n {
+                let url = if i % 2 == 0 { &a } else { &b };
+                let res = answered(client.get(url).header("X-Forwarded-For", from)).await;
+                if res.status() != 429 {
+                    let_through += 1;
+                }
+            }
+            let_through
+        }
+    };
+    let used = send_both(70, "203.0.113.70").await;
+    assert!((60..=62).contains(&used), "{used} let through");
+
+    common::database_away(&a, true).await;
+    let started = Instant::now();
+    let during = send_both(100, "203.0.113.70").await;
+    let fresh = send_both(100, "203.0.113.71").await;
+    let took = started.elapsed().as_secs() as u32 + 1;
+    common::database_away(&a, false).await;
+    println!(
+        "database away {took} s: {during} of 100 let through for the caller who had used her allowance, {fresh} of 100 for a new one"
+    );
+    // One request a second comes back to her (at most one per instance's share of it).
+    assert!(
+        during <= 2 + took,
+        "{during} let through in {took} s from an allowance used up"
+    );
+    assert!(
+        fresh <= 60 + 2 * took,
+        "a new caller gets a share on each instance, one allowance in all: {fresh}"
+    );
+    assert!(fresh >= 50, "…and not less: {fresh}");
+}
+
+/// Wrong passwords are counted across a crash of PostgreSQL (`kill -9` of the service and its
+/// postmaster): an account locked from an address stays locked after the restart.
+#[tokio::test]
+async fn wrong_password_counts_survive_a_crash_of_postgresql() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut served = common::serve(dir.path()).expect("the service starts");
+    let client = reqwest::Client::new();
+    let log_in = |base: String| {
+        let client = client.clone();
+        async move {
+            answered(client.post(format!("{base}/api/v1/session")).json(
+                &json!({"email": "locked@example.org", "password": "not the right password"}),
+            ))
+            .await
+            .status()
+            .as_u16()
+        }
+    };
+    for i in 0..5 {
+        assert_eq!(log_in(served.base.clone()).await, 401, "try {i}");
+    }
+    assert_eq!(log_in(served.base.clone()).await, 429, "locked");
+    let postmaster = common::postmaster_pid(dir.path());
+    served.child.kill().unwrap();
+    served.child.wait().unwrap();
+    // SAFETY: SIGKILL to the postmaster of the service this test started.
+    unsafe { libc::kill(postmaster, libc::SIGKILL) };
+    let served = common::serve(dir.path()).expect("the service starts again");
+    let started = Instant::now();
+    loop {
+        let ready = reqwest::get(format!("{}/readyz", served.base))
+            .await
+            .is_ok_and(|r| r.status() == 200);
+        if ready {
+            break;
+        }
+        assert!(started.elapsed() < Duration::from_secs(60), "not ready");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(
+        log_in(served.base.clone()).await,
+        429,
+        "still locked after PostgreSQL crashed"
+    );
 }

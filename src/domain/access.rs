@@ -204,6 +204,19 @@ impl Caller {
         }
     }
 
+    /// Who did something at a table, for the audit log: a logged-in caller holding that table's
+    /// code is written down as the code, used by them ("table 1 code, used by user 4 (…)"), so
+    /// the log says how they could score there; anyone else as `actor`.
+    pub fn actor_at(&self, table_id: i64, table_number: i32) -> String {
+        match (&self.0, self.1) {
+            (Some(Principal::User(u)), Some(held)) if held.table_id == table_id => format!(
+                "table {table_number} code, used by user {} ({})",
+                u.id, u.email
+            ),
+            _ => self.actor(),
+        }
+    }
+
     /// The club named by `slug` if the caller may do `need` there: 401 when anonymous, 404 when
     /// the caller has nothing to do with the club (or there is none), 403 when below the need.
     pub async fn club(&self, state: &AppState, slug: &str, need: Need) -> Result<(Club, Access)> {

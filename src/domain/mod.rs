@@ -165,14 +165,15 @@ impl From<crate::auth::limits::Refused> for Error {
     }
 }
 
+/// What a 503 says when every password thread is busy.
+pub const BUSY_HASHING: &str =
+    "too many passwords are being checked at this moment; try again in a few seconds";
+
 impl From<crate::auth::password::HashError> for Error {
     /// Every hashing thread busy and the queue full: 503, try again in a moment.
     fn from(e: crate::auth::password::HashError) -> Self {
         match e {
-            crate::auth::password::HashError::Busy => Error::Unavailable(
-                "too many passwords are being checked at this moment; try again in a few seconds"
-                    .into(),
-            ),
+            crate::auth::password::HashError::Busy => Error::Unavailable(BUSY_HASHING.into()),
             crate::auth::password::HashError::Failed(e) => Error::Internal(e),
         }
     }

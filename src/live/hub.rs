@@ -188,9 +188,9 @@ impl Hub {
     }
 
     /// Says every `HEARTBEAT` that this process is alive and which streams it holds, so the
-    /// caps count them (and stop counting a process that went away); runs until the service
-    /// stops.
-    pub async fn keep_shared(&self) {
+    /// caps count them (and stop counting a process that went away), and tells `alive` how many
+    /// processes are; runs until the service stops.
+    pub async fn keep_shared(&self, alive: impl Fn(u32)) {
         let Some((db, instance)) = self.shared.get() else {
             return;
         };
@@ -201,10 +201,12 @@ impl Hub {
                     .map(|(k, n)| (k.name(), (*n).min(i32::MAX as u32) as i32))
                     .collect()
             };
-            if let Err(e) =
-                crate::storage::limits::heartbeat(db, *instance, INSTANCE_GONE_SECS, &held).await
+            match crate::storage::limits::heartbeat(db, *instance, INSTANCE_GONE_SECS, &held).await
             {
-                tracing::warn!(error = %e, "stream caps: could not say this process is alive");
+                Ok(n) => alive(n),
+                Err(e) => {
+                    tracing::warn!(error = %e, "stream caps: could not say this process is alive")
+                }
             }
             tokio::time::sleep(HEARTBEAT).await;
         }

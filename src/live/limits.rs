@@ -11,6 +11,7 @@
 
 use std::collections::HashMap;
 use std::net::IpAddr;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -97,6 +98,18 @@ struct Shared {
     db: PgPool,
     down_until: Mutex<Option<Instant>>,
     leases: Mutex<HashMap<String, Lease>>,
+    /// What this process last knew of each caller's allowance, and how many processes share
+    /// the database: while the database does not answer, a caller goes on from there, with
+    /// this process's share of it, not from a whole allowance.
+    known: Mutex<HashMap<String, Known>>,
+    instances: AtomicU32,
+}
+
+/// A caller's allowance as this process last knew it: its share of what remained, and when.
+#[derive(Debug, Clone, Copy)]
+struct Known {
+    left: f64,
+    at: Instant,
 }
 
 /// The key a caller is counted under in the database: its kind and a digest of what names it
@@ -128,6 +141,8 @@ impl Limits {
                     db,
                     down_until: Mutex::new(None),
                     leases: Mutex::new(HashMap::new()),
+                    known: Mutex::new(HashMap::new()),
+                    instances: AtomicU32::new(1),
                 })
             }),
             api: (0, 0),
@@ -141,8 +156,17 @@ impl Limits {
         self.local.api = rules::ApiLimits::new(per_address, per_token);
     }
 
+    /// How many processes serve the database now (the streams' heartbeat counts them): while
+    /// the database does not answer, each grants a caller at most its share.
+    pub fn set_instances(&self, n: u32) {
+        if let Some(shared) = &self.shared {
+            shared.instances.store(n.max(1), Ordering::Relaxed);
+        }
+    }
+
     /// Takes one request of `key` under `rate` from the database (a few ahead when `ahead`);
-    /// `None` when the database cannot say.
+    /// while the database cannot say, from what this process last knew of the caller (its
+    /// share). `None` only with no database at all.
     async fn take(&self, rate: Rate, key: String, ahead: bool) -> Option<Answer> {
         let shared = self.shared.as_ref()?;
         let mut ask = 1;
@@ -152,15 +176,19 @@ impl Limits {
                 Err(next_ask) => ask = next_ask,
             }
         }
-        let took = shared.take_from_db(rate, &key, ask).await?;
+        let Some(took) = shared.take_from_db(rate, &key, ask).await else {
+            return Some(shared.take_known(rate, &key));
+        };
         if ahead {
             shared.lease(&key, ask, took, Instant::now());
         }
-        Some(Answer {
+        let answer = Answer {
             through: took.granted > 0,
             remaining: took.remaining + took.granted.saturating_sub(1),
             wait: Duration::from_micros(took.wait_us.max(0) as u64),
-        })
+        };
+        shared.knew(&key, answer.remaining);
+        Some(answer)
     }
 
     /// Takes one request under `rate` for each key in turn: refused (saying what was counted)
@@ -432,6 +460,56 @@ impl Shared {
             tracing::warn!(error = %e, "limits: the database did not answer; this process counts alone for a while");
         }
         *down = Some(Instant::now() + DOWN_FOR);
+    }
+
+    /// This process's share of what the database said remains of `key`'s allowance, kept for
+    /// while it does not answer.
+    fn knew(&self, key: &str, remaining: u32) {
+        let share = f64::from(self.instances.load(Ordering::Relaxed).max(1));
+        let now = Instant::now();
+        let mut known = self.known.lock().unwrap_or_else(|e| e.into_inner());
+        if known.len() > 100_000 {
+            known.retain(|_, k| now.duration_since(k.at) < Duration::from_secs(3600));
+        }
+        known.insert(
+            key.to_string(),
+            Known {
+                left: f64::from(remaining) / share,
+                at: now,
+            },
+        );
+    }
+
+    /// A request of `key` while the database does not answer: from this process's share of
+    /// what it last knew remained (refilled at its share of the rate since), or its share of a
+    /// whole allowance for a caller it never saw; never more than its share.
+    fn take_known(&self, rate: Rate, key: &str) -> Answer {
+        let share = f64::from(self.instances.load(Ordering::Relaxed).max(1));
+        let whole = f64::from(rate.burst) / share;
+        let now = Instant::now();
+        let mut known = self.known.lock().unwrap_or_else(|e| e.into_inner());
+        let k = known.entry(key.to_string()).or_insert(Known {
+            left: whole,
+            at: now,
+        });
+        let refilled = now.duration_since(k.at).as_micros() as f64 / rate.step_us as f64 / share;
+        k.left = (k.left + refilled).min(whole);
+        k.at = now;
+        if k.left >= 1.0 {
+            k.left -= 1.0;
+            Answer {
+                through: true,
+                remaining: k.left.floor() as u32,
+                wait: Duration::ZERO,
+            }
+        } else {
+            let wait_us = (1.0 - k.left) * rate.step_us as f64 * share;
+            Answer {
+                through: false,
+                remaining: 0,
+                wait: Duration::from_micros(wait_us.ceil() as u64),
+            }
+        }
     }
 
     /// Takes up to `ask` requests of `key` from the database; `None` when it cannot say.

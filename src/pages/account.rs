@@ -83,7 +83,7 @@ async fn login(
         email: f.email,
         password: f.password,
     };
-    match accounts::authenticate(&state, login, peer(&req), user_agent(&req)).await {
+    match accounts::authenticate_patiently(&state, login, peer(&req), user_agent(&req)).await {
         Ok(session) => {
             let mut res = redirect(
                 &next,
@@ -103,6 +103,22 @@ async fn login(
                 text: e.message(),
             }),
         )),
+        // Checked twice, a second apart, and still busy: said in words on the page, the
+        // password not counted as wrong.
+        Err(Error::Unavailable(why)) if why == crate::domain::BUSY_HASHING => {
+            let mut res = redirect(
+                &format!("/login?next={}", super::urlencoding_encode(&next)),
+                Some(Flash {
+                    ok: false,
+                    text: "The service is busy: many people are logging in at this moment, and your password was not checked. Log in again in a few seconds.".into(),
+                }),
+            );
+            res.headers_mut().insert(
+                actix_web::http::header::RETRY_AFTER,
+                actix_web::http::header::HeaderValue::from_static("2"),
+            );
+            Ok(res)
+        }
         Err(e) => Err(e.into()),
     }
 }

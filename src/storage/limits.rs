@@ -68,13 +68,13 @@ pub async fn fail(pool: &PgPool, key: &str, window_secs: i64) -> sqlx::Result<()
 
 /// Says this process (`instance`) is alive, forgets processes not seen for `gone_secs` (and
 /// their streams), and writes down the streams this one holds now (`held`: key, count), so a
-/// release that never reached the database is mended here.
+/// release that never reached the database is mended here. How many processes are alive.
 pub async fn heartbeat(
     pool: &PgPool,
     instance: uuid::Uuid,
     gone_secs: i64,
     held: &[(String, i32)],
-) -> sqlx::Result<()> {
+) -> sqlx::Result<u32> {
     let mut tx = pool.begin().await?;
     sqlx::query(
         "INSERT INTO instances (id, seen_at) VALUES ($1, clock_timestamp()) \
@@ -107,6 +107,9 @@ pub async fn heartbeat(
         .bind(&keys)
         .execute(&mut *tx)
         .await?;
+    let alive: i64 = sqlx::query_scalar("SELECT count(*) FROM instances")
+        .fetch_one(&mut *tx)
+        .await?;
     tx.commit().await?;
     // Allowances whole again and windows over hold nothing: gone.
     sqlx::query("DELETE FROM rate_limits WHERE tat < clock_timestamp() - interval '1 minute'")
@@ -115,7 +118,7 @@ pub async fn heartbeat(
     sqlx::query("DELETE FROM failure_counts WHERE since < clock_timestamp() - interval '1 day'")
         .execute(pool)
         .await?;
-    Ok(())
+    Ok(alive.clamp(1, i64::from(u32::MAX)) as u32)
 }
 
 /// Takes one of `key`'s `cap` stream slots for `instance`, counting the streams of every

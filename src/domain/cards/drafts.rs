@@ -189,7 +189,25 @@ fn bounded_line(l: &LineText, at: &str) -> Result<()> {
     Ok(())
 }
 
+/// The card drafts one club keeps at once.
+pub const MAX_DRAFTS: i64 = 20;
+
+/// The most a draft holds, as stored (its name, year, publisher and every line as typed).
+pub const MAX_DRAFT_BYTES: usize = 64 * 1024;
+
 fn bounded_draft(head: &HeadText, lines: &[LineText]) -> Result<()> {
+    let size = serde_json::to_vec(head).map_or(0, |v| v.len())
+        + serde_json::to_vec(lines).map_or(0, |v| v.len());
+    if size > MAX_DRAFT_BYTES {
+        return Err(Error::invalid(
+            "lines",
+            format!(
+                "this draft would hold {} KB, and a draft holds at most {} KB (a printed card is a few KB): shorten its notes or lines; nothing was saved",
+                size.div_ceil(1024),
+                MAX_DRAFT_BYTES / 1024
+            ),
+        ));
+    }
     bounded(&head.name, "head.name".into(), "the name", 200)?;
     crate::domain::text::plain("head.name", &head.name)?;
     bounded(&head.year, "head.year".into(), "the year", 10)?;
@@ -281,6 +299,7 @@ pub async fn start(
         }
     };
     let user = caller.user().ok().map(|u| u.id);
+    bounded_draft(&head, &lines)?;
     let d = card_drafts::create(
         &state.db,
         club.club().id,
@@ -289,8 +308,18 @@ pub async fn start(
         replaces,
         public,
         user,
+        MAX_DRAFTS,
     )
-    .await?;
+    .await?
+    .ok_or_else(|| {
+        Error::invalid(
+            "from",
+            format!(
+                "{} keeps {MAX_DRAFTS} card drafts already, the most a club may: publish one or throw one away first",
+                club.club().name
+            ),
+        )
+    })?;
     view(state, d).await
 }
 

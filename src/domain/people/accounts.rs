@@ -296,12 +296,39 @@ pub async fn finish_signup(
     start_session(state, user, agent).await
 }
 
-/// Checks a login (rate-limited per account and per `address`) and starts a session.
+/// Checks a login (rate-limited per account and per `address`) and starts a session. Every
+/// hashing thread busy is a 503 at once (an app tries again after its `Retry-After`).
 pub async fn authenticate(
     state: &AppState,
     l: LogIn,
     address: Option<IpAddr>,
     agent: Option<&str>,
+) -> Result<Session> {
+    log_in(state, l, address, agent, false).await
+}
+
+/// How long the log-in page waits before it checks a password again when every hashing thread
+/// was busy.
+pub const BUSY_WAIT: std::time::Duration = std::time::Duration::from_millis(1_000);
+
+/// As `authenticate`, for a person at the log-in page: when every hashing thread is busy it
+/// waits a moment and checks once more by itself (counted as one attempt), and only then says
+/// the service is busy.
+pub async fn authenticate_patiently(
+    state: &AppState,
+    l: LogIn,
+    address: Option<IpAddr>,
+    agent: Option<&str>,
+) -> Result<Session> {
+    log_in(state, l, address, agent, true).await
+}
+
+async fn log_in(
+    state: &AppState,
+    l: LogIn,
+    address: Option<IpAddr>,
+    agent: Option<&str>,
+    patient: bool,
 ) -> Result<Session> {
     state.limits.login(l.email.trim(), address).await?;
     state.limits.password_check(l.email.trim(), address).await?;
@@ -311,7 +338,13 @@ pub async fn authenticate(
         None => (None, None),
     };
     // An unknown email is checked against a dummy hash: it takes as long as a wrong password.
-    let ok = password::verify_password(l.password, hash).await?;
+    let ok = match password::verify_password(l.password.clone(), hash.clone()).await {
+        Err(password::HashError::Busy) if patient => {
+            tokio::time::sleep(BUSY_WAIT).await;
+            password::verify_password(l.password, hash).await?
+        }
+        answer => answer?,
+    };
     let Some(user) = user.filter(|_| ok) else {
         state.limits.password_failed(l.email.trim(), address).await;
         return Err(Error::Unauthorized("wrong email or password".into()));

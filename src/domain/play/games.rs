@@ -539,7 +539,7 @@ pub async fn record(
         request_hash: &request_hash,
         body: &body,
     });
-    let actor = caller.actor();
+    let actor = caller.actor_at(ctx.table_id, ctx.table_number);
     let entry = totals::Entry {
         league_id: ctx.league_id,
         game_id: id,
@@ -838,7 +838,7 @@ pub async fn amend(
         g.id,
         version,
         &game,
-        &caller.actor(),
+        &caller.actor_at(ctx.table_id, ctx.table_number),
         event,
     )
     .await?
@@ -888,7 +888,7 @@ pub async fn void(state: &AppState, caller: &Caller, id: i64, seen: Option<&str>
             g.id,
             at,
             now.updated_at,
-            &caller.actor(),
+            &caller.actor_at(ctx.table_id, ctx.table_number),
             event,
         )
         .await?
@@ -941,22 +941,32 @@ async fn audit_as_seen(
             .iter()
             .find(|(id, _)| *id == user)
             .map(|(_, name)| name.clone());
-        let account = e
-            .actor
+        // "table 1 code, used by user 4 (…)": the code, then whose hands it was in.
+        let (code, named) = match e.actor.split_once(", used by ") {
+            Some((code, named)) => (Some(code.replacen(" code", "'s code", 1)), named),
+            None => (None, e.actor.as_str()),
+        };
+        let account = named
             .split_once(" (")
             .map(|(_, rest)| rest.trim_end_matches(')').to_string());
-        e.actor = match (name, member, account) {
+        let who = match (name, member, account) {
             (Some(name), true, Some(account)) => format!("{name} ({account})"),
             (Some(name), _, _) => name,
             (None, _, _) => "a former account".into(),
+        };
+        e.actor = match code {
+            Some(code) => format!("{code}, used by {who}"),
+            None => who,
         };
     }
     Ok(entries)
 }
 
-/// The account an audit entry's actor names (`user 12 (…)`), if it names one.
+/// The account an audit entry's actor names (`user 12 (…)`, or a table's code `used by user
+/// 12 (…)`), if it names one.
 fn audit_user(actor: &str) -> Option<i64> {
-    actor.strip_prefix("user ")?.split(' ').next()?.parse().ok()
+    let named = actor.split_once(", used by ").map_or(actor, |(_, n)| n);
+    named.strip_prefix("user ")?.split(' ').next()?.parse().ok()
 }
 
 /// Checks that the caller may enter games at the table (404 naming the table otherwise), before

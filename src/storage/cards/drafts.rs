@@ -23,6 +23,7 @@ pub struct Draft {
 const COLUMNS: &str =
     "id, club_id, head, lines, public, replaces, revision, created_at, updated_at";
 
+#[allow(clippy::too_many_arguments)]
 pub async fn create(
     pool: &PgPool,
     club_id: i64,
@@ -31,10 +32,18 @@ pub async fn create(
     replaces: Option<i64>,
     public: bool,
     user: Option<i64>,
-) -> sqlx::Result<Draft> {
-    sqlx::query_as::<_, Draft>(sqlx::AssertSqlSafe(format!(
+    max: i64,
+) -> sqlx::Result<Option<Draft>> {
+    let mut tx = pool.begin().await?;
+    // One new draft of a club at a time, so two cannot both take the last place.
+    sqlx::query("SELECT 1 FROM clubs WHERE id = $1 FOR NO KEY UPDATE")
+        .bind(club_id)
+        .execute(&mut *tx)
+        .await?;
+    let made = sqlx::query_as::<_, Draft>(sqlx::AssertSqlSafe(format!(
         "INSERT INTO card_drafts (club_id, head, lines, replaces, public, created_by)
-         VALUES ($1, $2, $3, $4, $5, $6) RETURNING {COLUMNS}"
+         SELECT $1, $2, $3, $4, $5, $6
+         WHERE (SELECT count(*) FROM card_drafts WHERE club_id = $1) < $7 RETURNING {COLUMNS}"
     )))
     .bind(club_id)
     .bind(Json(head))
@@ -42,8 +51,11 @@ pub async fn create(
     .bind(replaces)
     .bind(public)
     .bind(user)
-    .fetch_one(pool)
-    .await
+    .bind(max)
+    .fetch_optional(&mut *tx)
+    .await?;
+    tx.commit().await?;
+    Ok(made)
 }
 
 pub async fn get(pool: &PgPool, club_id: i64, id: i64) -> sqlx::Result<Option<Draft>> {
