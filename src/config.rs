@@ -239,6 +239,29 @@ pub struct Settings {
 
 /// Messages one club may send in 24 hours when no other limit is set.
 pub const DEFAULT_MAIL_PER_CLUB_DAY: u32 = 2000;
+impl FileConfig {
+    /// The config file's settings (none without a file).
+    fn read(path: Option<&std::path::Path>) -> anyhow::Result<FileConfig> {
+        let Some(path) = path else {
+            return Ok(FileConfig::default());
+        };
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("reading config file {}", path.display()))?;
+        toml::from_str(&text).map_err(|e| {
+            anyhow::anyhow!("config file {}: {}", path.display(), e.to_string().trim())
+        })
+    }
+}
+
+/// A budget's setting: `default` when not given, else 1 to `most`.
+fn bounded(flag: &str, given: Option<u32>, default: u32, most: u32) -> anyhow::Result<u32> {
+    match given {
+        None => Ok(default),
+        Some(n) if (1..=most).contains(&n) => Ok(n),
+        Some(n) => anyhow::bail!("{flag} must be 1 to {most}, not {n}"),
+    }
+}
+
 /// Messages others may have the service send one address without an account in 24 hours.
 pub const DEFAULT_ASKED_MAIL_PER_ADDRESS_DAY: u32 = 3;
 /// Messages one member's actions may have the service send to others in 24 hours.
@@ -266,16 +289,7 @@ pub const DEFAULT_TOKEN_RATE_LIMIT: u32 = 1200;
 impl Settings {
     /// Merges flags and environment (already in `args`) over the file over the defaults.
     pub fn load(args: ServeArgs) -> anyhow::Result<Settings> {
-        let file: FileConfig = match &args.config {
-            Some(path) => {
-                let text = std::fs::read_to_string(path)
-                    .with_context(|| format!("reading config file {}", path.display()))?;
-                toml::from_str(&text).map_err(|e| {
-                    anyhow::anyhow!("config file {}: {}", path.display(), e.to_string().trim())
-                })?
-            }
-            None => FileConfig::default(),
-        };
+        let file = FileConfig::read(args.config.as_deref())?;
         let data_dir = args
             .data_dir
             .or(file.data_dir)
@@ -350,41 +364,38 @@ impl Settings {
                 }
                 None => None,
             },
-            mail_per_club_day: match args.mail_per_club_day.or(file.mail_per_club_day) {
-                None => DEFAULT_MAIL_PER_CLUB_DAY,
-                Some(n @ 1..=1_000_000) => n,
-                Some(n) => anyhow::bail!("--mail-per-club-day must be 1 to 1000000, not {n}"),
-            },
-            outside_mail_per_account_day: match args
-                .outside_mail_per_account_day
-                .or(file.outside_mail_per_account_day)
-            {
-                None => DEFAULT_OUTSIDE_MAIL_PER_ACCOUNT_DAY,
-                Some(n @ 1..=100_000) => n,
-                Some(n) => {
-                    anyhow::bail!("--outside-mail-per-account-day must be 1 to 100000, not {n}")
-                }
-            },
-            clubs_per_account_day: match args.clubs_per_account_day.or(file.clubs_per_account_day) {
-                None => DEFAULT_CLUBS_PER_ACCOUNT_DAY,
-                Some(n @ 1..=1000) => n,
-                Some(n) => anyhow::bail!("--clubs-per-account-day must be 1 to 1000, not {n}"),
-            },
-            asked_mail_per_address_day: match args
-                .asked_mail_per_address_day
-                .or(file.asked_mail_per_address_day)
-            {
-                None => DEFAULT_ASKED_MAIL_PER_ADDRESS_DAY,
-                Some(n @ 1..=1000) => n,
-                Some(n) => {
-                    anyhow::bail!("--asked-mail-per-address-day must be 1 to 1000, not {n}")
-                }
-            },
-            member_mail_per_day: match args.member_mail_per_day.or(file.member_mail_per_day) {
-                None => DEFAULT_MEMBER_MAIL_PER_DAY,
-                Some(n @ 1..=10_000) => n,
-                Some(n) => anyhow::bail!("--member-mail-per-day must be 1 to 10000, not {n}"),
-            },
+            mail_per_club_day: bounded(
+                "--mail-per-club-day",
+                args.mail_per_club_day.or(file.mail_per_club_day),
+                DEFAULT_MAIL_PER_CLUB_DAY,
+                1_000_000,
+            )?,
+            outside_mail_per_account_day: bounded(
+                "--outside-mail-per-account-day",
+                args.outside_mail_per_account_day
+                    .or(file.outside_mail_per_account_day),
+                DEFAULT_OUTSIDE_MAIL_PER_ACCOUNT_DAY,
+                100_000,
+            )?,
+            clubs_per_account_day: bounded(
+                "--clubs-per-account-day",
+                args.clubs_per_account_day.or(file.clubs_per_account_day),
+                DEFAULT_CLUBS_PER_ACCOUNT_DAY,
+                1000,
+            )?,
+            asked_mail_per_address_day: bounded(
+                "--asked-mail-per-address-day",
+                args.asked_mail_per_address_day
+                    .or(file.asked_mail_per_address_day),
+                DEFAULT_ASKED_MAIL_PER_ADDRESS_DAY,
+                1000,
+            )?,
+            member_mail_per_day: bounded(
+                "--member-mail-per-day",
+                args.member_mail_per_day.or(file.member_mail_per_day),
+                DEFAULT_MEMBER_MAIL_PER_DAY,
+                10_000,
+            )?,
             worker_pass: None,
             streams_per_address: match args.streams_per_address.or(file.streams_per_address) {
                 None => DEFAULT_STREAMS_PER_ADDRESS,

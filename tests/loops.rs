@@ -923,4 +923,43 @@ async fn card_drafts_are_bounded_before_anything_is_stored() {
         .await
         .unwrap();
     assert_eq!(count, 20);
+
+    // The club's card files and drafts together: 4 MB, said on its cards page. Sixteen uploads
+    // of a quarter MB each are stood in for by one stored file of 4 MB.
+    sqlx::query(
+        "INSERT INTO cards (club_id, name, year, source) \
+         SELECT id, 'Filler', 2026, repeat('x', 4 * 1024 * 1024) FROM clubs WHERE slug = 'birch'",
+    )
+    .execute(&app.db)
+    .await
+    .unwrap();
+    let id = sqlx::query_scalar::<_, i64>("SELECT min(id) FROM card_drafts")
+        .fetch_one(&app.db)
+        .await
+        .unwrap();
+    let now: Value = owner
+        .get(format!("{drafts}/{id}"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let (status, _, body) = send(owner.put(format!("{drafts}/{id}")).json(&json!({
+        "revision": now["revision"], "head": now["head"],
+        "lines": [{ "section": "Winds", "pattern": "NNNN EEE WWW SSSS", "value": "25", "concealed": false,
+                    "suits": "", "numbers": "", "winds": "", "note": "", "id": "", "unread": "" }],
+        "public": false
+    })))
+    .await;
+    assert_eq!(status, 422, "{body}");
+    assert!(
+        detail(&body).contains("birch keeps 4 MB of 4 MB in card files and drafts"),
+        "{body}"
+    );
+    let page = common::text_at(&owner, &app.url("/clubs/birch/cards")).await;
+    assert!(
+        page.contains("Card files and drafts kept: 4 MB of 4 MB"),
+        "{page}"
+    );
 }

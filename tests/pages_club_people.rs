@@ -158,7 +158,15 @@ async fn a_club_invites_from_its_player_list_members_join_as_their_players_and_s
         claim.text()
     );
     c.goto(&claim.link("/claims/")).await.unwrap();
-    wait_text(&c, "h1", "Is Rose Adler Rose?").await;
+    wait_text(&c, "h1", "Is the member Rose Adler the player Rose?").await;
+    // What the organizer needs to decide is on the page.
+    wait_text(&c, "#claim-facts", "Rose has played no games yet").await;
+    wait_text(
+        &c,
+        "#claim-facts",
+        "No invitation for Rose is waiting at another address",
+    )
+    .await;
     axe_clean(&c, "the claim's page, 820 px").await;
     let mut hands = Hands::new(&c);
     hands.tap("#claim button[value=confirm]").await;

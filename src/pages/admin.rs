@@ -523,6 +523,8 @@ struct CardsPage {
     public: bool,
     problems: Vec<CardProblem>,
     lines: Vec<SourceLine>,
+    /// The club's card files and drafts against its budget, in words.
+    text_use: String,
 }
 
 async fn cards_page(
@@ -553,9 +555,11 @@ async fn cards_page(
             })
             .collect()
     };
+    let text_use = cards::text_use(state, club.club().id).await?.words();
     page.render(CardsPage {
         ctx: page.ctx.clone(),
         club: club.club().clone(),
+        text_use,
         cards,
         source,
         public,

@@ -195,9 +195,14 @@ pub const MAX_DRAFTS: i64 = 20;
 /// The most a draft holds, as stored (its name, year, publisher and every line as typed).
 pub const MAX_DRAFT_BYTES: usize = 64 * 1024;
 
+/// A draft's size as stored (its JSON).
+fn draft_size(head: &HeadText, lines: &[LineText]) -> usize {
+    serde_json::to_vec(head).map_or(0, |v| v.len())
+        + serde_json::to_vec(lines).map_or(0, |v| v.len())
+}
+
 fn bounded_draft(head: &HeadText, lines: &[LineText]) -> Result<()> {
-    let size = serde_json::to_vec(head).map_or(0, |v| v.len())
-        + serde_json::to_vec(lines).map_or(0, |v| v.len());
+    let size = draft_size(head, lines);
     if size > MAX_DRAFT_BYTES {
         return Err(Error::invalid(
             "lines",
@@ -300,6 +305,7 @@ pub async fn start(
     };
     let user = caller.user().ok().map(|u| u.id);
     bounded_draft(&head, &lines)?;
+    cards::room_for(state, club.club(), draft_size(&head, &lines) as i64, "from").await?;
     let d = card_drafts::create(
         &state.db,
         club.club().id,
@@ -392,6 +398,11 @@ pub async fn save(
     save: &DraftSave,
 ) -> Result<DraftView> {
     bounded_draft(&save.head, &save.lines)?;
+    if let Some(was) = card_drafts::get(&state.db, club.club().id, id).await? {
+        let more =
+            draft_size(&save.head, &save.lines) as i64 - draft_size(&was.head, &was.lines) as i64;
+        cards::room_for(state, club.club(), more, "lines").await?;
+    }
     match card_drafts::save(
         &state.db,
         club.club().id,

@@ -516,6 +516,63 @@ pub struct CardUpload {
     pub public: bool,
 }
 
+/// The text one club may keep in card files and card drafts together.
+pub const CLUB_TEXT_BYTES: i64 = 4 * 1024 * 1024;
+
+/// How much of its text budget a club uses, in words: "0.3 MB of 4 MB".
+pub struct TextUse {
+    pub used: i64,
+    pub budget: i64,
+}
+
+impl TextUse {
+    pub fn words(&self) -> String {
+        let mb = |b: i64| {
+            let m = (b as f64 / (1024.0 * 1024.0) * 10.0).round() / 10.0;
+            if m == m.trunc() {
+                format!("{m:.0} MB")
+            } else {
+                format!("{m:.1} MB")
+            }
+        };
+        format!("{} of {}", mb(self.used), mb(self.budget))
+    }
+}
+
+/// What the club keeps as card files and drafts, against its budget.
+pub async fn text_use(state: &AppState, club_id: i64) -> Result<TextUse> {
+    Ok(TextUse {
+        used: cards::club_text_bytes(&state.db, club_id).await?,
+        budget: CLUB_TEXT_BYTES,
+    })
+}
+
+/// Refuses (422 naming `field`, in words, before anything is stored) `more` bytes of text that
+/// would take the club past its budget for card files and drafts.
+pub async fn room_for(
+    state: &AppState,
+    club: &crate::storage::people::clubs::Club,
+    more: i64,
+    field: &str,
+) -> Result<()> {
+    if more <= 0 {
+        return Ok(());
+    }
+    let now = text_use(state, club.id).await?;
+    if now.used + more > now.budget {
+        return Err(Error::invalid(
+            field,
+            format!(
+                "{} keeps {} in card files and drafts, and this needs {} KB more: throw away drafts or cards it no longer needs; nothing was saved",
+                club.name,
+                now.words(),
+                (more + 1023) / 1024
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// Compiles and stores a card for a club its organizer runs (checked by `members::organized`
 /// before the upload was read); a file with errors is refused with each error's line and hand.
 pub async fn store(
@@ -529,6 +586,7 @@ pub async fn store(
             "remove the NUL character: a card file is text",
         ));
     }
+    room_for(state, club.club(), file.source.len() as i64, "source").await?;
     let card = compile(state, file.source.clone(), "source").await?;
     // The card's name is shown and mailed like any name: one line, nothing hidden in it.
     crate::domain::text::plain("source", &card.name)?;

@@ -314,23 +314,10 @@ pub async fn change_email(
     .await?;
     let to = (email.as_str(), user.display_name.as_str());
     let greeting = format!("Hello {},", user.display_name);
-    // Counted where it lands, with or without an account there (the answer is the same).
-    let known = users::by_email_in(&mut tx, &email).await?;
-    let asked = budgets::Asked {
-        kind: if known.is_some() {
-            "email_change_known"
-        } else {
-            "email_change"
-        },
-        address: &email,
-        club: None,
-        asked_by: user.id,
-        capped: true,
-    };
-    if budgets::spend_address(state, &mut tx, &asked).await? == budgets::Landing::OptedOut {
+    let Some(known) = lands(state, &mut tx, &user, &email).await? else {
         tx.commit().await?;
         return Ok(told);
-    }
+    };
     let never = budgets::never_link(state, &email);
     let stop = format!("To be mailed never again at anyone's asking, open: {never}");
     let envelope = |kind| mail::Envelope {
@@ -392,6 +379,33 @@ pub async fn change_email(
     tx.commit().await?;
     mail::wake(state);
     Ok(told)
+}
+
+/// Counts an email change's mail where it lands, with or without an account there (the answer
+/// is the same): whether the address has an account, or `None` when it asked never to be
+/// mailed at anyone's asking (nothing is sent).
+async fn lands(
+    state: &AppState,
+    tx: &mut sqlx::PgConnection,
+    user: &users::User,
+    email: &str,
+) -> Result<Option<Option<users::User>>> {
+    let known = users::by_email_in(&mut *tx, email).await?;
+    let asked = budgets::Asked {
+        kind: if known.is_some() {
+            "email_change_known"
+        } else {
+            "email_change"
+        },
+        address: email,
+        club: None,
+        asked_by: user.id,
+        capped: true,
+    };
+    Ok(match budgets::spend_address(state, tx, &asked).await? {
+        budgets::Landing::Send => Some(known),
+        budgets::Landing::OptedOut => None,
+    })
 }
 
 fn email_link_gone() -> Error {

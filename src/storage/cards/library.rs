@@ -130,3 +130,15 @@ pub async fn get(pool: &PgPool, id: i64) -> sqlx::Result<Option<StoredCard>> {
     .fetch_optional(pool)
     .await
 }
+
+/// What a club keeps as text: its card files and its card drafts as stored, in bytes.
+pub async fn club_text_bytes(pool: &PgPool, club_id: i64) -> sqlx::Result<i64> {
+    sqlx::query_scalar(
+        "SELECT (SELECT coalesce(sum(octet_length(source)), 0) FROM cards WHERE club_id = $1)::BIGINT \
+              + (SELECT coalesce(sum(octet_length(head::text) + octet_length(lines::text)), 0) \
+                 FROM card_drafts WHERE club_id = $1)::BIGINT",
+    )
+    .bind(club_id)
+    .fetch_one(pool)
+    .await
+}
