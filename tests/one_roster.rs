@@ -353,3 +353,131 @@ async fn a_club_clock_is_an_iana_name_and_a_word_gets_the_zone_it_means() {
         "{page}"
     );
 }
+
+/// A member who said she is "Carol Diaz" is removed: her claim, her proposal and her waiting
+/// matches end with her membership, the claim's mailed link then links nothing and says why,
+/// and she is told by mail. Another member leaves by herself (the API answered 403 before),
+/// keeping her games under her player, unlinked; the last owner cannot leave.
+#[tokio::test]
+async fn a_removed_member_leaves_nothing_waiting_and_a_member_can_leave() {
+    let sink = SmtpSink::start().await;
+    let url = sink.url();
+    let app = spawn_app_with(move |s| s.smtp_url = Some(Secret::new(url))).await;
+    let owner = club_owner(&app, "oak", "owner@oak.example").await;
+    let carol_player = json_of(
+        owner
+            .post(app.url("/api/v1/clubs/oak/players"))
+            .json(&json!({ "name": "Carol Diaz" }))
+            .send()
+            .await
+            .unwrap(),
+        201,
+    )
+    .await["id"]
+        .as_i64()
+        .unwrap();
+    let carol = common::member_of(&app, &owner, "oak", "carol@oak.example", "member").await;
+    let page = common::text_at(&carol, &app.url(&format!("/players/{carol_player}"))).await;
+    let res = carol
+        .post(app.url(&format!("/players/{carol_player}/claim")))
+        .form(&[("csrf", csrf_of(&page))])
+        .send()
+        .await
+        .unwrap();
+    assert!(res.status().is_success(), "{}", res.status());
+    let claim = common::wait_mailed_path(&app.db, "claim", "owner@oak.example", "/claims/").await;
+    let carol_id: i64 =
+        sqlx::query_scalar("SELECT id FROM users WHERE email = 'carol@oak.example'")
+            .fetch_one(&app.db)
+            .await
+            .unwrap();
+
+    let res = owner
+        .delete(app.url(&format!("/api/v1/clubs/oak/members/{carol_id}")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 204);
+    assert_eq!(
+        roster_of(&app, "carol@oak.example").await,
+        (None, None),
+        "her claim ended with her membership"
+    );
+    // The mailed link now links nothing, and says why.
+    let browser = common::browser_client();
+    let res = browser.get(app.url(&claim)).send().await.unwrap();
+    assert_eq!(res.status(), 404);
+    let text = res.text().await.unwrap();
+    assert!(
+        text.contains("no longer a member of the club") && text.contains("nothing was linked"),
+        "{text}"
+    );
+    let linked: Option<i64> = sqlx::query_scalar("SELECT user_id FROM players WHERE id = $1")
+        .bind(carol_player)
+        .fetch_one(&app.db)
+        .await
+        .unwrap();
+    assert_eq!(linked, None);
+    // She is told, by name of who did it.
+    let mut told = None;
+    for _ in 0..100 {
+        told = sink
+            .messages()
+            .into_iter()
+            .find(|m| m.kind() == "member_removed");
+        if told.is_some() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    let told = told.expect("the removed member is told");
+    assert_eq!(told.to, ["carol@oak.example"]);
+    assert!(
+        told.text()
+            .contains("owner@oak.example took you out of oak"),
+        "{}",
+        told.text()
+    );
+
+    // Another member leaves by herself, and her player stays with its name, unlinked.
+    let dot = common::member_of(&app, &owner, "oak", "dot@oak.example", "member").await;
+    let dot_id: i64 = sqlx::query_scalar("SELECT id FROM users WHERE email = 'dot@oak.example'")
+        .fetch_one(&app.db)
+        .await
+        .unwrap();
+    let club = common::text_at(&dot, &app.url("/clubs/oak")).await;
+    assert!(club.contains("Leave this club"), "{club}");
+    let res = dot
+        .delete(app.url(&format!("/api/v1/clubs/oak/members/{dot_id}")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 204, "a member leaves by herself");
+    let res = dot
+        .get(app.url("/api/v1/clubs/oak/players"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        res.status(),
+        404,
+        "the club's members-only reads close to her"
+    );
+    // The last owner cannot leave without naming another.
+    let owner_id: i64 =
+        sqlx::query_scalar("SELECT id FROM users WHERE email = 'owner@oak.example'")
+            .fetch_one(&app.db)
+            .await
+            .unwrap();
+    let res = owner
+        .delete(app.url(&format!("/api/v1/clubs/oak/members/{owner_id}")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 409);
+    let problem: Value = res.json().await.unwrap();
+    assert!(
+        problem["detail"].as_str().unwrap().contains("last owner"),
+        "{problem}"
+    );
+}

@@ -142,8 +142,11 @@ pub async fn send_invitation_again(
         .json(membership::send_invitation_again(&state, &caller, &slug, id).await?))
 }
 
-/// Remove a member.
-#[utoipa::path(tag = "clubs", params(("club" = String, Path, example = "tuesday-tiles"), ("user" = i64, Path, minimum = 1, example = 1)), responses((status = 204), (status = 404, body = crate::error::Problem, content_type = "application/problem+json")))]
+/// Remove a member, or leave the club.
+///
+/// With your own user id you leave, whatever your role (the last owner names another owner
+/// first). What the member had waiting ends; their player and games stay, unlinked.
+#[utoipa::path(tag = "clubs", params(("club" = String, Path, example = "tuesday-tiles"), ("user" = i64, Path, minimum = 1, example = 1)), responses((status = 204), (status = 404, body = crate::error::Problem, content_type = "application/problem+json"), (status = 409, description = "The club's last owner names another owner first", body = crate::error::Problem, content_type = "application/problem+json")))]
 #[delete("/api/v1/clubs/{club}/members/{user}")]
 pub async fn remove_member(
     state: web::Data<AppState>,

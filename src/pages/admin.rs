@@ -226,10 +226,22 @@ async fn remove_member(
     posted: Posted<serde::de::IgnoredAny>,
 ) -> Result<HttpResponse, AppError> {
     let (slug, user) = path.into_inner();
-    let result = membership::remove(&state, &posted.caller, &slug, user)
-        .await
-        .map(|_| "Removed from the club.".to_string());
+    let result = membership::remove(&state, &posted.caller, &slug, user).await;
     after(&format!("/clubs/{slug}/members"), result)
+}
+
+/// *Leave this club*, on the club's page (after a second tap that confirms it).
+#[post("/clubs/{slug}/leave")]
+async fn leave_club(
+    state: web::Data<AppState>,
+    slug: web::Path<String>,
+    posted: Posted<serde::de::IgnoredAny>,
+) -> Result<HttpResponse, AppError> {
+    let me = posted.caller.user().map(|u| u.id).unwrap_or_default();
+    match membership::remove(&state, &posted.caller, &slug, me).await {
+        Ok(said) => after("/", Ok(said)),
+        Err(e) => after(&format!("/clubs/{slug}"), Err(e)),
+    }
 }
 
 #[derive(Template)]
@@ -646,6 +658,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(claim_answer)
         .service(set_member)
         .service(remove_member)
+        .service(leave_club)
         .service(tokens_list)
         .service(tokens_create)
         .service(tokens_revoke)

@@ -7,12 +7,13 @@ use crate::auth::{TOKEN_PREFIX, new_secret};
 pub use crate::domain::access::{Organized, organized};
 use crate::domain::people::accounts::validate_email;
 pub use crate::domain::people::invitations::{Invitation, Invited};
-use crate::domain::{Access, AppState, Caller, Error, Need, Result, Role};
+use crate::domain::{Access, AppState, Caller, Error, Need, Result, Role, outbox::mail};
 pub use crate::storage::people::clubs::Member;
 use crate::storage::people::clubs::{self, Club, RoleChange};
 use crate::storage::people::invitations;
 use crate::storage::people::tokens;
 pub use crate::storage::people::tokens::TokenInfo;
+use crate::storage::people::users;
 
 /// Members and their roles (organizers and owners).
 pub async fn list(state: &AppState, caller: &Caller, slug: &str) -> Result<Vec<Member>> {
@@ -253,10 +254,87 @@ pub async fn send_invitation_again(
     crate::domain::people::invitations::send_again(state, &club, sender, id).await
 }
 
-/// Takes a user out of the club (the last owner stays).
-pub async fn remove(state: &AppState, caller: &Caller, slug: &str, user: i64) -> Result<()> {
+/// Takes a user out of the club (the last owner stays), or, given the caller's own id, the
+/// caller leaves it, whatever her role. What she left waiting ends (claims, proposals,
+/// invitations) and her player stays, with its games, unlinked. Someone removed by another is
+/// mailed. What happened, naming her.
+pub async fn remove(state: &AppState, caller: &Caller, slug: &str, user: i64) -> Result<String> {
+    let me = caller.user().map_err(|e| match e {
+        Error::Forbidden(_) => Error::Forbidden(
+            "members leave, and are removed, as people logged in, not through an API token".into(),
+        ),
+        other => other,
+    })?;
+    if me.id == user {
+        let (club, _) = caller.club(state, slug, Need::Read).await?;
+        return match clubs::change_role(&state.db, club.id, user, None).await? {
+            RoleChange::Done => {
+                state.events.poke();
+                Ok(format!(
+                    "You left {}. Your games stay in its standings, under your player's name.",
+                    club.name
+                ))
+            }
+            RoleChange::NotMember => Err(Error::NotFound(format!(
+                "you are not a member of {}",
+                club.name
+            ))),
+            RoleChange::LastOwner => Err(Error::Conflict(format!(
+                "you are {}'s last owner: make another member owner first, then leave",
+                club.name
+            ))),
+        };
+    }
     let (club, access) = run_members(state, caller, slug).await?;
-    change_role(state, &club, access, user, None).await
+    let who = clubs::members(&state.db, club.id)
+        .await?
+        .into_iter()
+        .find(|m| m.user_id == user);
+    change_role(state, &club, access, user, None).await?;
+    state.events.poke();
+    let Some(who) = who else {
+        return Ok("Removed from the club.".into());
+    };
+    tell_removed(state, &club, me, &who).await?;
+    Ok(format!(
+        "{} is no longer a member of {}; they were told by mail. Their games stay, under their player's name.",
+        who.display_name, club.name
+    ))
+}
+
+/// Mails a member that `by` took her out of the club.
+async fn tell_removed(state: &AppState, club: &Club, by: &users::User, who: &Member) -> Result<()> {
+    let greeting = format!("Hello {},", who.display_name);
+    let paragraphs = [format!(
+        "{} took you out of {} on the mah jongg league service: you no longer see its members-only pages, and anything you had waiting there (a claim to be a player, a proposed match) has ended.",
+        by.display_name, club.name
+    )];
+    let after = [
+        "The games you played stay in the club's standings under your player's name. If this is a mistake, ask an organizer of the club to invite you again.".to_string(),
+    ];
+    let mut tx = state.db.begin().await?;
+    mail::write(
+        state,
+        &mut tx,
+        mail::Envelope {
+            kind: "member_removed",
+            to: (&who.email, &who.display_name),
+            club_id: Some(club.id),
+            caused_by: None,
+            unsubscribe: None,
+        },
+        &format!("You are no longer a member of {}", club.name),
+        mail::Letter {
+            greeting: &greeting,
+            paragraphs: &paragraphs,
+            actions: &[],
+            after: &after,
+        },
+    )
+    .await?;
+    tx.commit().await?;
+    mail::wake(state);
+    Ok(())
 }
 
 #[derive(Deserialize, ToSchema)]

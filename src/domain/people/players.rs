@@ -533,7 +533,7 @@ pub async fn settle_claim(
         .map(|(_, player, member, _)| (player, member));
     if !players::settle_claim(&state.db, club.id, id, confirm).await? {
         return Err(Error::Conflict(
-            "there is no claim on this player to settle (or that member is linked to another player)".into(),
+            "no claim waits on this player: the member who made it left the club or was removed, another organizer answered it, or that member is linked to another player; nothing was linked".into(),
         ));
     }
     let (player, member) = named.unwrap_or_else(|| ("the player".into(), "The member".into()));

@@ -298,7 +298,9 @@ pub struct ClaimView {
 }
 
 fn claim_gone() -> Error {
-    Error::NotFound("this link is not one the service sent, or its member left the club".into())
+    Error::NotFound(
+        "the member this claim was about is no longer a member of the club (or this link is not one the service sent): nothing was linked".into(),
+    )
 }
 
 /// The claim a signed link is about, as it stands.

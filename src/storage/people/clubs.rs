@@ -272,10 +272,40 @@ pub async fn change_role(
                 .bind(user_id)
                 .execute(&mut *tx)
                 .await?;
+            end_what_waits_on(&mut tx, club_id, user_id).await?;
         }
     }
     tx.commit().await?;
     Ok(RoleChange::Done)
+}
+
+/// What a member who leaves (or is removed) leaves waiting ends with her membership, in `tx`:
+/// her claims to be a player (nobody can confirm them afterwards), the match proposals she made
+/// that wait for players, and the invitations she sent that nobody has answered. Her player
+/// stays, with its games, no longer linked to her account.
+async fn end_what_waits_on(
+    tx: &mut sqlx::PgConnection,
+    club_id: i64,
+    user_id: i64,
+) -> sqlx::Result<()> {
+    for sql in [
+        "UPDATE players SET claimed_by = NULL, claimed_at = NULL, claim_mailed_at = NULL \
+         WHERE club_id = $1 AND claimed_by = $2",
+        "UPDATE players SET user_id = NULL WHERE club_id = $1 AND user_id = $2",
+        "UPDATE invitations SET revoked_at = now() \
+         WHERE club_id = $1 AND invited_by = $2 AND accepted_at IS NULL AND revoked_at IS NULL",
+        "UPDATE matches SET status = 'cancelled', \
+                cancel_reason = 'the member who proposed it is no longer in the club' \
+         WHERE created_by = $2 AND status = 'forming' AND night_id IS NULL \
+           AND league_id IN (SELECT id FROM leagues WHERE club_id = $1)",
+    ] {
+        sqlx::query(sql)
+            .bind(club_id)
+            .bind(user_id)
+            .execute(&mut *tx)
+            .await?;
+    }
+    Ok(())
 }
 
 /// The origins from which the club's API tokens may be used in a browser.
