@@ -107,6 +107,7 @@ async fn an_organizer_runs_a_night_in_the_browser() {
     click(&c, "a.button[href$='/score']").await;
     wait_text(&c, "h1", "game 1").await;
     click(&c, &format!("input[name=won][value='{}']", ids[0])).await;
+    click(&c, "input[name=how][value=self_pick]").await;
     for tile in [
         "F", "F", "2B", "2B", "J", "2B", "4C", "4C", "6C", "6C", "8B", "8B", "J", "8B",
     ] {
@@ -329,7 +330,7 @@ async fn an_owner_runs_the_club_by_keyboard_and_a_scorer_saves_offline() {
     .await;
     wait_text(&c, ".flash.bad", "last owner").await;
     click(&c, &format!("form[action$='/members/{sam}/remove'] button")).await;
-    wait_text(&c, ".flash.ok", "Removed").await;
+    wait_text(&c, ".flash.ok", "is no longer a member of friday").await;
     let members: Value = owner
         .get(app.url("/api/v1/clubs/friday/members"))
         .send()
@@ -448,6 +449,7 @@ async fn an_owner_runs_the_club_by_keyboard_and_a_scorer_saves_offline() {
 
     // Offline: the game stays on the page, says so, and is sent when the network is back.
     click(&c, &format!("input[name=won][value='{}']", ids[1])).await;
+    click(&c, "input[name=how][value=self_pick]").await;
     for tile in [
         "F", "F", "2B", "2B", "J", "2B", "4C", "4C", "6C", "6C", "8B", "8B", "J", "8B",
     ] {

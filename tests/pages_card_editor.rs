@@ -375,6 +375,7 @@ async fn an_organizer_types_a_card_tries_a_hand_publishes_and_a_league_scores_on
     click(&c, "a.button[href$='/score']").await;
     wait_text(&c, "h1", "game 1").await;
     click(&c, &format!("input[name=won][value='{}']", ids[0])).await;
+    click(&c, "input[name=how][value=self_pick]").await;
     for tile in [
         "F", "F", "3B", "3B", "3B", "3B", "6C", "6C", "6D", "6D", "9B", "9B", "9B", "9B",
     ] {

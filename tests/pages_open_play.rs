@@ -214,6 +214,7 @@ async fn members_arrange_a_match_one_enters_the_games_the_others_confirm_and_an_
         match winner {
             Some(w) => {
                 click(&c, &format!("input[name=won][value='{w}']")).await;
+                click(&c, "input[name=how][value=self_pick]").await;
                 for tile in SELF_PICK {
                     click(&c, &format!("#picker button[data-tile='{tile}']")).await;
                 }

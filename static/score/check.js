@@ -57,7 +57,13 @@ export function checking(s) {
         r = await post("/api/v1/hands/check", { card: s.card, hand: g.hand, exposures: g.exposures });
       } catch (_) { r = null; }
       if (mine !== generation) return;
+      // How she won decides who pays: never assumed, and asked for after the hand.
+      const askHow = "Say how " + who + " won: self-pick, or whose discard.";
       if (r === null || r.status >= 500) {
+        if (!g.won_by) {
+          s.say("Not checked: no network. " + askHow, "waiting");
+          return s.ready(false);
+        }
         s.say("Not checked: no network. Save keeps the game on this device; the server checks it when it is sent.", "waiting");
         return s.ready(true);
       }
@@ -78,8 +84,13 @@ export function checking(s) {
       const before = JSON.stringify(s.layout());
       s.hint = { target: b.target, groups: groupSizes(b.pattern), jokers: b.jokers };
       if (JSON.stringify(s.layout()) !== before) s.drawHand();
-      s.say(who + ": " + b.id + " · " + b.value + (b.jokerless ? " · jokerless" : "") + (b.concealed ? " · concealed" : "") +
-        (g.exposures.length ? " · " + plural(g.exposures.length, "exposure", "exposures") : ""), "ok");
+      const line = who + ": " + b.id + " · " + b.value + (b.jokerless ? " · jokerless" : "") + (b.concealed ? " · concealed" : "") +
+        (g.exposures.length ? " · " + plural(g.exposures.length, "exposure", "exposures") : "");
+      if (!g.won_by) {
+        s.say(line + ". " + askHow, "waiting");
+        return s.ready(false);
+      }
+      s.say(line, "ok");
     } else {
       s.say(o === "wall" ? "Wall game: nobody went out." : "Redeal: no game; game " + s.number + " is played again.", "ok");
     }

@@ -61,8 +61,10 @@ export function screen(form) {
     const east = w !== null && s.windOf(w, s.number) === "E";
     form.querySelectorAll(".east-only").forEach((el) => { el.hidden = !east; });
     form.querySelectorAll("[data-discarder]").forEach((el) => { el.hidden = Number(el.dataset.discarder) === w; });
+    // A choice that no longer applies (the discarder tapped as the winner, East's own ways for
+    // someone else) is taken back: *How?* is asked again, never chosen for the scorer.
     const how = form.querySelector("input[name=how]:checked");
-    if (how && how.closest("label").hidden) form.querySelector("input[name=how][value=self_pick]").checked = true;
+    if (how && how.closest("label").hidden) how.checked = false;
   };
   form.querySelectorAll("input[name=won], input[name=how]").forEach((r) => r.addEventListener("change", () => { s.showChoices(); s.schedule(); }));
   form.querySelectorAll("#rare select, #rare input").forEach((r) => r.addEventListener("change", () => s.schedule()));
@@ -99,8 +101,10 @@ export function screen(form) {
       g.winner = s.winner();
       g.hand = s.tiles.join(" ");
       g.exposures = s.exposureTiles();
-      const how = s.value("how") || "self_pick";
-      if (how.startsWith("discard:")) {
+      const how = s.value("how");
+      if (!how) {
+        // Not chosen yet: the check says so, and Save waits.
+      } else if (how.startsWith("discard:")) {
         g.won_by = "discard";
         g.discarder = Number(how.slice(8));
       } else {
@@ -134,7 +138,7 @@ export function screen(form) {
     s.exposed = [];
     s.hint = null;
     form.querySelectorAll("input[name=won]").forEach((r) => { r.checked = false; });
-    form.querySelector("input[name=how][value=self_pick]").checked = true;
+    form.querySelectorAll("input[name=how]").forEach((r) => { r.checked = false; });
     form.querySelectorAll("#rare select").forEach((el) => { el.value = ""; });
     form.querySelectorAll("#rare input[type=checkbox]").forEach((c) => { c.checked = false; });
     form.querySelectorAll("#rare input[name=dead_reason]").forEach((c) => { c.value = ""; });
