@@ -145,8 +145,8 @@ async fn members_reply_ahead_the_seats_fill_and_check_in_starts_from_the_replies
         "{text}"
     );
 
-    // Ann taps Coming in the mail: the page asks once more (a scanner's visit saves nothing),
-    // and its button saves.
+    // Ann's mail scanner fetches the Coming link: the page (whose script would save it in a
+    // browser) saves nothing by being fetched; its button saves, as with scripts off.
     let coming = ann_mail.link("answer=coming");
     let ann_phone = common::browser_client();
     let page = text_at(&ann_phone, &coming).await;
@@ -154,8 +154,9 @@ async fn members_reply_ahead_the_seats_fill_and_check_in_starts_from_the_replies
         page.contains("Hello ann@example.org")
             && page.contains("Save: Coming")
             && page.contains(
-                "You tapped <strong>Coming</strong> in the mail: one more tap below saves it."
-            ),
+                "You tapped <strong>Coming</strong> in the mail: it is being saved. If this page stays as it is, tap Save below."
+            )
+            && page.contains("data-autosave=\"coming\""),
         "{page}"
     );
     let counts = |v: &Value| {

@@ -191,6 +191,14 @@ async fn reply_link(
         Err(e @ Error::NotFound(_)) => (None, e.message()),
         Err(e) => return Err(e.into()),
     };
+    // An answer already saved is not asked again (a second visit of the link, or the page the
+    // script's save led back to): the page says it, with the others to change it.
+    let saved = link.as_ref().and_then(|l| l.night.your_answer);
+    let asked = q
+        .answer
+        .as_deref()
+        .and_then(Answer::parse)
+        .filter(|a| Some(*a) != saved);
     page.render_as(
         super::found(&problem),
         ReplyPage {
@@ -200,7 +208,7 @@ async fn reply_link(
             when: link.as_ref().map(|l| l.night.when()).unwrap_or_default(),
             link,
             problem,
-            asked: q.answer.as_deref().and_then(Answer::parse),
+            asked,
             answers: ANSWERS,
         },
     )

@@ -32,6 +32,7 @@ const SERVICE_WORKER: &str = include_str!("../../static/sw.js");
 const COPY_JS: &str = include_str!("../../static/copy.js");
 const TOURNAMENT_JS: &str = include_str!("../../static/tournament.js");
 const EMBED_JS: &str = include_str!("../../static/embed.js");
+const REPLY_JS: &str = include_str!("../../static/reply.js");
 
 #[derive(Template)]
 #[template(path = "index.html")]
@@ -149,6 +150,12 @@ async fn keep_js() -> HttpResponse {
     file("text/javascript; charset=utf-8", KEEP_JS)
 }
 
+/// The reply page's script: saves the answer a mailed link asked for.
+#[get("/static/reply.js")]
+async fn reply_js() -> HttpResponse {
+    file("text/javascript; charset=utf-8", REPLY_JS)
+}
+
 /// The card editor's script: asked for again on every load, so an upgrade never leaves an
 /// editor running an old script against a new API.
 #[get("/static/card-editor.js")]
@@ -181,6 +188,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(card_editor_js)
         .service(card_print_css)
         .service(keep_js)
+        .service(reply_js)
         .service(copy_js)
         .service(tournament_js)
         .service(embed_js)

@@ -467,7 +467,7 @@ pub async fn schedule(
     .await?;
     let subject = format!("{}: {} — coming?", league.name, when_words(&s));
     let paragraphs = [format!(
-        "{} plays {}, at {}, with {} ({} seats). Are you coming? One tap below opens your reply; the page it opens saves it.",
+        "{} plays {}, at {}, with {} ({} seats). Are you coming? One tap below answers: the page it opens saves your answer at once and shows it, with a way to change it (if your mail program shows pages without scripts, tap Save there).",
         league.name,
         when_words(&s),
         s.place,
