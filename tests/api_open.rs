@@ -1170,7 +1170,7 @@ async fn standings_line_up_with_events_tags_hold_and_head_and_the_engine_say_the
 
     // The engine: the same headers, counted per address.
     let mut left = Vec::new();
-    for _ in 0..2 {
+    for _ in 0..10 {
         let res = anyone
             .post(app.url("/api/v1/hands/check"))
             .json(&json!({"card": "demo-2026", "hand": WIN}))
@@ -1191,7 +1191,12 @@ async fn standings_line_up_with_events_tags_hold_and_head_and_the_engine_say_the
                 .unwrap(),
         );
     }
-    assert_eq!(left[0], left[1] + 1, "{left:?}");
+    // Each request counts; the allowance also comes back one every 50 ms, so on a busy machine
+    // two requests in a row may show the same number: at least one pair shows the count.
+    assert!(
+        left.windows(2).any(|w| w[1] + 1 == w[0]),
+        "{left:?}"
+    );
 }
 
 /// What the API guide promises an app, held against the service: unknown fields in a body are

@@ -445,6 +445,34 @@ async fn a_removed_member_leaves_nothing_waiting_and_a_member_can_leave() {
         .fetch_one(&app.db)
         .await
         .unwrap();
+    // A role change is mailed to the member it changes.
+    let res = owner
+        .put(app.url("/api/v1/clubs/oak/members"))
+        .json(&json!({ "email": "dot@oak.example", "role": "scorer" }))
+        .send()
+        .await
+        .unwrap();
+    assert!(res.status().is_success(), "{}", res.status());
+    let mut role_mail = None;
+    for _ in 0..100 {
+        role_mail = sink
+            .messages()
+            .into_iter()
+            .find(|m| m.kind() == "member_role");
+        if role_mail.is_some() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    let role_mail = role_mail.expect("the role change is mailed");
+    assert_eq!(role_mail.to, ["dot@oak.example"]);
+    assert!(
+        role_mail
+            .text()
+            .contains("owner@oak.example made you a scorer"),
+        "{}",
+        role_mail.text()
+    );
     let club = common::text_at(&dot, &app.url("/clubs/oak")).await;
     assert!(club.contains("Leave this club"), "{club}");
     let res = dot

@@ -323,12 +323,25 @@ async fn an_owner_runs_the_club_by_keyboard_and_a_scorer_saves_offline() {
         .unwrap()["user_id"]
         .as_i64()
         .unwrap();
+    // Removing asks first: the row's Remove opens a confirmation naming the member.
+    click(
+        &c,
+        &format!("details:has(form[action$='/members/{owner_id}/remove']) summary"),
+    )
+    .await;
     click(
         &c,
         &format!("form[action$='/members/{owner_id}/remove'] button"),
     )
     .await;
     wait_text(&c, ".flash.bad", "last owner").await;
+    click(
+        &c,
+        &format!("details:has(form[action$='/members/{sam}/remove']) summary"),
+    )
+    .await;
+    let asks = text_of(&c, &format!("form[action$='/members/{sam}/remove']")).await;
+    assert!(asks.contains("Yes, remove sam@example.org"), "{asks}");
     click(&c, &format!("form[action$='/members/{sam}/remove'] button")).await;
     wait_text(&c, ".flash.ok", "is no longer a member of friday").await;
     let members: Value = owner

@@ -178,11 +178,21 @@ async fn set_member(
     posted: Posted<RoleForm>,
 ) -> Result<HttpResponse, AppError> {
     let RoleForm { email, role } = posted.form;
-    let changed = format!("{} is now {role}.", email.trim());
+    let address = email.trim().to_lowercase();
     let result = membership::set_role(&state, &posted.caller, &slug, SetRole { email, role })
         .await
         .map(|added| match added {
-            Added::Changed(_) => changed,
+            // Said by the member's name, as the members list shows them.
+            Added::Changed(list) => list
+                .iter()
+                .find(|m| m.email.to_lowercase() == address)
+                .map(|m| {
+                    format!(
+                        "{} is now {}; they were told by mail.",
+                        m.display_name, m.role
+                    )
+                })
+                .unwrap_or_else(|| "The role is changed.".into()),
             Added::Invited(invited) => invited.message,
         });
     after(&format!("/clubs/{slug}/members"), result)

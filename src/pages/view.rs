@@ -369,6 +369,15 @@ impl LeagueFields {
             _ => "night",
         }
     }
+
+    /// The plural: "nights", "rounds", "matches".
+    pub fn sessions(&self) -> &'static str {
+        match self.kind.as_str() {
+            "tournament" => "rounds",
+            "open" => "matches",
+            _ => "nights",
+        }
+    }
 }
 
 impl Default for LeagueFields {

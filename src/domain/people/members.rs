@@ -98,8 +98,17 @@ pub async fn set_role(state: &AppState, caller: &Caller, slug: &str, s: SetRole)
     }
     validate_email(email)?;
     if let Some(user) = invitations::member_by_email(&state.db, club.id, email).await? {
+        let was = clubs::role(&state.db, club.id, user).await?;
         change_role(state, &club, access, user, Some(role)).await?;
-        return Ok(Added::Changed(clubs::members(&state.db, club.id).await?));
+        let members = clubs::members(&state.db, club.id).await?;
+        if was.as_deref() != Some(role.as_str())
+            && let Some(who) = members.iter().find(|m| m.user_id == user)
+            && let Ok(by) = caller.user()
+            && by.id != user
+        {
+            tell_role(state, &club, by, who).await?;
+        }
+        return Ok(Added::Changed(members));
     }
     if role == Role::Owner && access.role() != Role::Owner {
         return Err(Error::Forbidden(
@@ -300,6 +309,46 @@ pub async fn remove(state: &AppState, caller: &Caller, slug: &str, user: i64) ->
         "{} is no longer a member of {}; they were told by mail. Their games stay, under their player's name.",
         who.display_name, club.name
     ))
+}
+
+/// Mails a member that `by` gave her a new role in the club.
+async fn tell_role(state: &AppState, club: &Club, by: &users::User, who: &Member) -> Result<()> {
+    let greeting = format!("Hello {},", who.display_name);
+    let what = match Role::parse(&who.role).unwrap_or(Role::Member) {
+        Role::Owner => "an owner: you run everything, including who else is an owner",
+        Role::Organizer => "an organizer: you run nights, players, leagues and cards",
+        Role::Scorer => "a scorer: you record games",
+        Role::Member => "a member: you see the club's leagues and play",
+    };
+    let paragraphs = [format!(
+        "{} made you {what} in {}.",
+        by.display_name, club.name
+    )];
+    let after = ["If this is a mistake, ask an organizer of the club.".to_string()];
+    let page = format!("{}/clubs/{}", state.public_url, club.slug);
+    let mut tx = state.db.begin().await?;
+    mail::write(
+        state,
+        &mut tx,
+        mail::Envelope {
+            kind: "member_role",
+            to: (&who.email, &who.display_name),
+            club_id: Some(club.id),
+            caused_by: None,
+            unsubscribe: None,
+        },
+        &format!("Your role in {} is now {}", club.name, who.role),
+        mail::Letter {
+            greeting: &greeting,
+            paragraphs: &paragraphs,
+            actions: &[(&format!("Open {}", club.name), &page)],
+            after: &after,
+        },
+    )
+    .await?;
+    tx.commit().await?;
+    mail::wake(state);
+    Ok(())
 }
 
 /// Mails a member that `by` took her out of the club.

@@ -238,17 +238,22 @@ pub async fn change_password(
     let keep = mine.map(|t| state.keys.hash(t));
     let greeting = format!("Hello {},", user.display_name);
     let (clock, _) = clock_of(state, user.id).await?;
-    let paragraphs = [format!(
-        "The password of your mah jongg league account {} was changed on {}, and every other device was logged out.",
-        user.email,
-        clock.day_time(chrono::Utc::now())
-    )];
-    let after = ["If you did not change it, choose a new password now from the login page (Forgot your password?): that logs out everyone who has it.".to_string()];
+    // Led by what to do if it was not you: someone who changed it needs no button.
+    let paragraphs = [
+        "If this was not you, choose a new password now: that logs out everyone who has it."
+            .to_string(),
+        format!(
+            "The password of your mah jongg league account {} was changed on {}, and every other device was logged out.",
+            user.email,
+            clock.day_time(chrono::Utc::now())
+        ),
+    ];
+    let after = ["If you changed it yourself, there is nothing to do.".to_string()];
     let forgot = format!("{}/forgot", state.public_url);
     let letter = mail::Letter {
         greeting: &greeting,
         paragraphs: &paragraphs,
-        actions: &[("Choose a new password", &forgot)],
+        actions: &[("This was not me: choose a new password", &forgot)],
         after: &after,
     };
     // The new password and the word to the address, in one transaction.

@@ -548,7 +548,10 @@ pub fn board_short(league: &League) -> String {
     match counting_of(league).drop_worst_nights {
         0 => {}
         1 => text.push_str(&format!(", lowest {night} dropped")),
-        k => text.push_str(&format!(", {k} lowest {night}s dropped")),
+        k => text.push_str(&format!(
+            ", {k} lowest {} dropped",
+            league.sessions().to_lowercase()
+        )),
     }
     text
 }
