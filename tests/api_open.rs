@@ -1193,10 +1193,7 @@ async fn standings_line_up_with_events_tags_hold_and_head_and_the_engine_say_the
     }
     // Each request counts; the allowance also comes back one every 50 ms, so on a busy machine
     // two requests in a row may show the same number: at least one pair shows the count.
-    assert!(
-        left.windows(2).any(|w| w[1] + 1 == w[0]),
-        "{left:?}"
-    );
+    assert!(left.windows(2).any(|w| w[1] + 1 == w[0]), "{left:?}");
 }
 
 /// What the API guide promises an app, held against the service: unknown fields in a body are
