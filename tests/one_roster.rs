@@ -349,7 +349,7 @@ async fn a_club_clock_is_an_iana_name_and_a_word_gets_the_zone_it_means() {
     let page = common::text_at(&owner, &app.url("/clubs/maple")).await;
     assert!(!page.contains("Central-ish"), "{page}");
     assert!(
-        page.contains("On the club's clock, America/Chicago"),
+        page.contains("On the club's clock: Central Time (Chicago)"),
         "{page}"
     );
 }

@@ -70,17 +70,34 @@ async fn a_club_invites_from_its_player_list_members_join_as_their_players_and_s
     shots(&c, "club-roster").await;
     axe_clean(&c, "the club page with its player list, 820 px").await;
 
-    // The club's clock: the organizer types the zone's name and saves.
+    // The club's clock: the organizer types the city, as people say it, and saves once.
     c.find(fantoccini::Locator::Css("#club-tz"))
         .await
         .unwrap()
         .clear()
         .await
         .unwrap();
-    fill(&c, "#club-tz", "America/Chicago").await;
+    fill(&c, "#club-tz", "Chicago").await;
     click(&c, "#settings button[type=submit]").await;
-    wait_text(&c, ".flash.ok", "maple's clock is America/Chicago").await;
-    wait_text(&c, "main", "On the club's clock, America/Chicago").await;
+    let said = wait_text(
+        &c,
+        ".flash.ok",
+        "“Chicago” is Central Time (Chicago) (America/Chicago)",
+    )
+    .await;
+    assert!(
+        said.contains("maple's clock is Central Time (Chicago)") && !said.contains('`'),
+        "{said}"
+    );
+    wait_text(&c, "main", "On the club's clock: Central Time (Chicago)").await;
+    let field = c
+        .find(fantoccini::Locator::Css("#club-tz"))
+        .await
+        .unwrap()
+        .prop("value")
+        .await
+        .unwrap();
+    assert_eq!(field.as_deref(), Some("America/Chicago"));
     shots(&c, "club-roster-tablet").await;
     log_out(&c).await;
 

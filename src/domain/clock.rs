@@ -109,13 +109,13 @@ pub fn zone_name(typed: &str) -> Result<String> {
     let (message, suggestion) = match meant(t) {
         Some(zone) => (
             format!(
-                "`{shown}` is not a time zone name: did you mean {zone}? Pick the club's zone from the list"
+                "“{shown}” is not a time zone's name: did you mean {zone}? Pick the club's zone from the list"
             ),
             Some(zone),
         ),
         None => (
             format!(
-                "`{shown}` is not a time zone name: pick one from the list, such as America/New_York or Europe/London"
+                "“{shown}” is not a time zone's name: type a city, or pick one from the list, such as America/New_York or Europe/London"
             ),
             None,
         ),
@@ -126,6 +126,28 @@ pub fn zone_name(typed: &str) -> Result<String> {
         detail: format!("time_zone: {message}"),
         errors: vec![e],
     })
+}
+
+/// A zone as people say it: "Eastern Time (New York)" for the United States' zones, else its
+/// place and area ("London, Europe").
+pub fn said(zone: &str) -> String {
+    let us = match zone {
+        "America/New_York" => Some("Eastern Time"),
+        "America/Chicago" => Some("Central Time"),
+        "America/Denver" => Some("Mountain Time"),
+        "America/Phoenix" => Some("Mountain Time, no daylight saving"),
+        "America/Los_Angeles" => Some("Pacific Time"),
+        "America/Anchorage" => Some("Alaska Time"),
+        "Pacific/Honolulu" => Some("Hawaii Time"),
+        _ => None,
+    };
+    let place = zone.rsplit('/').next().unwrap_or(zone).replace('_', " ");
+    match (us, zone.split_once('/')) {
+        (Some(name), _) => format!("{name} ({place})"),
+        (None, Some((area, _))) => format!("{place}, {}", area.replace('_', " ")),
+        (None, None) if zone == "UTC" => "UTC (no clock changes)".into(),
+        (None, None) => zone.to_string(),
+    }
 }
 
 /// Whether `name` is a zone's IANA name as stored: `Area/Place` in one of the picker's areas
@@ -214,6 +236,18 @@ impl Clock {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_zone_is_said_as_people_say_it() {
+        assert_eq!(said("America/New_York"), "Eastern Time (New York)");
+        assert_eq!(said("America/Los_Angeles"), "Pacific Time (Los Angeles)");
+        assert_eq!(said("Europe/London"), "London, Europe");
+        assert_eq!(
+            said("America/Argentina/Buenos_Aires"),
+            "Buenos Aires, America"
+        );
+        assert_eq!(said("UTC"), "UTC (no clock changes)");
+    }
+
     use super::*;
 
     #[test]

@@ -40,6 +40,11 @@ struct ClubPage {
 }
 
 impl ClubPage {
+    /// The club's zone as people say it: "Eastern Time (New York)".
+    fn zone_said(&self) -> String {
+        crate::domain::clock::said(&self.club.time_zone)
+    }
+
     /// What a roster row says about who the player is on the service.
     fn standing(&self, r: &crate::domain::people::players::RosterRow) -> String {
         match (&r.account, &r.claimer, &r.invited) {
@@ -226,22 +231,37 @@ async fn settings(
     posted: Posted<SettingsForm>,
 ) -> Result<HttpResponse, AppError> {
     let f = &posted.form;
-    let result = clubs::update(
-        &state,
-        &posted.caller,
-        &slug,
-        clubs::ClubChange {
-            name: Some(f.name.clone()),
-            time_zone: Some(f.time_zone.clone()),
-        },
-    )
-    .await
-    .map(|c| {
+    let change = |zone: &str| clubs::ClubChange {
+        name: Some(f.name.clone()),
+        time_zone: Some(zone.to_string()),
+    };
+    let mut result = clubs::update(&state, &posted.caller, &slug, change(&f.time_zone)).await;
+    // A word with one zone it means ("Eastern", "Chicago", "New York") is taken as that zone at
+    // once, and the page says which: the next tap is not another try.
+    let mut meant = None;
+    if let Err(Error::Invalid { errors, .. }) = &result
+        && let [e] = errors.as_slice()
+        && e.field == "time_zone"
+        && let Some(zone) = e.suggestion.clone()
+    {
+        result = clubs::update(&state, &posted.caller, &slug, change(&zone)).await;
+        meant = Some(f.time_zone.trim().to_string());
+    }
+    let result = result.map(|c| {
+        let clock = crate::domain::clock::Clock::of(&c.time_zone);
+        let read = match &meant {
+            Some(typed) => format!(
+                "“{typed}” is {} ({}). ",
+                crate::domain::clock::said(&c.time_zone),
+                c.time_zone
+            ),
+            None => String::new(),
+        };
         format!(
-            "Saved. {}'s clock is {}: it is {} there now.",
+            "Saved. {read}{}'s clock is {}: it is {} there now.",
             c.name,
-            c.time_zone,
-            crate::domain::clock::Clock::of(&c.time_zone).at(chrono::Utc::now())
+            crate::domain::clock::said(&c.time_zone),
+            clock.at(chrono::Utc::now())
         )
     });
     after(&format!("/clubs/{slug}#settings"), result)
