@@ -150,8 +150,8 @@ pub struct ServeArgs {
     /// 1 to 1000].
     #[arg(long, env = "MAHJONG_ASKED_MAIL_PER_ADDRESS_DAY", value_name = "N")]
     pub asked_mail_per_address_day: Option<u32>,
-    /// Messages one member's actions (proposals, disputes, claims, leaving in an emergency) may
-    /// have the service send to others in 24 hours [default: 10; 1 to 10000].
+    /// Messages one member's actions (proposals naming players, disputes, leaving a match in an
+    /// emergency) may have the service send to others in 24 hours [default: 10; 1 to 10000].
     #[arg(long, env = "MAHJONG_MEMBER_MAIL_PER_DAY", value_name = "N")]
     pub member_mail_per_day: Option<u32>,
 }

@@ -221,3 +221,120 @@ async fn an_invited_member_joins_and_replies_to_a_night_ahead_on_a_phone() {
     wait_text(&c, ".flash.ok", "Night 2 is open: 1 coming is checked in.").await;
     c.close().await.unwrap();
 }
+
+/// `what` at a phone's and a tablet's width: axe finds nothing, and a screenshot of each is
+/// kept in `target/screenshots/{name}-{width}.png` to look at.
+async fn at_both_widths(c: &fantoccini::Client, name: &str, what: &str) {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/screenshots");
+    std::fs::create_dir_all(&dir).unwrap();
+    for (w, h) in [(390, 844), (820, 1180)] {
+        c.set_window_size(w, h).await.unwrap();
+        axe_clean(c, &format!("{what}, {w} px")).await;
+        let png = c.screenshot().await.unwrap();
+        std::fs::write(dir.join(format!("{name}-{w}.png")), png).unwrap();
+    }
+}
+
+/// Issue 62's pages as their people meet them: a stranger stops the service's mail from the
+/// invitation's link; an owner undoes an email change from the old address's mail; the club's
+/// cards page says how much of its budget its cards and drafts use.
+#[tokio::test]
+async fn a_stranger_says_never_an_owner_undoes_a_change_and_the_cards_page_says_its_budget() {
+    let sink = SmtpSink::start().await;
+    let url = sink.url();
+    let app = spawn_app_with(move |s| s.smtp_url = Some(Secret::new(url))).await;
+    let owner = common::club_owner(&app, "elm", "owner@example.org").await;
+    let res = owner
+        .put(app.url("/api/v1/clubs/elm/members"))
+        .json(&serde_json::json!({ "email": "stranger@example.net", "role": "member" }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 202);
+    let (_driver, c) = browser().await;
+
+    // The stranger opens "never mail this address again" from the invitation.
+    let invitation = sink.wait_for(1).await.pop().unwrap();
+    c.goto(&invitation.link("/never/")).await.unwrap();
+    wait_text(&c, "h1", "Never mail this address").await;
+    at_both_widths(&c, "never", "the never page").await;
+    click(&c, "form[action^='/never/'] button").await;
+    wait_text(
+        &c,
+        "main",
+        "Done: the service will not mail this address again",
+    )
+    .await;
+    at_both_widths(&c, "never-done", "the never page, done").await;
+
+    // The owner changes her address through the API and undoes it from the old mailbox.
+    let res = owner
+        .post(app.url("/api/v1/account/email"))
+        .json(&serde_json::json!({ "email": "owner.new@example.org", "password": PASSWORD }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 202);
+    let confirm = sink
+        .wait_for(2)
+        .await
+        .into_iter()
+        .find(|m| m.to == ["owner.new@example.org"])
+        .unwrap()
+        .link("/account/email/");
+    c.goto(&confirm).await.unwrap();
+    click(&c, "main form button[type=submit]").await;
+    let mut undo = None;
+    for _ in 0..100 {
+        undo = sink
+            .messages()
+            .into_iter()
+            .find(|m| m.kind() == "email_changed");
+        if undo.is_some() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    c.goto(
+        &undo
+            .expect("the old address is told")
+            .link("/account/email/undo/"),
+    )
+    .await
+    .unwrap();
+    wait_text(&c, "main", "its password stops working").await;
+    at_both_widths(&c, "email-undo", "the undo page").await;
+    click(&c, "form[action^='/account/email/undo/'] button").await;
+    wait_text(&c, ".flash.ok", "Its password no longer works").await;
+    at_both_widths(&c, "email-undone", "the log-in page after an undo").await;
+
+    // She chooses a new password from the mail, and her club's cards page shows its budget.
+    let mut reset = None;
+    for _ in 0..100 {
+        reset = sink
+            .messages()
+            .into_iter()
+            .find(|m| m.kind() == "email_undone");
+        if reset.is_some() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    c.goto(&reset.expect("a link to choose it").link("/reset/"))
+        .await
+        .unwrap();
+    fill(&c, "#password", "a new password of hers").await;
+    click(&c, "form button[type=submit]").await;
+    wait_text(&c, ".flash.ok", "Your new password is set").await;
+    log_in(
+        &c,
+        &app.address,
+        "owner@example.org",
+        "a new password of hers",
+        "/clubs/elm/cards",
+    )
+    .await;
+    wait_text(&c, "#text-use", "Card files and drafts kept: 0 MB of 4 MB").await;
+    at_both_widths(&c, "cards", "the club's cards page").await;
+    c.close().await.unwrap();
+}

@@ -71,8 +71,18 @@ pub async fn spend_club_mail(
     n: i64,
 ) -> Result<()> {
     stored::lock_club(conn, club_id).await?;
-    let (window, own) = stored::club_mail(conn, club_id).await?;
-    let limit = own.map_or(i64::from(state.mail_per_club_day), i64::from);
+    let day = club_day(state, conn, club_id).await?;
+    within_day(conn, (club_id, club_name), day, n).await
+}
+
+/// Whether `n` more messages keep the club (its row locked) within its `limit` a day.
+async fn within_day(
+    conn: &mut sqlx::PgConnection,
+    (club_id, club_name): (i64, &str),
+    limit: i64,
+    n: i64,
+) -> Result<()> {
+    let window = stored::club_mail(conn, club_id).await?;
     if window.used + n > limit {
         return Err(over(
             format!(
@@ -83,6 +93,13 @@ pub async fn spend_club_mail(
         ));
     }
     Ok(())
+}
+
+/// The messages the club may write in 24 hours: its own budget, or `--mail-per-club-day`.
+async fn club_day(state: &AppState, conn: &mut sqlx::PgConnection, club_id: i64) -> Result<i64> {
+    Ok(stored::own_budget(conn, club_id)
+        .await?
+        .map_or(i64::from(state.mail_per_club_day), i64::from))
 }
 
 /// Whether `user` may make another club now (`--clubs-per-account-day` in 24 hours), in the
@@ -253,8 +270,8 @@ pub async fn spend_address(
     Ok(Landing::Send)
 }
 
-/// Counts `n` messages that `user`'s own action (a proposal, a dispute, a claim, leaving a match
-/// in an emergency) makes the service write to others in `club`, in `conn`'s transaction
+/// Counts `n` messages that `user`'s own action (a proposal, a dispute, leaving a match in an
+/// emergency) makes the service write to others in `club`, in `conn`'s transaction
 /// (which writes them with `caused_by`): at most `--member-mail-per-day` an account in 24 hours,
 /// withdrawn or left proposals included, and all members' together at most half of the club's
 /// day (the other half is kept for what its organizers and the service send). Refused (429)
@@ -275,15 +292,15 @@ pub async fn spend_member_mail(
     if mine.used + n > limit {
         return Err(over(
             format!(
-                "what you did in the last 24 hours had the service mail {} people (proposals, also ones withdrawn or left, disputes and claims), and one member's may reach {limit}; this needs {n} more",
+                "what you did in the last 24 hours had the service mail {} people (proposals, also ones withdrawn or left, disputes and emergency leaves), and one member's may reach {limit}; this needs {n} more",
                 mine.used
             ),
             mine.frees_at,
         ));
     }
     stored::lock_club(conn, club_id).await?;
-    let (members, own) = stored::club_member_mail(conn, club_id).await?;
-    let day = own.map_or(i64::from(state.mail_per_club_day), i64::from);
+    let members = stored::club_member_mail(conn, club_id).await?;
+    let day = club_day(state, conn, club_id).await?;
     let half = day / 2;
     if members.used + n > half {
         return Err(over(
@@ -294,7 +311,7 @@ pub async fn spend_member_mail(
             members.frees_at,
         ));
     }
-    spend_club_mail(state, conn, club_id, club_name, n).await
+    within_day(conn, (club_id, club_name), day, n).await
 }
 
 /// As `spend_member_mail`, but a refusal means "mail nobody" (`false`), for an action that

@@ -7,8 +7,9 @@
 use chrono::{DateTime, Utc};
 use sqlx::PgConnection;
 
-/// What a window holds: how many, and when the next one of them leaves it (if any).
-#[derive(Debug, Clone, Copy)]
+/// What a window holds: how many, and when the next one of them leaves it (if any); read from a
+/// row of `used` and `frees_at`.
+#[derive(Debug, Clone, Copy, sqlx::FromRow)]
 pub struct Window {
     pub used: i64,
     pub frees_at: Option<DateTime<Utc>>,
@@ -68,25 +69,26 @@ pub async fn record_outside(
     Ok(())
 }
 
-/// The messages the club wrote in the last 24 hours, and its own budget when an operator set
-/// one.
-pub async fn club_mail(
-    conn: &mut PgConnection,
-    club_id: i64,
-) -> sqlx::Result<(Window, Option<i32>)> {
-    let (used, frees_at): (i64, Option<DateTime<Utc>>) = sqlx::query_as(
-        "SELECT count(*), min(created_at) + interval '24 hours' FROM mail_outbox \
+/// The messages the club wrote in the last 24 hours.
+pub async fn club_mail(conn: &mut PgConnection, club_id: i64) -> sqlx::Result<Window> {
+    sqlx::query_as::<_, Window>(
+        "SELECT count(*) AS used, min(created_at) + interval '24 hours' AS frees_at FROM mail_outbox \
          WHERE club_id = $1 AND created_at > now() - interval '24 hours'",
     )
     .bind(club_id)
-    .fetch_one(&mut *conn)
-    .await?;
-    let own: Option<i32> = sqlx::query_scalar("SELECT mail_per_day FROM clubs WHERE id = $1")
-        .bind(club_id)
-        .fetch_optional(conn)
-        .await?
-        .flatten();
-    Ok((Window { used, frees_at }, own))
+    .fetch_one(conn)
+    .await
+}
+
+/// The club's own mail budget, when an operator set one (`club mail-budget`).
+pub async fn own_budget(conn: &mut PgConnection, club_id: i64) -> sqlx::Result<Option<i32>> {
+    Ok(
+        sqlx::query_scalar("SELECT mail_per_day FROM clubs WHERE id = $1")
+            .bind(club_id)
+            .fetch_optional(conn)
+            .await?
+            .flatten(),
+    )
 }
 
 /// Sets (or, with `None`, clears) a club's own mail budget: whether the club exists.
@@ -105,14 +107,13 @@ pub async fn set_club_mail(
 
 /// The clubs `user_id` made in the last 24 hours.
 pub async fn clubs_made(conn: &mut PgConnection, user_id: i64) -> sqlx::Result<Window> {
-    let (used, frees_at): (i64, Option<DateTime<Utc>>) = sqlx::query_as(
-        "SELECT count(*), min(created_at) + interval '24 hours' FROM clubs \
+    sqlx::query_as::<_, Window>(
+        "SELECT count(*) AS used, min(created_at) + interval '24 hours' AS frees_at FROM clubs \
          WHERE created_by = $1 AND created_at > now() - interval '24 hours'",
     )
     .bind(user_id)
     .fetch_one(conn)
-    .await?;
-    Ok(Window { used, frees_at })
+    .await
 }
 
 /// The email changes `user_id` asked for in the last hour and in the last day.
@@ -195,14 +196,13 @@ pub async fn club_invited(
 
 /// The messages others asked the service to send the address in the last 24 hours.
 pub async fn address_asked(conn: &mut PgConnection, digest: &str) -> sqlx::Result<Window> {
-    let (used, frees_at): (i64, Option<DateTime<Utc>>) = sqlx::query_as(
-        "SELECT count(*), min(at) + interval '24 hours' FROM address_mail \
+    sqlx::query_as::<_, Window>(
+        "SELECT count(*) AS used, min(at) + interval '24 hours' AS frees_at FROM address_mail \
          WHERE digest = $1 AND at > now() - interval '24 hours'",
     )
     .bind(digest)
     .fetch_one(conn)
-    .await?;
-    Ok(Window { used, frees_at })
+    .await
 }
 
 /// Writes down a message someone asked the service to send the address.
@@ -227,35 +227,24 @@ pub async fn record_address(
 
 /// The messages `user_id`'s actions made the service write to others in the last 24 hours.
 pub async fn caused_by(conn: &mut PgConnection, user_id: i64) -> sqlx::Result<Window> {
-    let (used, frees_at): (i64, Option<DateTime<Utc>>) = sqlx::query_as(
-        "SELECT count(*), min(created_at) + interval '24 hours' FROM mail_outbox \
+    sqlx::query_as::<_, Window>(
+        "SELECT count(*) AS used, min(created_at) + interval '24 hours' AS frees_at FROM mail_outbox \
          WHERE caused_by = $1 AND created_at > now() - interval '24 hours'",
     )
     .bind(user_id)
     .fetch_one(conn)
-    .await?;
-    Ok(Window { used, frees_at })
+    .await
 }
 
-/// The messages members' actions made the club write in the last 24 hours, and the club's own
-/// day budget when an operator set one.
-pub async fn club_member_mail(
-    conn: &mut PgConnection,
-    club_id: i64,
-) -> sqlx::Result<(Window, Option<i32>)> {
-    let (used, frees_at): (i64, Option<DateTime<Utc>>) = sqlx::query_as(
-        "SELECT count(*), min(created_at) + interval '24 hours' FROM mail_outbox \
+/// The messages members' actions made the club write in the last 24 hours.
+pub async fn club_member_mail(conn: &mut PgConnection, club_id: i64) -> sqlx::Result<Window> {
+    sqlx::query_as::<_, Window>(
+        "SELECT count(*) AS used, min(created_at) + interval '24 hours' AS frees_at FROM mail_outbox \
          WHERE club_id = $1 AND caused_by IS NOT NULL AND created_at > now() - interval '24 hours'",
     )
     .bind(club_id)
-    .fetch_one(&mut *conn)
-    .await?;
-    let own: Option<i32> = sqlx::query_scalar("SELECT mail_per_day FROM clubs WHERE id = $1")
-        .bind(club_id)
-        .fetch_optional(conn)
-        .await?
-        .flatten();
-    Ok((Window { used, frees_at }, own))
+    .fetch_one(conn)
+    .await
 }
 
 /// Whether `user_id` had the service write `kind` to `address` in the last 24 hours (a
