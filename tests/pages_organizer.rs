@@ -599,6 +599,16 @@ async fn a_table_code_scores_its_table_without_an_account_and_nothing_else() {
     c.goto(&app.url("/clubs/codes/members")).await.unwrap();
     wait_text(&c, "h1", "").await;
     assert!(!text_of(&c, "main").await.contains("Members and roles"));
+    // Nor the codes: those are shown to the club's organizers only.
+    for path in [
+        format!("/nights/{night}/codes"),
+        format!("/nights/{night}/print?what=tents"),
+    ] {
+        c.goto(&app.url(&path)).await.unwrap();
+        wait_text(&c, "h1", "").await;
+        let seen = c.source().await.unwrap();
+        assert!(!seen.contains(&code), "{path} shows a table code");
+    }
 
     // Revoked by the organizer, the code no longer works.
     c.goto(&app.url("/")).await.unwrap();
@@ -612,6 +622,33 @@ async fn a_table_code_scores_its_table_without_an_account_and_nothing_else() {
         &format!("/nights/{night}"),
     )
     .await;
+    wait_text(&c, "#codes", "Codes are open").await;
+    // The codes page was left: the organizer sees the same codes again, nothing new is made,
+    // and the tent cards carry each table's code and QR code.
+    click(&c, "#codes a.button").await;
+    wait_text(&c, "h1", "Table codes for tonight").await;
+    assert_eq!(text_of(&c, "#code-1").await, code, "the same code again");
+    let (_, found) = axe(&c).await;
+    assert_eq!(found, json!([]), "the codes page passes axe");
+    let made: i64 = sqlx::query_scalar("SELECT count(*) FROM table_codes")
+        .fetch_one(&app.db)
+        .await
+        .unwrap();
+    assert_eq!(made, 2, "showing the codes again makes none");
+    click(&c, "a[href$='print?what=tents']").await;
+    wait_for(&c, ".tent").await;
+    let tents = text_of(&c, "main").await;
+    assert!(tents.contains(&code), "{tents}");
+    assert_eq!(
+        c.find_all(Locator::Css(".tent-code figure.qr svg"))
+            .await
+            .unwrap()
+            .len(),
+        2,
+        "a QR code on each table's tent card"
+    );
+    shots(&c, "tent-cards-with-codes").await;
+    c.goto(&app.url(&format!("/nights/{night}"))).await.unwrap();
     wait_text(&c, "#codes", "Codes are open").await;
     click(&c, "form[action$='/codes/revoke'] button").await;
     wait_text(&c, ".flash.ok", "2 table codes revoked").await;

@@ -1,6 +1,7 @@
-//! Table codes on the pages: an organizer opens a code per table (shown once, with a QR code
-//! drawn here as SVG); whoever holds one types it at `/code`, or scans the QR code (`/t/{code}`),
-//! and the browser then scores that table for the rest of the night.
+//! Table codes on the pages: an organizer opens a code per table (each with a QR code drawn
+//! here as SVG) and sees them again at `/nights/{id}/codes` while the night is open; whoever
+//! holds one types it at `/code`, or scans the QR code (`/t/{code}`), and the browser then
+//! scores that table for the rest of the night.
 
 use actix_web::{HttpRequest, HttpResponse, get, post, web};
 use askama::Template;
@@ -68,11 +69,11 @@ async fn enter(
     }
 }
 
-struct Shown {
-    number: i32,
-    code: String,
+pub(super) struct Shown {
+    pub number: i32,
+    pub code: String,
     link: String,
-    qr: String,
+    pub qr: String,
 }
 
 #[derive(Template)]
@@ -81,6 +82,8 @@ struct CodesPage {
     ctx: Ctx,
     night_id: i64,
     codes: Vec<Shown>,
+    /// Live codes opened before they could be shown again.
+    unseen: usize,
 }
 
 /// The QR code of `text` as inline SVG (black on white, quiet zone included).
@@ -97,20 +100,12 @@ fn qr_svg(text: &str) -> Result<String, AppError> {
     })
 }
 
-/// Opens new codes for the night's tables and shows them, once.
-#[post("/nights/{id}/codes")]
-async fn open(
-    page: Page,
-    req: HttpRequest,
-    state: web::Data<AppState>,
-    id: web::Path<i64>,
-    posted: Posted<serde::de::IgnoredAny>,
-) -> Result<HttpResponse, AppError> {
-    let opened = match codes::open(&state, &posted.caller, *id).await {
-        Ok(c) => c,
-        Err(e) => return after(&format!("/nights/{id}#codes"), Err(e)),
-    };
-    let base = crate::http::client::base_url(&req);
+/// The night's codes as shown: each with its link and QR code.
+pub(super) fn shown(
+    req: &HttpRequest,
+    opened: Vec<codes::TableCode>,
+) -> Result<Vec<Shown>, AppError> {
+    let base = crate::http::client::base_url(req);
     let mut shown = Vec::new();
     for c in opened {
         let link = format!("{base}/t/{}", codes::normalize(&c.code));
@@ -121,10 +116,45 @@ async fn open(
             link,
         });
     }
+    Ok(shown)
+}
+
+/// Opens new codes for the night's tables (the old ones stop) and goes to where they show.
+#[post("/nights/{id}/codes")]
+async fn open(
+    state: web::Data<AppState>,
+    id: web::Path<i64>,
+    posted: Posted<serde::de::IgnoredAny>,
+) -> Result<HttpResponse, AppError> {
+    match codes::open(&state, &posted.caller, *id).await {
+        Ok(c) => Ok(redirect(
+            &format!("/nights/{id}/codes"),
+            Some(Flash {
+                ok: true,
+                text: format!(
+                    "{} table codes opened. They stay on this page while the night is open: print the tent cards or come back here any time.",
+                    c.len()
+                ),
+            }),
+        )),
+        Err(e) => after(&format!("/nights/{id}#codes"), Err(e)),
+    }
+}
+
+/// The night's working codes, again (organizers, while the night is open); nothing new is made.
+#[get("/nights/{id}/codes")]
+async fn show(
+    page: Page,
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    id: web::Path<i64>,
+) -> Result<HttpResponse, AppError> {
+    let (opened, unseen) = codes::shown(&state, &page.caller, *id).await?;
     page.render(CodesPage {
         ctx: page.ctx.clone(),
         night_id: *id,
-        codes: shown,
+        codes: shown(&req, opened)?,
+        unseen,
     })
 }
 
@@ -145,5 +175,6 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(by_link)
         .service(enter)
         .service(open)
+        .service(show)
         .service(revoke);
 }

@@ -2,7 +2,7 @@
 //! the live standings projector, the round's status and timer, and printed score sheets and
 //! tent cards.
 
-use actix_web::{HttpResponse, get, post, web};
+use actix_web::{HttpRequest, HttpResponse, get, post, web};
 use askama::Template;
 use serde::Deserialize;
 
@@ -398,6 +398,14 @@ struct PrintPage {
     tables: Vec<(i32, Vec<(String, &'static str)>)>,
     games: Vec<i32>,
     tents: bool,
+    /// Each table's code and QR code, on tent cards an organizer prints while codes are open.
+    codes: Vec<super::codes::Shown>,
+}
+
+impl PrintPage {
+    fn code_of(&self, table: &i32) -> Option<&super::codes::Shown> {
+        self.codes.iter().find(|c| c.number == *table)
+    }
 }
 
 #[derive(Deserialize)]
@@ -406,22 +414,36 @@ struct PrintQuery {
     what: Option<String>,
 }
 
-/// Score sheets (default) or tent cards (`?what=tents`) for every table, one per printed page.
+/// Score sheets (default) or tent cards (`?what=tents`) for every table, one per printed page;
+/// an organizer's tent cards carry each table's working code and QR code (none are made).
 #[get("/nights/{id}/print")]
 async fn print(
     page: Page,
+    req: HttpRequest,
     state: web::Data<AppState>,
     id: web::Path<i64>,
     q: web::Query<PrintQuery>,
 ) -> Result<HttpResponse, AppError> {
     let (night, league, tables) = rounds::printing(&state, &page.caller, *id).await?;
+    let tents = q.what.as_deref() == Some("tents");
+    let codes = if tents {
+        match crate::domain::play::codes::shown(&state, &page.caller, *id).await {
+            Ok((opened, _)) => super::codes::shown(&req, opened)?,
+            // A scorer, or a closed night: cards without codes.
+            Err(Error::Forbidden(_) | Error::Conflict(_) | Error::NotFound(_)) => Vec::new(),
+            Err(e) => return Err(e.into()),
+        }
+    } else {
+        Vec::new()
+    };
     page.render(PrintPage {
         ctx: page.ctx.clone(),
         games: (1..=league.games_per_table).collect(),
         night,
         league,
         tables,
-        tents: q.what.as_deref() == Some("tents"),
+        tents,
+        codes,
     })
 }
 

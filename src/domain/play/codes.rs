@@ -3,6 +3,11 @@
 //! the codes are revoked (while the night is closed, games are refused naming the night; a
 //! code cannot be typed in then). Codes are stored as keyed hashes, guesses are
 //! rate-limited per address, and the audit log names the holder "table 3 code".
+//!
+//! An organizer sees the night's working codes again while the night is open (and the tent
+//! cards print them): a code is the keyed hash of a random seed under the service's key, so
+//! the stored seed gives the code back to the service only, and the service shows it only to
+//! the club's organizers.
 
 use std::net::IpAddr;
 
@@ -17,11 +22,24 @@ const ALPHABET: &[u8] = b"ABCDEFGHJKMNPQRSTUVWXYZ23456789";
 /// 31⁸ ≈ 8.5 × 10¹¹ codes; at the guessing limit one address tries about 2,900 a day.
 const LENGTH: usize = 8;
 
-/// A new code, as shown: `ABCD-EFGH`.
-fn new_code() -> String {
-    let mut rng = rand::rng();
+/// A new code's seed: 128 random bits, hex.
+fn new_seed() -> String {
+    let bytes: [u8; 16] = rand::rng().random();
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The code a seed makes under the service's key, as shown: `ABCD-EFGH`. The first 128 bits
+/// of the keyed hash, read as a number in base 31 (31⁸ is far below 2¹²⁸, so every code is as
+/// likely as any other, to within 10⁻²⁶).
+fn code_of(keys: &crate::auth::keys::Keys, seed: &str) -> String {
+    let hash = keys.hash(&format!("table-code:{seed}"));
+    let mut n = u128::from_str_radix(&hash[..32], 16).unwrap_or_default();
     let raw: String = (0..LENGTH)
-        .map(|_| ALPHABET[rng.random_range(0..ALPHABET.len())] as char)
+        .map(|_| {
+            let c = ALPHABET[(n % ALPHABET.len() as u128) as usize] as char;
+            n /= ALPHABET.len() as u128;
+            c
+        })
         .collect();
     format!("{}-{}", &raw[..4], &raw[4..])
 }
@@ -35,7 +53,7 @@ pub fn normalize(code: &str) -> String {
         .collect()
 }
 
-/// One table's code, shown once when opened.
+/// One table's code, as shown to the club's organizers.
 pub struct TableCode {
     pub table_id: i64,
     pub table_number: i32,
@@ -52,20 +70,48 @@ pub async fn open(state: &AppState, caller: &Caller, night_id: i64) -> Result<Ve
             "lock the night's tables first: codes are per table",
         ));
     }
-    let codes: Vec<TableCode> = tables
-        .iter()
-        .map(|t| TableCode {
+    let mut shown = Vec::new();
+    let mut stored = Vec::new();
+    for t in &tables {
+        let seed = new_seed();
+        let code = code_of(&state.keys, &seed);
+        stored.push(codes::Stored {
+            table_id: t.id,
+            hash: state.keys.hash(&normalize(&code)),
+            seed,
+        });
+        shown.push(TableCode {
             table_id: t.id,
             table_number: t.number,
-            code: new_code(),
-        })
-        .collect();
-    let hashes: Vec<(i64, String)> = codes
-        .iter()
-        .map(|c| (c.table_id, state.keys.hash(&normalize(&c.code))))
-        .collect();
-    codes::replace(&state.db, night.id, &hashes).await?;
-    Ok(codes)
+            code,
+        });
+    }
+    codes::replace(&state.db, night.id, &stored).await?;
+    Ok(shown)
+}
+
+/// The night's working codes, again (organizers, while the night is open): nothing new is
+/// made, so the codes handed out keep working. Codes opened before seeds were kept are left
+/// out; how many, so the page can say to make new ones.
+pub async fn shown(
+    state: &AppState,
+    caller: &Caller,
+    night_id: i64,
+) -> Result<(Vec<TableCode>, usize)> {
+    let (night, _) = crate::domain::play::nights::open_night(state, caller, night_id).await?;
+    let mut shown = Vec::new();
+    let mut unseen = 0;
+    for (table_id, table_number, seed) in codes::live(&state.db, night.id).await? {
+        match seed {
+            Some(seed) => shown.push(TableCode {
+                table_id,
+                table_number,
+                code: code_of(&state.keys, &seed),
+            }),
+            None => unseen += 1,
+        }
+    }
+    Ok((shown, unseen))
 }
 
 /// Revokes the night's codes (organizers); how many stopped working.
@@ -174,8 +220,21 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_seed_gives_its_code_under_its_key_only() {
+        let keys = crate::auth::keys::Keys::new("one");
+        let seed = new_seed();
+        assert_eq!(seed.len(), 32);
+        assert_eq!(code_of(&keys, &seed), code_of(&keys, &seed));
+        assert_ne!(code_of(&keys, &seed), code_of(&keys, &new_seed()));
+        assert_ne!(
+            code_of(&keys, &seed),
+            code_of(&crate::auth::keys::Keys::new("two"), &seed)
+        );
+    }
+
+    #[test]
     fn codes_read_aloud_and_typed_loosely_are_the_same() {
-        let c = new_code();
+        let c = code_of(&crate::auth::keys::Keys::new("k"), &new_seed());
         assert_eq!(c.len(), 9);
         assert!(c.chars().all(|x| x == '-' || ALPHABET.contains(&(x as u8))));
         assert_eq!(

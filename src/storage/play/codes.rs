@@ -1,4 +1,5 @@
-//! Table codes: only a keyed hash of each code is stored.
+//! Table codes: a keyed hash of each code, to look it up, and the random seed it is made from
+//! with the service's key, to show it again to the club's organizers; never the code itself.
 
 use chrono::{DateTime, Utc};
 use sqlx::PgPool;
@@ -28,8 +29,15 @@ pub async fn grant(pool: &PgPool, hash: &str) -> sqlx::Result<Option<CodeGrant>>
     .await
 }
 
-/// Revokes the night's live codes and stores new ones, `(table id, code hash)`, at once.
-pub async fn replace(pool: &PgPool, night_id: i64, codes: &[(i64, String)]) -> sqlx::Result<()> {
+/// A new code as stored: its table, the keyed hash it is looked up by, and its seed.
+pub struct Stored {
+    pub table_id: i64,
+    pub hash: String,
+    pub seed: String,
+}
+
+/// Revokes the night's live codes and stores new ones at once.
+pub async fn replace(pool: &PgPool, night_id: i64, codes: &[Stored]) -> sqlx::Result<()> {
     let mut tx = pool.begin().await?;
     sqlx::query("SELECT id FROM nights WHERE id = $1 FOR NO KEY UPDATE")
         .bind(night_id)
@@ -41,13 +49,16 @@ pub async fn replace(pool: &PgPool, night_id: i64, codes: &[(i64, String)]) -> s
     .bind(night_id)
     .execute(&mut *tx)
     .await?;
-    for (table_id, hash) in codes {
-        sqlx::query("INSERT INTO table_codes (night_id, table_id, code_hash) VALUES ($1, $2, $3)")
-            .bind(night_id)
-            .bind(table_id)
-            .bind(hash)
-            .execute(&mut *tx)
-            .await?;
+    for c in codes {
+        sqlx::query(
+            "INSERT INTO table_codes (night_id, table_id, code_hash, seed) VALUES ($1, $2, $3, $4)",
+        )
+        .bind(night_id)
+        .bind(c.table_id)
+        .bind(&c.hash)
+        .bind(&c.seed)
+        .execute(&mut *tx)
+        .await?;
     }
     tx.commit().await
 }
@@ -70,5 +81,17 @@ pub async fn opened(pool: &PgPool, night_id: i64) -> sqlx::Result<Option<DateTim
     )
     .bind(night_id)
     .fetch_one(pool)
+    .await
+}
+
+/// The night's live codes by table, `(table id, table number, seed)`: a code made before seeds
+/// were kept has none.
+pub async fn live(pool: &PgPool, night_id: i64) -> sqlx::Result<Vec<(i64, i32, Option<String>)>> {
+    sqlx::query_as(
+        "SELECT t.id, t.number, c.seed FROM table_codes c JOIN night_tables t ON t.id = c.table_id \
+         WHERE c.night_id = $1 AND c.revoked_at IS NULL ORDER BY t.number",
+    )
+    .bind(night_id)
+    .fetch_all(pool)
     .await
 }
