@@ -16,6 +16,14 @@
   const $ = (s, el) => (el || document).querySelector(s);
   const club = root.dataset.club;
   const id = root.dataset.id;
+  // Times on the club's clock, as the service writes them: "7:42 PM EST".
+  const clockTime = (at) => {
+    try {
+      return at.toLocaleTimeString("en-US", { timeZone: root.dataset.zone, hour: "numeric", minute: "2-digit", timeZoneName: "short" });
+    } catch (_) {
+      return at.toLocaleTimeString("en-US", { hour: "numeric", minute: "2-digit", timeZoneName: "short" });
+    }
+  };
   const api = "/api/v1/clubs/" + club + "/card-drafts/" + id;
   let draft = JSON.parse(root.dataset.draft);
   // Per line: its check (problems, targets, drawing) and a key that stays with it across moves.
@@ -438,7 +446,7 @@
           });
           showCardProblems();
           const at = new Date(answer.updated_at);
-          say("Saved at " + at.toLocaleTimeString() + ".");
+          say("Saved at " + clockTime(at) + ".");
         } else if (res.status === 409) {
           dirty = true;
           const box = $("#conflict");
@@ -556,7 +564,7 @@
   });
 
   render(null);
-  say(draft.lines.length ? "Loaded; saved at " + new Date(draft.updated_at).toLocaleTimeString() + "." : "Loaded. Add a section to begin.");
+  say(draft.lines.length ? "Loaded; saved at " + clockTime(new Date(draft.updated_at)) + "." : "Loaded. Add a section to begin.");
   if (!draft.lines.length) {
     // A blank card starts with one section and one line, ready to type.
     head.name.focus();

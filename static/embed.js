@@ -41,7 +41,7 @@
       waiting.hidden = n === 0;
       waiting.textContent = n === 1 ? "1 game is not counted yet: it waits for confirmation." : n + " games are not counted yet: they wait for confirmation.";
     }
-    say("Live · updated " + new Date().toLocaleTimeString([], { hour: "numeric", minute: "2-digit" }));
+    say("Live · updated " + new Date().toLocaleTimeString("en-US", { hour: "numeric", minute: "2-digit", timeZoneName: "short" }));
   };
 
   let pending = null;

@@ -310,7 +310,7 @@
       });
       const empty = $("#no-games");
       if (empty) empty.hidden = view.standings.length > 0;
-      if (live) live.textContent = "Live · updated " + new Date().toLocaleTimeString();
+      if (live) live.textContent = "Live · updated " + new Date().toLocaleTimeString("en-US", { hour: "numeric", minute: "2-digit", timeZoneName: "short" });
       repage();
     };
     const latest = $("#latest");

@@ -6,7 +6,7 @@
 
 use std::borrow::Borrow;
 
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, Datelike, NaiveDate, NaiveTime, TimeZone, Utc};
 use chrono_tz::Tz;
 
 use crate::domain::{Error, FieldError, Result};
@@ -195,6 +195,20 @@ pub fn meant(typed: &str) -> Option<String> {
         .map(str::to_string)
 }
 
+/// A day of a calendar as people write it, "Tue Dec 1" ("Tue Dec 1, 2025" when not this year
+/// in UTC: a page that has no club's clock at hand, such as an import's preview).
+pub fn day(date: impl Borrow<NaiveDate>) -> String {
+    written_day(*date.borrow(), Utc::now().year())
+}
+
+fn written_day(date: NaiveDate, this_year: i32) -> String {
+    if date.year() == this_year {
+        date.format("%a %b %-d").to_string()
+    } else {
+        date.format("%a %b %-d, %Y").to_string()
+    }
+}
+
 /// A club's clock: its zone (UTC for a name that is none, which the club's owner is asked to
 /// fix).
 #[derive(Debug, Clone, Copy)]
@@ -209,20 +223,40 @@ impl Clock {
         })
     }
 
-    /// A moment with its date and the zone's abbreviation: "Tue Mar 3, 2026, 7:42 PM EST".
+    /// A moment as the service writes every time people read, on pages and in mail: the day,
+    /// the 12-hour time and the zone's abbreviation, "Tue Dec 1, 7:00 PM EST"; the year is said
+    /// when it is not this year on the club's clock ("Tue Dec 1, 2025, 7:00 PM EST").
     pub fn at(&self, at: impl Borrow<DateTime<Utc>>) -> String {
-        at.borrow()
-            .with_timezone(&self.0)
-            .format("%a %b %-d, %Y, %-I:%M %p %Z")
-            .to_string()
+        self.written(at.borrow().with_timezone(&self.0), Utc::now())
     }
 
-    /// A moment's day and time without the year: "March 3 at 7:42 PM EST".
-    pub fn day_time(&self, at: impl Borrow<DateTime<Utc>>) -> String {
-        at.borrow()
-            .with_timezone(&self.0)
-            .format("%B %-d at %-I:%M %p %Z")
-            .to_string()
+    /// A time on the club's wall clock, `date` at `time`, written as `at` writes a moment (the
+    /// earlier of two in a repeated hour; an hour the clocks skip is written as the time after).
+    pub fn local(&self, date: NaiveDate, time: NaiveTime) -> String {
+        let wall = date.and_time(time);
+        match self.0.from_local_datetime(&wall).earliest() {
+            Some(t) => self.written(t, Utc::now()),
+            None => self.local(date, time + chrono::Duration::hours(1)),
+        }
+    }
+
+    /// A day of the club's calendar as people write it: "Tue Dec 1", with the year when it is
+    /// not this year ("Tue Dec 1, 2025").
+    pub fn day(&self, date: NaiveDate) -> String {
+        written_day(date, Utc::now().with_timezone(&self.0).year())
+    }
+
+    fn written(&self, t: DateTime<Tz>, now: DateTime<Utc>) -> String {
+        let year = if t.year() == now.with_timezone(&self.0).year() {
+            String::new()
+        } else {
+            format!(", {}", t.year())
+        };
+        format!(
+            "{}{year}, {}",
+            t.format("%a %b %-d"),
+            t.format("%-I:%M %p %Z")
+        )
     }
 
     /// A moment's date: "March 3, 2026".
@@ -286,10 +320,31 @@ mod tests {
     #[test]
     fn the_clock_names_its_zone() {
         let at: DateTime<Utc> = "2026-03-04T00:30:00Z".parse().unwrap();
+        let ny = Clock::of("America/New_York");
+        let in_2026: DateTime<Utc> = "2026-06-01T00:00:00Z".parse().unwrap();
+        let in_2027: DateTime<Utc> = "2027-06-01T00:00:00Z".parse().unwrap();
         assert_eq!(
-            Clock::of("America/New_York").at(at),
+            ny.written(at.with_timezone(&ny.0), in_2026),
+            "Tue Mar 3, 7:30 PM EST"
+        );
+        assert_eq!(
+            ny.written(at.with_timezone(&ny.0), in_2027),
             "Tue Mar 3, 2026, 7:30 PM EST"
         );
-        assert_eq!(Clock::of("Eastern").at(at), "Wed Mar 4, 2026, 12:30 AM UTC");
+        let utc = Clock::of("Eastern");
+        assert_eq!(
+            utc.written(at.with_timezone(&utc.0), in_2026),
+            "Wed Mar 4, 12:30 AM UTC"
+        );
+        // A wall time in summer says EDT; one the clocks skip is the hour after.
+        let d = NaiveDate::from_ymd_opt(2026, 3, 8).unwrap();
+        let t = |h| NaiveTime::from_hms_opt(h, 30, 0).unwrap();
+        assert!(
+            ny.local(d, t(2)).ends_with("3:30 AM EDT"),
+            "{}",
+            ny.local(d, t(2))
+        );
+        assert!(ny.local(d, t(19)).ends_with("7:30 PM EDT"));
+        assert!(ny.day(d).starts_with("Sun Mar 8"));
     }
 }

@@ -444,25 +444,34 @@ mod tests {
             sent_at: (status == "sent").then_some(at),
             written_at: at,
         };
+        // The year is said only when it is not this year: compared without it.
         let utc = crate::domain::clock::Clock::of("UTC");
         assert_eq!(
-            mail("sent", 1, None).in_words(&crate::domain::clock::Clock::of("America/New_York")),
-            "sent Wed Nov 25, 2026, 4:04 PM EST"
+            mail("sent", 1, None)
+                .in_words(&crate::domain::clock::Clock::of("America/New_York"))
+                .replace(", 2026", ""),
+            "sent Wed Nov 25, 4:04 PM EST"
         );
         assert_eq!(
-            mail("pending", 0, None).in_words(&utc),
+            mail("pending", 0, None)
+                .in_words(&utc)
+                .replace(", 2026", ""),
             "waiting to be sent"
         );
         assert_eq!(
-            mail("pending", 0, Some("the club has sent 2000 messages in the last 24 hours, its limit: this one waits")).in_words(&utc),
-            "waiting (the club has sent 2000 messages in the last 24 hours, its limit: this one waits); next try Wed Nov 25, 2026, 9:04 PM UTC"
+            mail("pending", 0, Some("the club has sent 2000 messages in the last 24 hours, its limit: this one waits")).in_words(&utc).replace(", 2026", ""),
+            "waiting (the club has sent 2000 messages in the last 24 hours, its limit: this one waits); next try Wed Nov 25, 9:04 PM UTC"
         );
         assert_eq!(
-            mail("pending", 3, Some("connection refused")).in_words(&utc),
-            "not sent yet: tried 3 times (connection refused); next try Wed Nov 25, 2026, 9:04 PM UTC"
+            mail("pending", 3, Some("connection refused"))
+                .in_words(&utc)
+                .replace(", 2026", ""),
+            "not sent yet: tried 3 times (connection refused); next try Wed Nov 25, 9:04 PM UTC"
         );
         assert_eq!(
-            mail("failed", 40, Some("mailbox unavailable")).in_words(&utc),
+            mail("failed", 40, Some("mailbox unavailable"))
+                .in_words(&utc)
+                .replace(", 2026", ""),
             "failed after 40 tries, not sent (mailbox unavailable)"
         );
     }

@@ -64,7 +64,7 @@ pub async fn invite(
             message: format!(
                 "{} has an invitation waiting already, sent {}: nothing was sent again. If it was lost, tap Send again beside it (once a day).",
                 invitation.email,
-                crate::domain::clock::Clock::of(&club.time_zone).day_time(invitation.sent_at)
+                crate::domain::clock::Clock::of(&club.time_zone).at(invitation.sent_at)
             ),
             sent: false,
             invitation,
@@ -135,8 +135,8 @@ pub async fn send_again(
         return Err(Error::TooManyRequests {
             detail: format!(
                 "the invitation to {email} was sent {}; it can be sent again once a day, from {}",
-                crate::domain::clock::Clock::of(&club.time_zone).day_time(sent_at),
-                crate::domain::clock::Clock::of(&club.time_zone).day_time(next)
+                crate::domain::clock::Clock::of(&club.time_zone).at(sent_at),
+                crate::domain::clock::Clock::of(&club.time_zone).at(next)
             ),
             retry_after_secs: (next - now).num_seconds().max(0) as u64 + 1,
         });

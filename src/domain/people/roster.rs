@@ -344,7 +344,7 @@ pub async fn claim_view(
         player: name,
         member,
         member_email,
-        member_since: crate::domain::clock::Clock::of(&club_time_zone).day_time(member_since),
+        member_since: crate::domain::clock::Clock::of(&club_time_zone).at(member_since),
         games,
         invited,
         state: state_word.into(),

@@ -245,7 +245,7 @@ pub async fn change_password(
         format!(
             "The password of your mah jongg league account {} was changed on {}, and every other device was logged out.",
             user.email,
-            clock.day_time(chrono::Utc::now())
+            clock.at(chrono::Utc::now())
         ),
     ];
     let after = ["If you changed it yourself, there is nothing to do.".to_string()];

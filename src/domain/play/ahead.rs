@@ -240,9 +240,9 @@ fn view(
     }
 }
 
-/// The night's date and time in words, on the club's clock: "Tuesday, December 8, 2026 at 7:00 PM".
-pub fn when_words(s: &Scheduled) -> String {
-    when_in_words(s.night_date, s.local_time)
+/// The night's date and time in words, on the club's clock: "Tue Dec 8, 7:00 PM EST".
+pub fn when_words(club: &Club, s: &Scheduled) -> String {
+    when_in_words(&club.time_zone, s.night_date, s.local_time)
 }
 
 /// "1 table", "3 tables".
@@ -250,31 +250,15 @@ fn tables_words(n: i32) -> String {
     format!("{n} {}", if n == 1 { "table" } else { "tables" })
 }
 
-pub(crate) fn when_in_words(date: NaiveDate, time: NaiveTime) -> String {
-    format!(
-        "{} at {}",
-        date.format("%A, %B %-d, %Y"),
-        time.format("%-I:%M %p")
-    )
+pub(crate) fn when_in_words(zone: &str, date: NaiveDate, time: NaiveTime) -> String {
+    crate::domain::clock::Clock::of(zone).local(date, time)
 }
 
 impl ScheduledView {
     /// The night's date and time in words, as `when_words` says them.
     pub fn when(&self) -> String {
-        match NaiveTime::parse_from_str(&self.time, "%H:%M") {
-            Ok(t) => when_in_words(self.date, t),
-            Err(_) => format!("{} at {}", self.date.format("%A, %B %-d, %Y"), self.time),
-        }
+        crate::domain::clock::Clock::of(&self.time_zone).at(self.starts_at)
     }
-}
-
-/// The zone's abbreviation on that day at that time ("EST", "EDT").
-pub(crate) fn zone_abbreviation(club: &Club, date: NaiveDate, time: NaiveTime) -> String {
-    time_zone(club)
-        .from_local_datetime(&date.and_time(time))
-        .earliest()
-        .map(|t| t.format("%Z").to_string())
-        .unwrap_or_default()
 }
 
 pub(crate) fn time_zone(club: &Club) -> chrono_tz::Tz {
@@ -292,9 +276,10 @@ pub(crate) fn moment(club: &Club, date: NaiveDate, time: NaiveTime) -> Result<Da
             Error::invalid(
                 "time",
                 format!(
-                    "{} does not exist on {date} in {}: the clocks skip it; choose another time",
-                    time.format("%H:%M"),
-                    club.time_zone
+                    "{} does not exist on {} on the club's clock ({}): the clocks skip it; choose another time",
+                    time.format("%-I:%M %p"),
+                    crate::domain::clock::Clock::of(&club.time_zone).day(date),
+                    crate::domain::clock::said(&club.time_zone)
                 ),
             )
         })
@@ -374,9 +359,8 @@ async fn write_letter(
     let greeting = format!("Hello {name},");
     let after = [
         format!(
-            "Times are on the club's clock ({}, {}).",
-            club.time_zone,
-            zone_abbreviation(club, s.night_date, s.local_time)
+            "Times are on the club's clock: {}.",
+            crate::domain::clock::said(&club.time_zone)
         ),
         format!("The night's page, with who is coming: {page}"),
         format!(
@@ -444,9 +428,8 @@ pub async fn schedule(
         return Err(Error::invalid(
             "date",
             format!(
-                "{date} {} has passed on the club's clock ({}): schedule a night ahead",
-                time.format("%H:%M"),
-                club.time_zone
+                "{} has passed on the club's clock: schedule a night ahead",
+                when_in_words(&club.time_zone, date, time)
             ),
         ));
     }
@@ -465,11 +448,11 @@ pub async fn schedule(
         },
     )
     .await?;
-    let subject = format!("{}: {} — coming?", league.name, when_words(&s));
+    let subject = format!("{}: {} — coming?", league.name, when_words(&club, &s));
     let paragraphs = [format!(
         "{} plays {}, at {}, with {} ({} seats). Are you coming? One tap below answers: the page it opens saves your answer at once and shows it, with a way to change it (if your mail program shows pages without scripts, tap Save there).",
         league.name,
-        when_words(&s),
+        when_words(&club, &s),
         s.place,
         tables_words(s.tables),
         seats(&s)
@@ -563,13 +546,13 @@ async fn record(
         "cancelled" => {
             return Err(Error::Conflict(format!(
                 "the night of {} was cancelled: there is nothing to reply to",
-                when_words(&locked)
+                when_words(club, &locked)
             )));
         }
         "started" => {
             return Err(Error::Conflict(format!(
                 "the night of {} has started: check-in is at the door now",
-                when_words(&locked)
+                when_words(club, &locked)
             )));
         }
         _ => {}
@@ -592,10 +575,14 @@ async fn record(
         let paragraphs = [format!(
             "A seat opened for you at {}, {}, at {}: you were waiting, and now you have a seat. If you cannot come after all, say so on the night's page so the next one waiting gets it.",
             league.name,
-            when_words(&locked),
+            when_words(club, &locked),
             locked.place
         )];
-        let subject = format!("{}: a seat for you on {}", league.name, when_words(&locked));
+        let subject = format!(
+            "{}: a seat for you on {}",
+            league.name,
+            when_words(club, &locked)
+        );
         write_letter(
             state,
             &mut tx,
@@ -800,10 +787,10 @@ pub async fn cancel(state: &AppState, caller: &Caller, id: i64) -> Result<usize>
         .into_iter()
         .filter(|r| r.answer != "not_coming")
         .collect();
-    let subject = format!("{}: {} is cancelled", league.name, when_words(&s));
+    let subject = format!("{}: {} is cancelled", league.name, when_words(&club, &s));
     let paragraphs = [format!(
         "The night of {} at {} is cancelled. Nothing to do: your reply is set aside.",
-        when_words(&s),
+        when_words(&club, &s),
         s.place
     )];
     for r in &told {
@@ -838,7 +825,7 @@ pub async fn write_next_reminder(state: &AppState) -> Result<bool> {
         .ok_or_else(|| Error::NotFound(format!("no league {}", s.league_id)))?;
     let replies = stored::replies(&mut tx, s.id).await?;
     let sorted = sort(&replies, seats(&s));
-    let subject = format!("Reminder: {}, {}", league.name, when_words(&s));
+    let subject = format!("Reminder: {}, {}", league.name, when_words(&club, &s));
     // (who, what they are told, whether the letter asks for a reply)
     let groups: [(&[&Reply], String, bool); 3] = [
         (
@@ -846,7 +833,7 @@ pub async fn write_next_reminder(state: &AppState) -> Result<bool> {
             format!(
                 "See you at {}, {}: you have a seat.",
                 s.place,
-                when_words(&s)
+                when_words(&club, &s)
             ),
             false,
         ),
@@ -855,7 +842,7 @@ pub async fn write_next_reminder(state: &AppState) -> Result<bool> {
             format!(
                 "{}, {}: you are on the waiting list; you get a mail if a seat opens.",
                 s.place,
-                when_words(&s)
+                when_words(&club, &s)
             ),
             false,
         ),
@@ -864,7 +851,7 @@ pub async fn write_next_reminder(state: &AppState) -> Result<bool> {
             format!(
                 "You said maybe for {}, {}. Please say coming or not coming, so the tables can be planned.",
                 s.place,
-                when_words(&s)
+                when_words(&club, &s)
             ),
             true,
         ),

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::domain::people::{budgets, roster};
-use crate::domain::play::ahead::{moment, one_line, parse_time, when_in_words};
+use crate::domain::play::ahead::{moment, one_line, parse_time};
 use crate::domain::play::game_view::Game;
 use crate::domain::play::nights::PlayerRef;
 use crate::domain::{AppState, Caller, Error, Need, Result, outbox::mail, play::night_mail};
@@ -76,7 +76,7 @@ impl MatchView {
             date: m.match_date,
             time: m.local_time.format("%H:%M").to_string(),
             starts_at: m.starts_at,
-            when: when_in_words(m.match_date, m.local_time),
+            when: crate::domain::clock::Clock::of(&m.time_zone).at(m.starts_at),
             place: m.place.clone(),
             note: m.note.clone(),
             open: m.open,
@@ -280,11 +280,8 @@ async fn send(
     let greeting = format!("Hello {name},");
     let after = [
         format!(
-            "Times are on the club's clock ({}, now {}).",
-            club.time_zone,
-            chrono::Utc::now()
-                .with_timezone(&crate::domain::play::ahead::time_zone(club))
-                .format("%Z")
+            "Times are on the club's clock: {}.",
+            crate::domain::clock::said(&club.time_zone)
         ),
         format!(
             "You get this {}. To stop mail about {}, open: {unsubscribe}",
@@ -1505,10 +1502,8 @@ async fn page_for(
 /// When a game waiting for its players counts by itself, on the club's clock in words.
 fn counts_at_words(league: &League, club: &Club, game: &Game) -> Option<String> {
     (game.awaiting.as_deref() == Some("players")).then(|| {
-        (game.updated_at + Duration::hours(league.confirm_hours as i64))
-            .with_timezone(&crate::domain::play::ahead::time_zone(club))
-            .format("%a %b %-d, %-I:%M %p %Z")
-            .to_string()
+        crate::domain::clock::Clock::of(&club.time_zone)
+            .at(game.updated_at + Duration::hours(league.confirm_hours as i64))
     })
 }
 
@@ -1964,7 +1959,7 @@ pub async fn to_answer(
         .into_iter()
         .map(|(match_id, date, time, place, games)| ToAnswer {
             match_id,
-            when: when_in_words(date, time),
+            when: crate::domain::clock::Clock::of(&club.time_zone).local(date, time),
             place,
             games,
         })

@@ -129,7 +129,7 @@ pub async fn write_next(state: &AppState) -> Result<bool> {
         let mut paragraphs = vec![format!(
             "Night {} ({}) of {} is closed. You played {} {} and scored {}: {}{} of {} that night.",
             night.number,
-            night.night_date,
+            crate::domain::clock::Clock::of(&club.time_zone).day(night.night_date),
             league.name,
             games,
             if games == 1 { "game" } else { "games" },

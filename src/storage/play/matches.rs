@@ -35,6 +35,8 @@ pub struct Match {
     /// The players named in it who have not accepted yet (the match locks once none is left).
     #[sqlx(json)]
     pub waiting: Vec<i64>,
+    /// The club's clock, for the match's time in words.
+    pub time_zone: String,
 }
 
 const SELECT: &str = "SELECT m.id, m.league_id, m.match_date, m.local_time, m.starts_at, m.place, m.note, m.open, m.status, \
@@ -43,7 +45,8 @@ const SELECT: &str = "SELECT m.id, m.league_id, m.match_date, m.local_time, m.st
        coalesce((SELECT jsonb_agg(jsonb_build_array(p.id, p.name, p.user_id) ORDER BY mp.joined_at, p.id) \
           FROM match_players mp JOIN players p ON p.id = mp.player_id WHERE mp.match_id = m.id), '[]'::jsonb) AS players, \
        coalesce((SELECT jsonb_agg(mp.player_id ORDER BY mp.joined_at, mp.player_id) \
-          FROM match_players mp WHERE mp.match_id = m.id AND mp.accepted_at IS NULL), '[]'::jsonb) AS waiting \
+          FROM match_players mp WHERE mp.match_id = m.id AND mp.accepted_at IS NULL), '[]'::jsonb) AS waiting, \
+       (SELECT c.time_zone FROM leagues l JOIN clubs c ON c.id = l.club_id WHERE l.id = m.league_id) AS time_zone \
      FROM matches m LEFT JOIN nights n ON n.id = m.night_id";
 
 /// A new match.
