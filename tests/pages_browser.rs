@@ -353,6 +353,20 @@ async fn an_owner_runs_the_club_by_keyboard_and_a_scorer_saves_offline() {
         .await
         .unwrap();
     assert_eq!(members["members"].as_array().unwrap().len(), 1, "{members}");
+    // Sam opens the club: a page that says so in words, with Sam still logged in.
+    let res = sam_client
+        .get(app.url("/clubs/friday"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 403);
+    let page = res.text().await.unwrap();
+    assert!(
+        page.contains("You are no longer a member of friday")
+            && page.contains("took you out of friday on ")
+            && page.contains("action=\"/logout\""),
+        "{page}"
+    );
 
     // API tokens: the secret is shown once, works, and stops working when revoked.
     c.goto(&url("/clubs/friday")).await.unwrap();

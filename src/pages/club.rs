@@ -37,6 +37,8 @@ struct ClubPage {
     /// is on UTC until they pick one).
     zone_to_pick: Option<String>,
     zones: &'static [(String, String)],
+    /// For a former member: when and how she left, in words.
+    departed: Option<String>,
 }
 
 impl ClubPage {
@@ -72,7 +74,20 @@ async fn club_page(
     ctx: Ctx,
     names: String,
 ) -> Result<HttpResponse, AppError> {
-    let o = clubs::overview(state, &page.caller, slug).await?;
+    let departed = clubs::departed(state, &page.caller, slug).await?;
+    let o = match (
+        clubs::overview(state, &page.caller, slug).await,
+        departed.clone(),
+    ) {
+        (Ok(o), _) => o,
+        (Err(Error::NotFound(_)), Some((club, words))) => {
+            return page.render_as(
+                actix_web::http::StatusCode::FORBIDDEN,
+                DepartedPage { ctx, club, words },
+            );
+        }
+        (Err(e), _) => return Err(e.into()),
+    };
     let organizer = o.role.is_some_and(|r| r >= Role::Organizer);
     let (roster, zone_to_pick) = if organizer {
         let club = crate::domain::access::organized(state, &page.caller, slug).await?;
@@ -100,7 +115,17 @@ async fn club_page(
             .map(|p| (*p, super::view::preset_words(p)))
             .collect(),
         lf: LeagueFields::default(),
+        departed: departed.map(|(_, words)| words),
     })
+}
+
+/// What a former member sees when she opens a club that has no public league.
+#[derive(Template)]
+#[template(path = "pages/departed.html")]
+struct DepartedPage {
+    ctx: Ctx,
+    club: Club,
+    words: String,
 }
 
 #[derive(Deserialize)]

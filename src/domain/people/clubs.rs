@@ -159,6 +159,34 @@ pub struct Overview {
 
 /// The club's page: members see everything; anyone else sees its public leagues, and a club
 /// without any is not found (as the API answers).
+/// For someone logged in who is not a member of the club but was: her departure in words,
+/// "Rose took you out of Oak Club on Tue Dec 1, 7:00 PM EST." or "You left Oak Club on …".
+/// Nothing for anyone else (a stranger learns nothing about a club that is not public).
+pub async fn departed(
+    state: &AppState,
+    caller: &Caller,
+    slug: &str,
+) -> Result<Option<(Club, String)>> {
+    let Ok(me) = caller.user() else {
+        return Ok(None);
+    };
+    let Some(club) = clubs::by_slug(&state.db, slug).await? else {
+        return Ok(None);
+    };
+    if caller.role_in(state, &club).await?.is_some() {
+        return Ok(None);
+    }
+    let Some((at, by)) = clubs::departure(&state.db, club.id, me.id).await? else {
+        return Ok(None);
+    };
+    let when = crate::domain::clock::Clock::of(&club.time_zone).at(at);
+    let words = match by {
+        Some(by) => format!("{by} took you out of {} on {when}.", club.name),
+        None => format!("You left {} on {when}.", club.name),
+    };
+    Ok(Some((club, words)))
+}
+
 pub async fn overview(state: &AppState, caller: &Caller, slug: &str) -> Result<Overview> {
     let not_found = || Error::NotFound(format!("no club `{slug}`"));
     let club = clubs::by_slug(&state.db, slug)

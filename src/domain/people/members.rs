@@ -45,6 +45,7 @@ async fn change_role(
     access: Access,
     target: i64,
     new: Option<Role>,
+    by: i64,
 ) -> Result<()> {
     let current = clubs::role(&state.db, club.id, target)
         .await?
@@ -55,7 +56,7 @@ async fn change_role(
             "only an owner can make or unmake owners".into(),
         ));
     }
-    match clubs::change_role(&state.db, club.id, target, new.map(Role::as_str)).await? {
+    match clubs::change_role(&state.db, club.id, target, new.map(Role::as_str), by).await? {
         RoleChange::Done => Ok(()),
         RoleChange::NotMember => Err(Error::NotFound(format!(
             "user {target} is not a member of this club"
@@ -99,7 +100,7 @@ pub async fn set_role(state: &AppState, caller: &Caller, slug: &str, s: SetRole)
     validate_email(email)?;
     if let Some(user) = invitations::member_by_email(&state.db, club.id, email).await? {
         let was = clubs::role(&state.db, club.id, user).await?;
-        change_role(state, &club, access, user, Some(role)).await?;
+        change_role(state, &club, access, user, Some(role), caller.user()?.id).await?;
         let members = clubs::members(&state.db, club.id).await?;
         if was.as_deref() != Some(role.as_str())
             && let Some(who) = members.iter().find(|m| m.user_id == user)
@@ -276,7 +277,7 @@ pub async fn remove(state: &AppState, caller: &Caller, slug: &str, user: i64) ->
     })?;
     if me.id == user {
         let (club, _) = caller.club(state, slug, Need::Read).await?;
-        return match clubs::change_role(&state.db, club.id, user, None).await? {
+        return match clubs::change_role(&state.db, club.id, user, None, me.id).await? {
             RoleChange::Done => {
                 state.events.poke();
                 Ok(format!(
@@ -299,7 +300,7 @@ pub async fn remove(state: &AppState, caller: &Caller, slug: &str, user: i64) ->
         .await?
         .into_iter()
         .find(|m| m.user_id == user);
-    change_role(state, &club, access, user, None).await?;
+    change_role(state, &club, access, user, None, me.id).await?;
     state.events.poke();
     let Some(who) = who else {
         return Ok("Removed from the club.".into());

@@ -224,14 +224,16 @@ pub enum RoleChange {
     LastOwner,
 }
 
-/// Gives a user a role in the club (adding them), or with `None` takes them out. The club's row
-/// is locked for the count of owners and the change, so two owners demoting each other at once
-/// cannot leave the club with none: the second sees the first's change.
+/// Gives a user a role in the club (adding them), or with `None` takes them out (`by` is who
+/// did; herself when she leaves). The club's row is locked for the count of owners and the
+/// change, so two owners demoting each other at once cannot leave the club with none: the
+/// second sees the first's change.
 pub async fn change_role(
     pool: &PgPool,
     club_id: i64,
     user_id: i64,
     role: Option<&str>,
+    by: i64,
 ) -> sqlx::Result<RoleChange> {
     let mut tx = pool.begin().await?;
     sqlx::query("SELECT id FROM clubs WHERE id = $1 FOR NO KEY UPDATE")
@@ -273,10 +275,38 @@ pub async fn change_role(
                 .execute(&mut *tx)
                 .await?;
             end_what_waits_on(&mut tx, club_id, user_id).await?;
+            sqlx::query(
+                "INSERT INTO club_departures (club_id, user_id, removed_by) \
+                 VALUES ($1, $2, nullif($3, $2)) \
+                 ON CONFLICT (club_id, user_id) DO UPDATE \
+                 SET left_at = now(), removed_by = EXCLUDED.removed_by",
+            )
+            .bind(club_id)
+            .bind(user_id)
+            .bind(by)
+            .execute(&mut *tx)
+            .await?;
         }
     }
     tx.commit().await?;
     Ok(RoleChange::Done)
+}
+
+/// When `user_id` last left the club or was taken out of it, and the name of who took her out
+/// (`None` when she left herself).
+pub async fn departure(
+    pool: &PgPool,
+    club_id: i64,
+    user_id: i64,
+) -> sqlx::Result<Option<(chrono::DateTime<chrono::Utc>, Option<String>)>> {
+    sqlx::query_as(
+        "SELECT d.left_at, u.display_name FROM club_departures d \
+         LEFT JOIN users u ON u.id = d.removed_by WHERE d.club_id = $1 AND d.user_id = $2",
+    )
+    .bind(club_id)
+    .bind(user_id)
+    .fetch_optional(pool)
+    .await
 }
 
 /// What a member who leaves (or is removed) leaves waiting ends with her membership, in `tx`:
