@@ -148,6 +148,16 @@ async fn an_organizer_runs_a_night_in_the_browser() {
             && chart.contains(&points.to_string()),
         "the first night's points are drawn: {chart}"
     );
+    let whole = charts_whole(&c).await;
+    assert!(whole.is_empty(), "the first night's chart: {whole:#?}");
+    c.execute(
+        "document.querySelector('figure.chart').scrollIntoView()",
+        vec![],
+    )
+    .await
+    .unwrap();
+    shots(&c, "first-night-chart").await;
+    c.execute("window.scrollTo(0, 0)", vec![]).await.unwrap();
     shots(&c, "standings").await;
     // Sorting by a column puts the lowest player first when ascending.
     click(&c, "th a[href*='sort=points']").await;

@@ -836,6 +836,21 @@ async fn every_page_fits_a_phone_and_a_tablet_and_passes_axe() {
                     "{label}: the chart draws players"
                 );
                 assert_eq!(seen[2], seen[3], "{label}: two players share a colour");
+                let whole = charts_whole(&c).await;
+                assert!(whole.is_empty(), "the league's chart: {whole:#?}");
+                c.set_window_size(w, h).await.unwrap();
+                c.execute(
+                    "document.querySelector('figure.chart').scrollIntoView()",
+                    vec![],
+                )
+                .await
+                .unwrap();
+                std::fs::write(
+                    dir.join(format!("{label}-league-chart.png")),
+                    c.screenshot().await.unwrap(),
+                )
+                .unwrap();
+                c.execute("window.scrollTo(0, 0)", vec![]).await.unwrap();
             }
             std::fs::write(
                 dir.join(format!("{label}-{name}.png")),

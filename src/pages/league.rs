@@ -345,7 +345,7 @@ fn legend_in_standings_order(c: &mut Chart, rows: &[Standing], league: &League) 
                 .rank
                 .map(|n| format!("{}{n}. ", if r.shared { "T" } else { "" }))
                 .unwrap_or_default();
-            s.legend = format!("{place}{}: {} {word}", s.name, r.figure_text(average));
+            s.legend = format!("{place}{}: {} {word}", r.player, r.figure_text(average));
         }
     }
     let at = |id: i64| {

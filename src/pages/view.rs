@@ -156,9 +156,11 @@ pub fn chart(nights: &[i32], players: &[(i64, String, Vec<i64>)]) -> Option<Char
     if nights.len() == 1 {
         return Some(bars(players));
     }
-    let (width, height) = (640u32, 300u32);
-    // The right margin holds each line's name at its end ("Mae Nakamura" at 17 px).
-    let (left, right, top, bottom) = (64.0, 470.0, 20.0, 262.0);
+    let (width, height) = (480u32, 300u32);
+    // The right margin holds each line's name at its end, 11 characters at 17 px (a longer
+    // name is cut there; the legend says it whole). At 480 wide the chart is drawn at three
+    // quarters of its size on a phone, so its words stay readable without a sideways scroll.
+    let (left, right, top, bottom) = (56.0, 328.0, 20.0, 262.0);
     let colours = distinct_colours(&players.iter().map(|p| p.0).collect::<Vec<_>>());
     let totals: Vec<Vec<i64>> = players
         .iter()
@@ -186,7 +188,7 @@ pub fn chart(nights: &[i32], players: &[(i64, String, Vec<i64>)]) -> Option<Char
             Series {
                 id: *id,
                 legend: format!("{name}: {last}"),
-                name: name.clone(),
+                name: shortened(name, 11),
                 colour: *colour,
                 points: tot
                     .iter()
@@ -201,11 +203,20 @@ pub fn chart(nights: &[i32], players: &[(i64, String, Vec<i64>)]) -> Option<Char
     // Names at the lines' ends, nudged apart so none sits on another.
     let mut order: Vec<usize> = (0..series.len()).collect();
     order.sort_by(|a, b| series[*a].label.1.total_cmp(&series[*b].label.1));
+    // A label is 21 high at 17 px (ascent and descent): down from the top, then, if the last
+    // ran past the foot, up from it.
+    const LABEL: f64 = 21.0;
     let mut floor = f64::MIN;
-    for i in order {
-        let y = series[i].label.1.max(floor + 18.0);
+    for &i in &order {
+        let y = series[i].label.1.max(floor + LABEL);
         series[i].label.1 = y;
         floor = y;
+    }
+    let mut cap = height as f64 - 6.0;
+    for &i in order.iter().rev() {
+        let y = series[i].label.1.min(cap);
+        series[i].label.1 = y;
+        cap = y - LABEL;
     }
     let mut guides = vec![(y(hi), hi.to_string()), (y(lo), lo.to_string())];
     if lo < 0 && hi > 0 {
@@ -232,11 +243,13 @@ pub fn chart(nights: &[i32], players: &[(i64, String, Vec<i64>)]) -> Option<Char
     })
 }
 
-/// One night so far: each player's points as a bar from zero, with the name and the points.
+/// One night so far: a row per player, her name on the left and her points on the right above
+/// a bar from zero, so no label ever sits on a bar or on another label, whatever the signs.
+/// The chart is narrow (360 wide), so on a phone it is drawn near its own size and fits.
 fn bars(players: &[(i64, String, Vec<i64>)]) -> Chart {
-    let (left, right) = (150.0, 560.0);
-    let row = 34.0;
-    let height = (players.len() as f64 * row + 16.0) as u32;
+    let (width, pad, row) = (360.0, 4.0, 46.0);
+    let (left, right) = (pad, width - pad);
+    let height = (players.len() as f64 * row + 8.0) as u32;
     let points: Vec<i64> = players.iter().map(|(_, _, p)| p.iter().sum()).collect();
     let lo = points.iter().copied().min().unwrap_or(0).min(0);
     let hi = points.iter().copied().max().unwrap_or(0).max(0);
@@ -250,18 +263,20 @@ fn bars(players: &[(i64, String, Vec<i64>)]) -> Chart {
         .enumerate()
         .map(|(i, (((_, name, _), p), colour))| {
             let (a, b) = (x(0), x(*p));
+            // The name has the row's width but the points' (17 px bold: about 10 a character).
+            let room = ((right - left - 10.0 * (p.to_string().len() as f64 + 2.0)) / 10.0) as usize;
             Bar {
-                name: name.clone(),
+                name: shortened(name, room),
                 colour: *colour,
                 points: *p,
                 x: a.min(b),
                 width: (a - b).abs().max(2.0),
-                y: 8.0 + i as f64 * row,
+                y: 4.0 + i as f64 * row,
             }
         })
         .collect();
     Chart {
-        width: 640,
+        width: width as u32,
         height,
         series: Vec::new(),
         bars,
@@ -271,6 +286,18 @@ fn bars(players: &[(i64, String, Vec<i64>)]) -> Chart {
         zero_x: x(0),
         left,
         right,
+    }
+}
+
+/// `name` in at most `room` characters, ending in "…" when cut (the legend and the table
+/// beside the chart say it whole).
+fn shortened(name: &str, room: usize) -> String {
+    let room = room.max(4);
+    if name.chars().count() <= room {
+        name.to_string()
+    } else {
+        let cut: String = name.chars().take(room - 1).collect();
+        format!("{}…", cut.trim_end())
     }
 }
 

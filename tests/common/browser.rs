@@ -173,6 +173,48 @@ pub async fn shots(c: &Client, name: &str) {
     c.set_window_size(1280, 900).await.unwrap();
 }
 
+/// What is wrong with the page's charts at phone (390 × 844) and tablet (820 × 1180) sizes:
+/// a chart wider than the screen, a mark (bar, line) out of its frame's view or of no size, or
+/// two labels on top of each other. Empty when every chart is whole. Returns to desktop.
+#[allow(dead_code)]
+pub async fn charts_whole(c: &Client) -> Vec<String> {
+    let mut wrong = Vec::new();
+    for (label, w, h) in [("390 px", 390, 844), ("820 px", 820, 1180)] {
+        c.set_window_size(w, h).await.unwrap();
+        let found = c
+            .execute(
+                "const out = [];
+                 document.querySelectorAll('figure.chart svg').forEach((svg, n) => {
+                   const frame = svg.closest('figure').getBoundingClientRect();
+                   const box = svg.getBoundingClientRect();
+                   if (box.right > window.innerWidth + 0.5 || box.left < -0.5) out.push('chart ' + n + ' is wider than the screen');
+                   svg.querySelectorAll('rect.bar, polyline.series').forEach(m => {
+                     const r = m.getBoundingClientRect();
+                     if (r.width < 0.5 && r.height < 0.5) out.push('chart ' + n + ': a mark of no size');
+                     if (r.left < frame.left - 0.5 || r.right > frame.right + 0.5) out.push('chart ' + n + ': a mark out of view (' + Math.round(r.left) + '..' + Math.round(r.right) + ' in ' + Math.round(frame.left) + '..' + Math.round(frame.right) + ')');
+                   });
+                   const texts = Array.from(svg.querySelectorAll('text')).map(t => [t.textContent, t.getBoundingClientRect()]);
+                   texts.forEach(([t, r]) => { if (r.left < frame.left - 0.5 || r.right > frame.right + 0.5) out.push('chart ' + n + ': “' + t + '” out of view'); });
+                   for (let i = 0; i < texts.length; i++) for (let j = i + 1; j < texts.length; j++) {
+                     const [a, ra] = texts[i], [b, rb] = texts[j];
+                     const overlap = Math.min(ra.right, rb.right) - Math.max(ra.left, rb.left) > 0.5
+                       && Math.min(ra.bottom, rb.bottom) - Math.max(ra.top, rb.top) > 0.5;
+                     if (overlap) out.push('chart ' + n + ': “' + a + '” over “' + b + '”');
+                   }
+                 });
+                 return out;",
+                vec![],
+            )
+            .await
+            .unwrap();
+        for f in found.as_array().into_iter().flatten() {
+            wrong.push(format!("{label}: {}", f.as_str().unwrap_or_default()));
+        }
+    }
+    c.set_window_size(1280, 900).await.unwrap();
+    wrong
+}
+
 pub async fn text_of(c: &Client, css: &str) -> String {
     c.find(Locator::Css(css))
         .await
