@@ -820,7 +820,12 @@ async fn every_page_fits_a_phone_and_a_tablet_and_passes_axe() {
                            .map(t => t.textContent);
                          const colours = Array.from(svg.querySelectorAll('polyline.series, rect.bar'))
                            .map(e => Array.from(e.classList).find(k => /^s[0-9]$/.test(k)));
-                         return [points.right <= box.right + 0.5, cut, colours.length, new Set(colours).size];",
+                         const tallest = Math.max(...Array.from(document.querySelectorAll('table.standings tbody tr'))
+                           .map(r => r.getBoundingClientRect().height));
+                         const tall = Array.from(document.querySelectorAll('table.standings tbody tr'))
+                           .find(r => r.getBoundingClientRect().height === tallest);
+                         const cells = Array.from(tall.children).map(td => Math.round(td.getBoundingClientRect().height) + ':' + td.textContent.trim().slice(0, 30)).join(' | ');
+                         return [points.right <= box.right + 0.5, cut, colours.length, new Set(colours).size, tallest, cells];",
                         vec![],
                     )
                     .await
@@ -836,6 +841,12 @@ async fn every_page_fits_a_phone_and_a_tablet_and_passes_axe() {
                     "{label}: the chart draws players"
                 );
                 assert_eq!(seen[2], seen[3], "{label}: two players share a colour");
+                assert!(
+                    seen[4].as_f64().unwrap() < 72.0,
+                    "{label}: a standings row wraps to {} px: {}",
+                    seen[4],
+                    seen[5]
+                );
                 let whole = charts_whole(&c).await;
                 assert!(whole.is_empty(), "the league's chart: {whole:#?}");
                 c.set_window_size(w, h).await.unwrap();
