@@ -174,7 +174,7 @@ const EXPOSED: [&str; 14] = [
 ];
 
 /// The four common games at one size; returns (taps, scrolls) for each.
-async fn four_games(size: (u32, u32), label: &str) -> Vec<(&'static str, u32, u32)> {
+async fn four_games(size: (u32, u32), label: &str) -> Vec<(&'static str, u32, u32, u32)> {
     let app = spawn_app().await;
     let (owner, t) = seat_ids(&app, "thursday").await;
     let (ann, bea, cy) = (t.players[0], t.players[1], t.players[2]);
@@ -229,7 +229,7 @@ async fn four_games(size: (u32, u32), label: &str) -> Vec<(&'static str, u32, u3
     wait_for(&c, "#save:not([disabled])").await;
     h.tap("#save").await;
     saved(&c, 1).await;
-    counts.push(("concealed self-pick", h.taps, h.scrolls));
+    counts.push(("concealed self-pick", h.taps, h.scrolls, h.blocked));
     // The next game is ready at once, with the night's points so far.
     wait_text(&c, "h1", "game 2").await;
     let totals = text_of(&c, ".totals").await;
@@ -277,7 +277,7 @@ async fn four_games(size: (u32, u32), label: &str) -> Vec<(&'static str, u32, u3
     wait_for(&c, "#save:not([disabled])").await;
     h.tap("#save").await;
     saved(&c, 2).await;
-    counts.push(("discard win, two exposures", h.taps, h.scrolls));
+    counts.push(("discard win, two exposures", h.taps, h.scrolls, h.blocked));
 
     // (c) A wall game with a dead hand called.
     wait_text(&c, "h1", "game 3").await;
@@ -290,7 +290,7 @@ async fn four_games(size: (u32, u32), label: &str) -> Vec<(&'static str, u32, u3
     wait_for(&c, "#save:not([disabled])").await;
     h.tap("#save").await;
     saved(&c, 3).await;
-    counts.push(("wall game, dead hand", h.taps, h.scrolls));
+    counts.push(("wall game, dead hand", h.taps, h.scrolls, h.blocked));
 
     // (d) Line first: Dot (East in game 4) won 2468#1 from the card; a joker in one kong.
     wait_text(&c, "h1", "game 4").await;
@@ -315,11 +315,27 @@ async fn four_games(size: (u32, u32), label: &str) -> Vec<(&'static str, u32, u3
     let drawn = c
         .execute(
             "const b = document.querySelector(\"#card-lines button[data-line='2468#1']\");
-             return [b.querySelectorAll('.sk-group').length, b.querySelector('.line-said').textContent];",
+             const suits = Array.from(document.querySelectorAll('#picker .tile.bam, #picker .tile.crak, #picker .tile.dot'))
+               .map(t => getComputedStyle(t).color);
+             const inks = Array.from(b.querySelectorAll('.sk-group:not(.plain)')).map(g => getComputedStyle(g).color);
+             return [b.querySelectorAll('.sk-group').length, b.querySelector('.line-said').textContent,
+                     b.querySelector('.line-head').textContent, inks.filter(i => suits.includes(i)), inks.length, new Set(suits).size];",
             vec![],
         )
         .await
         .unwrap();
+    // Named as the printed card names it, in inks that are none of the tile picker's suits.
+    assert!(
+        drawn[2].as_str().unwrap().starts_with("2468 · line 1 · "),
+        "{drawn}"
+    );
+    assert!(drawn[4].as_u64().unwrap() >= 2, "{drawn}");
+    assert_eq!(drawn[5], 3, "the picker's three suit colours: {drawn}");
+    assert_eq!(
+        drawn[3],
+        json!([]),
+        "a line drawn in a suit's colour: {drawn}"
+    );
     assert!(drawn[0].as_u64().unwrap() >= 3, "groups drawn: {drawn}");
     assert!(
         drawn[1].as_str().unwrap().contains(" of "),
@@ -358,7 +374,7 @@ async fn four_games(size: (u32, u32), label: &str) -> Vec<(&'static str, u32, u3
     wait_for(&c, "#save:not([disabled])").await;
     h.tap("#save").await;
     saved(&c, 4).await;
-    counts.push(("line first, one joker", h.taps, h.scrolls));
+    counts.push(("line first, one joker", h.taps, h.scrolls, h.blocked));
 
     // All four games played: the screen says so instead of offering game 5.
     let done = wait_text(&c, "#all-played", "entered all 4 games").await;
@@ -404,9 +420,9 @@ async fn four_games(size: (u32, u32), label: &str) -> Vec<(&'static str, u32, u3
     counts
 }
 
-fn report(label: &str, counts: &[(&str, u32, u32)]) {
-    for (what, taps, scrolls) in counts {
-        println!("{label}: {what}: {taps} taps, {scrolls} scrolls");
+fn report(label: &str, counts: &[(&str, u32, u32, u32)]) {
+    for (what, taps, scrolls, blocked) in counts {
+        println!("{label}: {what}: {taps} taps, {scrolls} scrolls ({blocked} under the score bar)");
     }
 }
 
@@ -434,6 +450,10 @@ async fn a_phone_scores_the_common_games_in_few_taps_and_scrolls() {
     assert!(b.1 <= 20 && b.2 <= 2, "exposed discard win: {b:?}");
     assert!(w.1 <= 8 && w.2 <= 2, "wall game with a dead hand: {w:?}");
     assert!(d.1 <= 9 && d.2 <= 2, "line first: {d:?}");
+    // Nothing that is tapped next is ever under the score bar: it comes up above it.
+    for c in &counts {
+        assert_eq!(c.3, 0, "taps the score bar covered: {c:?}");
+    }
 }
 
 /// How many games wait on this page's tablet for its table.

@@ -32,6 +32,21 @@ export function bar(s) {
   };
   s.form.addEventListener("click", shorten);
   s.form.addEventListener("input", shorten);
+
+  // What is tapped next stays above the bar. The page's scroll padding is the bar's height, so
+  // focus moves and scrollIntoView keep clear of it; `keepAbove(el)` scrolls `el` up until its
+  // foot is above the bar, never so far that its head leaves the top of the screen.
+  const box = s.$("score-bar");
+  const pad = () => { document.documentElement.style.scrollPaddingBottom = (box.offsetHeight + 8) + "px"; };
+  pad();
+  if (window.ResizeObserver) new ResizeObserver(pad).observe(box);
+  s.keepAbove = (el) => {
+    if (!el || el.hidden || el.offsetParent === null) return;
+    const top = box.getBoundingClientRect().top;
+    const r = el.getBoundingClientRect();
+    const over = r.bottom - top + 8;
+    if (over > 0) window.scrollBy(0, Math.min(over, Math.max(0, r.top - 8)));
+  };
 }
 
 export function signed(n) { return n > 0 ? "+" + n : n < 0 ? "−" + Math.abs(n) : "0"; }

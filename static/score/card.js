@@ -63,7 +63,8 @@ export function fromCard(s) {
       const nav = $("card-sections");
       nav.textContent = "";
       (c.sections || []).forEach((sec) => {
-        sec.lines.forEach((l) => cardLines.push(Object.assign({ section: sec.name }, l)));
+        // A line is named as the printed card names it: its section and its place there.
+        sec.lines.forEach((l, i) => cardLines.push(Object.assign({ section: sec.name, name: sec.name + " · line " + (i + 1) }, l)));
         const b = document.createElement("button");
         b.type = "button";
         b.className = "small-button secondary";
@@ -85,7 +86,7 @@ export function fromCard(s) {
     list.textContent = "";
     $("line-targets").hidden = true;
     const shown = cardLines.filter((l) => !q || String(l.value) === q || l.section.toLowerCase() === q ||
-      l.id.toLowerCase().includes(q) || l.patterns.some((p) => p.toLowerCase().replace(/\s+/g, "").includes(compact)));
+      l.id.toLowerCase().includes(q) || l.name.toLowerCase().includes(q) || l.patterns.some((p) => p.toLowerCase().replace(/\s+/g, "").includes(compact)));
     shown.forEach((l) => {
       const li = document.createElement("li");
       const b = document.createElement("button");
@@ -94,7 +95,7 @@ export function fromCard(s) {
       b.dataset.line = l.id;
       const head = document.createElement("span");
       head.className = "line-head";
-      head.textContent = l.id + " · " + l.value + (l.concealed ? " · C" : " · X");
+      head.textContent = l.name + " · " + l.value + (l.concealed ? " · C" : " · X");
       b.appendChild(head);
       l.patterns.forEach((p, i) => {
         if (i > 0) { const or = document.createElement("span"); or.className = "or"; or.textContent = " or "; b.appendChild(or); }
@@ -113,12 +114,17 @@ export function fromCard(s) {
     });
     if (!shown.length) list.textContent = "No line matches “" + q + "”.";
   }
-  $("line-search").addEventListener("input", () => { if (cardLines) showLines(); });
+  // The lines found come up above the score bar, to be tapped next.
+  $("line-search").addEventListener("input", () => {
+    if (!cardLines) return;
+    showLines();
+    if (s.keepAbove) s.keepAbove($("card-lines"));
+  });
 
   async function pickLine(l) {
     const box = $("target-list");
     $("line-targets").hidden = false;
-    $("line-picked").textContent = l.id + ": which tiles?";
+    $("line-picked").textContent = l.name + ": which tiles?";
     box.textContent = "";
     let data;
     try {
@@ -149,5 +155,6 @@ export function fromCard(s) {
       box.appendChild(li);
     });
     if (data.targets.length === 1) box.querySelector("button").click();
+    else if (s.keepAbove) s.keepAbove($("line-targets"));
   }
 }

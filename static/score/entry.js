@@ -66,7 +66,14 @@ export function screen(form) {
     const how = form.querySelector("input[name=how]:checked");
     if (how && how.closest("label").hidden) how.checked = false;
   };
-  form.querySelectorAll("input[name=won], input[name=how]").forEach((r) => r.addEventListener("change", () => { s.showChoices(); s.schedule(); }));
+  form.querySelectorAll("input[name=won], input[name=how]").forEach((r) => r.addEventListener("change", () => {
+    s.showChoices();
+    s.schedule();
+    // The next choice comes up above the bar: How? after the winner, the hand after How?.
+    if (!s.keepAbove) return;
+    if (r.name === "won") s.keepAbove(form.querySelector("fieldset.how"));
+    else s.keepAbove(form.querySelector(".hand-box"));
+  }));
   form.querySelectorAll("#rare select, #rare input").forEach((r) => r.addEventListener("change", () => s.schedule()));
   // A keyboard's Enter never sends a half-entered game.
   form.addEventListener("keydown", (e) => {

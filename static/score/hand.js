@@ -203,6 +203,7 @@ export function hand(s) {
     }
     s.tiles.push(b.dataset.tile);
     s.changed();
+    if (s.keepAbove) s.keepAbove(picker);
   });
   picker.addEventListener("keydown", (e) => {
     const b = e.target.closest("button[data-tile]");

@@ -353,11 +353,13 @@ pub async fn log_in(c: &Client, base: &str, email: &str, password: &str, next: &
 }
 
 /// Taps as a person does, counting: before each tap, if the control is not on screen (or is
-/// under the page's fixed score bar), the person scrolls it into view, and that is a scroll.
+/// under the page's fixed score bar), the person scrolls it into view, and that is a scroll;
+/// one the bar covered while it was on the screen is counted as `blocked` as well.
 pub struct Hands<'a> {
     pub c: &'a Client,
     pub taps: u32,
     pub scrolls: u32,
+    pub blocked: u32,
 }
 
 impl<'a> Hands<'a> {
@@ -366,11 +368,13 @@ impl<'a> Hands<'a> {
             c,
             taps: 0,
             scrolls: 0,
+            blocked: 0,
         }
     }
 
-    /// Whether `css` is fully on screen and not hidden under the score bar.
-    pub async fn on_screen(&self, css: &str) -> bool {
+    /// Where `css` is: `seen` (fully on screen and not under the score bar), `under the bar`
+    /// (on the screen, but the bar covers some of it) or `off` the screen.
+    async fn place(&self, css: &str) -> String {
         let seen = self
             .c
             .execute(
@@ -379,18 +383,29 @@ impl<'a> Hands<'a> {
                  const r = el.getBoundingClientRect();
                  const bar = document.getElementById('score-bar');
                  const bottom = bar && !bar.contains(el) ? bar.getBoundingClientRect().top : window.innerHeight;
-                 return r.width > 0 && r.height > 0 && r.top >= 0 && r.bottom <= bottom + 0.5
-                   && r.left >= 0 && r.right <= window.innerWidth + 0.5;",
+                 const across = r.width > 0 && r.height > 0 && r.left >= 0 && r.right <= window.innerWidth + 0.5;
+                 if (across && r.top >= 0 && r.bottom <= bottom + 0.5) return 'seen';
+                 if (across && r.top >= 0 && r.bottom <= window.innerHeight + 0.5) return 'under the bar';
+                 return 'off';",
                 vec![json!(css)],
             )
             .await
             .unwrap_or_else(|e| panic!("`{css}`: {e}"));
-        seen == json!(true)
+        seen.as_str().unwrap_or_default().to_string()
+    }
+
+    /// Whether `css` is fully on screen and not hidden under the score bar.
+    pub async fn on_screen(&self, css: &str) -> bool {
+        self.place(css).await == "seen"
     }
 
     async fn reach(&mut self, css: &str) {
-        if !self.on_screen(css).await {
+        let place = self.place(css).await;
+        if place != "seen" {
             self.scrolls += 1;
+            if place == "under the bar" {
+                self.blocked += 1;
+            }
             self.c
                 .execute(
                     "document.querySelector(arguments[0]).scrollIntoView({block: 'center'});",
