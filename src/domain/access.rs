@@ -247,10 +247,16 @@ impl Caller {
                     .and_then(|r| Role::parse(&r))
                     .ok_or_else(not_found)?;
                 if role < need.role() {
+                    let who = match need.role() {
+                        Role::Owner => "owners",
+                        Role::Organizer => "organizers and owners",
+                        Role::Scorer => "scorers, organizers and owners",
+                        Role::Member => "members",
+                    };
                     return Err(Error::Forbidden(format!(
-                        "your role in this club is {}; this needs {} or above",
-                        role.as_str(),
-                        need.role().as_str()
+                        "this is for the {who} of {}; you are a {} there",
+                        club.name,
+                        role.as_str()
                     )));
                 }
                 Ok((

@@ -604,7 +604,13 @@ async fn settings(
     let result = match league_input(posted.form, false) {
         Ok(input) => leagues::update(&state, &posted.caller, *id, input)
             .await
-            .map(|(l, _)| format!("{} saved: {} games a table.", l.name, l.games_per_table)),
+            .map(|(l, _)| {
+                format!(
+                    "{} saved: {} a table.",
+                    l.name,
+                    crate::domain::count(l.games_per_table, "game")
+                )
+            }),
         Err(e) => Err(e),
     };
     after(

@@ -317,14 +317,55 @@ struct ErrorPage<'a> {
     detail: &'a str,
 }
 
+/// An error page's heading in words, for the answers people meet.
+fn heading(status: u16) -> Option<&'static str> {
+    Some(match status {
+        400 => "That did not work",
+        401 => "Log in first",
+        403 => "Not for you",
+        404 => "Not found",
+        409 => "That clashes with what is stored",
+        413 => "Too big",
+        422 => "Something to fix",
+        429 => "Too many tries",
+        503 => "Busy: try again in a moment",
+        _ => return None,
+    })
+}
+
+/// A message as a sentence people read: a capital first, code marks as quotation marks, a full
+/// stop at the end ("no club `oak`" reads "No club “oak”.").
+fn sentence(detail: &str) -> String {
+    let mut quoted = String::with_capacity(detail.len() + 8);
+    let mut open = true;
+    for c in detail.trim().chars() {
+        if c == '`' {
+            quoted.push(if open { '“' } else { '”' });
+            open = !open;
+        } else {
+            quoted.push(c);
+        }
+    }
+    let mut chars = quoted.chars();
+    let mut out: String = match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => return quoted,
+    };
+    if !out.ends_with(['.', '!', '?']) {
+        out.push('.');
+    }
+    out
+}
+
 /// An error as a page (installed as `HtmlErrors`: every error outside `/api`).
 fn error_page(problem: &Problem) -> HttpResponse {
     let status = StatusCode::from_u16(problem.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let detail = sentence(&problem.detail);
     let page = ErrorPage {
         ctx: Ctx::default(),
-        title: &problem.title,
+        title: heading(problem.status).unwrap_or(&problem.title),
         status: problem.status,
-        detail: &problem.detail,
+        detail: &detail,
     };
     match page.render() {
         Ok(html) => HttpResponse::build(status)
@@ -372,5 +413,17 @@ mod tests {
                 .chars()
                 .all(|c| c.is_ascii_alphanumeric() || "-_.~%".contains(c))
         );
+    }
+
+    #[test]
+    fn error_pages_say_their_message_as_a_sentence() {
+        assert_eq!(super::sentence("no club `oak`"), "No club “oak”.");
+        assert_eq!(
+            super::sentence("this is for the owners of Oak; you are a member there"),
+            "This is for the owners of Oak; you are a member there."
+        );
+        assert_eq!(super::sentence("Done."), "Done.");
+        assert_eq!(super::sentence(""), "");
+        assert_eq!(super::heading(403), Some("Not for you"));
     }
 }

@@ -108,7 +108,7 @@ pub fn pattern_words(pattern: &Pattern, suits: &SuitsRule, winds: WindsRule) -> 
         (n, SuitsRule::Distinct) if n > 1 => {
             said.push_str(&format!(", {} different suits", COUNTS[n.min(6)]))
         }
-        (n, SuitsRule::Any) if n > 1 => said.push_str(", each letter any suit (the same or not)"),
+        (n, SuitsRule::Any) if n > 1 => said.push_str(", in any suits: two letters may share one"),
         _ => {}
     }
     said
@@ -206,7 +206,7 @@ mod tests {
                 &SuitsRule::Any,
                 WindsRule::Any
             ),
-            "a kong of one wind (N), a kong of 1 (suit A), a kong of 1 (suit B) and a pair of 1 (suit C), each letter any suit (the same or not)"
+            "a kong of one wind (N), a kong of 1 (suit A), a kong of 1 (suit B) and a pair of 1 (suit C), in any suits: two letters may share one"
         );
     }
 

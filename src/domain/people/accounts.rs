@@ -224,7 +224,7 @@ pub async fn signup_mail(
     let link = format!("{}/signup/{token}", state.public_url);
     let greeting = format!("Hello {},", r.display_name);
     let paragraphs = [format!(
-        "To finish making your mah jongg league account {}, open this link and confirm.",
+        "Open this link to finish signing up to mahjong-league; your account's address is {}.",
         r.email
     )];
     let after = [
@@ -427,7 +427,7 @@ pub async fn reset_mail(
     let link = new_reset_link(state, conn, user.id).await?;
     let greeting = format!("Hello {},", user.display_name);
     let paragraphs = [format!(
-        "Someone, we hope you, asked to reset the password of the mah jongg league account {}.",
+        "Someone, we hope you, asked to reset the password of the mahjong-league account {}.",
         user.email
     )];
     let after = [

@@ -243,7 +243,7 @@ pub async fn change_password(
         "If this was not you, choose a new password now: that logs out everyone who has it."
             .to_string(),
         format!(
-            "The password of your mah jongg league account {} was changed on {}, and every other device was logged out.",
+            "The password of your mahjong-league account ({}) was changed on {}, and every other device was logged out.",
             user.email,
             clock.at(chrono::Utc::now())
         ),
@@ -335,7 +335,7 @@ pub async fn change_email(
     match known {
         Some(_) => {
             let paragraphs = [format!(
-                "Someone asked for their mah jongg league account to use this address, {email}. This address has an account already, so nothing changed."
+                "Someone asked for their mahjong-league account to use this address, {email}. This address has an account already, so nothing changed."
             )];
             let after = ["If you did not ask, ignore this message.".to_string(), stop];
             let login = format!("{}/login", state.public_url);
@@ -357,7 +357,7 @@ pub async fn change_email(
         None => {
             let link = format!("{}/account/email/{token}", state.public_url);
             let paragraphs = [format!(
-                "You asked for your mah jongg league account to use this address, {email}, instead of {}.",
+                "You asked for your mahjong-league account to use this address, {email}, instead of {}.",
                 user.email
             )];
             let after = [
@@ -460,7 +460,7 @@ pub async fn confirm_email(state: &AppState, token: &str) -> Result<String> {
     let link = format!("{}/account/email/undo/{undo}", state.public_url);
     let greeting = format!("Hello {},", user.display_name);
     let paragraphs = [format!(
-        "Your mah jongg league account uses {} from now on, instead of this address, {old}.",
+        "Your mahjong-league account uses {} from now on, instead of this address, {old}.",
         user.email
     )];
     let after = [format!(
@@ -541,7 +541,7 @@ async fn mail_undone(
     let greeting = format!("Hello {},", user.display_name);
     let mut paragraphs = vec![
         format!(
-            "The change of your mah jongg league account's address to {} is undone: the account uses this address, {}, again, and every device was logged out.",
+            "The change of your mahjong-league account's address to {} is undone: the account uses this address, {}, again, and every device was logged out.",
             undone.was, user.email
         ),
         "Its password no longer works, in case whoever changed the address knew it: choose a new one with the button below. Every earlier link to reset the password or change the address no longer works.".to_string(),
@@ -583,7 +583,7 @@ async fn mail_undone(
     )
     .await?;
     let paragraphs = [format!(
-        "The mah jongg league account {} used this address, {}, for a while: the change was undone from a link sent to the address it had before, and the account no longer uses this one.",
+        "The mahjong-league account {} used this address, {}, for a while: the change was undone from a link sent to the address it had before, and the account no longer uses this one.",
         user.display_name, undone.was
     )];
     let after = ["If you made the change and did not undo it, whoever reads the other mailbox did: write to the service's administrator, and choose passwords anew everywhere that address reaches.".to_string()];

@@ -145,8 +145,8 @@ async fn prepare(
         return Err(Error::invalid(
             "number",
             format!(
-                "this league plays {} games per table; game {number} is out of range",
-                league.games_per_table
+                "this league plays {} per table; game {number} is out of range",
+                crate::domain::count(league.games_per_table, "game")
             ),
         ));
     }

@@ -147,8 +147,8 @@ pub async fn write_next(state: &AppState) -> Result<bool> {
                     points(s.counted_points.unwrap_or(s.points))
                 ),
                 None => format!(
-                    "You are not ranked yet: the board counts players from {} games.",
-                    league.min_games
+                    "You are not ranked yet: the board counts players from {}.",
+                    crate::domain::count(league.min_games, "game")
                 ),
             });
         }

@@ -488,8 +488,8 @@ pub fn board_in_words(league: &League) -> String {
     let nights = league.sessions().to_lowercase();
     let mut text = match league.board.as_str() {
         "average" => format!(
-            "Ranked by average points per game (at least {} games)",
-            league.min_games
+            "Ranked by average points per game (at least {})",
+            crate::domain::count(league.min_games, "game")
         ),
         "best_per_night" => format!(
             "Ranked by each {night}'s {} best game scores, added up over the {nights} (every game counts when a player played {} or fewer)",
