@@ -426,6 +426,17 @@ async fn email_changes_are_bounded_told_to_the_old_address_and_undone() {
     let undone = got.iter().find(|m| m.kind() == "email_undone").unwrap();
     assert_eq!(undone.to, ["rose@example.org"]);
     choose_password(&app, &undone.link("/reset/"), PASSWORD).await;
+    // A password chosen through a reset link is told to the address, as a change is.
+    let got = wait_kind(&sink, "password_changed", 1).await;
+    let reset = got.iter().find(|m| m.kind() == "password_changed").unwrap();
+    assert_eq!(reset.to, ["rose@example.org"]);
+    let said = reset.text();
+    assert!(
+        said.starts_with("Hello")
+            && said.contains("If this was not you")
+            && said.contains("with a reset link mailed to this address"),
+        "{said}"
+    );
 
     // A password change is told to the address.
     let rose = common::logged_in(&app, "rose@example.org", PASSWORD).await;
@@ -436,10 +447,11 @@ async fn email_changes_are_bounded_told_to_the_old_address_and_undone() {
         .await
         .unwrap();
     assert_eq!(res.status(), 204);
-    let got = wait_kind(&sink, "password_changed", 1).await;
+    let got = wait_kind(&sink, "password_changed", 2).await;
     let told = got
         .iter()
-        .find(|m| m.kind() == "password_changed")
+        .filter(|m| m.kind() == "password_changed")
+        .nth(1)
         .expect("the password change is told");
     assert_eq!(told.to, ["rose@example.org"]);
 }

@@ -1691,15 +1691,24 @@ async fn a_disputed_game_corrected_by_an_organizer_ends_on_its_match_and_asks_at
         .find(|(to, ..)| to == "cy@example.org")
         .expect("Cy is asked");
     assert!(
-        cy.2.contains(
-            "Game 1 of your match was corrected by an organizer: it now names you the discarder and gives you -50 (it gave you -50)."
-        ),
+        cy.2.contains("Game 1 of your match was corrected by an organizer. It was: ")
+            && cy.2.contains(
+                "For you, it now names you the discarder and gives you -50 (it gave you -50)."
+            ),
         "{}",
         cy.2
     );
+    // Everyone asked is told what changed, as it was and as it is; only Cy is told it charges her.
     let bea = asked
         .iter()
         .find(|(to, ..)| to == "bea@example.org")
         .unwrap();
-    assert!(!bea.2.contains("corrected by an organizer"), "{}", bea.2);
+    assert!(
+        bea.2
+            .contains("Game 1 of your match was corrected by an organizer. It was: ")
+            && bea.2.contains(". It is now: ")
+            && !bea.2.contains("For you,"),
+        "{}",
+        bea.2
+    );
 }

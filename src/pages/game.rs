@@ -51,6 +51,10 @@ struct GamePage {
     won: String,
     how: String,
     hand: String,
+    /// The stored hand drawn as tiles, above the box that corrects it.
+    hand_tiles: Vec<super::view::TileFace>,
+    /// The open-play word or the night's ("Match", "Night", "Round").
+    session: &'static str,
     exposures: Vec<String>,
     dead: Vec<DeadRow>,
     dead_open: bool,
@@ -210,6 +214,7 @@ fn page(ctx: Ctx, id: i64, e: Editing) -> GamePage {
         may_void: e.may_void,
         league_id: e.league.id,
         league_name: e.league.name.clone(),
+        session: e.league.session(),
         night_id: e.night_id,
         table_number: e.table_number,
         players: e
@@ -220,6 +225,7 @@ fn page(ctx: Ctx, id: i64, e: Editing) -> GamePage {
         now,
         won,
         how,
+        hand_tiles: super::view::faces(&tiles_text(&r["hand"])),
         hand: tiles_text(&r["hand"]),
         exposures,
         dead_open: dead.iter().any(|d| d.player != 0),

@@ -493,6 +493,70 @@ fn reset_gone() -> Error {
 /// Sets a new password through a reset link: the link is used up, and every session of the
 /// account ends but `keep` (the session of whoever set it, when it is that account's). The
 /// account's email, for the login form that follows.
+/// The clock an account's pages and mail show times on: its clubs' when they all keep one, else
+/// UTC. With the zone's name.
+pub async fn clock_of(
+    state: &AppState,
+    user_id: i64,
+) -> Result<(crate::domain::clock::Clock, String)> {
+    let zones: std::collections::BTreeSet<String> =
+        crate::storage::people::clubs::of_user(&state.db, user_id)
+            .await?
+            .into_iter()
+            .map(|c| c.time_zone)
+            .collect();
+    Ok(match zones.into_iter().collect::<Vec<_>>().as_slice() {
+        [one] => (crate::domain::clock::Clock::of(one), one.clone()),
+        _ => (crate::domain::clock::Clock::of("UTC"), "UTC".into()),
+    })
+}
+
+/// Mails the account that its password was changed (`by_reset`: through a link mailed to it),
+/// in `tx` with the change: led by what to do if it was not the owner.
+pub(crate) async fn tell_password_changed(
+    state: &AppState,
+    tx: &mut sqlx::PgConnection,
+    user: &crate::storage::people::users::User,
+    by_reset: bool,
+) -> Result<()> {
+    let greeting = format!("Hello {},", user.display_name);
+    let (clock, _) = clock_of(state, user.id).await?;
+    let how = if by_reset {
+        " with a reset link mailed to this address"
+    } else {
+        ""
+    };
+    // Led by what to do if it was not you: someone who changed it needs no button.
+    let paragraphs = [
+        "If this was not you, choose a new password now: that logs out everyone who has it."
+            .to_string(),
+        format!(
+            "The password of your mahjong-league account ({}) was changed on {}{how}, and every other device was logged out.",
+            user.email,
+            clock.at(chrono::Utc::now())
+        ),
+    ];
+    let after = ["If you changed it yourself, there is nothing to do.".to_string()];
+    let forgot = format!("{}/forgot", state.public_url);
+    let letter = crate::domain::outbox::mail::Letter {
+        greeting: &greeting,
+        paragraphs: &paragraphs,
+        actions: &[("This was not me: choose a new password", &forgot)],
+        after: &after,
+    };
+    let to = (user.email.as_str(), user.display_name.as_str());
+    crate::domain::outbox::mail::write_to(
+        state,
+        tx,
+        "password_changed",
+        to,
+        "Your password was changed",
+        letter,
+    )
+    .await?;
+    Ok(())
+}
+
 pub async fn reset_password(
     state: &AppState,
     token: &str,
@@ -504,9 +568,16 @@ pub async fn reset_password(
     let email = reset_link(state, token).await?;
     let hash = password::hash_password(new.password).await?;
     let keep = keep.map(|t| state.keys.hash(t));
-    stored_mail::use_reset(&state.db, &state.keys.hash(token), &hash, keep.as_deref())
+    // The new password and the word to the address, in one transaction.
+    let mut tx = state.db.begin().await?;
+    let user = stored_mail::use_reset(&mut tx, &state.keys.hash(token), &hash, keep.as_deref())
         .await?
         .ok_or_else(reset_gone)?;
+    if let Some(user) = crate::storage::people::users::by_id(&state.db, user).await? {
+        tell_password_changed(state, &mut tx, &user, true).await?;
+    }
+    tx.commit().await?;
+    crate::domain::outbox::mail::wake(state);
     Ok(email)
 }
 

@@ -7,7 +7,6 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::auth::{new_secret, password};
-use crate::domain::clock::Clock;
 use crate::domain::{AppState, Caller, Error, Result, outbox::mail, people::budgets};
 use crate::storage::people::users::{self, EmailChanged};
 
@@ -167,20 +166,7 @@ pub fn device_words(agent: Option<&str>) -> String {
     }
 }
 
-/// The clock an account's pages and mail show times on: its clubs' when they all keep one, else
-/// UTC. With the zone's name.
-pub async fn clock_of(state: &AppState, user_id: i64) -> Result<(Clock, String)> {
-    let zones: std::collections::BTreeSet<String> =
-        crate::storage::people::clubs::of_user(&state.db, user_id)
-            .await?
-            .into_iter()
-            .map(|c| c.time_zone)
-            .collect();
-    Ok(match zones.into_iter().collect::<Vec<_>>().as_slice() {
-        [one] => (Clock::of(one), one.clone()),
-        _ => (Clock::of("UTC"), "UTC".into()),
-    })
-}
+pub use crate::domain::people::accounts::clock_of;
 
 pub async fn rename(state: &AppState, caller: &Caller, r: Rename) -> Result<()> {
     let user = caller.user()?;
@@ -236,39 +222,10 @@ pub async fn change_password(
     .await?;
     let hash = password::hash_password(c.new_password).await?;
     let keep = mine.map(|t| state.keys.hash(t));
-    let greeting = format!("Hello {},", user.display_name);
-    let (clock, _) = clock_of(state, user.id).await?;
-    // Led by what to do if it was not you: someone who changed it needs no button.
-    let paragraphs = [
-        "If this was not you, choose a new password now: that logs out everyone who has it."
-            .to_string(),
-        format!(
-            "The password of your mahjong-league account ({}) was changed on {}, and every other device was logged out.",
-            user.email,
-            clock.at(chrono::Utc::now())
-        ),
-    ];
-    let after = ["If you changed it yourself, there is nothing to do.".to_string()];
-    let forgot = format!("{}/forgot", state.public_url);
-    let letter = mail::Letter {
-        greeting: &greeting,
-        paragraphs: &paragraphs,
-        actions: &[("This was not me: choose a new password", &forgot)],
-        after: &after,
-    };
     // The new password and the word to the address, in one transaction.
     let mut tx = state.db.begin().await?;
     users::set_password(&mut tx, user.id, &hash, keep.as_deref()).await?;
-    let to = (user.email.as_str(), user.display_name.as_str());
-    mail::write_to(
-        state,
-        &mut tx,
-        "password_changed",
-        to,
-        "Your password was changed",
-        letter,
-    )
-    .await?;
+    crate::domain::people::accounts::tell_password_changed(state, &mut tx, &user, false).await?;
     tx.commit().await?;
     mail::wake(state);
     Ok(())

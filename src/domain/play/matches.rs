@@ -1311,12 +1311,28 @@ pub async fn corrected(
             Some((
                 p.player.id,
                 format!(
-                    "Game {} of your match was corrected by an organizer: {what} (it gave you {:+}). If that is wrong, say so with the link below.",
-                    now.number, was.score
+                    "For you, {what} (it gave you {:+}). If that is wrong, say so with the link below.",
+                    was.score
                 ),
             ))
         })
         .collect();
+    // What changed, told to every player asked: the game as it was and as it is.
+    let scores = |g: &crate::domain::play::game_view::Game| {
+        g.players
+            .iter()
+            .map(|p| format!("{} {:+}", p.player.name, p.score))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let changed = format!(
+        "Game {} of your match was corrected by an organizer. It was: {}; {}. It is now: {}; {}.",
+        now.number,
+        crate::domain::play::games::in_words(&before),
+        scores(&before),
+        crate::domain::play::games::in_words(&now),
+        scores(&now)
+    );
     let mut asked = Vec::new();
     let mut tx = state.db.begin().await?;
     // A disputed game corrected (an organizer settling it) is asked about at once; any other
@@ -1330,7 +1346,10 @@ pub async fn corrected(
         let players: Vec<i64> = asks.iter().map(|a| a.0).collect();
         for (player, user, email, name) in stored::readers_of(&mut tx, league.id, &players).await? {
             let games = asks.iter().find(|a| a.0 == player).map(|a| a.1.clone());
-            let lead = charged.iter().find(|c| c.0 == player).map(|c| c.1.clone());
+            let lead = Some(match charged.iter().find(|c| c.0 == player) {
+                Some((_, yours)) => format!("{changed} {yours}"),
+                None => changed.clone(),
+            });
             if let Some(p) = now.players.iter().find(|p| p.player.id == player) {
                 asked.push(p.player.name.clone());
             }

@@ -216,12 +216,11 @@ pub async fn reset_user(pool: &PgPool, token_hash: &str) -> sqlx::Result<Option<
 /// its sessions but `keep` (the session of whoever reset it, if theirs). `None` when the token is
 /// used, expired or unknown.
 pub async fn use_reset(
-    pool: &PgPool,
+    tx: &mut sqlx::PgConnection,
     token_hash: &str,
     password_hash: &str,
     keep: Option<&str>,
 ) -> sqlx::Result<Option<i64>> {
-    let mut tx = pool.begin().await?;
     let user: Option<i64> = sqlx::query_scalar(
         "UPDATE password_resets SET used_at = now() \
          WHERE token_hash = $1 AND used_at IS NULL AND expires_at > now() RETURNING user_id",
@@ -248,7 +247,6 @@ pub async fn use_reset(
         .bind(keep)
         .execute(&mut *tx)
         .await?;
-    tx.commit().await?;
     Ok(Some(user))
 }
 
