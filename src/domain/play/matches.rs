@@ -1328,8 +1328,8 @@ pub async fn corrected(
     let changed = format!(
         "Game {} of your match was corrected by an organizer. It was: {}; {}. It is now: {}; {}.",
         now.number,
-        crate::domain::play::games::in_words(&before),
-        scores(&before),
+        crate::domain::play::games::in_words(before),
+        scores(before),
         crate::domain::play::games::in_words(&now),
         scores(&now)
     );
