@@ -446,3 +446,21 @@ async fn an_organizer_types_a_card_tries_a_hand_publishes_and_a_league_scores_on
     );
     c.close().await.unwrap();
 }
+
+/// The demo card prints on one page, on Letter as on A4, whichever paper the page is set for.
+#[tokio::test]
+async fn the_card_prints_on_one_page_of_letter_or_a4() {
+    let app = common::spawn_app().await;
+    let (_driver, c) = browser().await;
+    for (paper, size) in [
+        ("letter", fantoccini::wd::PrintSize::US_LETTER),
+        ("a4", fantoccini::wd::PrintSize::A4),
+    ] {
+        c.goto(&app.url(&format!("/cards/demo-2026/print?paper={paper}")))
+            .await
+            .unwrap();
+        wait_for(&c, ".cols li").await;
+        assert_eq!(printed_pages(&c, size).await, 1, "the demo card on {paper}");
+    }
+    c.close().await.unwrap();
+}

@@ -88,13 +88,6 @@ async fn at_tablet_width(c: &Client, name: &str) {
 }
 
 /// The pages of a PDF (each page object says `/Type /Page`; the tree says `/Type /Pages`).
-fn pdf_pages(pdf: &[u8]) -> usize {
-    let text = String::from_utf8_lossy(pdf);
-    text.match_indices("/Type /Page")
-        .filter(|(at, m)| !text[at + m.len()..].starts_with('s'))
-        .count()
-}
-
 async fn visible_rows(c: &Client, css: &str) -> usize {
     c.execute(
         "return Array.from(document.querySelectorAll(arguments[0])).filter(e => !e.hidden && e.offsetParent !== null).length;",

@@ -215,6 +215,30 @@ pub async fn charts_whole(c: &Client) -> Vec<String> {
     wrong
 }
 
+/// How many pages a PDF holds (its `/Type /Page` objects, not `/Pages`).
+#[allow(dead_code)]
+pub fn pdf_pages(pdf: &[u8]) -> usize {
+    let text = String::from_utf8_lossy(pdf);
+    text.match_indices("/Type /Page")
+        .filter(|(at, m)| !text[at + m.len()..].starts_with('s'))
+        .count()
+}
+
+/// The page printed to PDF on `size`, and how many pages that took.
+#[allow(dead_code)]
+pub async fn printed_pages(c: &Client, size: fantoccini::wd::PrintSize) -> usize {
+    let pdf = c
+        .print(
+            fantoccini::wd::PrintConfiguration::builder()
+                .size(size)
+                .build()
+                .unwrap(),
+        )
+        .await
+        .unwrap();
+    pdf_pages(&pdf)
+}
+
 pub async fn text_of(c: &Client, css: &str) -> String {
     c.find(Locator::Css(css))
         .await
