@@ -1150,3 +1150,81 @@ async fn organizer_forms_keep_what_was_typed_when_the_server_refuses_it() {
     assert_eq!(selected(&c, "#token-name").await, "");
     c.close().await.unwrap();
 }
+
+/// The league form shows the fields of the kind chosen: open play comes with the weekly board
+/// and its own fields, a league with total points and the nights dropped; a board's number shows
+/// with its board. The open-play league made from it ranks by the week.
+#[tokio::test]
+async fn the_league_form_shows_the_kind_it_makes() {
+    let app = spawn_app().await;
+    let owner = club_owner(&app, "forms", "org@example.org").await;
+    let (_driver, c) = browser().await;
+    log_in(
+        &c,
+        &app.address,
+        "org@example.org",
+        PASSWORD,
+        "/clubs/forms",
+    )
+    .await;
+    wait_for(&c, "#new-league #league-kind").await;
+    let seen = async |c: &Client| {
+        c.execute(
+            "const f = document.querySelector('#new-league');
+             const shown = id => { const e = f.querySelector('#' + id); return e.offsetParent !== null; };
+             return [f.querySelector('#league-board').value,
+                     ['league-confirm', 'league-same', 'league-drop', 'league-min', 'league-best', 'league-best-week'].filter(shown)];",
+            vec![],
+        )
+        .await
+        .unwrap()
+    };
+    assert_eq!(
+        seen(&c).await,
+        json!(["total", ["league-drop"]]),
+        "a league starts on total points"
+    );
+    let pick = async |c: &Client, css: &str, value: &str| {
+        c.find(Locator::Css(css))
+            .await
+            .unwrap()
+            .select_by_value(value)
+            .await
+            .unwrap();
+    };
+    pick(&c, "#new-league #league-kind", "open").await;
+    assert_eq!(
+        seen(&c).await,
+        json!([
+            "best_per_week",
+            ["league-confirm", "league-same", "league-best-week"]
+        ]),
+        "open play comes with the weekly board and its own fields"
+    );
+    pick(&c, "#new-league #league-board", "average").await;
+    assert_eq!(
+        seen(&c).await,
+        json!(["average", ["league-confirm", "league-same", "league-min"]])
+    );
+    pick(&c, "#new-league #league-kind", "tournament").await;
+    assert_eq!(seen(&c).await, json!(["total", ["league-drop"]]));
+    pick(&c, "#new-league #league-kind", "open").await;
+    fill(&c, "#new-league #league-name", "Open play").await;
+    click(&c, "#new-league button[type=submit]").await;
+    wait_text(&c, ".flash.ok", "League created").await;
+    let leagues: Value = owner
+        .get(app.url("/api/v1/clubs/forms/leagues"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let made = &leagues["leagues"][0];
+    assert_eq!(
+        (made["kind"].as_str(), made["board"].as_str()),
+        (Some("open"), Some("best_per_week")),
+        "{leagues}"
+    );
+    c.close().await.unwrap();
+}

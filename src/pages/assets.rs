@@ -33,6 +33,7 @@ const COPY_JS: &str = include_str!("../../static/copy.js");
 const TOURNAMENT_JS: &str = include_str!("../../static/tournament.js");
 const EMBED_JS: &str = include_str!("../../static/embed.js");
 const REPLY_JS: &str = include_str!("../../static/reply.js");
+const LEAGUE_FORM_JS: &str = include_str!("../../static/league-form.js");
 
 #[derive(Template)]
 #[template(path = "index.html")]
@@ -156,6 +157,12 @@ async fn reply_js() -> HttpResponse {
     file("text/javascript; charset=utf-8", REPLY_JS)
 }
 
+/// The league form's script: the fields of the kind and board chosen.
+#[get("/static/league-form.js")]
+async fn league_form_js() -> HttpResponse {
+    file("text/javascript; charset=utf-8", LEAGUE_FORM_JS)
+}
+
 /// The card editor's script: asked for again on every load, so an upgrade never leaves an
 /// editor running an old script against a new API.
 #[get("/static/card-editor.js")]
@@ -189,6 +196,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(card_print_css)
         .service(keep_js)
         .service(reply_js)
+        .service(league_form_js)
         .service(copy_js)
         .service(tournament_js)
         .service(embed_js)
