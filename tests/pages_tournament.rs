@@ -11,7 +11,7 @@ mod common;
 use std::time::{Duration, Instant};
 
 use browser::{
-    Gate, Hands, axe, browser, click, fill, log_in, shots, text_of, type_keys, wait_text,
+    Gate, Hands, axe, browser, click, fill, log_in, pdf_pages, shots, text_of, type_keys, wait_text,
 };
 use common::{PASSWORD, TestApp, club_owner, spawn_app};
 use fantoccini::{Client, Locator};
