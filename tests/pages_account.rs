@@ -217,6 +217,13 @@ async fn an_invited_member_joins_and_replies_to_a_night_ahead_on_a_phone() {
     wait_text(&c, "#counts", "Coming: 1 of 4 seats").await;
     axe_clean(&c, "the night ahead's page").await;
     shots(&c, "ahead").await;
+    // Days before the night, starting check-in says so and asks first.
+    click(&c, "#start-early summary").await;
+    let asks = wait_text(&c, "#start-early", "days early").await;
+    assert!(
+        asks.contains(" days.") && asks.contains("with the 1 who said coming so far"),
+        "{asks}"
+    );
     click(&c, "form[action$='/start'] button").await;
     wait_text(&c, ".flash.ok", "Night 2 is open: 1 coming is checked in.").await;
     c.close().await.unwrap();

@@ -25,6 +25,13 @@ struct AheadPage {
 }
 
 impl AheadPage {
+    /// How many days before the night it is today, on the club's clock (0 on the night or after).
+    fn days_early(&self) -> i64 {
+        let zone = crate::domain::clock::Clock::of(&self.night.time_zone).0;
+        let today = chrono::Utc::now().with_timezone(&zone).date_naive();
+        (self.night.date - today).num_days().max(0)
+    }
+
     /// Whether `a` is the caller's answer.
     fn mine(&self, a: &Answer) -> bool {
         self.night.your_answer == Some(*a)
