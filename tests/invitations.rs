@@ -118,6 +118,13 @@ async fn an_address_without_an_account_signs_up_through_the_mailed_link_and_join
         )),
         "the club's players are offered: {page}"
     );
+    // The header's Log in comes back to the invitation.
+    let path = link.trim_start_matches(&app.address);
+    let back = format!(
+        "href=\"/login?next={}\">Log in</a>",
+        path.replace('/', "%2F")
+    );
+    assert!(page.contains(&back), "{back} in {page}");
 
     // A too-short password is refused on the same page, saying why.
     let res = rose

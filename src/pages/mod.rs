@@ -56,6 +56,29 @@ pub struct Ctx {
     pub user: Option<String>,
     pub csrf: String,
     pub flash: Option<Flash>,
+    /// Where the header's *Log in* leads: back to this page after logging in (an invitation, a
+    /// claim, a night), except from the pages that log in or sign up.
+    pub login: String,
+}
+
+impl Ctx {
+    /// The header's *Log in* link, empty meaning the plain `/login`.
+    pub fn login_href(&self) -> &str {
+        if self.login.is_empty() {
+            "/login"
+        } else {
+            &self.login
+        }
+    }
+}
+
+/// The log-in link that comes back to `here` (a path and query on this service).
+fn login_back_to(here: &str) -> String {
+    let plain = ["/login", "/signup", "/logout", "/forgot", "/reset/"];
+    if here == "/" || plain.iter().any(|p| here.starts_with(p)) {
+        return String::new();
+    }
+    format!("/login?next={}", urlencoding_encode(here))
 }
 
 /// A page request: the caller and the layout's context.
@@ -135,6 +158,11 @@ async fn page_from(req: HttpRequest) -> Result<Page, AppError> {
             user,
             csrf: csrf::token(&state.keys, &seed),
             flash,
+            login: login_back_to(
+                req.uri()
+                    .path_and_query()
+                    .map_or("/", |p| p.as_str()),
+            ),
         },
         set_seed,
     })
