@@ -221,6 +221,8 @@ async fn a_club_invites_from_its_player_list_members_join_as_their_players_and_s
     )
     .await;
     wait_text(&c, "#counts", "Coming: 2 of 4 seats").await;
+    // Five days before the night: starting asks first.
+    click(&c, "#start-early summary").await;
     click(&c, "form[action$='/start'] button").await;
     wait_text(&c, ".flash.ok", "2 coming are checked in").await;
     c.close().await.unwrap();

@@ -158,11 +158,7 @@ async fn page_from(req: HttpRequest) -> Result<Page, AppError> {
             user,
             csrf: csrf::token(&state.keys, &seed),
             flash,
-            login: login_back_to(
-                req.uri()
-                    .path_and_query()
-                    .map_or("/", |p| p.as_str()),
-            ),
+            login: login_back_to(req.uri().path_and_query().map_or("/", |p| p.as_str())),
         },
         set_seed,
     })
