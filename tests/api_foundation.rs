@@ -75,7 +75,7 @@ async fn unknown_routes_are_404_in_the_format_of_their_part() {
         res.text()
             .await
             .unwrap()
-            .contains("no route for GET /no/such/page")
+            .contains("No route for GET /no/such/page.")
     );
 
     // The health endpoints are for machines: their errors are JSON too, and a method they do

@@ -91,13 +91,87 @@ fn module_of(src: &Path, file: &Path) -> String {
     first.trim_end_matches(".rs").to_string()
 }
 
-/// The code of a file without comments and without its unit tests.
+/// The code of a file without comments and without the items that carry `#[cfg(test)]` (its
+/// test modules, test helpers), read whole: what comes after a test module is read too.
 fn code(text: &str) -> String {
-    let text = text.split("#[cfg(test)]").next().unwrap_or("");
+    let parsed = syn::parse_file(text).unwrap_or_else(|e| panic!("a file that parses: {e}"));
+    let mut tests = TestItems { lines: Vec::new() };
+    syn::visit::Visit::visit_file(&mut tests, &parsed);
     text.lines()
+        .enumerate()
+        .filter(|(i, _)| {
+            !tests
+                .lines
+                .iter()
+                .any(|(a, b)| (*a..=*b).contains(&(i + 1)))
+        })
+        .map(|(_, l)| l)
         .filter(|l| !l.trim_start().starts_with("//"))
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// The lines (first, last) of every item that carries `#[cfg(test)]`, at any depth.
+struct TestItems {
+    lines: Vec<(usize, usize)>,
+}
+
+/// Whether an attribute is `#[cfg(test)]` (or a `cfg` that needs `test`, as `all(test, …)`).
+fn is_test_only(a: &syn::Attribute) -> bool {
+    if !a.path().is_ident("cfg") {
+        return false;
+    }
+    let Ok(list) = a.meta.require_list() else {
+        return false;
+    };
+    let said = list.tokens.to_string();
+    let words: Vec<&str> = said
+        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|w| !w.is_empty())
+        .collect();
+    words.contains(&"test") && !words.contains(&"not") && !words.contains(&"any")
+}
+
+impl TestItems {
+    fn skip(&mut self, attrs: &[syn::Attribute], whole: proc_macro2::Span) -> bool {
+        let test = attrs.iter().any(is_test_only);
+        if test {
+            self.lines.push((whole.start().line, whole.end().line));
+        }
+        test
+    }
+}
+
+impl<'ast> syn::visit::Visit<'ast> for TestItems {
+    fn visit_item(&mut self, item: &'ast syn::Item) {
+        use syn::Item::*;
+        let attrs: &[syn::Attribute] = match item {
+            Const(i) => &i.attrs,
+            Enum(i) => &i.attrs,
+            ExternCrate(i) => &i.attrs,
+            Fn(i) => &i.attrs,
+            ForeignMod(i) => &i.attrs,
+            Impl(i) => &i.attrs,
+            Macro(i) => &i.attrs,
+            Mod(i) => &i.attrs,
+            Static(i) => &i.attrs,
+            Struct(i) => &i.attrs,
+            Trait(i) => &i.attrs,
+            TraitAlias(i) => &i.attrs,
+            Type(i) => &i.attrs,
+            Union(i) => &i.attrs,
+            Use(i) => &i.attrs,
+            _ => &[],
+        };
+        if !self.skip(attrs, syn::spanned::Spanned::span(item)) {
+            syn::visit::visit_item(self, item);
+        }
+    }
+    fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
+        if !self.skip(&f.attrs, syn::spanned::Spanned::span(f)) {
+            syn::visit::visit_impl_item_fn(self, f);
+        }
+    }
 }
 
 /// The crate modules a piece of code names: `crate::x`, including `use crate::{x, y}`.
@@ -329,10 +403,19 @@ fn spelled(tree: &str, prefix: &str) -> Vec<String> {
 
 /// The file modules each file names (the longest known module at the head of each path).
 fn module_graph(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
-    let known = modules(src);
+    let texts: BTreeMap<String, String> = modules(src)
+        .into_iter()
+        .map(|(module, file)| (module, std::fs::read_to_string(file).unwrap()))
+        .collect();
+    graph_of(&texts)
+}
+
+/// The graph of `texts` (each file's module path and its source).
+fn graph_of(texts: &BTreeMap<String, String>) -> BTreeMap<String, BTreeSet<String>> {
+    let known = texts;
     let mut graph = BTreeMap::new();
-    for (module, file) in &known {
-        let text = code(&std::fs::read_to_string(file).unwrap());
+    for (module, source) in known {
+        let text = code(source);
         let mut named = BTreeSet::new();
         for path in named_paths(&text, module) {
             let segments: Vec<&str> = path.split("::").filter(|s| !s.is_empty()).collect();
@@ -365,7 +448,6 @@ fn area_of<'a>(module: &'a str, floor: &str) -> Option<&'a str> {
 fn the_areas_name_only_the_areas_below_them() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let graph = module_graph(&src);
-    let mut wrong = Vec::new();
     for floor in ["domain", "storage"] {
         for area in AREAS {
             assert!(
@@ -373,7 +455,20 @@ fn the_areas_name_only_the_areas_below_them() {
                 "{floor} has no area `{area}` (src/{floor}/{area}/mod.rs)"
             );
         }
-        for (module, named) in &graph {
+    }
+    let wrong = against_the_areas(&graph);
+    assert!(
+        wrong.is_empty(),
+        "imports against the areas' order:\n{}",
+        wrong.join("\n")
+    );
+}
+
+/// Every import of `graph` against the areas' order, in words.
+fn against_the_areas(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<String> {
+    let mut wrong = Vec::new();
+    for floor in ["domain", "storage"] {
+        for (module, named) in graph {
             if !module.starts_with(&format!("{floor}::")) && module != floor {
                 continue;
             }
@@ -395,11 +490,7 @@ fn the_areas_name_only_the_areas_below_them() {
             }
         }
     }
-    assert!(
-        wrong.is_empty(),
-        "imports against the areas' order:\n{}",
-        wrong.join("\n")
-    );
+    wrong
 }
 
 /// The circle `graph` holds, if any: the modules in order, the first one again at the end.
@@ -577,4 +668,51 @@ fn the_checker_measures_functions_and_methods_from_first_line_to_last() {
     let found = long_functions(Path::new("x.rs"), &text);
     assert_eq!(found.len(), 1, "{found:?}");
     assert!(found[0].contains("too_long (121 lines)"), "{found:?}");
+}
+
+/// The checker reads a whole file: an upward import or a circle placed after a test module is
+/// found, and what the test module itself names is not counted.
+#[test]
+fn the_checker_reads_past_a_test_module() {
+    let text = "use crate::storage::a;\n#[cfg(test)]\nmod tests {\n    use crate::pages::p;\n}\n\
+                #[cfg(test)]\nfn helper() {\n    crate::cli::h();\n}\n\
+                fn later() {\n    crate::api::b();\n}\n";
+    assert_eq!(
+        named_modules(&code(text)).into_iter().collect::<Vec<_>>(),
+        vec!["api", "storage"]
+    );
+    let texts = |files: &[(&str, &str)]| -> BTreeMap<String, String> {
+        files
+            .iter()
+            .map(|(m, t)| (m.to_string(), t.to_string()))
+            .collect()
+    };
+    let after_tests = "#[cfg(test)]\nmod tests {\n    #[test]\n    fn t() {}\n}\n";
+    // A circle closed after a test module.
+    let graph = graph_of(&texts(&[
+        (
+            "domain::people::players",
+            &format!("{after_tests}fn f() {{ crate::domain::people::roster::g(); }}\n"),
+        ),
+        (
+            "domain::people::roster",
+            "use crate::domain::people::players;\n",
+        ),
+    ]));
+    assert_eq!(
+        a_circle(&graph).map(|c| c.len()),
+        Some(3),
+        "the circle after a test module: {graph:?}"
+    );
+    // An area naming one above it, after a test module.
+    let graph = graph_of(&texts(&[
+        (
+            "domain::people::players",
+            &format!("{after_tests}use crate::domain::play::games;\n"),
+        ),
+        ("domain::play::games", ""),
+    ]));
+    let wrong = against_the_areas(&graph);
+    assert_eq!(wrong.len(), 1, "{wrong:?}");
+    assert!(wrong[0].contains("an area above it"), "{wrong:?}");
 }

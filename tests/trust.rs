@@ -48,7 +48,14 @@ async fn codes_page(
     for (k, v) in headers {
         req = req.header(*k, *v);
     }
-    answered(req).await.text().await.unwrap()
+    // Opening the codes goes on to the page that shows them (shown there while the night is
+    // open): read it as the organizer's browser does.
+    answered(req).await;
+    let mut shown = owner.get(app.url(&format!("/nights/{night}/codes")));
+    for (k, v) in headers {
+        shown = shown.header(*k, *v);
+    }
+    answered(shown).await.text().await.unwrap()
 }
 
 fn first_code(page: &str) -> String {

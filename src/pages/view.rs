@@ -513,8 +513,8 @@ mod tests {
         assert_eq!(c.series[0].legend, "A: 75");
         assert_eq!(c.series[1].legend, "B: -100");
         // A's best total (100) is the top of the box, B's -100 the bottom.
-        assert!(c.series[0].points.starts_with("64.0,20.0"));
-        assert!(c.series[1].points.starts_with("64.0,262.0"));
+        assert!(c.series[0].points.starts_with("56.0,20.0"));
+        assert!(c.series[1].points.starts_with("56.0,262.0"));
         assert_eq!(c.series[0].points.split(' ').count(), 3);
         // Colours follow the players, not their ranks, and no two players share one: 7 and 15
         // both want colour 7; the smaller id keeps it, the other takes the next free one.
@@ -560,6 +560,8 @@ mod tests {
             &[(1, "A".into(), vec![10, 0]), (2, "B".into(), vec![10, 0])],
         )
         .unwrap();
-        assert!((same.series[0].label.1 - same.series[1].label.1).abs() >= 18.0);
+        assert!((same.series[0].label.1 - same.series[1].label.1).abs() >= 21.0);
+        assert_eq!(shortened("June Kowalski", 11), "June Kowal…");
+        assert_eq!(shortened("Ann", 11), "Ann");
     }
 }

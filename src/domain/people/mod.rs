@@ -7,6 +7,7 @@ pub mod budgets;
 pub mod clubs;
 pub mod invitations;
 pub mod members;
+pub mod names;
 pub mod players;
 pub mod roster;
 pub mod your_account;

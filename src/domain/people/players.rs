@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
+use crate::domain::people::names::clean_name;
 use crate::domain::{AppState, Caller, Error, Need, Result};
 pub use crate::standings::Line;
 use crate::storage::people::clubs::{self, Club};
@@ -53,27 +54,6 @@ mod tests {
         let many: String = (0..=MAX_BULK).map(|i| format!("P{i}\n")).collect();
         assert!(names_from_paste(&many).is_err());
     }
-}
-
-/// A name as stored (NFC, white space collapsed), or why it cannot be one: empty, too long, or
-/// holding a character that shows nothing or a control character (`storage::people::names`).
-pub(crate) fn clean_name(name: &str) -> Result<String> {
-    let n = crate::storage::people::names::normalize(name);
-    // The length as sent counts too: the limit is the one the API document states.
-    if n.is_empty() || name.chars().count() > 100 {
-        return Err(Error::invalid("name", "give a name of 1 to 100 characters"));
-    }
-    if let Some(c) = crate::storage::people::names::forbidden(&n) {
-        return Err(Error::invalid(
-            "name",
-            format!(
-                "`{}` holds {}, a character that shows nothing (a zero-width or direction mark) or a control character; type the name without it",
-                n.replace(c, ""),
-                crate::storage::people::names::code_point(c)
-            ),
-        ));
-    }
-    Ok(n)
 }
 
 /// The 409 for a name the club already has (the same in another case, or a look-alike).

@@ -140,7 +140,7 @@ async fn new_player(
     user: &User,
 ) -> Result<Placed> {
     let typed: String = user.display_name.trim().chars().take(100).collect();
-    let base = crate::domain::people::players::clean_name(&typed)
+    let base = crate::domain::people::names::clean_name(&typed)
         .unwrap_or_else(|_| format!("Member {}", user.id));
     for n in 1..=50 {
         let name = if n == 1 {

@@ -1266,34 +1266,13 @@ pub struct Corrected {
     pub message: String,
 }
 
-/// After a game of a night was corrected (`before`: the game as it was): for an open-play
-/// match whose disputed game an organizer corrected, the players whose word it now waits for
-/// are asked by mail at once (not after the quiet wait: settling is done on purpose), the
-/// players the correction charges told so first; and the answer says whose word it waits for.
-/// `None` for a night that is no match.
-pub async fn corrected(
-    state: &AppState,
-    caller: &Caller,
-    night_id: i64,
+/// What a correction changed, in words: for each player it charges (named the discarder now,
+/// or paying more than before) what it means for her, and for every player the game as it was
+/// and as it is.
+fn what_changed(
     before: &crate::domain::play::game_view::Game,
-) -> Result<Option<Corrected>> {
-    let Some(m) = stored::of_night(&state.db, night_id).await? else {
-        return Ok(None);
-    };
-    let Some((league, club)) =
-        crate::storage::seasons::leagues::with_club(&state.db, m.league_id).await?
-    else {
-        return Ok(None);
-    };
-    let now = crate::domain::play::games::show(state, caller, before.id).await?;
-    let said = stored::checks(&state.db, before.id).await?;
-    // The players whose word it waits for, by name.
-    let names: Vec<String> = now
-        .players
-        .iter()
-        .filter(|p| !said.iter().any(|c| c.player_id == p.player.id))
-        .map(|p| p.player.name.clone())
-        .collect();
+    now: &crate::domain::play::game_view::Game,
+) -> (Vec<(i64, String)>, String) {
     // Whom the correction charges: named the discarder now, or paying more than before.
     let charged: Vec<(i64, String)> = now
         .players
@@ -1330,9 +1309,41 @@ pub async fn corrected(
         now.number,
         crate::domain::play::games::in_words(before),
         scores(before),
-        crate::domain::play::games::in_words(&now),
-        scores(&now)
+        crate::domain::play::games::in_words(now),
+        scores(now)
     );
+    (charged, changed)
+}
+
+/// After a game of a night was corrected (`before`: the game as it was): for an open-play
+/// match whose disputed game an organizer corrected, the players whose word it now waits for
+/// are asked by mail at once (not after the quiet wait: settling is done on purpose), the
+/// players the correction charges told so first; and the answer says whose word it waits for.
+/// `None` for a night that is no match.
+pub async fn corrected(
+    state: &AppState,
+    caller: &Caller,
+    night_id: i64,
+    before: &crate::domain::play::game_view::Game,
+) -> Result<Option<Corrected>> {
+    let Some(m) = stored::of_night(&state.db, night_id).await? else {
+        return Ok(None);
+    };
+    let Some((league, club)) =
+        crate::storage::seasons::leagues::with_club(&state.db, m.league_id).await?
+    else {
+        return Ok(None);
+    };
+    let now = crate::domain::play::games::show(state, caller, before.id).await?;
+    let said = stored::checks(&state.db, before.id).await?;
+    // The players whose word it waits for, by name.
+    let names: Vec<String> = now
+        .players
+        .iter()
+        .filter(|p| !said.iter().any(|c| c.player_id == p.player.id))
+        .map(|p| p.player.name.clone())
+        .collect();
+    let (charged, changed) = what_changed(before, &now);
     let mut asked = Vec::new();
     let mut tx = state.db.begin().await?;
     // A disputed game corrected (an organizer settling it) is asked about at once; any other
