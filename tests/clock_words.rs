@@ -248,6 +248,11 @@ async fn every_page_and_mail_of_a_week_says_times_on_the_clubs_clock() {
         }
     }
     assert!(seen >= 27, "{seen} pages read");
+    println!(
+        "read {seen} pages, {} mails and the calendar: {} times misread",
+        mails.len(),
+        wrong.len()
+    );
     assert!(
         wrong.is_empty(),
         "{} times misread:\n{}",

@@ -97,16 +97,21 @@ fn describe(result: &Value, line: Option<&str>, name: &dyn Fn(i64) -> String) ->
     if let Some(line) = line {
         text.push_str(&format!(", {line}"));
     }
-    let hand = tiles_text(&result["hand"]);
+    // Tiles as people say them ("West × 4, Joker"), not as they are typed.
+    let hand = super::view::tiles_in_words(&tiles_text(&result["hand"]));
     if !hand.is_empty() {
         text.push_str(&format!(" — hand {hand}"));
     }
     let exposures: Vec<String> = result["exposures"]
         .as_array()
-        .map(|a| a.iter().map(tiles_text).collect())
+        .map(|a| {
+            a.iter()
+                .map(|e| super::view::tiles_in_words(&tiles_text(e)))
+                .collect()
+        })
         .unwrap_or_default();
     if !exposures.is_empty() {
-        text.push_str(&format!(", exposed {}", exposures.join(" | ")));
+        text.push_str(&format!("; exposed {}", exposures.join(" | ")));
     }
     for d in result["dead"].as_array().into_iter().flatten() {
         if let Some(p) = d["player"].as_i64() {

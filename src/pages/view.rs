@@ -42,6 +42,36 @@ pub fn tile_face(t: Tile) -> TileFace {
     }
 }
 
+/// Tiles written in notation, said as people say them, runs of one tile counted: "W W W W J 9D"
+/// reads "West × 4, Joker, 9 Dot"; words that are not tiles are skipped.
+pub fn tiles_in_words(text: &str) -> String {
+    let said: Vec<String> = faces(text)
+        .into_iter()
+        .map(|t| match t.kind {
+            "bam" | "crak" | "dot" => format!("{} {}", t.face, t.word),
+            "dragon red" | "dragon green" => format!("{} Dragon", t.word),
+            _ => t.word.to_string(),
+        })
+        .collect();
+    let mut runs: Vec<(usize, &str)> = Vec::new();
+    for s in &said {
+        match runs.last_mut() {
+            Some((n, last)) if *last == s.as_str() => *n += 1,
+            _ => runs.push((1, s)),
+        }
+    }
+    runs.iter()
+        .map(|(n, s)| {
+            if *n == 1 {
+                s.to_string()
+            } else {
+                format!("{s} × {n}")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// Tiles written in notation, as faces; words that are not tiles are skipped.
 pub fn faces(text: &str) -> Vec<TileFace> {
     text.split_whitespace()
@@ -563,5 +593,9 @@ mod tests {
         assert!((same.series[0].label.1 - same.series[1].label.1).abs() >= 21.0);
         assert_eq!(shortened("June Kowalski", 11), "June Kowal…");
         assert_eq!(shortened("Ann", 11), "Ann");
+        assert_eq!(
+            tiles_in_words("W W W W J 9D 9D WD RD F"),
+            "West × 4, Joker, 9 Dot × 2, Soap, Red Dragon, Flower"
+        );
     }
 }
