@@ -190,12 +190,26 @@ fn problem_response(problem: &Problem) -> HttpResponse {
 /// How errors outside `/api` are shown: a renderer the pages install as app data. Without
 /// one, every error is problem+json.
 #[derive(Clone, Copy)]
-pub struct HtmlErrors(pub fn(&Problem) -> HttpResponse);
+pub struct HtmlErrors(pub fn(&Problem, Option<&PageHeader>) -> HttpResponse);
+
+/// Who a page's header shows, put on the request by the pages when they read who is calling:
+/// an error page then shows the caller as the page would have (her name and *Log out*, not
+/// *Log in*). Absent when the request failed before that.
+#[derive(Debug, Clone, Default)]
+pub struct PageHeader {
+    pub user: Option<String>,
+    pub csrf: String,
+    pub login: String,
+}
 
 /// The answer to an error in the format of its part of the site.
-fn respond(html: Option<HtmlErrors>, problem: &Problem) -> HttpResponse {
+fn respond(
+    html: Option<HtmlErrors>,
+    problem: &Problem,
+    header: Option<&PageHeader>,
+) -> HttpResponse {
     match html {
-        Some(HtmlErrors(render)) => render(problem),
+        Some(HtmlErrors(render)) => render(problem, header),
         None => problem_response(problem),
     }
 }
@@ -254,7 +268,10 @@ pub async fn render(
         Problem::new(status, detail)
     });
     let (req, old) = res.into_parts();
-    let mut new = respond(html, &problem);
+    let header = actix_web::HttpMessage::extensions(&req)
+        .get::<PageHeader>()
+        .cloned();
+    let mut new = respond(html, &problem, header.as_ref());
     for (name, value) in old.headers() {
         if name != header::CONTENT_TYPE && name != header::CONTENT_LENGTH {
             new.headers_mut().append(name.clone(), value.clone());
@@ -293,7 +310,7 @@ impl ResponseError for Rendered {
     }
 
     fn error_response(&self) -> HttpResponse {
-        respond(self.html, &self.problem)
+        respond(self.html, &self.problem, None)
     }
 }
 
@@ -306,7 +323,7 @@ mod tests {
         panic!("deliberate")
     }
 
-    fn page(problem: &super::Problem) -> HttpResponse {
+    fn page(problem: &super::Problem, _: Option<&super::PageHeader>) -> HttpResponse {
         HttpResponse::build(actix_web::http::StatusCode::from_u16(problem.status).unwrap())
             .content_type("text/html; charset=utf-8")
             .body(format!("<p>{}</p>", problem.detail))

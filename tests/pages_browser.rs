@@ -544,5 +544,15 @@ async fn organizer_pages_are_for_organizers_only() {
             401,
             "{path}: logged out"
         );
+        // The refusal is a page whose header shows the scorer logged in, as any page would.
+        let refused = scorer.get(app.url(&path)).send().await.unwrap();
+        assert_eq!(refused.status(), 403);
+        let html = refused.text().await.unwrap();
+        assert!(
+            html.contains("Not for you")
+                && html.contains("action=\"/logout\"")
+                && !html.contains(">Log in</a>"),
+            "{html}"
+        );
     }
 }

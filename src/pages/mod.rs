@@ -152,14 +152,21 @@ async fn page_from(req: HttpRequest) -> Result<Page, AppError> {
             text,
         })
     });
+    let ctx = Ctx {
+        user,
+        csrf: csrf::token(&state.keys, &seed),
+        flash,
+        login: login_back_to(req.uri().path_and_query().map_or("/", |p| p.as_str())),
+    };
+    // An error page for this request shows the same header.
+    actix_web::HttpMessage::extensions_mut(&req).insert(crate::error::PageHeader {
+        user: ctx.user.clone(),
+        csrf: ctx.csrf.clone(),
+        login: ctx.login.clone(),
+    });
     Ok(Page {
         caller,
-        ctx: Ctx {
-            user,
-            csrf: csrf::token(&state.keys, &seed),
-            flash,
-            login: login_back_to(req.uri().path_and_query().map_or("/", |p| p.as_str())),
-        },
+        ctx,
         set_seed,
     })
 }
@@ -381,12 +388,19 @@ fn sentence(detail: &str) -> String {
     out
 }
 
-/// An error as a page (installed as `HtmlErrors`: every error outside `/api`).
-fn error_page(problem: &Problem) -> HttpResponse {
+/// An error as a page (installed as `HtmlErrors`: every error outside `/api`), its header
+/// showing the caller as the page would have.
+fn error_page(problem: &Problem, header: Option<&crate::error::PageHeader>) -> HttpResponse {
     let status = StatusCode::from_u16(problem.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     let detail = sentence(&problem.detail);
+    let ctx = header.map_or_else(Ctx::default, |h| Ctx {
+        user: h.user.clone(),
+        csrf: h.csrf.clone(),
+        flash: None,
+        login: h.login.clone(),
+    });
     let page = ErrorPage {
-        ctx: Ctx::default(),
+        ctx,
         title: heading(problem.status).unwrap_or(&problem.title),
         status: problem.status,
         detail: &detail,
