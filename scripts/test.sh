@@ -47,7 +47,7 @@ if [ "$status" -eq 0 ]; then
   scripts/client-check.sh || status=$?
 fi
 if [ "$status" -eq 0 ]; then
-  # Apps keep working: the served document against /api/v1 as released (api-schema-diff).
+  # Apps keep working: the served document against /api/v1 as released (api-smart-diff).
   scripts/api-compat.sh || status=$?
 fi
 if [ "$status" -eq 0 ]; then
