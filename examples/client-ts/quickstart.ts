@@ -7,7 +7,11 @@
 //
 // It finds the demo club's public league, reads its standings (and asks again with their ETag),
 // pages through every game, asks for the changes since, and reads the league's event stream
-// from its start to its first game's event. No token is needed: the league is public.
+// from its start to its first game's event. No token is needed: the league is public. Given a
+// club's API token (`MAHJONG_TOKEN`, as a club website keeps one), it first reads the club's
+// players, which only the club sees. The same file is also compiled against the document as
+// released (`openapi/released/v1.json`) and run against today's service: the app built last
+// month keeps working.
 
 import createClient from "openapi-fetch";
 import type { components, paths } from "./api.js";
@@ -75,6 +79,15 @@ function fail(what: string, response: Response): never {
 }
 
 async function main(): Promise<void> {
+  // 0. With the club's token: its players (members only).
+  const token = process.env.MAHJONG_TOKEN;
+  if (token) {
+    const club = createClient<paths>({ baseUrl: base, headers: { Authorization: `Bearer ${token}` } });
+    const players = await club.GET("/api/v1/clubs/{club}/players", { params: { path: { club: "demo" } } });
+    if (!players.data) fail("the club's players with its token", players.response);
+    console.log(`with the club's token: ${players.data.players.length} players, the first ${players.data.players[0]?.name ?? "none"}`);
+  }
+
   // 1. Find the club's public league.
   const found = await api.GET("/api/v1/leagues", { params: { query: { q: "demo" } } });
   if (!found.data) fail("discovery", found.response);
