@@ -150,6 +150,21 @@ async fn an_organizer_runs_a_night_in_the_browser() {
     );
     let whole = charts_whole(&c).await;
     assert!(whole.is_empty(), "the first night's chart: {whole:#?}");
+    // Its numbers are said with it (the chart's description) and given as a table.
+    let said = c
+        .execute(
+            "return [document.querySelector('figure.chart svg desc').textContent,
+                     Array.from(document.querySelectorAll('details.chart-numbers tbody tr'))
+                       .map(r => r.textContent.replace(/\\s+/g, ' ').trim())];",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert!(
+        said[0].as_str().unwrap().contains(&format!("Ann {points}")),
+        "{said}"
+    );
+    assert_eq!(said[1].as_array().unwrap().len(), 4, "{said}");
     c.execute(
         "document.querySelector('figure.chart').scrollIntoView()",
         vec![],

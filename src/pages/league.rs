@@ -246,6 +246,7 @@ async fn show(
     let by_week = o.by_week;
     let first_period = o.periods.first().cloned().unwrap_or_default();
     if let Some(c) = chart.as_mut().filter(|_| by_week) {
+        c.periods = o.periods.clone();
         for (_, label) in &mut c.nights {
             if let Some(p) = label
                 .parse::<usize>()

@@ -144,12 +144,18 @@ pub struct Series {
     pub points: String,
     /// Where the name is written, at the end of the line.
     pub label: (f64, f64),
+    /// The name whole (the line's end may cut it), and the running total after each period:
+    /// the numbers the chart draws, for its table.
+    pub full_name: String,
+    pub totals: Vec<i64>,
 }
 
 /// One bar of the first night's chart.
 #[derive(Debug, Clone)]
 pub struct Bar {
     pub name: String,
+    /// The name whole, for the chart's table.
+    pub full_name: String,
     pub colour: usize,
     pub points: i64,
     /// x and width of the bar, y of its row.
@@ -175,6 +181,27 @@ pub struct Chart {
     pub zero_x: f64,
     pub left: f64,
     pub right: f64,
+    /// What each period is called (a night's number; in open play the week), every one of them.
+    pub periods: Vec<String>,
+}
+
+impl Chart {
+    /// The chart in one sentence, with its numbers, for a screen reader: "After 3 nights: Dora
+    /// Ellis 860, June Kowalski 555." (each player's last total), or the first night's points.
+    pub fn said(&self) -> String {
+        let named: Vec<String> = if self.bars.is_empty() {
+            self.series
+                .iter()
+                .map(|s| format!("{} {}", s.full_name, s.totals.last().copied().unwrap_or(0)))
+                .collect()
+        } else {
+            self.bars
+                .iter()
+                .map(|b| format!("{} {}", b.full_name, b.points))
+                .collect()
+        };
+        format!("{}.", named.join(", "))
+    }
 }
 
 /// Lays out the chart: `nights` are the night numbers in order, `players` (id, name, points per
@@ -184,7 +211,9 @@ pub fn chart(nights: &[i32], players: &[(i64, String, Vec<i64>)]) -> Option<Char
         return None;
     }
     if nights.len() == 1 {
-        return Some(bars(players));
+        let mut c = bars(players);
+        c.periods = nights.iter().map(i32::to_string).collect();
+        return Some(c);
     }
     let (width, height) = (480u32, 300u32);
     // The right margin holds each line's name at its end, 11 characters at 17 px (a longer
@@ -227,6 +256,8 @@ pub fn chart(nights: &[i32], players: &[(i64, String, Vec<i64>)]) -> Option<Char
                     .collect::<Vec<_>>()
                     .join(" "),
                 label: (right + 8.0, y(last) + 5.0),
+                full_name: name.clone(),
+                totals: tot.clone(),
             }
         })
         .collect();
@@ -270,6 +301,7 @@ pub fn chart(nights: &[i32], players: &[(i64, String, Vec<i64>)]) -> Option<Char
         zero_x: 0.0,
         left,
         right,
+        periods: nights.iter().map(i32::to_string).collect(),
     })
 }
 
@@ -296,6 +328,7 @@ fn bars(players: &[(i64, String, Vec<i64>)]) -> Chart {
             // The name has the row's width but the points' (17 px bold: about 10 a character).
             let room = ((right - left - 10.0 * (p.to_string().len() as f64 + 2.0)) / 10.0) as usize;
             Bar {
+                full_name: name.clone(),
                 name: shortened(name, room),
                 colour: *colour,
                 points: *p,
@@ -316,6 +349,7 @@ fn bars(players: &[(i64, String, Vec<i64>)]) -> Chart {
         zero_x: x(0),
         left,
         right,
+        periods: Vec::new(),
     }
 }
 
@@ -549,6 +583,10 @@ mod tests {
         // Colours follow the players, not their ranks, and no two players share one: 7 and 15
         // both want colour 7; the smaller id keeps it, the other takes the next free one.
         assert_eq!((c.series[0].colour, c.series[1].colour), (7, 0));
+        // Said in numbers, each player's last total, and every total kept for the table.
+        assert_eq!(c.said(), "A 75, B -100.");
+        assert_eq!(c.series[0].totals, vec![100, 50, 75]);
+        assert_eq!(c.periods, vec!["1", "2", "3"]);
         assert_eq!(colour_of(9), 1);
         assert!(chart(&[], &[]).is_none());
     }
@@ -582,6 +620,8 @@ mod tests {
         assert!(c.series.is_empty());
         assert_eq!(c.bars.len(), 2);
         assert_eq!((c.bars[0].points, c.bars[1].points), (50, -25));
+        assert_eq!(c.said(), "A 50, B -25.");
+        assert_eq!(c.periods, vec!["1"]);
         // A's bar starts at zero and goes right; B's ends at zero.
         assert!((c.bars[0].x - c.zero_x).abs() < 0.01);
         assert!((c.bars[1].x + c.bars[1].width - c.zero_x).abs() < 0.01);
