@@ -1226,5 +1226,30 @@ async fn the_league_form_shows_the_kind_it_makes() {
         (Some("open"), Some("best_per_week")),
         "{leagues}"
     );
+    // A league's own form never changes its stored board by being opened, whatever the kind.
+    let odd: Value = owner
+        .post(app.url("/api/v1/clubs/forms/leagues"))
+        .json(
+            &json!({"name": "Weekly by the week", "card": "demo-2026", "ruleset": "nmjl-money",
+                      "board": "best_per_week", "best_per_week": 2}),
+        )
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    c.goto(&app.url(&format!("/leagues/{}", odd["id"])))
+        .await
+        .unwrap();
+    wait_for(&c, "#league-board").await;
+    let kept = c
+        .execute(
+            "return [document.querySelector('#league-kind').value, document.querySelector('#league-board').value];",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(kept, json!(["league", "best_per_week"]), "{odd}");
     c.close().await.unwrap();
 }
