@@ -392,6 +392,27 @@ async fn an_owner_runs_the_club_by_keyboard_and_a_scorer_saves_offline() {
             && page.contains("action=\"/logout\""),
         "{page}"
     );
+    // Once the club shows a league to everyone, Sam sees that page, told first that she left.
+    let res = owner
+        .patch(app.url(&format!("/api/v1/leagues/{}", seated.league)))
+        .json(&json!({"visibility": "public"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    let res = sam_client
+        .get(app.url("/clubs/friday"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    let page = res.text().await.unwrap();
+    assert!(
+        page.contains("took you out of friday on ")
+            && page
+                .contains("You are no longer a member: you see only what friday shows everyone."),
+        "{page}"
+    );
 
     // API tokens: the secret is shown once, works, and stops working when revoked.
     c.goto(&url("/clubs/friday")).await.unwrap();

@@ -243,7 +243,6 @@ impl Error {
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
-/// A date a club could mean: years 1900 to 2200 (a year like +262142 is a typing mistake).
 /// A count with its noun as people write it: "1 game", "3 games", "0 points".
 pub fn count(n: impl std::fmt::Display, one: &str) -> String {
     let n = n.to_string();
@@ -254,6 +253,7 @@ pub fn count(n: impl std::fmt::Display, one: &str) -> String {
     }
 }
 
+/// A date a club could mean: years 1900 to 2200 (a year like +262142 is a typing mistake).
 pub fn sensible_date(field: &str, date: chrono::NaiveDate) -> Result<chrono::NaiveDate> {
     use chrono::Datelike;
     if (1900..=2200).contains(&date.year()) {

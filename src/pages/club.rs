@@ -74,19 +74,24 @@ async fn club_page(
     ctx: Ctx,
     names: String,
 ) -> Result<HttpResponse, AppError> {
-    let departed = clubs::departed(state, &page.caller, slug).await?;
-    let o = match (
-        clubs::overview(state, &page.caller, slug).await,
-        departed.clone(),
-    ) {
-        (Ok(o), _) => o,
-        (Err(Error::NotFound(_)), Some((club, words))) => {
-            return page.render_as(
-                actix_web::http::StatusCode::FORBIDDEN,
-                DepartedPage { ctx, club, words },
-            );
+    // A former member is told so: on the page strangers see, or instead of its 404. Members
+    // (nearly every view) are not looked up again.
+    let o = match clubs::overview(state, &page.caller, slug).await {
+        Ok(o) => o,
+        Err(Error::NotFound(e)) => {
+            return match clubs::departed(state, &page.caller, slug).await? {
+                Some((club, words)) => page.render_as(
+                    actix_web::http::StatusCode::FORBIDDEN,
+                    DepartedPage { ctx, club, words },
+                ),
+                None => Err(Error::NotFound(e).into()),
+            };
         }
-        (Err(e), _) => return Err(e.into()),
+        Err(e) => return Err(e.into()),
+    };
+    let departed = match o.role {
+        Some(_) => None,
+        None => clubs::departed(state, &page.caller, slug).await?,
     };
     let organizer = o.role.is_some_and(|r| r >= Role::Organizer);
     let (roster, zone_to_pick) = if organizer {

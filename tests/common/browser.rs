@@ -216,8 +216,7 @@ pub async fn charts_whole(c: &Client) -> Vec<String> {
 }
 
 /// How many pages a PDF holds (its `/Type /Page` objects, not `/Pages`).
-#[allow(dead_code)]
-pub fn pdf_pages(pdf: &[u8]) -> usize {
+fn pdf_pages(pdf: &[u8]) -> usize {
     let text = String::from_utf8_lossy(pdf);
     text.match_indices("/Type /Page")
         .filter(|(at, m)| !text[at + m.len()..].starts_with('s'))

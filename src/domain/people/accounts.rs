@@ -490,9 +490,6 @@ fn reset_gone() -> Error {
     ))
 }
 
-/// Sets a new password through a reset link: the link is used up, and every session of the
-/// account ends but `keep` (the session of whoever set it, when it is that account's). The
-/// account's email, for the login form that follows.
 /// The clock an account's pages and mail show times on: its clubs' when they all keep one, else
 /// UTC. With the zone's name.
 pub async fn clock_of(
@@ -557,6 +554,9 @@ pub(crate) async fn tell_password_changed(
     Ok(())
 }
 
+/// Sets a new password through a reset link: the link is used up, every session of the account
+/// ends but `keep` (the session of whoever set it, when it is that account's), and the address
+/// is told, in the same transaction. The account's email, for the login form that follows.
 pub async fn reset_password(
     state: &AppState,
     token: &str,

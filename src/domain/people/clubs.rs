@@ -157,8 +157,6 @@ pub struct Overview {
     pub cards: Vec<(String, String)>,
 }
 
-/// The club's page: members see everything; anyone else sees its public leagues, and a club
-/// without any is not found (as the API answers).
 /// For someone logged in who is not a member of the club but was: her departure in words,
 /// "Rose took you out of Oak Club on Tue Dec 1, 7:00 PM EST." or "You left Oak Club on …".
 /// Nothing for anyone else (a stranger learns nothing about a club that is not public).
@@ -187,6 +185,8 @@ pub async fn departed(
     Ok(Some((club, words)))
 }
 
+/// The club's page: members see everything; anyone else sees its public leagues, and a club
+/// without any is not found (as the API answers).
 pub async fn overview(state: &AppState, caller: &Caller, slug: &str) -> Result<Overview> {
     let not_found = || Error::NotFound(format!("no club `{slug}`"));
     let club = clubs::by_slug(&state.db, slug)
