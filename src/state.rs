@@ -25,6 +25,8 @@ pub struct AppState {
     pub cards: CardCache,
     pub standings: StandingsCache,
     pub game_logs: GameLogs,
+    /// Documents worked out from a league's games (the season's pictures), kept per league.
+    pub memo: Memo,
     /// Whether what this process holds in memory is known to be current.
     pub freshness: Arc<Freshness>,
     /// API tokens checked against the database lately.
@@ -76,6 +78,7 @@ impl AppState {
             cards: CardCache::default(),
             standings: StandingsCache::default(),
             game_logs: GameLogs::default(),
+            memo: Memo::default(),
             freshness: Arc::default(),
             grants: Grants::default(),
             events: Hub::default(),
@@ -113,5 +116,48 @@ impl AppState {
     /// The connections new games are entered on: the lane's when there is one.
     pub fn entry_db(&self) -> &PgPool {
         self.entry.as_ref().map_or(&self.db, |lane| &lane.db)
+    }
+}
+
+/// How many leagues' documents `Memo` keeps at most (the one read longest ago goes first).
+const MEMO_LEAGUES: usize = 256;
+
+/// Documents worked out from a league's games, one per league, each under the stamp it was
+/// worked out at (the league's standings revision and whatever else it depends on): a reader
+/// with the same stamp uses it again, any other stamp works it out again. What a document is,
+/// the domain says; kept here as `Any`.
+#[derive(Default)]
+pub struct Memo {
+    kept: std::sync::Mutex<MemoEntries>,
+}
+
+type MemoEntries = std::collections::HashMap<i64, (u64, u64, Arc<dyn std::any::Any + Send + Sync>)>;
+
+impl Memo {
+    /// The league's document kept under `stamp`, if it is of type `T`.
+    pub fn get<T: std::any::Any + Send + Sync>(&self, league: i64, stamp: u64) -> Option<Arc<T>> {
+        let mut kept = self.kept.lock().ok()?;
+        let tick = kept.values().map(|e| e.1).max().unwrap_or(0) + 1;
+        let entry = kept.get_mut(&league)?;
+        if entry.0 != stamp {
+            return None;
+        }
+        entry.1 = tick;
+        entry.2.clone().downcast::<T>().ok()
+    }
+
+    /// Keeps `doc` as the league's document under `stamp`.
+    pub fn put<T: std::any::Any + Send + Sync>(&self, league: i64, stamp: u64, doc: Arc<T>) {
+        let Ok(mut kept) = self.kept.lock() else {
+            return;
+        };
+        let tick = kept.values().map(|e| e.1).max().unwrap_or(0) + 1;
+        if kept.len() >= MEMO_LEAGUES
+            && !kept.contains_key(&league)
+            && let Some(oldest) = kept.iter().min_by_key(|e| e.1.1).map(|e| *e.0)
+        {
+            kept.remove(&oldest);
+        }
+        kept.insert(league, (stamp, tick, doc));
     }
 }

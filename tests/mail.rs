@@ -345,6 +345,21 @@ async fn after_a_night_its_players_get_their_night_and_stop_it_with_one_tap() {
         ann.text()
     );
     assert!(bea.html().contains("See the standings"));
+    // Her night in one line, and her season a tap away.
+    assert!(
+        text.contains("Your night: 1 win of 1, +150, 1st."),
+        "{text}"
+    );
+    assert!(
+        ann.text().contains("Your night: 0 wins of 1, −50, 2nd."),
+        "{}",
+        ann.text()
+    );
+    let season = format!("/leagues/{}/players/{}", t.league, t.players[1]);
+    assert!(
+        bea.html().contains(&season) && text.contains(&season),
+        "{text}"
+    );
     // Sent to many, so it carries a one-click unsubscribe (RFC 8058).
     let parsed = bea.parsed();
     let header = |name: &str| {

@@ -574,6 +574,42 @@ async fn one_enters_four_games_the_others_confirm_or_dispute_and_an_organizer_se
         (bea["games"].as_i64(), bea["points"].as_i64()),
         (Some(1), Some(150))
     );
+    // The season counts what the standings count: game 1, not the three still waiting; week
+    // by week on the club's clock.
+    let season = get(
+        app,
+        &c.owner,
+        &format!(
+            "/api/v1/leagues/{}/players/{}/season",
+            c.league, c.members[1].1
+        ),
+    )
+    .await;
+    let counts = &season["counts"];
+    assert_eq!(
+        (
+            counts["games"].as_i64(),
+            counts["points"].as_i64(),
+            counts["self_picks"].as_i64()
+        ),
+        (Some(1), Some(150), Some(1)),
+        "{season}"
+    );
+    assert_eq!(season["period"], "week");
+    let monday = date - Duration::days(date.weekday().num_days_from_monday() as i64);
+    assert_eq!(season["periods"][0]["date"], monday.to_string(), "{season}");
+    assert!(season["periods"][0]["night"].is_null(), "{season}");
+    let whole = get(
+        app,
+        &c.owner,
+        &format!("/api/v1/leagues/{}/season", c.league),
+    )
+    .await;
+    assert_eq!(
+        (whole["games"].as_i64(), whole["how"]["self_pick"].as_i64()),
+        (Some(1), Some(1)),
+        "{whole}"
+    );
 
     // A player at the table corrects a game only while it waits: game 1 counts, it is the
     // organizers' now.

@@ -425,6 +425,8 @@ fn leagues_and_play(cfg: &mut impl Routes) {
         .service(standings::games_csv)
         .service(standings::results)
         .service(standings::results_csv)
+        .service(standings::player_season)
+        .service(standings::league_season)
         .service(imports::import_games)
         .service(imports::balances)
         .service(imports::set_balances);

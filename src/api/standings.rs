@@ -134,3 +134,43 @@ pub async fn results_csv(
         final_results::results_csv(&state, &caller, *id).await?,
     ))
 }
+
+/// A player's season in the league: her counts, night by night (week by week in open play)
+/// with her rank and rating after each, her wins by section and line of the card, and the
+/// players she shared a table with. Counts the games the standings count (not voided games,
+/// nor games waiting for their players); a player with no games gets zeros and empty lists.
+/// Same access as the standings; sends an `ETag`, and 304 for a matching `If-None-Match`.
+#[utoipa::path(operation_id = "show_player_season", tag = "standings",
+    params(("league" = i64, Path, minimum = 1, example = 1), ("player" = i64, Path, minimum = 1, example = 12)),
+    responses((status = 200, body = crate::domain::seasons::season::PlayerSeason), (status = 304, description = "Not modified"),
+              (status = 404, body = crate::error::Problem, content_type = "application/problem+json")))]
+#[get("/api/v1/leagues/{league}/players/{player}/season")]
+pub async fn player_season(
+    state: web::Data<AppState>,
+    caller: Caller,
+    req: HttpRequest,
+    ids: web::Path<(i64, i64)>,
+) -> Result<HttpResponse, AppError> {
+    let (league, player) = *ids;
+    let doc =
+        crate::domain::seasons::season::player_season(&state, &caller, league, player).await?;
+    crate::api::tagged_json(&req, HttpResponse::Ok(), &doc)
+}
+
+/// The league's season: games, nights and players; wins by section and line of the card
+/// (lines never won among them); how games ended; East's wins against the expected quarter;
+/// who came each night (week in open play). Same access as the standings; sends an `ETag`.
+#[utoipa::path(operation_id = "show_league_season", tag = "standings",
+    params(("league" = i64, Path, minimum = 1, example = 1)),
+    responses((status = 200, body = crate::domain::seasons::season::LeagueSeason), (status = 304, description = "Not modified"),
+              (status = 404, body = crate::error::Problem, content_type = "application/problem+json")))]
+#[get("/api/v1/leagues/{league}/season")]
+pub async fn league_season(
+    state: web::Data<AppState>,
+    caller: Caller,
+    req: HttpRequest,
+    id: web::Path<i64>,
+) -> Result<HttpResponse, AppError> {
+    let doc = crate::domain::seasons::season::league_season(&state, &caller, *id).await?;
+    crate::api::tagged_json(&req, HttpResponse::Ok(), &doc)
+}

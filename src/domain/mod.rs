@@ -243,6 +243,18 @@ impl Error {
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
+/// "1st", "2nd", "3rd", "11th", "22nd".
+pub fn ordinal(n: usize) -> String {
+    let suffix = match (n % 10, n % 100) {
+        (1, 11) | (2, 12) | (3, 13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
+}
+
 /// A count with its noun as people write it: "1 game", "3 games", "0 points".
 pub fn count(n: impl std::fmt::Display, one: &str) -> String {
     let n = n.to_string();

@@ -5,7 +5,8 @@ use askama::Template;
 use chrono::NaiveDate;
 use serde::Deserialize;
 
-use super::view::{Chart, LeagueFields, chart};
+use super::charts::{Chart, chart};
+use super::view::LeagueFields;
 use super::{Ctx, Page, Posted, after};
 use crate::domain::people::clubs::Club;
 use crate::domain::play::nights::{self, NewNight, Night};
@@ -58,16 +59,14 @@ struct LeaguePage {
     organizer: bool,
     /// The card the league plays: (link, title).
     card: Option<(String, String)>,
-    /// The chart goes week by week (open play), and its first period in words.
-    by_week: bool,
-    first_period: String,
     /// This week's Monday on the club's clock, and the week in words ("Nov 23–29").
     this_monday: NaiveDate,
     this_week: String,
     columns: Vec<Column>,
     rows: Vec<Standing>,
     ratings_updating: bool,
-    chart: Option<Chart>,
+    /// The points chart, drawn.
+    chart: Option<String>,
     nights: Vec<Night>,
     today: NaiveDate,
     lf: LeagueFields,
@@ -269,6 +268,9 @@ async fn show(
     if let Some(c) = chart.as_mut() {
         legend_in_standings_order(c, &rows, &league);
     }
+    let chart_html = chart
+        .as_ref()
+        .map(|c| league_figure(c, by_week, &first_period, &league));
     let counted = !standings::counting_of(&league).is_plain();
     let columns = sorted_columns(&league, &q, counted, &mut rows);
     let embed = (o.organizer && league.visibility == "public").then(|| {
@@ -307,8 +309,6 @@ async fn show(
         ctx: page.ctx.clone(),
         card,
         this_week: crate::domain::seasons::standings::week_words(this_monday),
-        by_week,
-        first_period,
         this_monday,
         card_move,
         ahead,
@@ -329,10 +329,69 @@ async fn show(
         columns,
         rows,
         ratings_updating: o.ratings_updating,
-        chart,
+        chart: chart_html,
         nights: o.nights,
         today: chrono::Utc::now().date_naive(),
     })
+}
+
+/// The league page's chart as a figure: its title and what it shows, in words.
+fn league_figure(c: &Chart, by_week: bool, first_period: &str, league: &League) -> String {
+    let lines = c.bars.is_empty();
+    let top = if lines { c.series.len() } else { c.bars.len() };
+    let (title, said) = match (by_week, lines) {
+        (true, true) => (
+            "Points week by week".to_string(),
+            format!("Running points totals of the top {top} players, week by week."),
+        ),
+        (true, false) => (
+            format!("Points in the week of {first_period}"),
+            format!("Points of the top {top} players in the week of {first_period}."),
+        ),
+        (false, true) => (
+            format!("Points over {}", league.sessions().to_lowercase()),
+            format!(
+                "Running points totals of the top {top} players, {} by {}.",
+                league.session_lower(),
+                league.session_lower()
+            ),
+        ),
+        (false, false) => (
+            format!("Points on the first {}", league.session_lower()),
+            format!(
+                "Points of the top {top} players on the league's first {}.",
+                league.session_lower()
+            ),
+        ),
+    };
+    let session = league.session().to_string();
+    let note = if !lines {
+        String::new()
+    } else if by_week {
+        "Weeks (Monday to Sunday) along the bottom; each player keeps a colour and a marker, and each line ends with its name.".into()
+    } else {
+        format!(
+            "{} along the bottom; each player keeps a colour and a marker, and each line ends with its name.",
+            league.sessions()
+        )
+    };
+    let mut f = c.figure(
+        "chart",
+        title,
+        &said,
+        |p| {
+            if by_week {
+                p.to_string()
+            } else {
+                format!("{session} {p}")
+            }
+        },
+        note,
+    );
+    if !lines {
+        f.table.head = vec!["Player".into(), "Points".into()];
+    }
+    super::charts::html(&f)
 }
 
 /// The chart's legend in standings order, each player with place and the figure the board

@@ -12,6 +12,7 @@ mod ahead;
 mod assets;
 mod card;
 mod card_editor;
+mod charts;
 mod club;
 mod codes;
 pub mod csrf;
@@ -22,6 +23,7 @@ mod matches;
 mod night;
 mod player;
 mod score;
+mod season;
 mod tournament;
 mod view;
 
@@ -434,6 +436,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     codes::configure(cfg);
     score::configure(cfg);
     player::configure(cfg);
+    season::configure(cfg);
     card_editor::configure(cfg);
     card::configure(cfg);
 }

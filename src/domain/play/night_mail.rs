@@ -58,17 +58,7 @@ pub async fn unsubscribe(state: &AppState, token: &str) -> Result<String> {
     Ok(name)
 }
 
-/// "1st", "2nd", "3rd", "11th", "22nd".
-fn ordinal(n: usize) -> String {
-    let suffix = match (n % 10, n % 100) {
-        (1, 11) | (2, 12) | (3, 13) => "th",
-        (1, _) => "st",
-        (2, _) => "nd",
-        (3, _) => "rd",
-        _ => "th",
-    };
-    format!("{n}{suffix}")
-}
+use crate::domain::ordinal;
 
 fn points(n: i64) -> String {
     format!("{n} {}", if n.abs() == 1 { "point" } else { "points" })
@@ -122,6 +112,7 @@ pub async fn write_next(state: &AppState) -> Result<bool> {
         })
         .collect();
     let league_link = format!("{}/leagues/{}", state.public_url, league.id);
+    let lines = crate::domain::seasons::season::night_lines(state, &league, night_id).await?;
     for r in &readers {
         let (pts, games) = night_points.get(&r.player_id).copied().unwrap_or((0, 0));
         let (place, shared) = place_of(r.player_id);
@@ -138,6 +129,9 @@ pub async fn write_next(state: &AppState) -> Result<bool> {
             if shared { " (shared)" } else { "" },
             night_points.len(),
         )];
+        if let Some(line) = lines.get(&r.player_id) {
+            paragraphs.push(format!("Your night: {line}."));
+        }
         if let Some(s) = standing {
             paragraphs.push(match s.rank {
                 Some(rank) => format!(
@@ -159,10 +153,17 @@ pub async fn write_next(state: &AppState) -> Result<bool> {
             club.name, league.name, unsubscribe
         )];
         let greeting = format!("Hello {},", r.display_name);
+        let season_link = format!(
+            "{}/leagues/{}/players/{}",
+            state.public_url, league.id, r.player_id
+        );
         let (text_body, html_body) = mail::Letter {
             greeting: &greeting,
             paragraphs: &paragraphs,
-            actions: &[("See the standings", &league_link)],
+            actions: &[
+                ("See your season", &season_link),
+                ("See the standings", &league_link),
+            ],
             after: &after,
         }
         .render(&state.public_url);

@@ -3,4 +3,5 @@
 
 pub mod leagues;
 pub mod results;
+pub mod season;
 pub mod standings;

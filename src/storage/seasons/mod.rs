@@ -5,4 +5,5 @@
 pub mod events;
 pub mod leagues;
 pub mod new_game;
+pub mod season;
 pub mod totals;

@@ -44,7 +44,7 @@ const CONTRIBUTIONS: &str = concat!(
 );
 
 /// The counted games of league `$1` (recorded, not redeals, not waiting for confirmation), for joining after `games g`.
-const LEAGUE_GAMES: &str = "JOIN night_tables t ON t.id = g.table_id JOIN nights n ON n.id = t.night_id \
+pub(crate) const LEAGUE_GAMES: &str = "JOIN night_tables t ON t.id = g.table_id JOIN nights n ON n.id = t.night_id \
      WHERE n.league_id = $1 AND g.status = 'recorded' AND g.outcome <> 'redeal' AND NOT g.awaiting";
 
 /// The opening balances of league `$1` as rows of `CONTRIBUTIONS`, to follow its games: what
