@@ -7,6 +7,8 @@
 
 use askama::Template;
 
+use crate::domain::ordinal;
+
 /// How many colours the chart has; a player keeps the same one from night to night.
 pub const PALETTE: usize = 8;
 
@@ -577,6 +579,11 @@ pub fn bars_figure(
     f
 }
 
+/// A number's hyphen written as the minus sign it is ("−100").
+fn minus(n: String) -> String {
+    n.replacen('-', "−", 1)
+}
+
 /// Where a value falls between `lo` (at `bottom`) and `hi` (at `top`).
 fn scale(lo: f64, hi: f64, top: f64, bottom: f64) -> impl Fn(f64) -> f64 {
     let span = if hi > lo { hi - lo } else { 1.0 };
@@ -585,17 +592,26 @@ fn scale(lo: f64, hi: f64, top: f64, bottom: f64) -> impl Fn(f64) -> f64 {
 
 /// The period labels along the bottom of a chart `step` apart: every one when they fit, else
 /// every few (the first and the last always), so that none touches the next.
-fn period_labels(periods: &[String], x: impl Fn(usize) -> f64, step: f64, y: f64) -> Vec<Text> {
-    // 15 px words: about 8.5 a character, and a gap.
-    let widest = periods.iter().map(|p| p.chars().count()).max().unwrap_or(1) as f64 * 8.5 + 10.0;
+fn period_labels(
+    periods: &[String],
+    x: impl Fn(usize) -> f64,
+    step: f64,
+    y: f64,
+    width: f64,
+) -> Vec<Text> {
+    // The axis's 17 px words: about 9.5 a character, and a gap.
+    let widest = periods.iter().map(|p| p.chars().count()).max().unwrap_or(1) as f64 * 9.5 + 10.0;
     let every = ((widest / step.max(1.0)).ceil() as usize).max(1);
     let n = periods.len();
     let mut out: Vec<Text> = Vec::new();
     for (i, p) in periods.iter().enumerate() {
         let last = i + 1 == n;
-        let room = out.last().is_none_or(|t| (x(i) - t.x).abs() >= widest);
+        // Kept inside the chart: a label at either end is moved in by what sticks out.
+        let half = p.chars().count() as f64 * 9.5 / 2.0 + 2.0;
+        let at = x(i).clamp(half.min(width / 2.0), (width - half).max(width / 2.0));
+        let room = out.last().is_none_or(|t| (at - t.x).abs() >= widest);
         if (i % every == 0 || last) && room {
-            out.push(text(x(i), y, "middle", "axis", p.clone()));
+            out.push(text(at, y, "middle", "axis", p.clone()));
         }
     }
     out
@@ -652,7 +668,7 @@ pub fn columns_figure(
     }
     f.shapes.push(line(left, y(0.0), right, y(0.0), "zero"));
     f.texts
-        .extend(period_labels(periods, x, step, height - 8.0));
+        .extend(period_labels(periods, x, step, height - 8.0, width));
     f.table = Table {
         head: head.iter().map(|h| h.to_string()).collect(),
         rows: periods
@@ -729,11 +745,14 @@ pub fn line_figure(
         kind: "columns",
         ..Figure::default()
     };
+    // A place reads as one ("3rd"); other values to a decimal where they have one.
     let shown = |v: f64| {
-        if v.fract().abs() < 1e-9 {
-            format!("{v:.0}")
+        if invert && v >= 1.0 {
+            ordinal(v.round() as usize)
+        } else if v.fract().abs() < 1e-9 {
+            minus(format!("{v:.0}"))
         } else {
-            format!("{v:.1}")
+            minus(format!("{v:.1}"))
         }
     };
     let mut marks_at: Vec<f64> = vec![hi, lo];
@@ -774,8 +793,13 @@ pub fn line_figure(
             },
         );
     }
-    f.texts
-        .extend(period_labels(periods, x, step.max(1.0), height - 8.0));
+    f.texts.extend(period_labels(
+        periods,
+        x,
+        step.max(1.0),
+        height - 8.0,
+        width,
+    ));
     f.table = Table {
         head: head.iter().map(|h| h.to_string()).collect(),
         rows: periods

@@ -174,8 +174,9 @@ pub async fn shots(c: &Client, name: &str) {
 }
 
 /// What is wrong with the page's charts at phone (390 × 844) and tablet (820 × 1180) sizes:
-/// a chart wider than the screen, a mark (bar, line) out of its frame's view or of no size, or
-/// two labels on top of each other. Empty when every chart is whole. Returns to desktop.
+/// a chart wider than the screen, a mark (bar, line, dot) out of its frame's view or of no
+/// size, fewer or more marks than the values it names (`data-marks`), or two labels on top of
+/// each other. Empty when every chart is whole. Returns to desktop.
 #[allow(dead_code)]
 pub async fn charts_whole(c: &Client) -> Vec<String> {
     let mut wrong = Vec::new();
@@ -188,7 +189,9 @@ pub async fn charts_whole(c: &Client) -> Vec<String> {
                    const frame = svg.closest('figure').getBoundingClientRect();
                    const box = svg.getBoundingClientRect();
                    if (box.right > window.innerWidth + 0.5 || box.left < -0.5) out.push('chart ' + n + ' is wider than the screen');
-                   svg.querySelectorAll('rect.bar, polyline.series').forEach(m => {
+                   const want = svg.dataset.marks;
+                   if (want !== undefined && String(svg.querySelectorAll('.mark').length) !== want) out.push('chart ' + n + ' names ' + want + ' values but marks ' + svg.querySelectorAll('.mark').length);
+                   svg.querySelectorAll('rect.bar, polyline.series, .mark').forEach(m => {
                      const r = m.getBoundingClientRect();
                      if (r.width < 0.5 && r.height < 0.5) out.push('chart ' + n + ': a mark of no size');
                      if (r.left < frame.left - 0.5 || r.right > frame.right + 0.5) out.push('chart ' + n + ': a mark out of view (' + Math.round(r.left) + '..' + Math.round(r.right) + ' in ' + Math.round(frame.left) + '..' + Math.round(frame.right) + ')');
