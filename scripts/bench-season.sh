@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Season benchmark: a league of 200 players and 10,000 games (50 nights x 50 tables x 4 games,
+# NIGHTS changes the 50) on a throwaway PostgreSQL, the release server on loopback, then the
+# server time of the season documents and pages: (1) the first read, worked out from every game;
+# (2) reads while nothing changes (kept per league and revision), 8 clients; (3) reads while
+# games are entered (each new game moves the revision: the next read works the season out
+# again). Everything it starts it stops.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+CONCURRENCY="${CONCURRENCY:-8}"
+SECONDS_PER_RUN="${SECONDS_PER_RUN:-10}"
+NIGHTS="${NIGHTS:-50}"
+
+scripts/ensure-postgres.sh
+cargo build --release --quiet --bins --examples
+BIN=target/release/mahjong-league
+source scripts/throwaway-service.sh
+SERVE_FLAGS="--api-rate-limit 0 --token-rate-limit 0" start_throwaway_service "$BIN" bench
+
+J='Content-Type: application/json'
+sign_up_throwaway "$DIR/jar" bench@example.org Bench "bench password 1"
+curl -fs -b "$DIR/jar" -H "$J" -d '{"slug":"bench","name":"Bench club"}' "$BASE/api/v1/clubs" >/dev/null
+TOKEN="$(curl -fs -b "$DIR/jar" -H "$J" -d '{"name":"bench","scopes":["admin"]}' "$BASE/api/v1/clubs/bench/tokens" | python3 -c 'import json,sys; print(json.load(sys.stdin)["token"])')"
+LEAGUE="$(curl -fs -b "$DIR/jar" -H "$J" -d '{"name":"Bench league","card":"demo-2026","ruleset":"nmjl-money","visibility":"public"}' "$BASE/api/v1/clubs/bench/leagues" | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')"
+
+echo "seeding 200 players, $NIGHTS nights x 50 tables x 4 games ..."
+LAST=$((NIGHTS + 12))
+psql -q -v ON_ERROR_STOP=1 "$DB_URL" <<SQL
+INSERT INTO players (club_id, name) SELECT c.id, 'Player ' || g FROM clubs c, generate_series(1, 200) g WHERE c.slug = 'bench';
+INSERT INTO nights (league_id, number, night_date, status)
+SELECT $LEAGUE, n, date '2026-01-06' + 7 * n, CASE WHEN n <= $NIGHTS THEN 'closed' ELSE 'seated' END FROM generate_series(1, $LAST) n;
+INSERT INTO night_tables (night_id, number) SELECT n.id, t FROM nights n, generate_series(1, 50) t WHERE n.league_id = $LEAGUE;
+WITH roster AS (SELECT array_agg(p.id ORDER BY p.id) AS ids FROM players p JOIN clubs c ON c.id = p.club_id WHERE c.slug = 'bench')
+INSERT INTO table_seats (table_id, seat, player_id)
+SELECT nt.id, s, roster.ids[((nt.number - 1) * 4 + s + n.number * 13) % 200 + 1]
+FROM night_tables nt JOIN nights n ON n.id = nt.night_id CROSS JOIN generate_series(0, 3) s CROSS JOIN roster
+WHERE n.league_id = $LEAGUE;
+-- Games as a league plays them (as scripts/bench-league.sh seeds them), won with lines of the
+-- demo card.
+INSERT INTO games (table_id, number, east_player, outcome, submitted, engine, line_id, line_value, winner, discarder, won_by, jokerless)
+SELECT nt.id, g, e.player_id, CASE WHEN wall THEN 'wall' ELSE 'mahjong' END, '{"seeded": true}', '{}',
+       CASE WHEN wall THEN NULL ELSE (ARRAY['2026#1','2468#1','2468#2','2468#3','Like Numbers#1','Quints#1','Quints#2','Consecutive Run#1','13579#1','369#1'])[x.h % 10 + 1] END,
+       CASE WHEN wall THEN NULL ELSE value END,
+       CASE WHEN wall THEN NULL ELSE w.player_id END, CASE WHEN wall OR self THEN NULL ELSE d.player_id END,
+       CASE WHEN wall THEN NULL WHEN self THEN 'self_pick' ELSE 'discard' END, NOT wall AND jokerless
+FROM night_tables nt JOIN nights n ON n.id = nt.night_id CROSS JOIN generate_series(1, 4) g
+CROSS JOIN LATERAL (SELECT (hashint8(nt.id * 4 + g) & 2147483647) AS h) x
+CROSS JOIN LATERAL (SELECT x.h % 10 = 0 AS wall, x.h % 3 = 0 AS self, x.h % 7 = 0 AS jokerless,
+                           (ARRAY[25, 30, 35, 40, 45, 50, 55, 60, 75])[x.h % 9 + 1] AS value) k
+JOIN table_seats e ON e.table_id = nt.id AND e.seat = (g - 1) % 4
+JOIN table_seats w ON w.table_id = nt.id AND w.seat = (x.h / 11) % 4
+JOIN table_seats d ON d.table_id = nt.id AND d.seat = ((x.h / 11) % 4 + 1 + (x.h / 7) % 3) % 4
+WHERE n.league_id = $LEAGUE AND n.number <= $NIGHTS;
+INSERT INTO game_scores (game_id, player_id, seat, score, breakdown)
+SELECT g.id, ts.player_id, (ARRAY['E','S','W','N'])[((ts.seat - (g.number - 1)) % 4 + 4) % 4 + 1],
+       CASE WHEN g.outcome = 'wall' THEN 0
+            WHEN g.winner = ts.player_id THEN CASE WHEN g.won_by = 'self_pick' THEN 6 ELSE 4 END * g.line_value * m
+            WHEN g.won_by = 'self_pick' OR g.discarder = ts.player_id THEN -2 * g.line_value * m
+            ELSE -g.line_value * m END, 'seeded'
+FROM games g JOIN table_seats ts ON ts.table_id = g.table_id
+CROSS JOIN LATERAL (SELECT CASE WHEN g.jokerless THEN 2 ELSE 1 END AS m) j;
+UPDATE leagues SET revision = revision + 1, standings_stale = true WHERE id = $LEAGUE;
+VACUUM (ANALYZE);
+SQL
+echo "seeded: $(psql -At "$DB_URL" -c 'SELECT count(*) FROM games') games"
+PLAYER="$(psql -At "$DB_URL" -c "SELECT min(id) FROM players")"
+curl -fs "$BASE/api/v1/leagues/$LEAGUE/standings" -o /dev/null
+timed() {
+  local T0 T1
+  T0=$(date +%s.%N); curl -fs "$BASE$1" -o /dev/null; T1=$(date +%s.%N)
+  python3 -c "print(f'$2: {($T1-$T0)*1000:.1f} ms')"
+}
+timed "/api/v1/leagues/$LEAGUE/season" "league season, first read (worked out from every game)"
+timed "/api/v1/leagues/$LEAGUE/players/$PLAYER/season" "a player's season, next read"
+for path in "/api/v1/leagues/$LEAGUE/players/$PLAYER/season" "/api/v1/leagues/$LEAGUE/season" \
+            "/leagues/$LEAGUE/players/$PLAYER" "/leagues/$LEAGUE/season"; do
+  echo "$path, reads alone ($CONCURRENCY clients):"
+  target/release/examples/load --url "$BASE" --token "$TOKEN" --get "$path" --seconds "$SECONDS_PER_RUN" --concurrency "$CONCURRENCY"
+done
+# Games of the seated nights, "table winner" a line, each table's four in turn.
+for n in $((NIGHTS + 1)); do
+  psql -At -F ' ' "$DB_URL" -c "SELECT t.id, s.player_id FROM night_tables t JOIN nights n ON n.id = t.night_id JOIN table_seats s ON s.table_id = t.id AND s.seat = 1 WHERE n.league_id = $LEAGUE AND n.number = $n ORDER BY t.id" > "$DIR/slots"
+  for _ in 1 2 3 4; do cat "$DIR/slots"; done
+done > "$DIR/jobs"
+echo "a player's season read ($CONCURRENCY clients) while games are entered at 10/s (each a new revision):"
+target/release/examples/load --url "$BASE" --token "$TOKEN" --games "$DIR/jobs" --rate 10 \
+  --get "/api/v1/leagues/$LEAGUE/players/$PLAYER/season" --concurrency "$CONCURRENCY"
