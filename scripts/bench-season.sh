@@ -71,7 +71,7 @@ timed() {
   python3 -c "print(f'$2: {($T1-$T0)*1000:.1f} ms')"
 }
 timed "/api/v1/leagues/$LEAGUE/season" "league season, first read (worked out from every game)"
-timed "/api/v1/leagues/$LEAGUE/players/$PLAYER/season" "a player's season, next read"
+timed "/api/v1/leagues/$LEAGUE/players/$PLAYER/season" "one player season, the next read"
 for path in "/api/v1/leagues/$LEAGUE/players/$PLAYER/season" "/api/v1/leagues/$LEAGUE/season" \
             "/leagues/$LEAGUE/players/$PLAYER" "/leagues/$LEAGUE/season"; do
   echo "$path, reads alone ($CONCURRENCY clients):"

@@ -120,7 +120,7 @@ impl AppState {
 }
 
 /// How many leagues' documents `Memo` keeps at most (the one read longest ago goes first).
-const MEMO_LEAGUES: usize = 256;
+const MEMO_LEAGUES: usize = 64;
 
 /// Documents worked out from a league's games, one per league, each under the stamp it was
 /// worked out at (the league's standings revision and whatever else it depends on): a reader
@@ -144,6 +144,13 @@ impl Memo {
         }
         entry.1 = tick;
         entry.2.clone().downcast::<T>().ok()
+    }
+
+    /// The league's document of type `T` under whatever stamp it was kept, with that stamp.
+    pub fn latest<T: std::any::Any + Send + Sync>(&self, league: i64) -> Option<(u64, Arc<T>)> {
+        let kept = self.kept.lock().ok()?;
+        let entry = kept.get(&league)?;
+        Some((entry.0, entry.2.clone().downcast::<T>().ok()?))
     }
 
     /// Keeps `doc` as the league's document under `stamp`.

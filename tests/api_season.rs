@@ -550,6 +550,26 @@ async fn the_season_is_read_as_the_standings_are_tagged_and_new_at_once() {
     );
     let league_doc = ok(anyone.get(app.url(&paths[0])).send().await.unwrap()).await;
     assert_eq!(league_doc["games"], 2);
+    // A change to a game read before (here a void of the first) is seen too, not only games
+    // added after it.
+    let first = ok(owner
+        .get(app.url(&format!("/api/v1/leagues/{league}/games")))
+        .send()
+        .await
+        .unwrap())
+    .await["games"][0]["id"]
+        .as_i64()
+        .unwrap();
+    ok(owner
+        .post(app.url(&format!("/api/v1/games/{first}/void")))
+        .send()
+        .await
+        .unwrap())
+    .await;
+    let league_doc = ok(anyone.get(app.url(&paths[0])).send().await.unwrap()).await;
+    assert_eq!(league_doc["games"], 1);
+    let mine = ok(anyone.get(&url).send().await.unwrap()).await;
+    assert_eq!(mine["counts"]["games"], before["counts"]["games"]);
     // Ids out of range are told, not a 500.
     let res = anyone
         .get(app.url(&format!("/api/v1/leagues/{league}/players/0/season")))

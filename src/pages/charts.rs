@@ -899,4 +899,94 @@ mod tests {
         assert_eq!(shortened("June Kowalski", 11), "June Kowal…");
         assert_eq!(shortened("Ann", 11), "Ann");
     }
+
+    #[test]
+    fn columns_draw_every_value_either_side_of_zero_and_labels_stay_inside() {
+        let periods: Vec<String> = (1..=12).map(|n| format!("Night {n}")).collect();
+        let values: Vec<i64> = (0..12)
+            .map(|i| if i % 3 == 0 { -40 } else { i * 25 })
+            .collect();
+        let f = columns_figure(
+            "p",
+            "Points".into(),
+            "said".into(),
+            &periods,
+            &values,
+            ["Night", "Points"],
+            None,
+        );
+        assert_eq!(f.marks, 12);
+        let bars: Vec<&Shape> = f
+            .shapes
+            .iter()
+            .filter(|s| s.class.contains("mark"))
+            .collect();
+        assert_eq!(bars.len(), 12);
+        assert_eq!(bars.iter().filter(|s| s.class.contains("below")).count(), 4);
+        // The axis's labels: none past either edge, none on another.
+        let axis: Vec<&Text> = f.texts.iter().filter(|t| t.y > 180.0).collect();
+        assert!(axis.len() >= 2 && axis.len() < 12, "{axis:?}");
+        for t in &axis {
+            let half = t.text.chars().count() as f64 * 9.5 / 2.0;
+            assert!(t.x - half >= 0.0 && t.x + half <= f.width, "{t:?}");
+        }
+        for w in axis.windows(2) {
+            assert!(w[1].x - w[0].x >= 7.0 * 9.5, "{w:?}");
+        }
+        assert_eq!(f.table.rows.len(), 12);
+        assert_eq!(
+            f.table.rows[0],
+            vec!["Night 1".to_string(), "-40".to_string()]
+        );
+        // A guide at the lowest value says it with a minus sign.
+        assert!(f.texts.iter().any(|t| t.text == "−40"), "{:?}", f.texts);
+    }
+
+    #[test]
+    fn a_place_line_puts_first_at_the_top_and_breaks_where_unranked() {
+        let periods: Vec<String> = (1..=4).map(|n| format!("Night {n}")).collect();
+        let f = line_figure(
+            "r",
+            "Place".into(),
+            "said".into(),
+            &periods,
+            &[Some(5.0), None, Some(1.0), Some(3.0)],
+            ["Night", "Place"],
+            true,
+        );
+        assert_eq!(f.marks, 3);
+        let dot_y = |i: usize| {
+            let d = &f
+                .shapes
+                .iter()
+                .filter(|s| s.tag == "path")
+                .nth(i)
+                .unwrap()
+                .attrs;
+            d.split(',')
+                .nth(1)
+                .unwrap()
+                .split(|c: char| c.is_alphabetic())
+                .next()
+                .unwrap()
+                .parse::<f64>()
+                .unwrap()
+        };
+        // 1st is drawn above 3rd, 3rd above 5th.
+        assert!(dot_y(1) < dot_y(2) && dot_y(2) < dot_y(0));
+        // One unbroken run of two values: one polyline.
+        assert_eq!(f.shapes.iter().filter(|s| s.tag == "polyline").count(), 1);
+        assert_eq!(f.table.rows[1][1], "–");
+        assert_eq!(f.table.rows[2][1], "1st");
+        assert!(f.texts.iter().any(|t| t.text == "5th"));
+    }
+
+    #[test]
+    fn markers_differ_in_shape() {
+        let shapes: Vec<String> = (0..MARKERS).map(|k| marker(k, 0.0, 0.0)).collect();
+        let mut seen = shapes.clone();
+        seen.sort();
+        seen.dedup();
+        assert_eq!(seen.len(), MARKERS);
+    }
 }

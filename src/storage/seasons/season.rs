@@ -29,8 +29,13 @@ pub struct SeasonGame {
 }
 
 /// Every counted game of league `league_id` (recorded, not a redeal, not waiting for its
-/// players), in the order of their nights and then the order they were counted.
-pub async fn games(pool: &PgPool, league_id: i64) -> sqlx::Result<Vec<SeasonGame>> {
+/// players) counted after `after` in the standings order (0: all of them), in the order of their
+/// nights and then the order they were counted.
+pub async fn games(
+    db: impl sqlx::PgExecutor<'_>,
+    league_id: i64,
+    after: i64,
+) -> sqlx::Result<Vec<SeasonGame>> {
     let sql = format!(
         "SELECT g.id, g.standings_order, n.id AS night_id, n.number AS night_number, n.night_date, \
            t.id AS table_id, g.east_player, g.outcome, g.line_id, g.winner, g.discarder, g.won_by, \
@@ -38,13 +43,39 @@ pub async fn games(pool: &PgPool, league_id: i64) -> sqlx::Result<Vec<SeasonGame
            array_agg(s.player_id ORDER BY array_position(ARRAY['E','S','W','N'], s.seat)) AS players, \
            array_agg(s.score ORDER BY array_position(ARRAY['E','S','W','N'], s.seat)) AS scores, \
            array_agg(s.dead ORDER BY array_position(ARRAY['E','S','W','N'], s.seat)) AS dead \
-         FROM games g JOIN game_scores s ON s.game_id = g.id {LEAGUE_GAMES} \
+         FROM games g JOIN game_scores s ON s.game_id = g.id {LEAGUE_GAMES} AND g.standings_order > $2 \
          GROUP BY g.id, n.id, t.id ORDER BY n.number, g.standings_order"
     );
     sqlx::query_as(sqlx::AssertSqlSafe(sql))
         .bind(league_id)
-        .fetch_all(pool)
+        .bind(after)
+        .fetch_all(db)
         .await
+}
+
+/// What the league's counted games up to `upto` in the standings order look like from afar:
+/// how many there are, and when the last of them was written (a correction, a confirmation or a
+/// void of one of them changes one or the other). The games held in memory are those of a
+/// read that found the same.
+#[derive(Debug, Clone, Copy, PartialEq, sqlx::FromRow)]
+pub struct Held {
+    pub count: i64,
+    pub written: Option<chrono::DateTime<chrono::Utc>>,
+}
+
+/// `Held` of league `league_id` up to `upto` in the standings order (every game written, voided
+/// ones too, for `written`).
+pub async fn held(db: impl sqlx::PgExecutor<'_>, league_id: i64, upto: i64) -> sqlx::Result<Held> {
+    sqlx::query_as(
+        "SELECT count(*) FILTER (WHERE g.status = 'recorded' AND g.outcome <> 'redeal' AND NOT g.awaiting) AS count, \
+                max(g.updated_at) AS written \
+         FROM games g JOIN night_tables t ON t.id = g.table_id JOIN nights n ON n.id = t.night_id \
+         WHERE n.league_id = $1 AND g.standings_order <= $2",
+    )
+    .bind(league_id)
+    .bind(upto)
+    .fetch_one(db)
+    .await
 }
 
 /// The names of these players (id, name).
@@ -66,4 +97,48 @@ pub async fn names_in_club(
         .bind(club_id)
         .fetch_all(pool)
         .await
+}
+
+/// What `read` found: whether the games held before may be kept (`kept`), the games to add to
+/// them (or all of them), the last game now in the standings order, and how the games up to it
+/// look.
+pub struct Read {
+    pub kept: bool,
+    pub games: Vec<SeasonGame>,
+    pub last: i64,
+    pub held: Held,
+}
+
+/// The league's counted games in one snapshot: given the last game held before and how the
+/// games up to it looked (`before`), only the games after it when they look the same; else
+/// every game.
+pub async fn read(
+    pool: &PgPool,
+    league_id: i64,
+    before: Option<(i64, Held)>,
+) -> sqlx::Result<Read> {
+    let mut tx = pool.begin().await?;
+    sqlx::query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+        .execute(&mut *tx)
+        .await?;
+    let mut after = 0;
+    if let Some((last, was)) = before
+        && held(&mut *tx, league_id, last).await? == was
+    {
+        after = last;
+    }
+    let games = games(&mut *tx, league_id, after).await?;
+    let last = games
+        .iter()
+        .map(|g| g.standings_order)
+        .max()
+        .unwrap_or(after);
+    let now = held(&mut *tx, league_id, last).await?;
+    tx.commit().await?;
+    Ok(Read {
+        kept: after > 0,
+        games,
+        last,
+        held: now,
+    })
 }

@@ -1,306 +1,48 @@
-//! A league's season as numbers, for a player's page and the league's: counts, night by night
-//! (week by week in open play) with the rank and rating after each, wins by section and line of
-//! the card, head-to-head, how games ended, East's share, attendance. Worked out from the
-//! games the standings count (`storage::seasons::season`), once per league and standings
-//! revision, and kept (`AppState::memo`): a new game, a correction or a void moves the revision
-//! and the next read works it out again.
+//! A league's season worked out from its counted games: the periods, each player's numbers
+//! and place and rating after each period (the board as the standings rank it, on the games up
+//! to then), and the league's own numbers.
 
 use std::collections::HashMap;
-use std::sync::Arc;
 
-use serde::Serialize;
-use utoipa::ToSchema;
-
+use super::{
+    Attendance, Counts, East, How, LeagueSeason, LineWins, Opponent, Period, PlayerRef,
+    PlayerSeason, SectionWins,
+};
 use crate::domain::seasons::standings::counting_of;
-use crate::domain::{AppState, Caller, Error, Need, Result};
 use crate::rules::Card;
 use crate::standings::{self, Board, Line, MatchScore, week_of, week_words};
-use crate::storage::history::imports;
-use crate::storage::people::clubs::Club;
 use crate::storage::seasons::leagues::League;
-use crate::storage::seasons::season::{self as stored, SeasonGame};
-
-/// A player as the documents name one.
-#[derive(Debug, Clone, Serialize, ToSchema, PartialEq)]
-pub struct PlayerRef {
-    #[schema(example = 12)]
-    pub id: i64,
-    #[schema(example = "Edie Fong")]
-    pub name: String,
-}
-
-/// What a player's counted games add up to.
-#[derive(Debug, Clone, Default, Serialize, ToSchema, PartialEq)]
-pub struct Counts {
-    #[schema(example = 24)]
-    pub games: i64,
-    #[schema(example = 7)]
-    pub wins: i64,
-    /// Wins on a tile she drew herself (heavenly and earthly hands among them, as the
-    /// standings count them).
-    #[schema(example = 2)]
-    pub self_picks: i64,
-    /// Wins on another player's discard: `wins − self_picks`.
-    #[schema(example = 5)]
-    pub discard_wins: i64,
-    #[schema(example = 1)]
-    pub jokerless_wins: i64,
-    /// Times her discard was the winning tile.
-    #[schema(example = 3)]
-    pub deal_ins: i64,
-    /// Games in which her hand was called dead.
-    #[schema(example = 1)]
-    pub dead_hands: i64,
-    /// Games she played that ended in a wall game.
-    #[schema(example = 2)]
-    pub wall_games: i64,
-    #[schema(example = 240)]
-    pub points: i64,
-}
-
-/// One night of a weekly league (one calendar week in open play) of a player's season.
-#[derive(Debug, Clone, Serialize, ToSchema, PartialEq)]
-pub struct Period {
-    /// The night's id; null for a week of open play.
-    #[schema(required = true, example = 31)]
-    pub night: Option<i64>,
-    /// The night's date; for a week, its Monday (on the club's clock).
-    #[schema(example = "2026-12-01")]
-    pub date: chrono::NaiveDate,
-    /// What the period is called: "Night 3", or the week "Nov 30–Dec 6".
-    #[schema(example = "Night 3")]
-    pub label: String,
-    /// Her counted games in it (0: she did not play).
-    #[schema(example = 4)]
-    pub games: i64,
-    #[schema(example = 2)]
-    pub wins: i64,
-    /// Her points in it.
-    #[schema(example = 75)]
-    pub points: i64,
-    /// Her points from the season's start to its end (games only; what was carried in is not
-    /// among them).
-    #[schema(example = 240)]
-    pub total: i64,
-    /// Her place on the league's board after it (ties shared); null while the board does not
-    /// rank her (an average board's minimum of games).
-    #[schema(required = true, example = 3)]
-    pub rank: Option<u32>,
-    /// Her rating (μ − 3σ, as the standings show it) after the games of this period and those
-    /// before it.
-    #[schema(example = 4.21)]
-    pub rating: f64,
-}
-
-/// Wins with one line of the card.
-#[derive(Debug, Clone, Serialize, ToSchema, PartialEq)]
-pub struct LineWins {
-    /// The line's id on the card.
-    #[schema(example = "2468#1")]
-    pub line: String,
-    /// As the printed card says it: "2468 · line 1".
-    #[schema(example = "2468 · line 1")]
-    pub name: String,
-    #[schema(example = 2)]
-    pub wins: i64,
-}
-
-/// Wins with one section of the card, and its lines.
-#[derive(Debug, Clone, Serialize, ToSchema, PartialEq)]
-pub struct SectionWins {
-    /// The section as printed ("2468"); lines the card no longer has are under "Other lines".
-    #[schema(example = "2468")]
-    pub section: String,
-    #[schema(example = 3)]
-    pub wins: i64,
-    pub lines: Vec<LineWins>,
-}
-
-/// A player she shared a table with.
-#[derive(Debug, Clone, Serialize, ToSchema, PartialEq)]
-pub struct Opponent {
-    pub player: PlayerRef,
-    /// Counted games they played together.
-    #[schema(example = 8)]
-    pub games: i64,
-    /// Of those, games she scored more in.
-    #[schema(example = 5)]
-    pub ahead: i64,
-    /// Games she scored less in (the rest were level).
-    #[schema(example = 2)]
-    pub behind: i64,
-}
-
-/// A player's season in a league.
-#[derive(Debug, Clone, Serialize, ToSchema, PartialEq)]
-pub struct PlayerSeason {
-    #[schema(example = 1)]
-    pub league: i64,
-    pub player: PlayerRef,
-    /// `night` (a weekly league, tournament rounds) or `week` (open play).
-    #[schema(example = "night")]
-    pub period: String,
-    /// The league's standings revision these numbers include.
-    #[schema(example = 42)]
-    pub revision: i64,
-    pub counts: Counts,
-    /// From her first night (week) on, every night (week) of the league in order, those she
-    /// missed with 0 games.
-    pub periods: Vec<Period>,
-    /// Every section of the card in the card's order, with the lines she won with.
-    pub sections: Vec<SectionWins>,
-    /// Most games together first.
-    pub opponents: Vec<Opponent>,
-}
-
-/// How the league's counted games ended.
-#[derive(Debug, Clone, Default, Serialize, ToSchema, PartialEq)]
-pub struct How {
-    #[schema(example = 40)]
-    pub self_pick: i64,
-    #[schema(example = 150)]
-    pub discard: i64,
-    #[schema(example = 22)]
-    pub wall: i64,
-}
-
-/// East's wins against the quarter of the won games a seat would win by chance.
-#[derive(Debug, Clone, Default, Serialize, ToSchema, PartialEq)]
-pub struct East {
-    /// Games with a winner.
-    #[schema(example = 190)]
-    pub won_games: i64,
-    /// Of those, won by East.
-    #[schema(example = 52)]
-    pub wins: i64,
-    /// `wins / won_games`, to three decimals (0 when no game was won).
-    #[schema(example = 0.274)]
-    pub share: f64,
-    /// What chance alone would give: a quarter.
-    #[schema(example = 0.25)]
-    pub expected: f64,
-}
-
-/// Who came to one night (one week in open play).
-#[derive(Debug, Clone, Serialize, ToSchema, PartialEq)]
-pub struct Attendance {
-    /// The night's id; null for a week of open play.
-    #[schema(required = true, example = 31)]
-    pub night: Option<i64>,
-    #[schema(example = "2026-12-01")]
-    pub date: chrono::NaiveDate,
-    #[schema(example = "Night 3")]
-    pub label: String,
-    /// Players with a counted game in it.
-    #[schema(example = 16)]
-    pub players: i64,
-    /// Tables with a counted game in it.
-    #[schema(example = 4)]
-    pub tables: i64,
-}
-
-/// A league's season.
-#[derive(Debug, Clone, Serialize, ToSchema, PartialEq)]
-pub struct LeagueSeason {
-    #[schema(example = 1)]
-    pub league: i64,
-    /// `night` or `week` (open play).
-    #[schema(example = "night")]
-    pub period: String,
-    #[schema(example = 42)]
-    pub revision: i64,
-    /// Counted games.
-    #[schema(example = 212)]
-    pub games: i64,
-    /// Nights (matches, in open play) with a counted game.
-    #[schema(example = 9)]
-    pub nights: i64,
-    /// Players with a counted game.
-    #[schema(example = 18)]
-    pub players: i64,
-    /// Every section of the card in the card's order, each with every line (those never won
-    /// with 0 wins).
-    pub sections: Vec<SectionWins>,
-    pub how: How,
-    pub east: East,
-    pub attendance: Vec<Attendance>,
-}
+use crate::storage::seasons::season::SeasonGame;
 
 /// One period of the league: a night, or a week of open play.
 #[derive(Debug, Clone)]
-struct PeriodInfo {
-    night: Option<i64>,
-    date: chrono::NaiveDate,
-    label: String,
+pub(super) struct PeriodInfo {
+    pub(super) night: Option<i64>,
+    pub(super) date: chrono::NaiveDate,
+    pub(super) label: String,
 }
 
 /// One player's numbers, kept for the league.
 #[derive(Debug, Clone, Default)]
-struct Kept {
-    counts: Counts,
+pub(super) struct Kept {
+    pub(super) counts: Counts,
     /// The first period she played.
-    first: Option<usize>,
+    pub(super) first: Option<usize>,
     /// (games, wins, points, rank, rating) per period of the league, every period.
-    periods: Vec<(i64, i64, i64, Option<u32>, f64)>,
+    pub(super) periods: Vec<(i64, i64, i64, Option<u32>, f64)>,
     /// Line id → wins.
-    lines: HashMap<String, i64>,
+    pub(super) lines: HashMap<String, i64>,
     /// Opponent → (games, ahead, behind).
-    opponents: HashMap<i64, (i64, i64, i64)>,
+    pub(super) opponents: HashMap<i64, (i64, i64, i64)>,
 }
 
 /// A league's season worked out, kept per league and stamp.
 pub struct Season {
-    periods: Vec<PeriodInfo>,
-    players: HashMap<i64, Kept>,
+    pub(super) periods: Vec<PeriodInfo>,
+    pub(super) players: HashMap<i64, Kept>,
     /// The card's sections, each with its lines (id, name), in the card's order.
-    card: Vec<(String, Vec<(String, String)>)>,
-    league: LeagueSeason,
-}
-
-/// The stamp a season is kept under: the league's revision and its card.
-fn stamp_of(league: &League) -> u64 {
-    let card = crate::domain::seasons::leagues::card_name(league);
-    xxhash_rust::xxh3::xxh3_64(format!("{}|{card}|{}", league.revision, league.board).as_bytes())
-}
-
-/// The league's season, worked out or kept.
-async fn season(state: &AppState, league: &League) -> Result<Arc<Season>> {
-    let stamp = stamp_of(league);
-    if let Some(kept) = state.memo.get::<Season>(league.id, stamp) {
-        return Ok(kept);
-    }
-    let games = stored::games(&state.db, league.id).await?;
-    let mut ids: Vec<i64> = games.iter().flat_map(|g| g.players.clone()).collect();
-    ids.sort_unstable();
-    ids.dedup();
-    let names: HashMap<i64, String> = stored::names(&state.db, &ids).await?.into_iter().collect();
-    let carried: HashMap<i64, standings::Carried> = if league.carried_in {
-        imports::balances(&state.db, league.id)
-            .await?
-            .into_iter()
-            .map(|b| {
-                let c = standings::Carried {
-                    points: b.points,
-                    games: b.games,
-                    wins: b.wins,
-                };
-                (b.player_id, c)
-            })
-            .collect()
-    } else {
-        HashMap::new()
-    };
-    let card = crate::domain::seasons::leagues::card(state, league).await?;
-    let input = Input {
-        league,
-        games: &games,
-        names: &names,
-        carried: &carried,
-        card: &card,
-    };
-    let worked = Arc::new(work_out(&input));
-    state.memo.put(league.id, stamp, worked.clone());
-    Ok(worked)
+    pub(super) card: Vec<(String, Vec<(String, String)>)>,
+    pub(super) league: LeagueSeason,
 }
 
 /// What a season is worked out from.
@@ -801,7 +543,7 @@ fn period_word(league: &League) -> &'static str {
 impl Season {
     /// One player's season (zeros and empty lists for a player with no counted game), with
     /// her opponents' names from `names`.
-    fn player(
+    pub fn player(
         &self,
         league: &League,
         player: PlayerRef,
@@ -871,198 +613,10 @@ impl Season {
     }
 
     /// The players' ids with counted games.
-    fn opponents_of(&self, player: i64) -> Vec<i64> {
+    pub(super) fn opponents_of(&self, player: i64) -> Vec<i64> {
         self.players
             .get(&player)
             .map(|k| k.opponents.keys().copied().collect())
             .unwrap_or_default()
-    }
-}
-
-/// A player's season in a league: the league read as its standings are (public, or members
-/// only), the player one of the league's club's.
-pub async fn player_season(
-    state: &AppState,
-    caller: &Caller,
-    league_id: i64,
-    player_id: i64,
-) -> Result<PlayerSeason> {
-    Ok(player_season_in(state, caller, league_id, player_id)
-        .await?
-        .2)
-}
-
-/// As `player_season`, with the league and its club (for the page).
-pub async fn player_season_in(
-    state: &AppState,
-    caller: &Caller,
-    league_id: i64,
-    player_id: i64,
-) -> Result<(League, Club, PlayerSeason)> {
-    let (league, club) = caller.league(state, league_id, Need::Read).await?;
-    let season = season(state, &league).await?;
-    let mut ids = season.opponents_of(player_id);
-    ids.push(player_id);
-    let names: HashMap<i64, String> = stored::names_in_club(&state.db, league.club_id, &ids)
-        .await?
-        .into_iter()
-        .collect();
-    let name = names.get(&player_id).cloned().ok_or_else(|| {
-        Error::NotFound(format!(
-            "no player {player_id} in the club of league {league_id}"
-        ))
-    })?;
-    let player = PlayerRef {
-        id: player_id,
-        name,
-    };
-    let doc = season.player(&league, player, &names);
-    Ok((league, club, doc))
-}
-
-/// The league's season, read as its standings are.
-pub async fn league_season(
-    state: &AppState,
-    caller: &Caller,
-    league_id: i64,
-) -> Result<LeagueSeason> {
-    let (league, _) = caller.league(state, league_id, Need::Read).await?;
-    Ok(season(state, &league).await?.league.clone())
-}
-
-/// The league's season for its page: with the league, its club, the periods' names, and the
-/// points period by period of the `top` players with the most points.
-pub struct SeasonPage {
-    pub league: League,
-    pub club: Club,
-    pub season: LeagueSeason,
-    pub periods: Vec<String>,
-    pub leaders: Vec<(PlayerRef, Vec<i64>)>,
-}
-
-/// The league's season and its leaders, for its page.
-pub async fn league_season_page(
-    state: &AppState,
-    caller: &Caller,
-    league_id: i64,
-    top: usize,
-) -> Result<SeasonPage> {
-    let (league, club) = caller.league(state, league_id, Need::Read).await?;
-    let season = season(state, &league).await?;
-    let mut best: Vec<(i64, i64)> = season
-        .players
-        .iter()
-        .map(|(id, k)| (*id, k.counts.points))
-        .collect();
-    best.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-    best.truncate(top);
-    let ids: Vec<i64> = best.iter().map(|b| b.0).collect();
-    let names: HashMap<i64, String> = stored::names(&state.db, &ids).await?.into_iter().collect();
-    let leaders = best
-        .iter()
-        .map(|(id, _)| {
-            let points = season.players[id].periods.iter().map(|p| p.2).collect();
-            let name = names
-                .get(id)
-                .cloned()
-                .unwrap_or_else(|| format!("Player {id}"));
-            (PlayerRef { id: *id, name }, points)
-        })
-        .collect();
-    Ok(SeasonPage {
-        periods: season.periods.iter().map(|p| p.label.clone()).collect(),
-        season: season.league.clone(),
-        leaders,
-        league,
-        club,
-    })
-}
-
-/// How each player's night went, in one line for the results mail: "2 wins of 4, +75, up to
-/// 3rd" (player → line), from the season as it stands (the night's place in the league's
-/// nights; a later night already counted does not change this night's line).
-pub async fn night_lines(
-    state: &AppState,
-    league: &League,
-    night_id: i64,
-) -> Result<HashMap<i64, String>> {
-    let season = season(state, league).await?;
-    let Some(at) = season
-        .periods
-        .iter()
-        .position(|p| p.night == Some(night_id))
-    else {
-        return Ok(HashMap::new());
-    };
-    Ok(season
-        .players
-        .iter()
-        .filter_map(|(id, k)| {
-            let &(games, wins, points, rank, _) = k.periods.get(at)?;
-            if games == 0 {
-                return None;
-            }
-            let before = at
-                .checked_sub(1)
-                .and_then(|b| k.periods.get(b))
-                .and_then(|p| p.3);
-            Some((*id, night_line(games, wins, points, before, rank)))
-        })
-        .collect())
-}
-
-/// "2 wins of 4, +75, up to 3rd"; "1 win of 4, −40, down to 6th"; "0 wins of 4, 0, still
-/// 2nd"; on her first night "… , 5th".
-pub fn night_line(
-    games: i64,
-    wins: i64,
-    points: i64,
-    before: Option<u32>,
-    after: Option<u32>,
-) -> String {
-    let signed = match points.cmp(&0) {
-        std::cmp::Ordering::Greater => format!("+{points}"),
-        std::cmp::Ordering::Less => format!("−{}", points.unsigned_abs()),
-        std::cmp::Ordering::Equal => "0".into(),
-    };
-    let place = match (before, after) {
-        (_, None) => "not ranked yet".to_string(),
-        (Some(b), Some(a)) if a < b => format!("up to {}", crate::domain::ordinal(a as usize)),
-        (Some(b), Some(a)) if a > b => format!("down to {}", crate::domain::ordinal(a as usize)),
-        (Some(_), Some(a)) => format!("still {}", crate::domain::ordinal(a as usize)),
-        (None, Some(a)) => crate::domain::ordinal(a as usize),
-    };
-    format!(
-        "{} of {games}, {signed}, {place}",
-        crate::domain::count(wins, "win")
-    )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::night_line;
-
-    #[test]
-    fn a_night_in_one_line() {
-        assert_eq!(
-            night_line(4, 2, 75, Some(5), Some(3)),
-            "2 wins of 4, +75, up to 3rd"
-        );
-        assert_eq!(
-            night_line(4, 1, -40, Some(2), Some(6)),
-            "1 win of 4, −40, down to 6th"
-        );
-        assert_eq!(
-            night_line(3, 0, 0, Some(2), Some(2)),
-            "0 wins of 3, 0, still 2nd"
-        );
-        assert_eq!(
-            night_line(4, 1, 10, None, Some(11)),
-            "1 win of 4, +10, 11th"
-        );
-        assert_eq!(
-            night_line(2, 0, -5, Some(4), None),
-            "0 wins of 2, −5, not ranked yet"
-        );
     }
 }
