@@ -18,7 +18,7 @@ fi
 cp scripts/paint.mjs "$DEST/paint.mjs"
 
 scripts/ensure-postgres.sh
-cargo build --release --quiet --bins
+cargo build --release --quiet --bins --examples
 BIN=target/release/mahjong-league
 source scripts/throwaway-service.sh
 SERVE_FLAGS="--api-rate-limit 0" start_throwaway_service "$BIN" paint
@@ -61,7 +61,7 @@ CROSS JOIN LATERAL (SELECT CASE WHEN g.jokerless THEN 2 ELSE 1 END AS m) j;
 UPDATE leagues SET revision = revision + 1, standings_stale = true WHERE id = $LEAGUE;
 VACUUM (ANALYZE);
 SQL
-PLAYER="$(psql -At "$DB_URL" -c "SELECT min(id) FROM players p JOIN clubs c ON c.id = p.club_id WHERE c.slug = 'paint'")"
+PLAYER="$(psql -At "$DB_URL" -c "SELECT min(p.id) FROM players p JOIN clubs c ON c.id = p.club_id WHERE c.slug = 'paint'")"
 echo "her games: $(psql -At "$DB_URL" -c "SELECT count(*) FROM game_scores WHERE player_id = $PLAYER")"
 # The standings and the season worked out once, as after any game (a first read pays for it).
 curl -fs "$BASE/api/v1/leagues/$LEAGUE/standings" -o /dev/null

@@ -129,6 +129,8 @@ const MEMO_LEAGUES: usize = 64;
 #[derive(Default)]
 pub struct Memo {
     kept: std::sync::Mutex<MemoEntries>,
+    /// One working-out at a time per league: the others wait for it and take what it kept.
+    flights: std::sync::Mutex<std::collections::HashMap<i64, Arc<tokio::sync::Mutex<()>>>>,
 }
 
 type MemoEntries = std::collections::HashMap<i64, (u64, u64, Arc<dyn std::any::Any + Send + Sync>)>;
@@ -144,6 +146,15 @@ impl Memo {
         }
         entry.1 = tick;
         entry.2.clone().downcast::<T>().ok()
+    }
+
+    /// The league's lock for working its document out (held by one request at a time).
+    pub fn flight(&self, league: i64) -> Arc<tokio::sync::Mutex<()>> {
+        let mut flights = self.flights.lock().unwrap_or_else(|e| e.into_inner());
+        if flights.len() > 4 * MEMO_LEAGUES {
+            flights.retain(|_, f| Arc::strong_count(f) > 1);
+        }
+        flights.entry(league).or_default().clone()
     }
 
     /// The league's document of type `T` under whatever stamp it was kept, with that stamp.

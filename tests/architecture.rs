@@ -716,3 +716,73 @@ fn the_checker_reads_past_a_test_module() {
     assert_eq!(wrong.len(), 1, "{wrong:?}");
     assert!(wrong[0].contains("an area above it"), "{wrong:?}");
 }
+
+/// The most lines a file in `src/` may hold, leaving out its `#[cfg(test)]` items: a reader
+/// looking for one step should not have to scroll through a thousand lines of others.
+const MOST_FILE_LINES: usize = 1000;
+
+/// How many lines of a file are not in a `#[cfg(test)]` item.
+fn lines_besides_tests(text: &str) -> usize {
+    let parsed = syn::parse_file(text).unwrap_or_else(|e| panic!("a file that parses: {e}"));
+    let mut tests = TestItems { lines: Vec::new() };
+    syn::visit::Visit::visit_file(&mut tests, &parsed);
+    let in_tests: usize = tests.lines.iter().map(|(a, b)| b - a + 1).sum();
+    text.lines().count() - in_tests
+}
+
+/// The files over `MOST_FILE_LINES`, with how many lines they hold besides their tests.
+fn long_files(files: &[(PathBuf, String)]) -> Vec<String> {
+    files
+        .iter()
+        .filter_map(|(file, text)| {
+            let n = lines_besides_tests(text);
+            (n > MOST_FILE_LINES)
+                .then(|| format!("{} ({n} lines besides its tests)", file.display()))
+        })
+        .collect()
+}
+
+#[test]
+fn no_file_runs_past_a_thousand_lines_besides_its_tests() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let texts: Vec<(PathBuf, String)> = files
+        .into_iter()
+        .map(|f| {
+            let t = std::fs::read_to_string(&f).unwrap();
+            (f, t)
+        })
+        .collect();
+    let wrong = long_files(&texts);
+    assert!(
+        wrong.is_empty(),
+        "files over {MOST_FILE_LINES} lines (split them by what they own):\n{}",
+        wrong.join("\n")
+    );
+}
+
+#[test]
+fn the_checker_refuses_a_file_of_a_thousand_and_one_lines_and_leaves_out_its_tests() {
+    let line = "const _: u8 = 0;\n";
+    let tests = format!("#[cfg(test)]\nmod tests {{\n{}}}\n", line.repeat(500));
+    let files = vec![
+        (
+            PathBuf::from("fits.rs"),
+            format!("{}{tests}", line.repeat(1000)),
+        ),
+        (PathBuf::from("too_long.rs"), line.repeat(1001)),
+        (
+            PathBuf::from("tests_between.rs"),
+            format!("{}{tests}{}", line.repeat(600), line.repeat(401)),
+        ),
+    ];
+    let wrong = long_files(&files);
+    assert_eq!(
+        wrong,
+        [
+            "too_long.rs (1001 lines besides its tests)",
+            "tests_between.rs (1001 lines besides its tests)"
+        ]
+    );
+}

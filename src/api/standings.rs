@@ -1,6 +1,6 @@
 //! Standings and CSV exports of a league (public leagues: no login needed).
 
-use actix_web::http::header::{ACCEPT_ENCODING, CONTENT_DISPOSITION, CONTENT_ENCODING, ETAG, VARY};
+use actix_web::http::header::{CONTENT_DISPOSITION, CONTENT_ENCODING, ETAG, VARY};
 use actix_web::{HttpRequest, HttpResponse, get, web};
 
 use crate::domain::seasons::results::{self as final_results, ResultsView};
@@ -21,7 +21,7 @@ pub async fn show(
     id: web::Path<i64>,
 ) -> Result<HttpResponse, AppError> {
     let body = standings::show(&state, &caller, *id).await?;
-    let gzip = takes_gzip(&req);
+    let gzip = crate::http::client::takes_gzip(&req);
     let gzip_tag = body.gzip_tag();
     // Either form's tag names these standings.
     let matches = crate::api::none_match(&req, &[&body.tag, &gzip_tag]);
@@ -43,33 +43,6 @@ pub async fn show(
         return Ok(answer.body(body.gzipped()));
     }
     Ok(answer.body(body.json))
-}
-
-/// Whether `Accept-Encoding` takes gzip (named, or `*`, with a weight above 0).
-fn takes_gzip(req: &HttpRequest) -> bool {
-    let Some(accept) = req
-        .headers()
-        .get(ACCEPT_ENCODING)
-        .and_then(|v| v.to_str().ok())
-    else {
-        return false;
-    };
-    let mut gzip = None;
-    let mut any = None;
-    for item in accept.split(',') {
-        let mut parts = item.split(';').map(str::trim);
-        let coding = parts.next().unwrap_or("");
-        let weight = parts
-            .find_map(|p| p.strip_prefix("q=").or_else(|| p.strip_prefix("Q=")))
-            .map_or(Some(1.0), |q| q.trim().parse::<f32>().ok());
-        let Some(weight) = weight else { continue };
-        if coding.eq_ignore_ascii_case("gzip") || coding.eq_ignore_ascii_case("x-gzip") {
-            gzip = Some(weight);
-        } else if coding == "*" {
-            any = Some(weight);
-        }
-    }
-    gzip.or(any).is_some_and(|w| w > 0.0)
 }
 
 fn csv_response(csv: Csv) -> HttpResponse {

@@ -103,6 +103,33 @@ pub fn base_url(req: &HttpRequest) -> String {
     format!("{}://{}", scheme(req), host(req))
 }
 
+/// Whether `Accept-Encoding` takes gzip (named, or `*`, with a weight above 0).
+pub fn takes_gzip(req: &HttpRequest) -> bool {
+    let Some(accept) = req
+        .headers()
+        .get(actix_web::http::header::ACCEPT_ENCODING)
+        .and_then(|v| v.to_str().ok())
+    else {
+        return false;
+    };
+    let mut gzip = None;
+    let mut any = None;
+    for item in accept.split(',') {
+        let mut parts = item.split(';').map(str::trim);
+        let coding = parts.next().unwrap_or("");
+        let weight = parts
+            .find_map(|p| p.strip_prefix("q=").or_else(|| p.strip_prefix("Q=")))
+            .map_or(Some(1.0), |q| q.trim().parse::<f32>().ok());
+        let Some(weight) = weight else { continue };
+        if coding.eq_ignore_ascii_case("gzip") || coding.eq_ignore_ascii_case("x-gzip") {
+            gzip = Some(weight);
+        } else if coding == "*" {
+            any = Some(weight);
+        }
+    }
+    gzip.or(any).is_some_and(|w| w > 0.0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

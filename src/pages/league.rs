@@ -5,7 +5,7 @@ use askama::Template;
 use chrono::NaiveDate;
 use serde::Deserialize;
 
-use super::charts::{Chart, chart};
+use super::pictures::charts::{self, Chart, chart};
 use super::view::LeagueFields;
 use super::{Ctx, Page, Posted, after};
 use crate::domain::people::clubs::Club;
@@ -391,7 +391,7 @@ fn league_figure(c: &Chart, by_week: bool, first_period: &str, league: &League) 
     if !lines {
         f.table.head = vec!["Player".into(), "Points".into()];
     }
-    super::charts::html(&f)
+    charts::html(&f)
 }
 
 /// The chart's legend in standings order, each player with place and the figure the board

@@ -64,6 +64,20 @@ fn points(n: i64) -> String {
     format!("{n} {}", if n.abs() == 1 { "point" } else { "points" })
 }
 
+/// Each player's games and points on the night (voided games aside): player → (points,
+/// games). A player has one score row per game.
+async fn points_that_night(state: &AppState, night_id: i64) -> Result<HashMap<i64, (i64, usize)>> {
+    let mut night_points: HashMap<i64, (i64, usize)> = HashMap::new();
+    for s in games::night_scores(&state.db, night_id).await? {
+        if s.status != "voided" {
+            let entry = night_points.entry(s.player_id).or_insert((0, 0));
+            entry.0 += s.score;
+            entry.1 += 1;
+        }
+    }
+    Ok(night_points)
+}
+
 /// Writes the mail of the next closed night waiting for it: whether there was one.
 pub async fn write_next(state: &AppState) -> Result<bool> {
     let mut tx = state.db.begin().await?;
@@ -82,16 +96,7 @@ pub async fn write_next(state: &AppState) -> Result<bool> {
         tx.commit().await?;
         return Ok(true);
     };
-    // Each player's games and points that night (voided games aside), and their place by points.
-    // A player has one score row per game.
-    let mut night_points: HashMap<i64, (i64, usize)> = HashMap::new();
-    for s in games::night_scores(&state.db, night_id).await? {
-        if s.status != "voided" {
-            let entry = night_points.entry(s.player_id).or_insert((0, 0));
-            entry.0 += s.score;
-            entry.1 += 1;
-        }
-    }
+    let night_points = points_that_night(state, night_id).await?;
     let place_of = |player: i64| -> (usize, bool) {
         let mine = night_points.get(&player).map_or(0, |p| p.0);
         let above = night_points.values().filter(|p| p.0 > mine).count();

@@ -265,6 +265,12 @@ async fn season(state: &AppState, league: &League) -> Result<Arc<Season>> {
     if let Some(kept) = state.memo.get::<Kept>(league.id, stamp) {
         return Ok(kept.season.clone());
     }
+    // One request works it out; the others wait and take it.
+    let flight = state.memo.flight(league.id);
+    let _flying = flight.lock().await;
+    if let Some(kept) = state.memo.get::<Kept>(league.id, stamp) {
+        return Ok(kept.season.clone());
+    }
     let base = base_of(league);
     let before = state
         .memo
@@ -283,10 +289,11 @@ async fn season(state: &AppState, league: &League) -> Result<Arc<Season>> {
     };
     games.extend(read.games);
     let (last, held) = (read.last, read.held);
-    let season = Arc::new(work_out_read(state, league, &games).await?);
+    let games = Arc::new(games);
+    let season = Arc::new(work_out_read(state, league, games.clone()).await?);
     let kept = Kept {
         season: season.clone(),
-        games: Arc::new(games),
+        games,
         base,
         last,
         held,
@@ -296,7 +303,11 @@ async fn season(state: &AppState, league: &League) -> Result<Arc<Season>> {
 }
 
 /// Works the season out from `games`, with the names, balances and card read for it.
-async fn work_out_read(state: &AppState, league: &League, games: &[SeasonGame]) -> Result<Season> {
+async fn work_out_read(
+    state: &AppState,
+    league: &League,
+    games: Arc<Vec<SeasonGame>>,
+) -> Result<Season> {
     let mut ids: Vec<i64> = games.iter().flat_map(|g| g.players.clone()).collect();
     ids.sort_unstable();
     ids.dedup();
@@ -318,14 +329,19 @@ async fn work_out_read(state: &AppState, league: &League, games: &[SeasonGame]) 
         HashMap::new()
     };
     let card = crate::domain::seasons::leagues::card(state, league).await?;
-    let input = Input {
-        league,
-        games,
-        names: &names,
-        carried: &carried,
-        card: &card,
-    };
-    Ok(work_out(&input))
+    // Tens of milliseconds for a league of thousands of games: off the request threads.
+    let league = league.clone();
+    tokio::task::spawn_blocking(move || {
+        work_out(&Input {
+            league: &league,
+            games: &games,
+            names: &names,
+            carried: &carried,
+            card: &card,
+        })
+    })
+    .await
+    .map_err(Error::internal)
 }
 
 /// A player's season in a league: the league read as its standings are (public, or members

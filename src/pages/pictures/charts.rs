@@ -691,8 +691,13 @@ fn guides(f: &mut Figure, at: &[i64], y: &impl Fn(f64) -> f64, left: f64, right:
         }
         seen.push(yy);
         f.shapes.push(line(left, yy, right, yy, "guide"));
-        f.texts
-            .push(text(left - 6.0, yy + 5.0, "end", "axis", v.to_string()));
+        f.texts.push(text(
+            left - 6.0,
+            yy + 5.0,
+            "end",
+            "axis",
+            minus(v.to_string()),
+        ));
     }
 }
 

@@ -1,16 +1,19 @@
-//! A player's season in a league and the league's season, as pictures: each chart drawn on the
-//! server (`charts`), said in a sentence with its numbers, and given as a table.
+//! The season in pictures: a player's season in a league and the league's season, each chart
+//! drawn on the server (`charts`, which lays out every chart the pages have), said in a
+//! sentence with its numbers, and given as a table.
 
 use actix_web::{HttpResponse, get, web};
 use askama::Template;
 
-use super::charts::{self, bars_figure, columns_figure, line_figure};
+pub mod charts;
+
 use super::{Ctx, Page};
+use crate::domain::people::clubs::Club;
+use crate::domain::seasons::leagues::League;
 use crate::domain::seasons::season::{self, LeagueSeason, Period, PlayerSeason};
 use crate::domain::{AppState, count, ordinal};
 use crate::error::AppError;
-use crate::storage::people::clubs::Club;
-use crate::storage::seasons::leagues::League;
+use charts::{bars_figure, columns_figure, line_figure};
 
 /// Players drawn in the league season's small multiples.
 const LEADERS: usize = 6;
