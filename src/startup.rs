@@ -95,9 +95,7 @@ impl Application {
             state.clone().into_inner(),
             mail_writers(),
         ));
-        tokio::spawn(domain::play::matches::run_sweeper(
-            state.clone().into_inner(),
-        ));
+        tokio::spawn(domain::play::open::run_sweeper(state.clone().into_inner()));
         let heartbeat = state.clone().into_inner();
         // The processes alive also give each its share of a limit while the database is away.
         tokio::spawn(async move {

@@ -530,7 +530,7 @@ fn no_files_name_each_other_in_a_circle() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let graph = module_graph(&src);
     assert!(
-        graph["domain::play::matches"].contains("domain::play::games")
+        graph["domain::play::open::disputes"].contains("domain::play::games")
             && graph["storage::play::games"].contains("storage::seasons::totals"),
         "the checker reads the uses"
     );

@@ -91,7 +91,7 @@ pub async fn amend(
     // A disputed game of an open-play match, settled by this correction: the players whose
     // word it now waits for are asked at once.
     if before.awaiting.as_deref() == Some("organizer") {
-        crate::domain::play::matches::corrected(&state, &caller, before.night.id, &before).await?;
+        crate::domain::play::open::corrected(&state, &caller, before.night.id, &before).await?;
     }
     Ok(tagged(HttpResponse::Ok(), view.version, &view))
 }

@@ -7,8 +7,8 @@ use serde::Deserialize;
 use utoipa::{IntoParams, ToSchema};
 
 use crate::api::json::{self, ValidJson};
-use crate::domain::play::matches::{
-    self, Cancel, Checks, Leave, MatchView, NewMatch, Remove, Settle,
+use crate::domain::play::open::{
+    self as matches, Cancel, Checks, Leave, MatchView, NewMatch, Remove, Settle,
 };
 use crate::domain::{AppState, Caller};
 use crate::error::AppError;

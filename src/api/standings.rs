@@ -3,8 +3,9 @@
 use actix_web::http::header::{CONTENT_DISPOSITION, CONTENT_ENCODING, ETAG, VARY};
 use actix_web::{HttpRequest, HttpResponse, get, web};
 
+use crate::domain::seasons::exports::{self, Csv};
 use crate::domain::seasons::results::{self as final_results, ResultsView};
-use crate::domain::seasons::standings::{self, Csv, StandingsView};
+use crate::domain::seasons::standings::{self, StandingsView};
 use crate::domain::{AppState, Caller};
 use crate::error::AppError;
 
@@ -64,7 +65,7 @@ pub async fn standings_csv(
     id: web::Path<i64>,
 ) -> Result<HttpResponse, AppError> {
     Ok(csv_response(
-        standings::standings_csv(&state, &caller, *id).await?,
+        exports::standings_csv(&state, &caller, *id).await?,
     ))
 }
 
@@ -77,7 +78,7 @@ pub async fn games_csv(
     id: web::Path<i64>,
 ) -> Result<HttpResponse, AppError> {
     Ok(csv_response(
-        standings::games_csv(&state, &caller, *id).await?,
+        exports::games_csv(&state, &caller, *id).await?,
     ))
 }
 

@@ -283,13 +283,8 @@ async fn amend(
         // In open play the correction ends on the match page, saying whose word the game now
         // waits for (they are asked by mail at once).
         Ok(done) if e.league.is_open_play() => {
-            match crate::domain::play::matches::corrected(
-                &state,
-                &posted.caller,
-                e.night_id,
-                &e.game,
-            )
-            .await?
+            match crate::domain::play::open::corrected(&state, &posted.caller, e.night_id, &e.game)
+                .await?
             {
                 Some(c) => after(&format!("/matches/{}", c.match_id), Ok(c.message)),
                 None => after(

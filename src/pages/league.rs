@@ -89,7 +89,7 @@ struct LeaguePage {
     /// Open play: the season average beside the board.
     season_average: Option<Vec<standings::AverageRow>>,
     /// Open play: matches with games waiting for the caller's word.
-    to_answer: Vec<crate::domain::play::matches::ToAnswer>,
+    to_answer: Vec<crate::domain::play::open::ToAnswer>,
 }
 
 #[derive(Deserialize)]
@@ -238,7 +238,7 @@ async fn show(
     id: web::Path<i64>,
     q: web::Query<SortQuery>,
 ) -> Result<HttpResponse, AppError> {
-    let o = standings::overview(&state, &page.caller, *id, CHARTED).await?;
+    let o = crate::domain::seasons::overview::overview(&state, &page.caller, *id, CHARTED).await?;
     // The chart follows the standings' leaders, before any re-sorting.
     let mut chart = chart(&o.night_numbers, &o.series);
     // Open play's chart is week by week: the axis says the weeks.
@@ -294,7 +294,7 @@ async fn show(
         Vec::new()
     };
     let to_answer =
-        crate::domain::play::matches::to_answer(&state, &page.caller, &league, &o.club).await?;
+        crate::domain::play::open::to_answer(&state, &page.caller, &league, &o.club).await?;
     let card_move = if o.organizer {
         crate::domain::cards::library::newer_version(&state, &league).await?
     } else {

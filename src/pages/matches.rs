@@ -11,8 +11,8 @@ use serde::Deserialize;
 
 use super::{Ctx, Page, Posted, after};
 use crate::domain::people::clubs::Club;
-use crate::domain::play::matches::{
-    self, Cancel, Leave, MatchGame, MatchView, NewMatch, Remove, Settle, WordGiven,
+use crate::domain::play::open::{
+    self as matches, Cancel, Leave, MatchGame, MatchView, NewMatch, Remove, Settle, WordGiven,
 };
 use crate::domain::seasons::leagues::League;
 use crate::domain::{AppState, Error};

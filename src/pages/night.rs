@@ -266,7 +266,7 @@ async fn show(
     // In open play a night is a match: its players confirm its games on the match's page.
     if d.league.is_open_play()
         && d.role.is_none_or(|r| r < crate::domain::Role::Organizer)
-        && let Some(m) = crate::domain::play::matches::of_night(&state, d.night.id).await?
+        && let Some(m) = crate::domain::play::open::of_night(&state, d.night.id).await?
     {
         return Ok(super::redirect(&format!("/matches/{}", m.id), None));
     }

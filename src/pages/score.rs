@@ -110,7 +110,7 @@ async fn show(
     )
     .map_err(|e| AppError::Domain(Error::Internal(e.into())))?;
     let match_id = if t.league.is_open_play() {
-        crate::domain::play::matches::of_night(&state, t.night_id)
+        crate::domain::play::open::of_night(&state, t.night_id)
             .await?
             .map(|m| m.id)
     } else {

@@ -323,7 +323,7 @@ pub async fn register_at_door(
 /// What the standings projector starts from: the standings, the latest event (the stream
 /// resumes after it, so nothing falls between the page and the stream) and the current round.
 pub struct Screen {
-    pub overview: crate::domain::seasons::standings::Overview,
+    pub overview: crate::domain::seasons::overview::Overview,
     pub last_event: i64,
     /// The latest round not closed (else the latest round).
     pub round: Option<nights::Night>,
@@ -333,7 +333,7 @@ pub async fn screen(state: &AppState, caller: &Caller, league: i64) -> Result<Sc
     // The event id first: a game saved between the two reads is sent again, never missed.
     caller.league(state, league, Need::Read).await?;
     let last_event = crate::storage::seasons::events::latest(&state.db, league).await?;
-    let overview = crate::domain::seasons::standings::overview(state, caller, league, 0).await?;
+    let overview = crate::domain::seasons::overview::overview(state, caller, league, 0).await?;
     let round = overview
         .nights
         .iter()

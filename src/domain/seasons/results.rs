@@ -8,7 +8,8 @@ use chrono::NaiveDate;
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use crate::domain::seasons::standings::{self, Csv, board_in_words, cell, csv_error};
+use crate::domain::seasons::exports::{Csv, cell, csv_error};
+use crate::domain::seasons::standings::{self, board_in_words};
 use crate::domain::{AppState, Caller, Need, Result};
 use crate::standings::Figure;
 use crate::storage::{people::players, play::nights};

@@ -1,5 +1,6 @@
-//! Standings and CSV exports of a league (public leagues: no login needed), and the league's
-//! page: standings, points per night of the leaders, nights.
+//! A league's standings (public leagues: no login needed): ranked by its board, cached per
+//! revision with the rows held per league and read when changed, and written as the JSON body
+//! apps read. The CSV exports are in `exports`, the league page's overview in `overview`.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -9,7 +10,7 @@ use bytes::Bytes;
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use crate::domain::{AppState, Caller, Error, Need, Result, Role};
+use crate::domain::{AppState, Caller, Error, Need, Result};
 use crate::standings::{self, Board};
 pub use crate::standings::{Standing, week_of, week_words};
 /// The league's standings body (JSON), its entity tag and its gzip form.
@@ -17,9 +18,8 @@ pub use crate::state::Served as Body;
 use crate::state::{Cached, HeldLines, Pushed, Written, WrittenRow};
 use crate::storage::notices::{self, Notice};
 use crate::storage::people::clubs::Club;
-use crate::storage::play::nights::{self, Night};
 use crate::storage::seasons::leagues::League;
-use crate::storage::{history::imports, play::games, seasons::totals};
+use crate::storage::{history::imports, seasons::totals};
 
 #[derive(Clone, Serialize, ToSchema)]
 pub struct StandingsView {
@@ -170,14 +170,14 @@ const TIED_IN_DATABASE: usize = 16;
 
 /// What `compute` answers: the standings ranked, the revision they were read at (or later),
 /// whether the ratings are being replayed, and the league as it stood then.
-struct Computed {
-    standings: Vec<Standing>,
-    season_average: Option<Vec<AverageRow>>,
-    revision: i64,
-    ratings_updating: bool,
-    league: Arc<League>,
+pub(super) struct Computed {
+    pub(super) standings: Vec<Standing>,
+    pub(super) season_average: Option<Vec<AverageRow>>,
+    pub(super) revision: i64,
+    pub(super) ratings_updating: bool,
+    pub(super) league: Arc<League>,
     /// Open play: games waiting for their players, and for an organizer.
-    waiting: (i64, i64),
+    pub(super) waiting: (i64, i64),
 }
 
 /// The league's standings, ranked (totals rebuilt first if they were written by hand).
@@ -186,7 +186,7 @@ pub async fn rows(state: &AppState, league: &League) -> Result<Vec<Standing>> {
     Ok(compute(state, league).await?.standings)
 }
 
-async fn compute(state: &AppState, league: &League) -> Result<Computed> {
+pub(super) async fn compute(state: &AppState, league: &League) -> Result<Computed> {
     let flight = state.standings.flight(league.id);
     let mut held = flight.lock().await;
     let computed = compute_held(state, league.id, &mut held, None).await;
@@ -290,7 +290,7 @@ async fn compute_held(
         s.carried = carried.get(&s.player_id).copied();
     }
     let (waiting, season_average) = if league.is_open_play() {
-        let waiting = crate::storage::play::matches::waiting_counts(&state.db, league_id).await?;
+        let waiting = crate::storage::play::open::waiting_counts(&state.db, league_id).await?;
         let rows = season_average(state, league_id, &league, &league_state, &lines).await?;
         (waiting, Some(rows))
     } else {
@@ -393,7 +393,7 @@ async fn count_by_board(
     let mut weeks = HashMap::new();
     let counted: HashMap<i64, (i64, i64)> = if let Some(best) = counting.best_per_week {
         let scores: Vec<standings::MatchScore> =
-            crate::storage::play::matches::match_scores(&state.db, league_id)
+            crate::storage::play::open::match_scores(&state.db, league_id)
                 .await?
                 .into_iter()
                 .map(
@@ -960,298 +960,10 @@ pub async fn show(state: &AppState, caller: &Caller, id: i64) -> Result<Body> {
     body_at(state, read).await
 }
 
-/// A CSV file: its name and its bytes.
-pub struct Csv {
-    pub name: String,
-    pub bytes: Vec<u8>,
-}
-
-/// Text a spreadsheet would run as a formula is kept as text (OWASP's advice: a leading `'`).
-pub(crate) fn cell(text: String) -> String {
-    match text.chars().next() {
-        Some('=' | '+' | '-' | '@' | '\t' | '\r') => format!("'{text}"),
-        _ => text,
-    }
-}
-
-/// The numbers of a player's dropped nights, "2;5" (empty when none are or the board drops none).
-fn dropped_nights(nights: &Option<Vec<standings::NightCount>>) -> String {
-    nights
-        .iter()
-        .flatten()
-        .filter(|n| n.dropped)
-        .map(|n| n.night.to_string())
-        .collect::<Vec<_>>()
-        .join(";")
-}
-
-pub(crate) fn csv_error(e: impl std::fmt::Display) -> Error {
-    Error::internal(format!("writing CSV: {e}"))
-}
-
-/// The standings as CSV: one row per player, the columns of the JSON.
-pub async fn standings_csv(state: &AppState, caller: &Caller, id: i64) -> Result<Csv> {
-    let (league, _) = caller.league(state, id, Need::Read).await?;
-    let rows = compute(state, &league).await?.standings;
-    let mut w = csv::Writer::from_writer(Vec::new());
-    w.write_record([
-        "rank",
-        "shared",
-        "player_id",
-        "player",
-        "games",
-        "wins",
-        "points",
-        "average",
-        "self_picks",
-        "jokerless_wins",
-        "deal_ins",
-        "dead_hands",
-        "wall_games",
-        "rating",
-        "head_to_head",
-        "ahead_by",
-        "ahead",
-        "counted_points",
-        "counted_games",
-        "dropped_nights",
-        "carried_points",
-        "carried_games",
-        "carried_wins",
-        "weeks",
-    ])
-    .map_err(csv_error)?;
-    for s in rows {
-        let weeks = s.weeks_text();
-        w.write_record([
-            s.rank.map(|r| r.to_string()).unwrap_or_default(),
-            s.shared.to_string(),
-            s.player_id.to_string(),
-            cell(s.player),
-            s.games.to_string(),
-            s.wins.to_string(),
-            s.points.to_string(),
-            format!("{:.2}", s.average),
-            s.self_picks.to_string(),
-            s.jokerless_wins.to_string(),
-            s.deal_ins.to_string(),
-            s.dead_hands.to_string(),
-            s.wall_games.to_string(),
-            s.rating.map(|r| format!("{r:.2}")).unwrap_or_default(),
-            s.head_to_head.map(|h| h.to_string()).unwrap_or_default(),
-            s.ahead.as_ref().map(|a| a.by.clone()).unwrap_or_default(),
-            s.ahead.map(|a| cell(a.words)).unwrap_or_default(),
-            s.counted_points.map(|p| p.to_string()).unwrap_or_default(),
-            s.counted_games.map(|g| g.to_string()).unwrap_or_default(),
-            dropped_nights(&s.nights),
-            s.carried.map(|c| c.points.to_string()).unwrap_or_default(),
-            s.carried.map(|c| c.games.to_string()).unwrap_or_default(),
-            s.carried.map(|c| c.wins.to_string()).unwrap_or_default(),
-            cell(weeks),
-        ])
-        .map_err(csv_error)?;
-    }
-    Ok(Csv {
-        name: format!("league-{}-standings.csv", league.id),
-        bytes: w.into_inner().map_err(csv_error)?,
-    })
-}
-
-/// Every game of the league as CSV: one row per player per game, voided games and redeals
-/// included (see `status`, `outcome`); each row says the player's part in the game (`role`:
-/// winner or discarder, `dead`) and the game's `won_by`, `jokerless` and when it was recorded,
-/// so that `POST …/games.csv` can take the file into another league (`domain::history::imports`).
-pub async fn games_csv(state: &AppState, caller: &Caller, id: i64) -> Result<Csv> {
-    let (league, _) = caller.league(state, id, Need::Read).await?;
-    let mut w = csv::Writer::from_writer(Vec::new());
-    w.write_record([
-        "game_id",
-        "night",
-        "date",
-        "table",
-        "game",
-        "status",
-        "outcome",
-        "line",
-        "value",
-        "player_id",
-        "player",
-        "seat",
-        "score",
-        "breakdown",
-        "won_by",
-        "role",
-        "dead",
-        "jokerless",
-        "recorded_at",
-    ])
-    .map_err(csv_error)?;
-    for g in games::league_game_lines(&state.db, league.id).await? {
-        w.write_record([
-            g.game_id.to_string(),
-            g.night.to_string(),
-            g.night_date.to_string(),
-            g.table_number.to_string(),
-            g.number.to_string(),
-            g.status,
-            g.outcome,
-            cell(g.line_id.unwrap_or_default()),
-            g.line_value.map(|v| v.to_string()).unwrap_or_default(),
-            g.player_id.to_string(),
-            cell(g.player),
-            g.seat,
-            g.score.to_string(),
-            cell(g.breakdown),
-            g.won_by.unwrap_or_default(),
-            g.role,
-            g.dead.to_string(),
-            g.jokerless.to_string(),
-            g.recorded_at
-                .to_rfc3339_opts(chrono::SecondsFormat::Micros, true),
-        ])
-        .map_err(csv_error)?;
-    }
-    Ok(Csv {
-        name: format!("league-{}-games.csv", league.id),
-        bytes: w.into_inner().map_err(csv_error)?,
-    })
-}
-
-/// A league as its page shows it to this caller.
-pub struct Overview {
-    pub league: League,
-    pub club: Club,
-    pub organizer: bool,
-    /// In rank order.
-    pub rows: Vec<Standing>,
-    /// The ratings are being replayed after a correction.
-    pub ratings_updating: bool,
-    /// The nights that have counted games, in order (in open play: the weeks, numbered from 1).
-    pub night_numbers: Vec<i32>,
-    /// What each of `night_numbers` is called on the chart: the night's number, or in open
-    /// play the week ("Nov 23–29").
-    pub periods: Vec<String>,
-    /// Open play's chart goes week by week (its "nights" are matches).
-    pub by_week: bool,
-    /// The first `charted` players of the standings: id, name and points on each of those nights.
-    pub series: Vec<(i64, String, Vec<i64>)>,
-    pub nights: Vec<Night>,
-    /// Open play: games waiting for their players, and for an organizer.
-    pub waiting: (i64, i64),
-    /// Open play: the season average beside the board.
-    pub season_average: Option<Vec<AverageRow>>,
-}
-
-/// Points per night regrouped by the week of each night's date (Monday to Sunday): the weeks
-/// numbered from 1, each player's points per week, and each week in words.
-#[allow(clippy::type_complexity)]
-fn by_weeks(
-    night_numbers: &[i32],
-    series: Vec<(i64, String, Vec<i64>)>,
-    nights: &[Night],
-) -> (Vec<i32>, Vec<(i64, String, Vec<i64>)>, Vec<String>) {
-    let monday_of = |n: i32| {
-        nights
-            .iter()
-            .find(|x| x.number == n)
-            .map(|x| week_of(x.night_date))
-    };
-    let mut weeks: Vec<chrono::NaiveDate> =
-        night_numbers.iter().filter_map(|n| monday_of(*n)).collect();
-    weeks.sort_unstable();
-    weeks.dedup();
-    let series = series
-        .into_iter()
-        .map(|(id, name, per_night)| {
-            let mut per_week = vec![0i64; weeks.len()];
-            for (n, p) in night_numbers.iter().zip(per_night) {
-                if let Some(w) = monday_of(*n).and_then(|m| weeks.iter().position(|x| *x == m)) {
-                    per_week[w] = per_week[w].saturating_add(p);
-                }
-            }
-            (id, name, per_week)
-        })
-        .collect();
-    let numbers = (1..=weeks.len() as i32).collect();
-    let labels = weeks
-        .iter()
-        .map(|m| crate::standings::week_words(*m))
-        .collect();
-    (numbers, series, labels)
-}
-
-/// The league's page: standings, the points per night of the top `charted` players, nights.
-pub async fn overview(
-    state: &AppState,
-    caller: &Caller,
-    id: i64,
-    charted: usize,
-) -> Result<Overview> {
-    let (league, club) = caller.league(state, id, Need::Read).await?;
-    let organizer = caller
-        .role_in(state, &club)
-        .await?
-        .is_some_and(|r| r >= Role::Organizer);
-    let Computed {
-        standings: rows,
-        ratings_updating,
-        waiting,
-        season_average,
-        ..
-    } = compute(state, &league).await?;
-    let leaders: Vec<(i64, String)> = rows
-        .iter()
-        .take(charted)
-        .map(|s| (s.player_id, s.player.clone()))
-        .collect();
-    let ids: Vec<i64> = leaders.iter().map(|(id, _)| *id).collect();
-    let per_night = totals::points_by_night(&state.db, league.id, &ids).await?;
-    let mut night_numbers: Vec<i32> = per_night.iter().map(|r| r.0).collect();
-    night_numbers.sort_unstable();
-    night_numbers.dedup();
-    let series = leaders
-        .iter()
-        .map(|(id, name)| {
-            let points = night_numbers
-                .iter()
-                .map(|n| {
-                    per_night
-                        .iter()
-                        .find(|r| r.0 == *n && r.1 == *id)
-                        .map(|r| r.2)
-                        .unwrap_or(0)
-                })
-                .collect();
-            (*id, name.clone(), points)
-        })
-        .collect();
-    let nights = nights::list(&state.db, league.id).await?;
-    let by_week = league.is_open_play();
-    let (night_numbers, series, periods) = if by_week {
-        by_weeks(&night_numbers, series, &nights)
-    } else {
-        let periods = night_numbers.iter().map(i32::to_string).collect();
-        (night_numbers, series, periods)
-    };
-    Ok(Overview {
-        league,
-        club,
-        organizer,
-        rows,
-        ratings_updating,
-        night_numbers,
-        periods,
-        by_week,
-        series,
-        nights,
-        waiting,
-        season_average,
-    })
-}
-
 #[cfg(test)]
 mod tests {
-    use super::{StandingsView, Written, cell, fingerprint, write_body};
+    use super::{StandingsView, Written, fingerprint, write_body};
+    use crate::domain::seasons::exports::cell;
     use crate::standings::{Board, Line, Standing, rank};
     use std::collections::HashMap;
 

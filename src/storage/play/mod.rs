@@ -6,6 +6,6 @@ pub mod ahead;
 pub mod codes;
 pub mod game_pages;
 pub mod games;
-pub mod matches;
 pub mod nights;
+pub mod open;
 pub mod webhooks;
