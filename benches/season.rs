@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use mahjong_league::domain::seasons::season::{Input, PlayerRef, work_out};
+use mahjong_league::domain::seasons::season::{Input, SeasonPlayer, work_out};
 use mahjong_league::rules::builtin;
 use mahjong_league::storage::seasons::leagues::League;
 use mahjong_league::storage::seasons::season::SeasonGame;
@@ -118,7 +118,7 @@ fn benches(c: &mut Criterion) {
     let season = work_out(&input);
     c.bench_function("a player's season from what is kept", |b| {
         b.iter(|| {
-            let me = PlayerRef {
+            let me = SeasonPlayer {
                 id: 17,
                 name: "Player 17".into(),
             };

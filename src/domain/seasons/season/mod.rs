@@ -3,7 +3,8 @@
 //! the card, head-to-head, how games ended, East's share, attendance. Worked out from the
 //! games the standings count (`storage::seasons::season`), once per league and standings
 //! revision, and kept (`AppState::memo`): a new game, a correction or a void moves the revision
-//! and the next read works it out again.
+//! and the next read works it out again (one read for all who wait; the games counted since are
+//! read alone when the games held are as they were).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -21,9 +22,9 @@ use crate::storage::seasons::season::{self as stored, SeasonGame};
 mod worked;
 pub use worked::{Input, Season, work_out};
 
-/// A player as the documents name one.
+/// A player as the season's documents name one.
 #[derive(Debug, Clone, Serialize, ToSchema, PartialEq)]
-pub struct PlayerRef {
+pub struct SeasonPlayer {
     #[schema(example = 12)]
     pub id: i64,
     #[schema(example = "Edie Fong")]
@@ -120,7 +121,7 @@ pub struct SectionWins {
 /// A player she shared a table with.
 #[derive(Debug, Clone, Serialize, ToSchema, PartialEq)]
 pub struct Opponent {
-    pub player: PlayerRef,
+    pub player: SeasonPlayer,
     /// Counted games they played together.
     #[schema(example = 8)]
     pub games: i64,
@@ -137,7 +138,7 @@ pub struct Opponent {
 pub struct PlayerSeason {
     #[schema(example = 1)]
     pub league: i64,
-    pub player: PlayerRef,
+    pub player: SeasonPlayer,
     /// `night` (a weekly league, tournament rounds) or `week` (open play).
     #[schema(example = "night")]
     pub period: String,
@@ -377,7 +378,7 @@ pub async fn player_season_in(
             "no player {player_id} in the club of league {league_id}"
         ))
     })?;
-    let player = PlayerRef {
+    let player = SeasonPlayer {
         id: player_id,
         name,
     };
@@ -402,7 +403,7 @@ pub struct SeasonPage {
     pub club: Club,
     pub season: LeagueSeason,
     pub periods: Vec<String>,
-    pub leaders: Vec<(PlayerRef, Vec<i64>)>,
+    pub leaders: Vec<(SeasonPlayer, Vec<i64>)>,
 }
 
 /// The league's season and its leaders, for its page.
@@ -431,7 +432,7 @@ pub async fn league_season_page(
                 .get(id)
                 .cloned()
                 .unwrap_or_else(|| format!("Player {id}"));
-            (PlayerRef { id: *id, name }, points)
+            (SeasonPlayer { id: *id, name }, points)
         })
         .collect();
     Ok(SeasonPage {

@@ -5,8 +5,8 @@
 use std::collections::HashMap;
 
 use super::{
-    Attendance, Counts, East, How, LeagueSeason, LineWins, Opponent, Period, PlayerRef,
-    PlayerSeason, SectionWins,
+    Attendance, Counts, East, How, LeagueSeason, LineWins, Opponent, Period, PlayerSeason,
+    SeasonPlayer, SectionWins,
 };
 use crate::domain::seasons::standings::counting_of;
 use crate::rules::Card;
@@ -546,7 +546,7 @@ impl Season {
     pub fn player(
         &self,
         league: &League,
-        player: PlayerRef,
+        player: SeasonPlayer,
         names: &HashMap<i64, String>,
     ) -> PlayerSeason {
         let kept = self.players.get(&player.id);
@@ -580,7 +580,7 @@ impl Season {
                 k.opponents
                     .iter()
                     .map(|(id, &(games, ahead, behind))| Opponent {
-                        player: PlayerRef {
+                        player: SeasonPlayer {
                             id: *id,
                             name: names
                                 .get(id)
