@@ -23,6 +23,7 @@ scripts/ensure-postgres.sh
 cargo build --release --quiet --bins --examples
 BIN=target/release/mahjong-league
 source scripts/throwaway-service.sh
+source scripts/seeded-games.sh
 # The load comes from one address and one token: the apps' rate limits (and the per-address cap
 # on event streams) would measure themselves.
 SERVE_FLAGS="--api-rate-limit 0 --token-rate-limit $TOKEN_LIMIT --streams-per-address 4096" start_throwaway_service "$BIN" bench
@@ -69,31 +70,8 @@ SELECT g.id, ts.player_id, (ARRAY['E','S','W','N'])[((ts.seat - (g.number - 1)) 
 FROM games g JOIN table_seats ts ON ts.table_id = g.table_id;
 SQL
 else
-# Games as a league plays them: about one in ten a wall game, a third of the wins self-picked,
-# hands worth 25 to 75, one win in seven jokerless (doubled); paid as under nmjl-money.
-psql -q -v ON_ERROR_STOP=1 "$DB_URL" <<SQL
-INSERT INTO games (table_id, number, east_player, outcome, submitted, engine, line_id, line_value, winner, discarder, won_by, jokerless)
-SELECT nt.id, g, e.player_id, CASE WHEN wall THEN 'wall' ELSE 'mahjong' END, '{"seeded": true}', '{}',
-       CASE WHEN wall THEN NULL ELSE 'seeded' END, CASE WHEN wall THEN NULL ELSE value END,
-       CASE WHEN wall THEN NULL ELSE w.player_id END, CASE WHEN wall OR self THEN NULL ELSE d.player_id END,
-       CASE WHEN wall THEN NULL WHEN self THEN 'self_pick' ELSE 'discard' END, NOT wall AND jokerless
-FROM night_tables nt JOIN nights n ON n.id = nt.night_id CROSS JOIN generate_series(1, 4) g
-CROSS JOIN LATERAL (SELECT (hashint8(nt.id * 4 + g) & 2147483647) AS h) x
-CROSS JOIN LATERAL (SELECT x.h % 10 = 0 AS wall, x.h % 3 = 0 AS self, x.h % 7 = 0 AS jokerless,
-                           (ARRAY[25, 30, 35, 40, 45, 50, 55, 60, 75])[x.h % 9 + 1] AS value) k
-JOIN table_seats e ON e.table_id = nt.id AND e.seat = (g - 1) % 4
-JOIN table_seats w ON w.table_id = nt.id AND w.seat = (x.h / 11) % 4
-JOIN table_seats d ON d.table_id = nt.id AND d.seat = ((x.h / 11) % 4 + 1 + (x.h / 7) % 3) % 4
-WHERE n.league_id = $LEAGUE AND n.number <= 500;
-INSERT INTO game_scores (game_id, player_id, seat, score, breakdown)
-SELECT g.id, ts.player_id, (ARRAY['E','S','W','N'])[((ts.seat - (g.number - 1)) % 4 + 4) % 4 + 1],
-       CASE WHEN g.outcome = 'wall' THEN 0
-            WHEN g.winner = ts.player_id THEN CASE WHEN g.won_by = 'self_pick' THEN 6 ELSE 4 END * g.line_value * m
-            WHEN g.won_by = 'self_pick' OR g.discarder = ts.player_id THEN -2 * g.line_value * m
-            ELSE -g.line_value * m END, 'seeded'
-FROM games g JOIN table_seats ts ON ts.table_id = g.table_id
-CROSS JOIN LATERAL (SELECT CASE WHEN g.jokerless THEN 2 ELSE 1 END AS m) j;
-SQL
+# Games as a league plays them (scripts/seeded-games.sh).
+seeded_games_sql "$LEAGUE" "n.number <= 500" "'seeded'" | psql -q -v ON_ERROR_STOP=1 "$DB_URL"
 fi
 psql -q -v ON_ERROR_STOP=1 "$DB_URL" <<SQL
 -- Games written by hand: the service rebuilds the league's totals and ratings on the next read.

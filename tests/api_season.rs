@@ -9,18 +9,11 @@ mod common;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use common::{TestApp, club_owner, one_table, spawn_app};
+use common::{TestApp, club_owner, ok_json as ok, one_table, spawn_app};
 use serde_json::{Value, json};
 
 const WIN: &str = "F F 2B 2B J 2B 4C 4C 6C 6C 8B 8B J 8B"; // 2468#2, not jokerless
 const WIN_JOKERLESS: &str = "F F 2B 2B 2B 2B 4C 4C 6C 6C 8B 8B 8B 8B";
-
-async fn ok(res: reqwest::Response) -> Value {
-    let status = res.status();
-    let text = res.text().await.unwrap();
-    assert!(status.is_success(), "{status}: {text}");
-    serde_json::from_str(&text).unwrap()
-}
 
 async fn game(app: &TestApp, owner: &reqwest::Client, table: i64, body: Value) -> Value {
     ok(owner

@@ -10,18 +10,11 @@ mod browser;
 mod common;
 
 use browser::*;
-use common::{TestApp, club_owner, spawn_app};
+use common::{TestApp, club_owner, ok_json as ok, spawn_app};
 use serde_json::{Value, json};
 
 const WIN: &str = "F F 2B 2B J 2B 4C 4C 6C 6C 8B 8B J 8B";
 const WIN_JOKERLESS: &str = "F F 2B 2B 2B 2B 4C 4C 6C 6C 8B 8B 8B 8B";
-
-async fn ok(res: reqwest::Response) -> Value {
-    let status = res.status();
-    let text = res.text().await.unwrap();
-    assert!(status.is_success(), "{status}: {text}");
-    serde_json::from_str(&text).unwrap()
-}
 
 /// A public league of eight players over four nights at two tables, each table's four games
 /// won in turn by self-pick, on a discard, jokerless, or a wall game: some players end nights

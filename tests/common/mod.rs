@@ -451,6 +451,14 @@ pub struct OneTable {
     pub players: Vec<i64>,
 }
 
+/// The JSON of a successful answer; a failure names its status and body.
+pub async fn ok_json(res: reqwest::Response) -> serde_json::Value {
+    let status = res.status();
+    let text = res.text().await.expect("a body");
+    assert!(status.is_success(), "{status}: {text}");
+    serde_json::from_str(&text).expect("a JSON answer")
+}
+
 async fn json_of(req: reqwest::RequestBuilder) -> serde_json::Value {
     let res = req.send().await.expect("request sent");
     assert!(res.status().is_success(), "{}", res.status());
