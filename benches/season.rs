@@ -1,7 +1,8 @@
 //! A season's numbers for a league of 200 players and 10,000 games (50 nights of 50 tables of
 //! four games, as scripts/bench-season.sh seeds over HTTP): worked out from the games (what the
-//! first read after a new game pays), and a player's document and the league's made from what is
-//! kept (what every other read pays). `cargo bench --bench season`.
+//! first read pays, and the read after a correction or a void), one more game on a season kept
+//! (what the read after a new game pays), and a player's document made from what is kept (what
+//! every other read pays). `cargo bench --bench season`.
 
 use std::collections::HashMap;
 use std::hint::black_box;
@@ -114,6 +115,27 @@ fn benches(c: &mut Criterion) {
     };
     c.bench_function("season of 10,000 games worked out", |b| {
         b.iter(|| black_box(work_out(black_box(&input))))
+    });
+    // A night in play: the season kept up to its last night's 199th game, then the 200th.
+    let (held, new) = games.split_at(games.len() - 1);
+    let kept = work_out(&Input {
+        games: held,
+        ..input
+    });
+    c.bench_function("one more game on a kept season of 10,000", |b| {
+        b.iter(|| black_box(kept.carry_on(&league, black_box(new), &names)))
+    });
+    // The first game of a new night: the season is taken up again at the new night.
+    let mut first = games[games.len() - 1].clone();
+    first.night_id += 1;
+    first.night_number += 1;
+    first.night_date += chrono::Duration::days(7);
+    first.standings_order += 1;
+    first.id += 1;
+    let whole = work_out(&input);
+    let first = [first];
+    c.bench_function("the first game of a new night on a kept season", |b| {
+        b.iter(|| black_box(whole.carry_on(&league, black_box(&first), &names)))
     });
     let season = work_out(&input);
     c.bench_function("a player's season from what is kept", |b| {

@@ -3,8 +3,9 @@
 # NIGHTS changes the 50) on a throwaway PostgreSQL, the release server on loopback, then the
 # server time of the season documents and pages: (1) the first read, worked out from every game;
 # (2) reads while nothing changes (kept per league and revision), 8 clients; (3) reads while
-# games are entered (each new game moves the revision: the next read works the season out
-# again). Everything it starts it stops.
+# games are entered (each new game moves the revision: the next read carries the season on from
+# its last night); (4) the first read right after each new game, alone. Everything it starts it
+# stops.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CONCURRENCY="${CONCURRENCY:-8}"
@@ -66,3 +67,37 @@ done > "$DIR/jobs"
 echo "a player's season read ($CONCURRENCY clients) while games are entered at 10/s (each a new revision):"
 target/release/examples/load --url "$BASE" --token "$TOKEN" --games "$DIR/jobs" --rate 10 \
   --get "/api/v1/leagues/$LEAGUE/players/$PLAYER/season" --concurrency "$CONCURRENCY"
+# The read right after a new game, alone: a game entered, then at once one of the four reads
+# (in turn), timed by the client on a kept-alive connection; 200 games of the next seated night.
+N2=$((NIGHTS + 2))
+psql -At -F ' ' "$DB_URL" -c "SELECT t.id, s.player_id FROM night_tables t JOIN nights n ON n.id = t.night_id JOIN table_seats s ON s.table_id = t.id AND s.seat = 1 WHERE n.league_id = $LEAGUE AND n.number = $N2 ORDER BY t.id" > "$DIR/slots2"
+echo "the first read after each new game (200 games, the four reads in turn, one client):"
+python3 - "$BASE" "$TOKEN" "$LEAGUE" "$PLAYER" "$DIR/slots2" <<'PY'
+import http.client, json, sys, time, urllib.parse
+base, token, league, player, slots = sys.argv[1:]
+u = urllib.parse.urlparse(base)
+conn = http.client.HTTPConnection(u.hostname, u.port)
+paths = [f"/api/v1/leagues/{league}/players/{player}/season", f"/api/v1/leagues/{league}/season",
+         f"/leagues/{league}/players/{player}", f"/leagues/{league}/season"]
+tables = [l.split() for l in open(slots) if l.strip()]
+took = {p: [] for p in paths}
+i = 0
+for number in range(1, 5):
+    for table, winner in tables:
+        body = json.dumps({"outcome": "mahjong", "number": number, "winner": int(winner), "won_by": "self_pick",
+                           "hand": "F F 2B 2B J 2B 4C 4C 6C 6C 8B 8B J 8B"})
+        conn.request("POST", f"/api/v1/tables/{table}/games", body,
+                     {"Authorization": f"Bearer {token}", "Content-Type": "application/json"})
+        r = conn.getresponse(); r.read()
+        assert r.status == 201, (r.status, table, number)
+        path = paths[i % 4]; i += 1
+        t = time.perf_counter()
+        conn.request("GET", path)
+        r = conn.getresponse(); r.read()
+        assert r.status == 200, (r.status, path)
+        took[path].append((time.perf_counter() - t) * 1000)
+for p, ms in took.items():
+    ms.sort()
+    pick = lambda q: ms[min(len(ms) - 1, int(q * len(ms)))]
+    print(f"{p}: {len(ms)} reads, p50 {pick(0.5):.2f} ms, p99 {pick(0.99):.2f} ms, max {ms[-1]:.2f} ms")
+PY

@@ -288,3 +288,46 @@ async fn a_player_reads_her_season_on_her_phone_and_the_league_its_own() {
         assert!(html.contains("role=\"img\""));
     }
 }
+
+/// A phone on a slow link gets the season pages and the style sheet (which holds back the
+/// first paint) gzipped when it takes gzip, and the same bytes unpacked; a client that does
+/// not take it gets them as they are.
+#[tokio::test]
+async fn pages_and_the_style_sheet_go_gzipped_to_a_browser_that_takes_it() {
+    use std::io::Read;
+    let app = spawn_app().await;
+    let (league, players) = season(&app).await;
+    for path in [
+        "/static/style.css".to_string(),
+        "/static/keep.js".to_string(),
+        format!("/leagues/{league}/season"),
+        format!("/leagues/{league}/players/{}", players[0]),
+    ] {
+        let plain = app.client.get(app.url(&path)).send().await.unwrap();
+        assert_eq!(plain.status(), 200, "{path}");
+        assert!(plain.headers().get("content-encoding").is_none(), "{path}");
+        let plain = plain.bytes().await.unwrap();
+        let packed = app
+            .client
+            .get(app.url(&path))
+            .header("Accept-Encoding", "gzip, deflate, br, zstd")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(packed.status(), 200, "{path}");
+        assert_eq!(packed.headers()["content-encoding"], "gzip", "{path}");
+        assert_eq!(packed.headers()["vary"], "Accept-Encoding", "{path}");
+        let packed = packed.bytes().await.unwrap();
+        assert!(
+            packed.len() * 2 < plain.len(),
+            "{path}: {} bytes gzipped of {}",
+            packed.len(),
+            plain.len()
+        );
+        let mut unpacked = Vec::new();
+        flate2::read::GzDecoder::new(&packed[..])
+            .read_to_end(&mut unpacked)
+            .unwrap();
+        assert_eq!(unpacked, plain, "{path}");
+    }
+}

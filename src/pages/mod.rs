@@ -94,15 +94,13 @@ pub struct Page {
 }
 
 /// Pages smaller than this go as they are (compressing them saves less than a packet).
-const GZIP_FROM: usize = 1400;
+pub(super) const GZIP_FROM: usize = 1400;
 
-/// `body` gzipped (fast: a page is compressed for each answer).
-fn gzipped(body: &[u8]) -> Option<Vec<u8>> {
+/// `body` gzipped at `level` (fast for a page, compressed for each answer; best for a static
+/// file, compressed once).
+pub(super) fn gzipped(body: &[u8], level: flate2::Compression) -> Option<Vec<u8>> {
     use std::io::Write;
-    let mut z = flate2::write::GzEncoder::new(
-        Vec::with_capacity(body.len() / 4),
-        flate2::Compression::fast(),
-    );
+    let mut z = flate2::write::GzEncoder::new(Vec::with_capacity(body.len() / 4), level);
     z.write_all(body).ok()?;
     z.finish().ok()
 }
@@ -132,7 +130,7 @@ impl Page {
         }
         res.insert_header(("Vary", "Accept-Encoding"));
         let mut res = match (self.gzip && body.len() >= GZIP_FROM)
-            .then(|| gzipped(body.as_bytes()))
+            .then(|| gzipped(body.as_bytes(), flate2::Compression::fast()))
             .flatten()
         {
             Some(z) => res.insert_header(("Content-Encoding", "gzip")).body(z),

@@ -3,8 +3,9 @@
 //! the card, head-to-head, how games ended, East's share, attendance. Worked out from the
 //! games the standings count (`storage::seasons::season`), once per league and standings
 //! revision, and kept (`AppState::memo`): a new game, a correction or a void moves the revision
-//! and the next read works it out again (one read for all who wait; the games counted since are
-//! read alone when the games held are as they were).
+//! and the next read works it out again (one read for all who wait). When the games held are as
+//! they were, the games counted since are read alone and the season is taken up again at its
+//! last night, so a new game costs a night's work, not a season's.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -248,10 +249,10 @@ fn base_of(league: &League) -> String {
     )
 }
 
-/// A league's season with the games it was worked out from, kept per league.
+/// A league's season, kept per league, with what the next read needs to know whether the games
+/// it was worked out from are still as they were.
 struct Kept {
     season: Arc<Season>,
-    games: Arc<Vec<SeasonGame>>,
     base: String,
     /// The last game held, in the standings order, and how its games looked then.
     last: i64,
@@ -260,7 +261,8 @@ struct Kept {
 
 /// The league's season, worked out or kept. When only new games came since the season kept
 /// (the games held look as they did: none corrected, voided or confirmed since), only those
-/// are read; otherwise every game is.
+/// are read, and the season is taken up again at its last night (its last week); otherwise
+/// every game is read and worked out.
 async fn season(state: &AppState, league: &League) -> Result<Arc<Season>> {
     let stamp = stamp_of(league);
     if let Some(kept) = state.memo.get::<Kept>(league.id, stamp) {
@@ -278,41 +280,50 @@ async fn season(state: &AppState, league: &League) -> Result<Arc<Season>> {
         .latest::<Kept>(league.id)
         .map(|(_, k)| k)
         .filter(|k| k.base == base);
-    let read = stored::read(
+    let mut read = stored::read(
         &state.db,
         league.id,
         before.as_ref().map(|b| (b.last, b.held)),
     )
     .await?;
-    let mut games: Vec<SeasonGame> = match &before {
-        Some(b) if read.kept => b.games.as_ref().clone(),
-        _ => Vec::new(),
-    };
-    games.extend(read.games);
-    let (last, held) = (read.last, read.held);
-    let games = Arc::new(games);
-    let season = Arc::new(work_out_read(state, league, games.clone()).await?);
+    let mut season = None;
+    if let Some(b) = before.as_ref().filter(|_| read.kept) {
+        let names = names_of(state, &read.games).await?;
+        season = b.season.carry_on(league, &read.games, &names);
+        if season.is_none() {
+            // A game came for a night before the last: every game again.
+            read = stored::read(&state.db, league.id, None).await?;
+        }
+    }
+    let season = Arc::new(match season {
+        Some(s) => s,
+        None => work_out_read(state, league, read.games).await?,
+    });
     let kept = Kept {
         season: season.clone(),
-        games,
         base,
-        last,
-        held,
+        last: read.last,
+        held: read.held,
     };
     state.memo.put(league.id, stamp, Arc::new(kept));
     Ok(season)
+}
+
+/// The names of the players of these games.
+async fn names_of(state: &AppState, games: &[SeasonGame]) -> Result<HashMap<i64, String>> {
+    let mut ids: Vec<i64> = games.iter().flat_map(|g| g.players.clone()).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    Ok(stored::names(&state.db, &ids).await?.into_iter().collect())
 }
 
 /// Works the season out from `games`, with the names, balances and card read for it.
 async fn work_out_read(
     state: &AppState,
     league: &League,
-    games: Arc<Vec<SeasonGame>>,
+    games: Vec<SeasonGame>,
 ) -> Result<Season> {
-    let mut ids: Vec<i64> = games.iter().flat_map(|g| g.players.clone()).collect();
-    ids.sort_unstable();
-    ids.dedup();
-    let names: HashMap<i64, String> = stored::names(&state.db, &ids).await?.into_iter().collect();
+    let names = names_of(state, &games).await?;
     let carried: HashMap<i64, standings::Carried> = if league.carried_in {
         imports::balances(&state.db, league.id)
             .await?

@@ -2,7 +2,8 @@
 //! and place and rating after each period (the board as the standings rank it, on the games up
 //! to then), and the league's own numbers.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 use super::{
     Attendance, Counts, East, How, LeagueSeason, LineWins, Opponent, Period, PlayerSeason,
@@ -43,6 +44,8 @@ pub struct Season {
     /// The card's sections, each with its lines (id, name), in the card's order.
     pub(super) card: Vec<(String, Vec<(String, String)>)>,
     pub(super) league: LeagueSeason,
+    /// Where it is taken up again when new games come.
+    resume: Resume,
 }
 
 /// What a season is worked out from.
@@ -71,97 +74,202 @@ fn card_lines(card: &Card) -> Vec<(String, Vec<(String, String)>)> {
         .collect()
 }
 
-/// The periods of the league and each game's period: nights in order, or in open play the
-/// calendar weeks of the matches' dates.
-fn periods_of(league: &League, games: &[SeasonGame]) -> (Vec<PeriodInfo>, Vec<usize>) {
-    let by_week = league.is_open_play();
-    let mut periods: Vec<PeriodInfo> = Vec::new();
-    let mut keys: Vec<(chrono::NaiveDate, i32)> = Vec::new();
-    let key = |g: &SeasonGame| {
-        if by_week {
-            (week_of(g.night_date), 0)
-        } else {
-            (g.night_date, g.night_number)
-        }
-    };
-    let mut all: Vec<(chrono::NaiveDate, i32, i64)> = games
-        .iter()
-        .map(|g| {
-            let (d, n) = key(g);
-            (d, n, g.night_id)
-        })
-        .collect();
-    all.sort_unstable_by_key(|k| (k.1, k.0));
-    all.dedup_by_key(|k| (k.0, k.1));
+/// Where a period stands in the league's order: (night number, date) for a night, (0, its
+/// Monday) for a week of open play.
+type Key = (i32, chrono::NaiveDate);
+
+fn key_of(by_week: bool, g: &SeasonGame) -> Key {
     if by_week {
-        all.sort_unstable();
+        (0, week_of(g.night_date))
+    } else {
+        (g.night_number, g.night_date)
     }
-    for (date, number, night) in all {
-        keys.push((date, number));
-        periods.push(PeriodInfo {
-            night: (!by_week).then_some(night),
-            date,
-            label: if by_week {
-                week_words(date)
-            } else {
-                format!("{} {number}", league.session())
-            },
-        });
-    }
-    let of = games
-        .iter()
-        .map(|g| keys.iter().position(|k| *k == key(g)).unwrap_or(0))
-        .collect();
-    (periods, of)
 }
 
-/// Works the season out from its games.
-pub fn work_out(input: &Input) -> Season {
-    let Input {
-        league,
-        games,
-        names,
-        carried,
-        card,
-    } = input;
-    let (periods, period_of) = periods_of(league, games);
-    let card = card_lines(card);
-    let mut players: HashMap<i64, Kept> = HashMap::new();
-    let mut order: Vec<usize> = (0..games.len()).collect();
-    // Ratings follow the games in the order they were counted, period by period.
-    order.sort_by_key(|&i| (period_of[i], games[i].standings_order));
-    let mut boards = Boards::new(league, names, carried);
-    let mut rating: HashMap<i64, standings::Skill> = HashMap::new();
-    let mut at = 0;
-    for (p, _) in periods.iter().enumerate() {
+/// The periods these games fall in, in the league's order: nights, or in open play the
+/// calendar weeks of the matches' dates.
+fn periods_of(league: &League, games: &[SeasonGame]) -> Vec<(Key, PeriodInfo)> {
+    let by_week = league.is_open_play();
+    let mut all: Vec<(Key, i64)> = games
+        .iter()
+        .map(|g| (key_of(by_week, g), g.night_id))
+        .collect();
+    all.sort_unstable();
+    all.dedup_by_key(|k| k.0);
+    all.into_iter()
+        .map(|((number, date), night)| {
+            let info = PeriodInfo {
+                night: (!by_week).then_some(night),
+                date,
+                label: if by_week {
+                    week_words(date)
+                } else {
+                    format!("{} {number}", league.session())
+                },
+            };
+            ((number, date), info)
+        })
+        .collect()
+}
+
+/// A season worked out up to the end of some period: the periods so far, each player's
+/// numbers, the board, the ratings and the league's own numbers.
+#[derive(Clone)]
+struct Progress {
+    periods: Vec<(Key, PeriodInfo)>,
+    players: HashMap<i64, Kept>,
+    boards: Boards,
+    rating: HashMap<i64, standings::Skill>,
+    tally: Tally,
+}
+
+impl Progress {
+    fn new(
+        league: &League,
+        names: &HashMap<i64, String>,
+        carried: &HashMap<i64, standings::Carried>,
+    ) -> Progress {
+        Progress {
+            periods: Vec::new(),
+            players: HashMap::new(),
+            boards: Boards::new(league, names, carried),
+            rating: HashMap::new(),
+            tally: Tally::default(),
+        }
+    }
+
+    /// Adds one period's games, in the order they were counted (ratings follow it), then each
+    /// player's numbers, place and rating after it.
+    fn period(
+        &mut self,
+        key: Key,
+        info: PeriodInfo,
+        games: &[&SeasonGame],
+        names: &HashMap<i64, String>,
+    ) {
+        let p = self.periods.len();
         let mut played: HashMap<i64, (i64, i64, i64)> = HashMap::new();
-        while at < order.len() && period_of[order[at]] == p {
-            let g = &games[order[at]];
-            add_game(&mut players, &mut played, g, p);
-            boards.add(g);
+        self.tally.seen.push(Default::default());
+        for g in games {
+            add_game(&mut self.players, &mut played, g, p);
+            self.boards.add(g, names);
+            self.tally.add(g, p);
             let seats: Vec<(i64, i64, i64)> = g
                 .players
                 .iter()
                 .zip(&g.scores)
                 .map(|(pl, s)| (g.id, *pl, *s))
                 .collect();
-            standings::replay(&mut rating, &seats);
-            at += 1;
+            standings::replay(&mut self.rating, &seats);
         }
-        let ranks = boards.ranks();
-        for (id, kept) in players.iter_mut() {
+        let ranks = self.boards.ranks();
+        for (id, kept) in self.players.iter_mut() {
             let (games, wins, points) = played.get(id).copied().unwrap_or_default();
-            let r = rating.get(id).map(|r| standings::shown(*r)).unwrap_or(0.0);
+            let r = self
+                .rating
+                .get(id)
+                .map(|r| standings::shown(*r))
+                .unwrap_or(0.0);
             kept.periods
                 .push((games, wins, points, ranks.get(id).copied().flatten(), r));
         }
+        self.periods.push((key, info));
     }
-    let league_season = league_numbers(league, games, &period_of, &periods, &card);
+}
+
+/// Where a season is taken up again when games come after it: worked out up to its last
+/// period, and that period's games.
+struct Resume {
+    at: Arc<Progress>,
+    tail: Vec<SeasonGame>,
+}
+
+/// Works the season out from its games.
+pub fn work_out(input: &Input) -> Season {
+    let start = Progress::new(input.league, input.names, input.carried);
+    run(
+        input.league,
+        card_lines(input.card),
+        Arc::new(start),
+        input.games,
+        input.names,
+    )
+}
+
+/// Works the season on from `start` with `games`, the games of the periods after it.
+fn run(
+    league: &League,
+    card: Vec<(String, Vec<(String, String)>)>,
+    start: Arc<Progress>,
+    games: &[SeasonGame],
+    names: &HashMap<i64, String>,
+) -> Season {
+    let by_week = league.is_open_play();
+    let periods = periods_of(league, games);
+    let index: HashMap<Key, usize> = periods
+        .iter()
+        .enumerate()
+        .map(|(i, (k, _))| (*k, i))
+        .collect();
+    let period_of: Vec<usize> = games.iter().map(|g| index[&key_of(by_week, g)]).collect();
+    let mut order: Vec<usize> = (0..games.len()).collect();
+    order.sort_by_key(|&i| (period_of[i], games[i].standings_order));
+    let last = periods.len().checked_sub(1);
+    let mut resume = start.clone();
+    let mut progress = Progress::clone(&start);
+    let mut at = 0;
+    let mut tail_from = 0;
+    for (p, (key, info)) in periods.into_iter().enumerate() {
+        let end = at + order[at..].partition_point(|&i| period_of[i] == p);
+        if Some(p) == last && p > 0 {
+            resume = Arc::new(progress.clone());
+        }
+        if Some(p) == last {
+            tail_from = at;
+        }
+        let these: Vec<&SeasonGame> = order[at..end].iter().map(|&i| &games[i]).collect();
+        progress.period(key, info, &these, names);
+        at = end;
+    }
+    let tail = order[tail_from..]
+        .iter()
+        .map(|&i| games[i].clone())
+        .collect();
+    let league_season = progress.tally.numbers(league, &progress.periods, &card);
     Season {
-        periods,
-        players,
+        periods: progress.periods.into_iter().map(|(_, info)| info).collect(),
+        players: progress.players,
         card,
         league: league_season,
+        resume: Resume { at: resume, tail },
+    }
+}
+
+impl Season {
+    /// The season with `games` added, games counted since it was worked out, taken up again at
+    /// its last period: none when one of them falls in an earlier period (a game entered late
+    /// for a past night), which needs the whole season worked out again.
+    pub fn carry_on(
+        &self,
+        league: &League,
+        games: &[SeasonGame],
+        names: &HashMap<i64, String>,
+    ) -> Option<Season> {
+        let by_week = league.is_open_play();
+        if let Some((before, _)) = self.resume.at.periods.last()
+            && games.iter().any(|g| key_of(by_week, g) <= *before)
+        {
+            return None;
+        }
+        let mut all = self.resume.tail.clone();
+        all.extend_from_slice(games);
+        Some(run(
+            league,
+            self.card.clone(),
+            self.resume.at.clone(),
+            &all,
+            names,
+        ))
     }
 }
 
@@ -227,11 +335,11 @@ fn add_game(
 
 /// The league's board as it stood after each period: the players' totals so far (what was
 /// carried in among them, as the standings have it), and what the board counts of them.
-struct Boards<'a> {
+#[derive(Clone)]
+struct Boards {
     counting: standings::Counting,
     board: Board,
-    names: &'a HashMap<i64, String>,
-    carried: &'a HashMap<i64, standings::Carried>,
+    carried: HashMap<i64, standings::Carried>,
     lines: HashMap<i64, Line>,
     /// Best per night, dropped nights: (player, night number) → the scores.
     night_scores: HashMap<(i64, i32), Vec<i64>>,
@@ -244,12 +352,12 @@ struct Boards<'a> {
     ids: Vec<i64>,
 }
 
-impl<'a> Boards<'a> {
+impl Boards {
     fn new(
         league: &League,
-        names: &'a HashMap<i64, String>,
-        carried: &'a HashMap<i64, standings::Carried>,
-    ) -> Boards<'a> {
+        names: &HashMap<i64, String>,
+        carried: &HashMap<i64, standings::Carried>,
+    ) -> Boards {
         let board = if league.board == "average" {
             Board::Average {
                 min_games: league.min_games as i64,
@@ -260,8 +368,7 @@ impl<'a> Boards<'a> {
         let mut boards = Boards {
             counting: counting_of(league),
             board,
-            names,
-            carried,
+            carried: carried.clone(),
             lines: HashMap::new(),
             night_scores: HashMap::new(),
             night_numbers: Vec::new(),
@@ -271,7 +378,7 @@ impl<'a> Boards<'a> {
             ids: Vec::new(),
         };
         for (id, c) in carried {
-            let line = boards.line(*id);
+            let line = boards.line(*id, names);
             line.games += c.games;
             line.wins += c.wins;
             line.points += c.points;
@@ -280,8 +387,7 @@ impl<'a> Boards<'a> {
     }
 
     /// The player's line, made when she first comes.
-    fn line(&mut self, player: i64) -> &mut Line {
-        let names = self.names;
+    fn line(&mut self, player: i64, names: &HashMap<i64, String>) -> &mut Line {
         self.lines.entry(player).or_insert_with(|| {
             let name = names
                 .get(&player)
@@ -291,11 +397,11 @@ impl<'a> Boards<'a> {
         })
     }
 
-    fn add(&mut self, g: &SeasonGame) {
+    fn add(&mut self, g: &SeasonGame, names: &HashMap<i64, String>) {
         for (i, &pl) in g.players.iter().enumerate() {
             let score = g.scores[i];
             let won = g.winner == Some(pl);
-            let line = self.line(pl);
+            let line = self.line(pl, names);
             line.games += 1;
             line.points += score;
             line.wins += i64::from(won);
@@ -459,75 +565,86 @@ fn section_wins(
     out
 }
 
-/// The league's own numbers: games, nights, players, sections and lines won, how games ended,
-/// East's wins, attendance.
-fn league_numbers(
-    league: &League,
-    games: &[SeasonGame],
-    period_of: &[usize],
-    periods: &[PeriodInfo],
-    card: &[(String, Vec<(String, String)>)],
-) -> LeagueSeason {
-    let mut won: HashMap<String, i64> = HashMap::new();
-    let mut how = How::default();
-    let mut east = East {
-        expected: 0.25,
-        ..East::default()
-    };
-    let mut seen: Vec<(
-        std::collections::HashSet<i64>,
-        std::collections::HashSet<i64>,
-    )> = vec![Default::default(); periods.len()];
-    let mut nights = std::collections::HashSet::new();
-    let mut players = std::collections::HashSet::new();
-    for (g, &p) in games.iter().zip(period_of) {
-        nights.insert(g.night_id);
-        players.extend(g.players.iter().copied());
-        if let Some(s) = seen.get_mut(p) {
+/// The league's own numbers so far: games, nights, players, lines won, how games ended, East's
+/// wins, who came to each period.
+#[derive(Clone, Default)]
+struct Tally {
+    games: i64,
+    won: HashMap<String, i64>,
+    how: How,
+    won_games: i64,
+    east_wins: i64,
+    /// Per period: the players and the tables with a game in it.
+    seen: Vec<(HashSet<i64>, HashSet<i64>)>,
+    nights: HashSet<i64>,
+    players: HashSet<i64>,
+}
+
+impl Tally {
+    fn add(&mut self, g: &SeasonGame, p: usize) {
+        self.games += 1;
+        self.nights.insert(g.night_id);
+        self.players.extend(g.players.iter().copied());
+        if let Some(s) = self.seen.get_mut(p) {
             s.0.extend(g.players.iter().copied());
             s.1.insert(g.table_id);
         }
         match g.winner {
             Some(w) => {
                 if self_picked(g) {
-                    how.self_pick += 1;
+                    self.how.self_pick += 1;
                 } else {
-                    how.discard += 1;
+                    self.how.discard += 1;
                 }
-                east.won_games += 1;
-                east.wins += i64::from(w == g.east_player);
+                self.won_games += 1;
+                self.east_wins += i64::from(w == g.east_player);
                 if let Some(line) = &g.line_id {
-                    *won.entry(line.clone()).or_default() += 1;
+                    *self.won.entry(line.clone()).or_default() += 1;
                 }
             }
-            None => how.wall += i64::from(g.outcome == "wall"),
+            None => self.how.wall += i64::from(g.outcome == "wall"),
         }
     }
-    if east.won_games > 0 {
-        east.share = (east.wins as f64 / east.won_games as f64 * 1000.0).round() / 1000.0;
-    }
-    let attendance = periods
-        .iter()
-        .zip(seen)
-        .map(|(p, (players, tables))| Attendance {
-            night: p.night,
-            date: p.date,
-            label: p.label.clone(),
-            players: players.len() as i64,
-            tables: tables.len() as i64,
-        })
-        .collect();
-    LeagueSeason {
-        league: league.id,
-        period: period_word(league).into(),
-        revision: league.revision,
-        games: games.len() as i64,
-        nights: nights.len() as i64,
-        players: players.len() as i64,
-        sections: section_wins(card, &won, true),
-        how,
-        east,
-        attendance,
+
+    /// The league's season from what is tallied.
+    fn numbers(
+        &self,
+        league: &League,
+        periods: &[(Key, PeriodInfo)],
+        card: &[(String, Vec<(String, String)>)],
+    ) -> LeagueSeason {
+        let mut east = East {
+            won_games: self.won_games,
+            wins: self.east_wins,
+            share: 0.0,
+            expected: 0.25,
+        };
+        if east.won_games > 0 {
+            east.share = (east.wins as f64 / east.won_games as f64 * 1000.0).round() / 1000.0;
+        }
+        let attendance = periods
+            .iter()
+            .zip(&self.seen)
+            .map(|((_, p), (players, tables))| Attendance {
+                night: p.night,
+                date: p.date,
+                label: p.label.clone(),
+                players: players.len() as i64,
+                tables: tables.len() as i64,
+            })
+            .collect();
+        LeagueSeason {
+            league: league.id,
+            period: period_word(league).into(),
+            revision: league.revision,
+            games: self.games,
+            nights: self.nights.len() as i64,
+            players: self.players.len() as i64,
+            sections: section_wins(card, &self.won, true),
+            how: self.how.clone(),
+            east,
+            attendance,
+        }
     }
 }
 
@@ -618,5 +735,159 @@ impl Season {
             .get(&player)
             .map(|k| k.opponents.keys().copied().collect())
             .unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use super::{Input, Season, SeasonPlayer, work_out};
+    use crate::storage::seasons::leagues::League;
+    use crate::storage::seasons::season::SeasonGame;
+
+    fn league(kind: &str, best_per_night: i32) -> League {
+        League {
+            id: 1,
+            club_id: 1,
+            name: "L".into(),
+            card_id: None,
+            builtin_card: Some("demo-2026".into()),
+            ruleset: serde_json::json!("nmjl-money"),
+            games_per_table: 4,
+            visibility: "public".into(),
+            board: "total".into(),
+            min_games: 0,
+            starts_on: None,
+            ends_on: None,
+            kind: kind.into(),
+            best_per_night,
+            drop_worst_nights: 0,
+            best_per_week: 2,
+            confirm_hours: 48,
+            same_table_per_week: None,
+            place: None,
+            sanctioning_number: None,
+            previous_id: None,
+            next_id: None,
+            carried_in: false,
+            created_at: chrono::Utc::now(),
+            revision: 1,
+        }
+    }
+
+    /// `nights` nights (days two apart, so weeks hold two or three) of two tables of ten
+    /// players, three games a table, won and paid in turn.
+    fn played(nights: i64) -> Vec<SeasonGame> {
+        let mut out = Vec::new();
+        for night in 1..=nights {
+            for table in 0..2i64 {
+                let seats: Vec<i64> = (0..4)
+                    .map(|s| (table * 4 + s + night * 3) % 10 + 1)
+                    .collect();
+                for g in 0..3i64 {
+                    let n = out.len() as i64 + 1;
+                    let wall = n % 7 == 0;
+                    let w = (n % 4) as usize;
+                    let own = n % 3 == 0;
+                    let scores = (0..4)
+                        .map(|s| match (wall, s == w, own) {
+                            (true, _, _) => 0,
+                            (_, true, true) => 75,
+                            (_, true, false) => 50,
+                            (_, false, true) => -25,
+                            _ => -(25 + 25 * i64::from(s == (w + 1) % 4)) / 2,
+                        })
+                        .collect();
+                    out.push(SeasonGame {
+                        id: n,
+                        standings_order: n,
+                        night_id: 100 + night,
+                        night_number: night as i32,
+                        night_date: chrono::NaiveDate::from_ymd_opt(2026, 11, 2).unwrap()
+                            + chrono::Duration::days(2 * night),
+                        table_id: night * 10 + table,
+                        east_player: seats[(g % 4) as usize],
+                        outcome: if wall { "wall" } else { "mahjong" }.into(),
+                        line_id: (!wall).then(|| ["2026#1", "2468#2"][(n % 2) as usize].into()),
+                        winner: (!wall).then_some(seats[w]),
+                        discarder: (!wall && !own).then_some(seats[(w + 1) % 4]),
+                        won_by: (!wall).then(|| if own { "self_pick" } else { "discard" }.into()),
+                        jokerless: !wall && n % 5 == 0,
+                        players: seats.clone(),
+                        scores,
+                        dead: vec![false, n % 11 == 0, false, false],
+                    });
+                }
+            }
+        }
+        out
+    }
+
+    fn whole(league: &League, games: &[SeasonGame], names: &HashMap<i64, String>) -> Season {
+        let carried = HashMap::new();
+        work_out(&Input {
+            league,
+            games,
+            names,
+            carried: &carried,
+            card: crate::rules::builtin::get("demo-2026").unwrap(),
+        })
+    }
+
+    fn same(league: &League, a: &Season, b: &Season, names: &HashMap<i64, String>) {
+        assert_eq!(a.league, b.league);
+        for id in 1..=10 {
+            let me = SeasonPlayer {
+                id,
+                name: format!("P{id}"),
+            };
+            assert_eq!(
+                a.player(league, me.clone(), names),
+                b.player(league, me, names),
+                "player {id}"
+            );
+        }
+    }
+
+    /// Taken up game by game at its last period, a season is the one worked out from every game
+    /// at once: on nights and weeks, on a board of every game and one of the best per night.
+    #[test]
+    fn carried_on_game_by_game_is_worked_out_whole() {
+        let games = played(6);
+        let names: HashMap<i64, String> = (1..=10).map(|p| (p, format!("P{p}"))).collect();
+        for league in [league("league", 0), league("league", 2), league("open", 0)] {
+            let mut kept = whole(&league, &games[..5], &names);
+            for n in 6..=games.len() {
+                kept = kept
+                    .carry_on(&league, &games[n - 1..n], &names)
+                    .expect("a game of the last night or after it");
+                same(&league, &kept, &whole(&league, &games[..n], &names), &names);
+            }
+            // Two at once, across a night.
+            let mut kept = whole(&league, &games[..10], &names);
+            kept = kept.carry_on(&league, &games[10..14], &names).unwrap();
+            same(
+                &league,
+                &kept,
+                &whole(&league, &games[..14], &names),
+                &names,
+            );
+        }
+    }
+
+    /// A game counted late for a night before the last is not carried on: the season is worked
+    /// out whole.
+    #[test]
+    fn a_late_game_for_an_earlier_night_is_not_carried_on() {
+        let games = played(3);
+        let names: HashMap<i64, String> = (1..=10).map(|p| (p, format!("P{p}"))).collect();
+        let league = league("league", 0);
+        let kept = whole(&league, &games[..12], &names);
+        let mut late = games[0].clone();
+        late.id = 99;
+        late.standings_order = 99;
+        assert!(kept.carry_on(&league, &[late], &names).is_none());
+        assert!(kept.carry_on(&league, &games[12..], &names).is_some());
     }
 }
