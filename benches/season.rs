@@ -123,7 +123,7 @@ fn benches(c: &mut Criterion) {
         ..input
     });
     c.bench_function("one more game on a kept season of 10,000", |b| {
-        b.iter(|| black_box(kept.carry_on(&league, black_box(new), &names)))
+        b.iter(|| black_box(kept.carry_on(&league, black_box(new), &names, &carried)))
     });
     // The first game of a new night: the season is taken up again at the new night.
     let mut first = games[games.len() - 1].clone();
@@ -135,7 +135,7 @@ fn benches(c: &mut Criterion) {
     let whole = work_out(&input);
     let first = [first];
     c.bench_function("the first game of a new night on a kept season", |b| {
-        b.iter(|| black_box(whole.carry_on(&league, black_box(&first), &names)))
+        b.iter(|| black_box(whole.carry_on(&league, black_box(&first), &names, &carried)))
     });
     let season = work_out(&input);
     c.bench_function("a player's season from what is kept", |b| {

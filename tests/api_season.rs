@@ -563,6 +563,36 @@ async fn the_season_is_read_as_the_standings_are_tagged_and_new_at_once() {
     assert_eq!(league_doc["games"], 1);
     let mine = ok(anyone.get(&url).send().await.unwrap()).await;
     assert_eq!(mine["counts"]["games"], before["counts"]["games"]);
+    // And a correction of one (the game left becomes a wall game): her win is gone, the wall
+    // game counted.
+    let games = ok(owner
+        .get(app.url(&format!("/api/v1/leagues/{league}/games")))
+        .send()
+        .await
+        .unwrap())
+    .await;
+    let left = games["games"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| counted(g))
+        .unwrap()
+        .clone();
+    let res = owner
+        .put(app.url(&format!("/api/v1/games/{}", left["id"])))
+        .header("If-Match", left["version"].to_string())
+        .json(&json!({"outcome": "wall", "number": left["number"]}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200, "{}", res.text().await.unwrap());
+    let mine = ok(anyone.get(&url).send().await.unwrap()).await;
+    assert_eq!(mine["counts"]["wins"], 0, "{mine}");
+    assert_eq!(mine["counts"]["wall_games"], 1, "{mine}");
+    assert_eq!(mine["counts"]["points"], 0, "{mine}");
+    let league_doc = ok(anyone.get(app.url(&paths[0])).send().await.unwrap()).await;
+    assert_eq!(league_doc["how"]["wall"], 1, "{league_doc}");
+    assert_eq!(league_doc["how"]["self_pick"], 0, "{league_doc}");
     // Ids out of range are told, not a 500.
     let res = anyone
         .get(app.url(&format!("/api/v1/leagues/{league}/players/0/season")))

@@ -53,29 +53,15 @@ pub async fn games(
         .await
 }
 
-/// What the league's counted games up to `upto` in the standings order look like from afar:
-/// how many there are, and when the last of them was written (a correction, a confirmation or a
-/// void of one of them changes one or the other). The games held in memory are those of a
-/// read that found the same.
-#[derive(Debug, Clone, Copy, PartialEq, sqlx::FromRow)]
-pub struct Held {
-    pub count: i64,
-    pub written: Option<chrono::DateTime<chrono::Utc>>,
-}
-
-/// `Held` of league `league_id` up to `upto` in the standings order (every game written, voided
-/// ones too, for `written`).
-pub async fn held(db: impl sqlx::PgExecutor<'_>, league_id: i64, upto: i64) -> sqlx::Result<Held> {
-    sqlx::query_as(
-        "SELECT count(*) FILTER (WHERE g.status = 'recorded' AND g.outcome <> 'redeal' AND NOT g.awaiting) AS count, \
-                max(g.updated_at) AS written \
-         FROM games g JOIN night_tables t ON t.id = g.table_id JOIN nights n ON n.id = t.night_id \
-         WHERE n.league_id = $1 AND g.standings_order <= $2",
-    )
-    .bind(league_id)
-    .bind(upto)
-    .fetch_one(db)
-    .await
+/// How many times the league's past changed: its corrections, voids and confirmations (the
+/// counter the ratings replay follows, `leagues.ratings_dirty`). Games are counted in the
+/// standings order under the league's lock, so while this stands, the games up to the last one
+/// read are as they were read, and later games are all new.
+pub async fn corrections(db: impl sqlx::PgExecutor<'_>, league_id: i64) -> sqlx::Result<i64> {
+    sqlx::query_scalar("SELECT ratings_dirty FROM leagues WHERE id = $1")
+        .bind(league_id)
+        .fetch_one(db)
+        .await
 }
 
 /// The names of these players (id, name).
@@ -100,45 +86,39 @@ pub async fn names_in_club(
 }
 
 /// What `read` found: whether the games held before may be kept (`kept`), the games to add to
-/// them (or all of them), the last game now in the standings order, and how the games up to it
-/// look.
+/// them (or all of them), the last game now in the standings order, and the league's
+/// corrections then.
 pub struct Read {
     pub kept: bool,
     pub games: Vec<SeasonGame>,
     pub last: i64,
-    pub held: Held,
+    pub corrections: i64,
 }
 
-/// The league's counted games in one snapshot: given the last game held before and how the
-/// games up to it looked (`before`), only the games after it when they look the same; else
-/// every game.
-pub async fn read(
-    pool: &PgPool,
-    league_id: i64,
-    before: Option<(i64, Held)>,
-) -> sqlx::Result<Read> {
+/// The league's counted games in one snapshot: given the last game held before and the
+/// league's corrections then (`before`), only the games after it while no correction came
+/// since; else every game.
+pub async fn read(pool: &PgPool, league_id: i64, before: Option<(i64, i64)>) -> sqlx::Result<Read> {
     let mut tx = pool.begin().await?;
     sqlx::query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
         .execute(&mut *tx)
         .await?;
-    let mut after = 0;
-    if let Some((last, was)) = before
-        && held(&mut *tx, league_id, last).await? == was
-    {
-        after = last;
-    }
+    let now = corrections(&mut *tx, league_id).await?;
+    let after = match before {
+        Some((last, was)) if was == now => last,
+        _ => 0,
+    };
     let games = games(&mut *tx, league_id, after).await?;
+    tx.commit().await?;
     let last = games
         .iter()
         .map(|g| g.standings_order)
         .max()
         .unwrap_or(after);
-    let now = held(&mut *tx, league_id, last).await?;
-    tx.commit().await?;
     Ok(Read {
         kept: after > 0,
         games,
         last,
-        held: now,
+        corrections: now,
     })
 }

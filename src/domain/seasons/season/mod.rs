@@ -254,9 +254,9 @@ fn base_of(league: &League) -> String {
 struct Kept {
     season: Arc<Season>,
     base: String,
-    /// The last game held, in the standings order, and how its games looked then.
+    /// The last game held, in the standings order, and the league's corrections then.
     last: i64,
-    held: stored::Held,
+    corrections: i64,
 }
 
 /// The league's season, worked out or kept. When only new games came since the season kept
@@ -283,15 +283,17 @@ async fn season(state: &AppState, league: &League) -> Result<Arc<Season>> {
     let mut read = stored::read(
         &state.db,
         league.id,
-        before.as_ref().map(|b| (b.last, b.held)),
+        before.as_ref().map(|b| (b.last, b.corrections)),
     )
     .await?;
     let mut season = None;
     if let Some(b) = before.as_ref().filter(|_| read.kept) {
         let names = names_of(state, &read.games).await?;
-        season = b.season.carry_on(league, &read.games, &names);
+        let carried = carried_of(state, league).await?;
+        season = b.season.carry_on(league, &read.games, &names, &carried);
         if season.is_none() {
-            // A game came for a night before the last: every game again.
+            // A game came for a night before the last, or the balances carried in changed:
+            // every game again.
             read = stored::read(&state.db, league.id, None).await?;
         }
     }
@@ -303,7 +305,7 @@ async fn season(state: &AppState, league: &League) -> Result<Arc<Season>> {
         season: season.clone(),
         base,
         last: read.last,
-        held: read.held,
+        corrections: read.corrections,
     };
     state.memo.put(league.id, stamp, Arc::new(kept));
     Ok(season)
@@ -317,6 +319,25 @@ async fn names_of(state: &AppState, games: &[SeasonGame]) -> Result<HashMap<i64,
     Ok(stored::names(&state.db, &ids).await?.into_iter().collect())
 }
 
+/// What the league's players carried in (none unless the league takes balances).
+async fn carried_of(state: &AppState, league: &League) -> Result<HashMap<i64, standings::Carried>> {
+    if !league.carried_in {
+        return Ok(HashMap::new());
+    }
+    Ok(imports::balances(&state.db, league.id)
+        .await?
+        .into_iter()
+        .map(|b| {
+            let c = standings::Carried {
+                points: b.points,
+                games: b.games,
+                wins: b.wins,
+            };
+            (b.player_id, c)
+        })
+        .collect())
+}
+
 /// Works the season out from `games`, with the names, balances and card read for it.
 async fn work_out_read(
     state: &AppState,
@@ -324,22 +345,7 @@ async fn work_out_read(
     games: Vec<SeasonGame>,
 ) -> Result<Season> {
     let names = names_of(state, &games).await?;
-    let carried: HashMap<i64, standings::Carried> = if league.carried_in {
-        imports::balances(&state.db, league.id)
-            .await?
-            .into_iter()
-            .map(|b| {
-                let c = standings::Carried {
-                    points: b.points,
-                    games: b.games,
-                    wins: b.wins,
-                };
-                (b.player_id, c)
-            })
-            .collect()
-    } else {
-        HashMap::new()
-    };
+    let carried = carried_of(state, league).await?;
     let card = crate::domain::seasons::leagues::card(state, league).await?;
     // Tens of milliseconds for a league of thousands of games: off the request threads.
     let league = league.clone();

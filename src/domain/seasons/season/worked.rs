@@ -248,13 +248,18 @@ fn run(
 impl Season {
     /// The season with `games` added, games counted since it was worked out, taken up again at
     /// its last period: none when one of them falls in an earlier period (a game entered late
-    /// for a past night), which needs the whole season worked out again.
+    /// for a past night) or what was carried in is not what it was worked out with, which need
+    /// the whole season worked out again.
     pub fn carry_on(
         &self,
         league: &League,
         games: &[SeasonGame],
         names: &HashMap<i64, String>,
+        carried: &HashMap<i64, standings::Carried>,
     ) -> Option<Season> {
+        if self.resume.at.boards.carried != *carried {
+            return None;
+        }
         let by_week = league.is_open_play();
         if let Some((before, _)) = self.resume.at.periods.last()
             && games.iter().any(|g| key_of(by_week, g) <= *before)
@@ -860,13 +865,15 @@ mod tests {
             let mut kept = whole(&league, &games[..5], &names);
             for n in 6..=games.len() {
                 kept = kept
-                    .carry_on(&league, &games[n - 1..n], &names)
+                    .carry_on(&league, &games[n - 1..n], &names, &HashMap::new())
                     .expect("a game of the last night or after it");
                 same(&league, &kept, &whole(&league, &games[..n], &names), &names);
             }
             // Two at once, across a night.
             let mut kept = whole(&league, &games[..10], &names);
-            kept = kept.carry_on(&league, &games[10..14], &names).unwrap();
+            kept = kept
+                .carry_on(&league, &games[10..14], &names, &HashMap::new())
+                .unwrap();
             same(
                 &league,
                 &kept,
@@ -876,8 +883,8 @@ mod tests {
         }
     }
 
-    /// A game counted late for a night before the last is not carried on: the season is worked
-    /// out whole.
+    /// A game counted late for a night before the last, or balances carried in since, are not
+    /// carried on: the season is worked out whole.
     #[test]
     fn a_late_game_for_an_earlier_night_is_not_carried_on() {
         let games = played(3);
@@ -887,7 +894,24 @@ mod tests {
         let mut late = games[0].clone();
         late.id = 99;
         late.standings_order = 99;
-        assert!(kept.carry_on(&league, &[late], &names).is_none());
-        assert!(kept.carry_on(&league, &games[12..], &names).is_some());
+        let none = HashMap::new();
+        assert!(kept.carry_on(&league, &[late], &names, &none).is_none());
+        assert!(
+            kept.carry_on(&league, &games[12..], &names, &none)
+                .is_some()
+        );
+        // Balances carried in since: worked out whole.
+        let carried = HashMap::from([(
+            3,
+            crate::standings::Carried {
+                points: 40,
+                games: 2,
+                wins: 1,
+            },
+        )]);
+        assert!(
+            kept.carry_on(&league, &games[12..], &names, &carried)
+                .is_none()
+        );
     }
 }
