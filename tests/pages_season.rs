@@ -116,7 +116,11 @@ async fn charts(c: &fantoccini::Client) -> Value {
     c.execute(
         "return Array.from(document.querySelectorAll('figure.chart')).map(f => {
            const svg = f.querySelector('svg');
-           const table = f.nextElementSibling.querySelectorAll('tbody tr').length;
+           // Its own table follows it, or a link to the table it shares with other charts.
+           const next = f.nextElementSibling;
+           const link = next.matches('p.chart-numbers') ? next.querySelector('a') : null;
+           const table = (link ? document.querySelector(link.getAttribute('href')) : next)
+             .querySelectorAll('tbody tr').length;
            const title = document.getElementById(f.getAttribute('aria-labelledby')).textContent;
            return [title, svg.querySelector('desc').textContent, table, Number(svg.dataset.marks)];
          });",
@@ -230,6 +234,28 @@ async fn a_player_reads_her_season_on_her_phone_and_the_league_its_own() {
         rows.as_u64(),
         Some(doc["opponents"].as_array().unwrap().len() as u64)
     );
+    // The three charts over the season share one table, night by night: the link under the
+    // first opens it, and its last row is her last night.
+    click(&c, "figure.chart + p.chart-numbers a").await;
+    let open = c
+        .execute(
+            "return document.getElementById('by-period').closest('details').open",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(open, json!(true), "the link opens the table");
+    let row = c
+        .execute(
+            "const rows = document.querySelectorAll('#by-period tbody tr');
+             return Array.from(rows[rows.length - 1].children).map(c => c.textContent);",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(row[0], last["label"], "{row}");
+    assert_eq!(row[3], last["points"].to_string(), "{row}");
+    assert_eq!(row[4], last["total"].to_string(), "{row}");
     let whole = charts_whole(&c).await;
     assert!(whole.is_empty(), "her season's charts: {whole:#?}");
     let (rules, found) = axe(&c).await;

@@ -305,6 +305,9 @@ pub struct Figure {
     /// How many values it draws a mark for (a bar, a column, a dot): every value it names.
     pub marks: usize,
     pub table: Table,
+    /// Where its numbers are when a table the page shares among charts holds them (that
+    /// table's id and title); its own `table` is then not drawn.
+    pub numbers_in: Option<(String, String)>,
 }
 
 impl Default for Figure {
@@ -323,6 +326,7 @@ impl Default for Figure {
             note: String::new(),
             marks: 0,
             table: Table::default(),
+            numbers_in: None,
         }
     }
 }
@@ -820,6 +824,37 @@ pub fn line_figure(
 #[template(path = "pages/chart.html")]
 struct Drawn<'a> {
     f: &'a Figure,
+}
+
+#[derive(Template)]
+#[template(path = "pages/chart_numbers.html")]
+struct Numbers<'a> {
+    id: &'a str,
+    title: &'a str,
+    table: &'a Table,
+}
+
+/// A table of numbers as the charts give them: in a `<details>` whose summary names `title`;
+/// `id` (when not empty) lets charts that share it link to it.
+pub fn numbers_html(id: &str, title: &str, table: &Table) -> String {
+    Numbers { id, title, table }.render().unwrap_or_else(|e| {
+        tracing::error!(error = %e, "writing a chart's numbers failed");
+        String::new()
+    })
+}
+
+impl Figure {
+    /// The chart's own numbers as a table.
+    pub fn numbers(&self) -> String {
+        numbers_html("", &self.title, &self.table)
+    }
+
+    /// Its numbers are in the page's table `id`, titled `title`, with other charts'.
+    pub fn shares_numbers(mut self, id: &str, title: &str) -> Figure {
+        self.table = Table::default();
+        self.numbers_in = Some((id.to_string(), title.to_string()));
+        self
+    }
 }
 
 /// The figure as HTML: the chart, its words and its numbers' table (escaped by the template).

@@ -44,6 +44,8 @@ struct PlayerSeasonPage {
     league: League,
     s: PlayerSeason,
     charts: Vec<String>,
+    /// The numbers of the charts over the season, night by night, as one table.
+    numbers: String,
     /// The lines she won with, in words: "2468 · line 1 (2)".
     lines_won: Vec<String>,
 }
@@ -57,11 +59,54 @@ fn unit_of(league: &League, period: &str) -> &'static str {
     }
 }
 
+/// The id and title of the table the charts over the season share: "Night by night".
+fn by_period(unit: &str) -> (&'static str, String) {
+    ("by-period", format!("{} by {unit}", period_head(unit)))
+}
+
+/// Her season period by period as one table: games, wins, points, total, place, rating.
+fn player_numbers(s: &PlayerSeason, unit: &str) -> String {
+    let (id, title) = by_period(unit);
+    let table = charts::Table {
+        head: [
+            period_head(unit),
+            "Games",
+            "Wins",
+            "Points",
+            "Total",
+            "Place",
+            "Rating",
+        ]
+        .iter()
+        .map(|h| h.to_string())
+        .collect(),
+        rows: s
+            .periods
+            .iter()
+            .map(|p| {
+                vec![
+                    p.label.clone(),
+                    p.games.to_string(),
+                    p.wins.to_string(),
+                    p.points.to_string(),
+                    p.total.to_string(),
+                    p.rank
+                        .map(|r| ordinal(r as usize))
+                        .unwrap_or_else(|| "–".into()),
+                    format!("{:.2}", p.rating),
+                ]
+            })
+            .collect(),
+    };
+    charts::numbers_html(id, &title, &table)
+}
+
 /// The player's charts: points and rank period by period, rating, wins by section, how she
-/// won.
+/// won. The three over the season share one table of numbers (`player_numbers`).
 fn player_charts(s: &PlayerSeason, unit: &str) -> Vec<String> {
     let name = &s.player.name;
     let mut out = Vec::new();
+    let (shared, shared_title) = by_period(unit);
     let labels: Vec<String> = s.periods.iter().map(|p| p.label.clone()).collect();
     if let (Some(first), Some(last)) = (s.periods.first(), s.periods.last()) {
         let points: Vec<i64> = s.periods.iter().map(|p| p.points).collect();
@@ -74,38 +119,47 @@ fn player_charts(s: &PlayerSeason, unit: &str) -> Vec<String> {
             last.label,
             count(s.periods.len(), unit)
         );
-        out.push(charts::html(&columns_figure(
-            "points",
-            format!("Points {unit} by {unit}"),
-            said,
-            &labels,
-            &points,
-            [period_head(unit), "Points"],
-            None,
-        )));
+        out.push(charts::html(
+            &columns_figure(
+                "points",
+                format!("Points {unit} by {unit}"),
+                said,
+                &labels,
+                &points,
+                [period_head(unit), "Points"],
+                None,
+            )
+            .shares_numbers(shared, &shared_title),
+        ));
         let ranks: Vec<Option<f64>> = s.periods.iter().map(|p| p.rank.map(f64::from)).collect();
-        out.push(charts::html(&line_figure(
-            "rank",
-            format!("Place after each {unit}"),
-            rank_said(name, &s.periods),
-            &labels,
-            &ranks,
-            [period_head(unit), "Place"],
-            true,
-        )));
+        out.push(charts::html(
+            &line_figure(
+                "rank",
+                format!("Place after each {unit}"),
+                rank_said(name, &s.periods),
+                &labels,
+                &ranks,
+                [period_head(unit), "Place"],
+                true,
+            )
+            .shares_numbers(shared, &shared_title),
+        ));
         let ratings: Vec<Option<f64>> = s.periods.iter().map(|p| Some(p.rating)).collect();
-        out.push(charts::html(&line_figure(
-            "rating",
-            "Rating over the season".into(),
-            format!(
-                "{name}'s rating went from {:.2} after {} to {:.2} after {}.",
-                first.rating, first.label, last.rating, last.label
-            ),
-            &labels,
-            &ratings,
-            [period_head(unit), "Rating"],
-            false,
-        )));
+        out.push(charts::html(
+            &line_figure(
+                "rating",
+                "Rating over the season".into(),
+                format!(
+                    "{name}'s rating went from {:.2} after {} to {:.2} after {}.",
+                    first.rating, first.label, last.rating, last.label
+                ),
+                &labels,
+                &ratings,
+                [period_head(unit), "Rating"],
+                false,
+            )
+            .shares_numbers(shared, &shared_title),
+        ));
     }
     let sections: Vec<(String, i64)> = s
         .sections
@@ -224,10 +278,10 @@ async fn player_season(
     let (league, club, s) =
         season::player_season_in(&state, &page.caller, league_id, player_id).await?;
     let unit = unit_of(&league, &s.period);
-    let charts = if s.counts.games > 0 {
-        player_charts(&s, unit)
+    let (charts, numbers) = if s.counts.games > 0 {
+        (player_charts(&s, unit), player_numbers(&s, unit))
     } else {
-        Vec::new()
+        (Vec::new(), String::new())
     };
     let lines_won = s
         .sections
@@ -241,6 +295,7 @@ async fn player_season(
         league,
         s,
         charts,
+        numbers,
         lines_won,
     })
 }
@@ -256,15 +311,49 @@ struct LeagueSeasonPage {
     charts: Vec<String>,
     /// Small multiples: the leaders' points period by period, on one scale.
     multiples: Vec<String>,
+    /// Who came and the leaders' points, period by period, as one table.
+    numbers: String,
     /// East's share in words ("27.4% of won games, against 25% by chance").
     east: String,
     /// The card's lines never won, by name.
     never_won: Vec<String>,
 }
 
-/// The league's charts: attendance, wins by section, how games ended, East's wins.
+/// The league's season period by period as one table: players and tables, and each leader's
+/// points.
+fn league_numbers(
+    s: &LeagueSeason,
+    unit: &str,
+    leaders: &[(season::SeasonPlayer, Vec<i64>)],
+) -> String {
+    let (id, title) = by_period(unit);
+    let mut head: Vec<String> = [period_head(unit), "Players", "Tables"]
+        .iter()
+        .map(|h| h.to_string())
+        .collect();
+    head.extend(leaders.iter().map(|(who, _)| who.name.clone()));
+    let rows = s
+        .attendance
+        .iter()
+        .enumerate()
+        .map(|(i, a)| {
+            let mut row = vec![a.label.clone(), a.players.to_string(), a.tables.to_string()];
+            row.extend(
+                leaders
+                    .iter()
+                    .map(|(_, points)| points.get(i).map(i64::to_string).unwrap_or_default()),
+            );
+            row
+        })
+        .collect();
+    charts::numbers_html(id, &title, &charts::Table { head, rows })
+}
+
+/// The league's charts: attendance, wins by section, how games ended, East's wins. Attendance
+/// shares its table of numbers with the leaders' charts (`league_numbers`).
 fn league_charts(s: &LeagueSeason, unit: &str) -> Vec<String> {
     let mut out = Vec::new();
+    let (shared, shared_title) = by_period(unit);
     if !s.attendance.is_empty() {
         let labels: Vec<String> = s.attendance.iter().map(|a| a.label.clone()).collect();
         let players: Vec<i64> = s.attendance.iter().map(|a| a.players).collect();
@@ -281,15 +370,18 @@ fn league_charts(s: &LeagueSeason, unit: &str) -> Vec<String> {
             ),
             _ => String::new(),
         };
-        out.push(charts::html(&columns_figure(
-            "attendance",
-            format!("Who came, {unit} by {unit}"),
-            said,
-            &labels,
-            &players,
-            [period_head(unit), "Players"],
-            None,
-        )));
+        out.push(charts::html(
+            &columns_figure(
+                "attendance",
+                format!("Who came, {unit} by {unit}"),
+                said,
+                &labels,
+                &players,
+                [period_head(unit), "Players"],
+                None,
+            )
+            .shares_numbers(shared, &shared_title),
+        ));
     }
     let sections: Vec<(String, i64)> = s
         .sections
@@ -362,6 +454,7 @@ async fn league_season(
     } else {
         Vec::new()
     };
+    let (shared, shared_title) = by_period(unit);
     let lo = p.leaders.iter().flat_map(|l| l.1.iter()).copied().min();
     let hi = p.leaders.iter().flat_map(|l| l.1.iter()).copied().max();
     let multiples = p
@@ -382,11 +475,17 @@ async fn league_season(
                 points,
                 [period_head(unit), "Points"],
                 lo.zip(hi),
-            );
+            )
+            .shares_numbers(shared, &shared_title);
             f.level = 3;
             charts::html(&f)
         })
         .collect();
+    let numbers = if s.games > 0 {
+        league_numbers(&s, unit, &p.leaders)
+    } else {
+        String::new()
+    };
     let east = if s.east.won_games > 0 {
         format!(
             "{:.1}% of won games, against 25% by chance",
@@ -410,6 +509,7 @@ async fn league_season(
         unit,
         charts,
         multiples,
+        numbers,
         east,
         never_won,
     })
