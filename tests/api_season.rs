@@ -521,6 +521,18 @@ async fn the_season_is_read_as_the_standings_are_tagged_and_new_at_once() {
         .await
         .unwrap();
     assert_eq!(res.status(), 304);
+    // Her page's charts say her wins; drawn once for these numbers, drawn again when they move.
+    let page = |app: &TestApp| {
+        let url = app.url(&paths[3]);
+        async move {
+            let res = reqwest::get(url).await.unwrap();
+            assert_eq!(res.status(), 200);
+            res.text().await.unwrap()
+        }
+    };
+    for _ in 0..2 {
+        assert!(page(&app).await.contains("1 win, 1 self-picked"));
+    }
     game(
         &app,
         &owner,
@@ -528,6 +540,7 @@ async fn the_season_is_read_as_the_standings_are_tagged_and_new_at_once() {
         json!({"outcome": "mahjong", "winner": t.players[1], "hand": WIN, "won_by": "self_pick"}),
     )
     .await;
+    assert!(page(&app).await.contains("2 wins, 2 self-picked"));
     let res = anyone
         .get(&url)
         .header("If-None-Match", &tag)
@@ -587,6 +600,7 @@ async fn the_season_is_read_as_the_standings_are_tagged_and_new_at_once() {
         .unwrap();
     assert_eq!(res.status(), 200, "{}", res.text().await.unwrap());
     let mine = ok(anyone.get(&url).send().await.unwrap()).await;
+    assert!(page(&app).await.contains("0 wins, 0 self-picked"));
     assert_eq!(mine["counts"]["wins"], 0, "{mine}");
     assert_eq!(mine["counts"]["wall_games"], 1, "{mine}");
     assert_eq!(mine["counts"]["points"], 0, "{mine}");

@@ -2,6 +2,9 @@
 //! drawn on the server (`charts`, which lays out every chart the pages have), said in a
 //! sentence with its numbers, and given as a table.
 
+use std::collections::HashMap;
+use std::sync::{Arc, LazyLock, Mutex};
+
 use actix_web::{HttpResponse, get, web};
 use askama::Template;
 
@@ -36,6 +39,41 @@ fn number(n: i64) -> String {
     }
 }
 
+/// A season page's charts and the table of numbers they share, as HTML.
+#[derive(Default)]
+struct Drawn {
+    charts: Vec<String>,
+    multiples: Vec<String>,
+    numbers: String,
+}
+
+/// Pages' charts kept, by a digest of what they were drawn from.
+static DRAWN: LazyLock<Mutex<HashMap<u64, Arc<Drawn>>>> = LazyLock::new(Default::default);
+
+/// How many pages' charts are kept (a long season's page holds some 200 KB of them).
+const DRAWN_KEPT: usize = 64;
+
+/// The charts drawn from `from` (the document a page shows, and what else they are drawn
+/// from): drawn once and kept, so the next read of the same numbers, by anyone, only fills in
+/// the page around them. A new game changes the document, and so the digest.
+fn drawn_once(from: &impl serde::Serialize, draw: impl FnOnce() -> Drawn) -> Arc<Drawn> {
+    let Ok(bytes) = serde_json::to_vec(from) else {
+        return Arc::new(draw());
+    };
+    let key = xxhash_rust::xxh3::xxh3_64(&bytes);
+    if let Some(kept) = DRAWN.lock().ok().and_then(|k| k.get(&key).cloned()) {
+        return kept;
+    }
+    let drawn = Arc::new(draw());
+    if let Ok(mut kept) = DRAWN.lock() {
+        if kept.len() >= DRAWN_KEPT {
+            kept.clear();
+        }
+        kept.insert(key, drawn.clone());
+    }
+    drawn
+}
+
 #[derive(Template)]
 #[template(path = "pages/player_season.html")]
 struct PlayerSeasonPage {
@@ -43,9 +81,8 @@ struct PlayerSeasonPage {
     club: Club,
     league: League,
     s: PlayerSeason,
-    charts: Vec<String>,
-    /// The numbers of the charts over the season, night by night, as one table.
-    numbers: String,
+    /// Her charts and the table of numbers they share.
+    drawn: Arc<Drawn>,
     /// The lines she won with, in words: "2468 · line 1 (2)".
     lines_won: Vec<String>,
 }
@@ -278,11 +315,16 @@ async fn player_season(
     let (league, club, s) =
         season::player_season_in(&state, &page.caller, league_id, player_id).await?;
     let unit = unit_of(&league, &s.period);
-    let (charts, numbers) = if s.counts.games > 0 {
-        (player_charts(&s, unit), player_numbers(&s, unit))
-    } else {
-        (Vec::new(), String::new())
-    };
+    let drawn = drawn_once(&("player", unit, &s), || {
+        if s.counts.games == 0 {
+            return Drawn::default();
+        }
+        Drawn {
+            charts: player_charts(&s, unit),
+            multiples: Vec::new(),
+            numbers: player_numbers(&s, unit),
+        }
+    });
     let lines_won = s
         .sections
         .iter()
@@ -294,8 +336,7 @@ async fn player_season(
         club,
         league,
         s,
-        charts,
-        numbers,
+        drawn,
         lines_won,
     })
 }
@@ -308,11 +349,9 @@ struct LeagueSeasonPage {
     league: League,
     s: LeagueSeason,
     unit: &'static str,
-    charts: Vec<String>,
-    /// Small multiples: the leaders' points period by period, on one scale.
-    multiples: Vec<String>,
-    /// Who came and the leaders' points, period by period, as one table.
-    numbers: String,
+    /// The league's charts, the leaders' small multiples (their points period by period, on
+    /// one scale), and the table of numbers the charts over the season share.
+    drawn: Arc<Drawn>,
     /// East's share in words ("27.4% of won games, against 25% by chance").
     east: String,
     /// The card's lines never won, by name.
@@ -440,25 +479,17 @@ fn league_charts(s: &LeagueSeason, unit: &str) -> Vec<String> {
     out
 }
 
-#[get("/leagues/{league}/season")]
-async fn league_season(
-    page: Page,
-    state: web::Data<AppState>,
-    id: web::Path<i64>,
-) -> Result<HttpResponse, AppError> {
-    let p = season::league_season_page(&state, &page.caller, *id, LEADERS).await?;
-    let unit = unit_of(&p.league, &p.season.period);
-    let s = p.season;
-    let charts = if s.games > 0 {
-        league_charts(&s, unit)
-    } else {
-        Vec::new()
-    };
+/// The leaders' small multiples: each one's points period by period, every chart on one scale,
+/// their numbers in the table the charts over the season share.
+fn multiples(
+    leaders: &[(season::SeasonPlayer, Vec<i64>)],
+    periods: &[String],
+    unit: &str,
+) -> Vec<String> {
     let (shared, shared_title) = by_period(unit);
-    let lo = p.leaders.iter().flat_map(|l| l.1.iter()).copied().min();
-    let hi = p.leaders.iter().flat_map(|l| l.1.iter()).copied().max();
-    let multiples = p
-        .leaders
+    let lo = leaders.iter().flat_map(|l| l.1.iter()).copied().min();
+    let hi = leaders.iter().flat_map(|l| l.1.iter()).copied().max();
+    leaders
         .iter()
         .enumerate()
         .map(|(i, (who, points))| {
@@ -471,7 +502,7 @@ async fn league_season(
                     who.name,
                     number(total)
                 ),
-                &p.periods,
+                periods,
                 points,
                 [period_head(unit), "Points"],
                 lo.zip(hi),
@@ -480,12 +511,28 @@ async fn league_season(
             f.level = 3;
             charts::html(&f)
         })
-        .collect();
-    let numbers = if s.games > 0 {
-        league_numbers(&s, unit, &p.leaders)
-    } else {
-        String::new()
-    };
+        .collect()
+}
+
+#[get("/leagues/{league}/season")]
+async fn league_season(
+    page: Page,
+    state: web::Data<AppState>,
+    id: web::Path<i64>,
+) -> Result<HttpResponse, AppError> {
+    let p = season::league_season_page(&state, &page.caller, *id, LEADERS).await?;
+    let unit = unit_of(&p.league, &p.season.period);
+    let s = p.season;
+    let drawn = drawn_once(&("league", unit, &s, &p.leaders, &p.periods), || {
+        if s.games == 0 {
+            return Drawn::default();
+        }
+        Drawn {
+            charts: league_charts(&s, unit),
+            multiples: multiples(&p.leaders, &p.periods, unit),
+            numbers: league_numbers(&s, unit, &p.leaders),
+        }
+    });
     let east = if s.east.won_games > 0 {
         format!(
             "{:.1}% of won games, against 25% by chance",
@@ -507,9 +554,7 @@ async fn league_season(
         league: p.league,
         s,
         unit,
-        charts,
-        multiples,
-        numbers,
+        drawn,
         east,
         never_won,
     })
