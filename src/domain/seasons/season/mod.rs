@@ -288,7 +288,8 @@ async fn season(state: &AppState, league: &League) -> Result<Arc<Season>> {
     .await?;
     let mut season = None;
     if let Some(b) = before.as_ref().filter(|_| read.kept) {
-        let names = names_of(state, &read.games).await?;
+        // The names of the last night's players too: its games are added again.
+        let names = names_of(state, b.season.tail().iter().chain(&read.games)).await?;
         let carried = carried_of(state, league).await?;
         season = b.season.carry_on(league, &read.games, &names, &carried);
         if season.is_none() {
@@ -312,8 +313,14 @@ async fn season(state: &AppState, league: &League) -> Result<Arc<Season>> {
 }
 
 /// The names of the players of these games.
-async fn names_of(state: &AppState, games: &[SeasonGame]) -> Result<HashMap<i64, String>> {
-    let mut ids: Vec<i64> = games.iter().flat_map(|g| g.players.clone()).collect();
+async fn names_of(
+    state: &AppState,
+    games: impl IntoIterator<Item = &SeasonGame>,
+) -> Result<HashMap<i64, String>> {
+    let mut ids: Vec<i64> = games
+        .into_iter()
+        .flat_map(|g| g.players.iter().copied())
+        .collect();
     ids.sort_unstable();
     ids.dedup();
     Ok(stored::names(&state.db, &ids).await?.into_iter().collect())

@@ -246,6 +246,11 @@ fn run(
 }
 
 impl Season {
+    /// The games of its last night (week), which carrying it on adds again.
+    pub(super) fn tail(&self) -> &[SeasonGame] {
+        &self.resume.tail
+    }
+
     /// The season with `games` added, games counted since it was worked out, taken up again at
     /// its last period: none when one of them falls in an earlier period (a game entered late
     /// for a past night) or what was carried in is not what it was worked out with, which need
