@@ -350,8 +350,8 @@ async fn take_changes(
 }
 
 /// What players carried in, read to be shown (it is in their totals already, and counted in
-/// full by a board that does not count every game).
-async fn carried_in(
+/// full by a board that does not count every game), and for the season's numbers.
+pub(super) async fn carried_in(
     state: &AppState,
     league_id: i64,
     league: &League,

@@ -14,8 +14,6 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::domain::{AppState, Caller, Error, Need, Result};
-use crate::standings;
-use crate::storage::history::imports;
 use crate::storage::people::clubs::Club;
 use crate::storage::seasons::leagues::League;
 use crate::storage::seasons::season::{self as stored, SeasonGame};
@@ -290,7 +288,8 @@ async fn season(state: &AppState, league: &League) -> Result<Arc<Season>> {
     if let Some(b) = before.as_ref().filter(|_| read.kept) {
         // The names of the last night's players too: its games are added again.
         let names = names_of(state, b.season.tail().iter().chain(&read.games)).await?;
-        let carried = carried_of(state, league).await?;
+        let carried =
+            crate::domain::seasons::standings::carried_in(state, league.id, league).await?;
         season = b.season.carry_on(league, &read.games, &names, &carried);
         if season.is_none() {
             // A game came for a night before the last, or the balances carried in changed:
@@ -326,25 +325,6 @@ async fn names_of(
     Ok(stored::names(&state.db, &ids).await?.into_iter().collect())
 }
 
-/// What the league's players carried in (none unless the league takes balances).
-async fn carried_of(state: &AppState, league: &League) -> Result<HashMap<i64, standings::Carried>> {
-    if !league.carried_in {
-        return Ok(HashMap::new());
-    }
-    Ok(imports::balances(&state.db, league.id)
-        .await?
-        .into_iter()
-        .map(|b| {
-            let c = standings::Carried {
-                points: b.points,
-                games: b.games,
-                wins: b.wins,
-            };
-            (b.player_id, c)
-        })
-        .collect())
-}
-
 /// Works the season out from `games`, with the names, balances and card read for it.
 async fn work_out_read(
     state: &AppState,
@@ -352,7 +332,7 @@ async fn work_out_read(
     games: Vec<SeasonGame>,
 ) -> Result<Season> {
     let names = names_of(state, &games).await?;
-    let carried = carried_of(state, league).await?;
+    let carried = crate::domain::seasons::standings::carried_in(state, league.id, league).await?;
     let card = crate::domain::seasons::leagues::card(state, league).await?;
     // Tens of milliseconds for a league of thousands of games: off the request threads.
     let league = league.clone();
