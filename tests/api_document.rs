@@ -334,3 +334,32 @@ fn every_list_takes_limit_and_cursor() {
     }
     assert!(lists >= 17, "{lists} lists");
 }
+
+/// Every read that can answer 304 says, on its 200 and its 304, that it sends the `ETag` an app
+/// sends back as `If-None-Match`: a generated client reads the header only where it is named.
+#[test]
+fn every_read_that_answers_304_says_it_sends_an_etag() {
+    let doc = document();
+    let mut reads = Vec::new();
+    for (path, ops) in doc["paths"].as_object().unwrap() {
+        for (method, op) in ops.as_object().unwrap() {
+            if op["responses"].get("304").is_none() {
+                continue;
+            }
+            reads.push(format!("{method} {path}"));
+            for status in ["200", "304"] {
+                assert!(
+                    op["responses"][status]["headers"].get("ETag").is_some(),
+                    "{method} {path} answers 304 but its {status} does not name ETag"
+                );
+            }
+        }
+    }
+    for read in [
+        "get /api/v1/leagues/{league}/standings",
+        "get /api/v1/leagues/{league}/season",
+        "get /api/v1/leagues/{league}/players/{player}/season",
+    ] {
+        assert!(reads.iter().any(|r| r == read), "{read} among {reads:?}");
+    }
+}

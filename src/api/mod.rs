@@ -512,6 +512,8 @@ pub fn finish(mut doc: utoipa::openapi::OpenApi) -> utoipa::openapi::OpenApi {
 const TAGGED: &[(&str, &str)] = &[
     ("get", "/api/v1/leagues/{league}"),
     ("get", "/api/v1/leagues/{league}/standings"),
+    ("get", "/api/v1/leagues/{league}/season"),
+    ("get", "/api/v1/leagues/{league}/players/{player}/season"),
     ("get", "/api/v1/leagues/{league}/games"),
     ("get", "/api/v1/nights/{night}/games"),
     ("get", "/api/v1/games/{game}"),
