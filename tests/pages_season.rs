@@ -234,6 +234,19 @@ async fn a_player_reads_her_season_on_her_phone_and_the_league_its_own() {
         rows.as_u64(),
         Some(doc["opponents"].as_array().unwrap().len() as u64)
     );
+    // ... and it fits the phone's width: nothing to swipe sideways for.
+    let overflow = c
+        .execute(
+            "const s = document.querySelector('#head-to-head .scroll');
+             return s.scrollWidth - s.clientWidth;",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert!(
+        overflow.as_f64().unwrap() <= 0.5,
+        "the head-to-head table is {overflow} px wider than a 390-px phone"
+    );
     // The three charts over the season share one table, night by night: the link under the
     // first opens it, and its last row is her last night.
     click(&c, "figure.chart + p.chart-numbers a").await;
