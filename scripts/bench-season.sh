@@ -11,6 +11,8 @@ cd "$(dirname "$0")/.."
 CONCURRENCY="${CONCURRENCY:-8}"
 SECONDS_PER_RUN="${SECONDS_PER_RUN:-10}"
 NIGHTS="${NIGHTS:-50}"
+AFTER_NIGHTS="${AFTER_NIGHTS:-8}"
+[ "$AFTER_NIGHTS" -ge 1 ] && [ "$AFTER_NIGHTS" -le 11 ] || { echo "AFTER_NIGHTS: 1 to 11 (the nights seated ahead)" >&2; exit 2; }
 
 scripts/ensure-postgres.sh
 cargo build --release --quiet --bins --examples
@@ -71,8 +73,6 @@ target/release/examples/load --url "$BASE" --token "$TOKEN" --games "$DIR/jobs" 
 # (in turn), timed by the client on a kept-alive connection; the games of the next AFTER_NIGHTS
 # seated nights, 200 a night (each night's first game opens a night: the season is taken up
 # there). 1,600 games by default: 400 reads of each kind, so p99 is not the slowest read alone.
-AFTER_NIGHTS="${AFTER_NIGHTS:-8}"
-[ "$AFTER_NIGHTS" -le $((LAST - NIGHTS - 1)) ] || { echo "AFTER_NIGHTS: at most $((LAST - NIGHTS - 1)) nights are seated ahead" >&2; exit 2; }
 psql -At -F ' ' "$DB_URL" -c "SELECT t.id, s.player_id FROM night_tables t JOIN nights n ON n.id = t.night_id JOIN table_seats s ON s.table_id = t.id AND s.seat = 1 WHERE n.league_id = $LEAGUE AND n.number BETWEEN $((NIGHTS + 2)) AND $((NIGHTS + 1 + AFTER_NIGHTS)) ORDER BY n.number, t.id" > "$DIR/slots2"
 echo "the first read after each new game ($((AFTER_NIGHTS * 200)) games, the four reads in turn, one client):"
 python3 - "$BASE" "$TOKEN" "$LEAGUE" "$PLAYER" "$DIR/slots2" <<'PY'
